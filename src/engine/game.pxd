@@ -1,0 +1,98 @@
+# cython: language_level=3
+"""The game interface every algorithm is written against, once.
+
+A game is a plain C struct (its *state*) plus ``inline nogil`` functions in
+the game's own ``.pxd``.  ``GameState`` below is a fused type over those
+structs, and the ``game_*`` functions dispatch on it at compile time, so an
+algorithm written as a fused function (e.g. ``cdef int search(GameState* s)``)
+gets each game's code inlined into its own specialization: no virtual calls,
+no Python objects, no allocation per node.  (A function-pointer table or a
+cdef-class vtable costs an indirect call per operation and blocks inlining;
+the fused form is what lets the speed bars hold through this interface.)
+
+Contract for a game ``G`` with state struct ``GState`` (see ttt.pxd):
+
+- ``game_to_move(s)``: 0 for the first player (X / B), 1 for the second.
+- ``game_legal_moves(s, moves)``: write the legal moves (small ints in
+  ``[0, MAX_MOVES)``) into the caller's buffer of ``MAX_MOVES`` ints and
+  return how many; 0 when the game is over.  Order must be deterministic.
+- ``game_make(s, move) -> undo_t`` / ``game_unmake(s, move, undo)``: apply a
+  legal move and exactly restore the previous state given the token.
+- ``game_status(s)``: ``GAME_ONGOING``, ``GAME_WIN_FIRST``,
+  ``GAME_WIN_SECOND`` or ``GAME_DRAW``.
+- ``game_hash(s)``: a 64-bit key, equal for equal positions (including the
+  side to move); unique where cheap (TTT uses its base-3 index).
+- ``game_evaluate(s, heuristic)``: static value from the side to move's point
+  of view, finite, ``|v| < 1e6``; ``heuristic`` is a game-specific id (0 is the
+  game's default).  Search scores terminal positions itself.
+- ``game_playout(s, rng)``: play uniformly random legal moves in place until
+  the game ends; return the final status.
+- ``game_random_move(s, rng)``: one uniformly random legal move (game on).
+
+Adding a game: add its struct to ``GameState`` and one branch to each
+function below.
+"""
+from libc.stdint cimport uint64_t
+from ttt_engine.rng cimport rng_t
+from ttt_engine.ttt cimport (
+    TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
+    ttt_playout, ttt_evaluate,
+)
+
+ctypedef uint64_t undo_t
+
+cdef enum:
+    MAX_MOVES = 512          # move buffer size: enough for 8x8 boards and more
+    GAME_ONGOING = 0
+    GAME_WIN_FIRST = 1       # player 0 (X, or the first player) has won
+    GAME_WIN_SECOND = 2      # player 1 has won
+    GAME_DRAW = 3
+
+ctypedef fused GameState:
+    TTTState
+
+
+cdef inline int game_to_move(const GameState* s) noexcept nogil:
+    if GameState is TTTState:
+        return s.to_move
+
+
+cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
+    if GameState is TTTState:
+        return ttt_legal_moves(s, moves)
+
+
+cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
+    if GameState is TTTState:
+        ttt_make(s, move)
+        return 0
+
+
+cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
+    if GameState is TTTState:
+        ttt_unmake(s, move)
+
+
+cdef inline int game_status(const GameState* s) noexcept nogil:
+    if GameState is TTTState:
+        return s.status
+
+
+cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
+    if GameState is TTTState:
+        return <uint64_t>s.index
+
+
+cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
+    if GameState is TTTState:
+        return ttt_evaluate(s)
+
+
+cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
+    if GameState is TTTState:
+        return ttt_playout(s, rng)
+
+
+cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
+    if GameState is TTTState:
+        return ttt_random_move(s, rng)

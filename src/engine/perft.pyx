@@ -1,0 +1,42 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Perft (leaf count of the move tree to a fixed depth), written once for every game."""
+from libc.stdint cimport uint64_t
+from ttt_engine.game cimport (
+    GameState, MAX_MOVES, undo_t, game_legal_moves, game_make, game_unmake,
+)
+from ttt_engine cimport ttt
+ttt.ttt_init_tables()
+
+
+cdef uint64_t perft_state(GameState* s, int depth) noexcept nogil:
+    """Number of move sequences of exactly ``depth`` plies (positions where the
+    game ends earlier count as leaves, like chess perft stops at mate)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i
+    cdef uint64_t total = 0
+    cdef undo_t u
+    if depth == 0:
+        return 1
+    n = game_legal_moves(s, moves)
+    if n == 0:
+        return 1
+    if depth == 1:
+        return n
+    for i in range(n):
+        u = game_make(s, moves[i])
+        total += perft_state(s, depth - 1)
+        game_unmake(s, moves[i], u)
+    return total
+
+
+def perft(board, int depth):
+    """Leaf count of the game tree from ``board`` to ``depth`` plies (any game)."""
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    cdef ttt.TTTState ts
+    if isinstance(board, ttt.Board):
+        ts = (<ttt.Board>board).state
+        with nogil:
+            r = perft_state(&ts, depth)
+        return r
+    raise TypeError(f"perft does not know boards of type {type(board).__name__}")
