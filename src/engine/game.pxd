@@ -29,11 +29,21 @@ Contract for a game ``G`` with state struct ``GState`` (see ttt.pxd):
   the game ends; return the final status.
 - ``game_random_move(s, rng)``: one uniformly random legal move (game on).
 
-Adding a game: add its struct to ``GameState`` and one branch to each
-function below.
+Adding a game: add its struct to ``GameState``, its Board class to
+``GameBoard``, and one branch to each function below.
+
+Python entry points follow one pattern (see perft.pyx)::
+
+    def perft(GameBoard board, int depth):
+        with nogil:
+            n = perft_state(&board.state, depth)   # picks the GameState specialization
+
+Algorithms that must not disturb the caller's board copy the struct first
+(``cdef GameState work = root[0]`` inside a fused function).
 """
 from libc.stdint cimport uint64_t
 from ttt_engine.rng cimport rng_t
+from ttt_engine cimport ttt
 from ttt_engine.ttt cimport (
     TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
     ttt_playout, ttt_evaluate,
@@ -50,6 +60,12 @@ cdef enum:
 
 ctypedef fused GameState:
     TTTState
+
+# The Python board classes, one per game; each holds its struct in ``.state``.
+# A ``def f(GameBoard board)`` dispatches on the board's type at run time and
+# hands ``&board.state`` to a ``GameState*`` implementation.
+ctypedef fused GameBoard:
+    ttt.Board
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:

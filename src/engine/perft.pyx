@@ -2,7 +2,7 @@
 """Perft (leaf count of the move tree to a fixed depth), written once for every game."""
 from libc.stdint cimport uint64_t
 from ttt_engine.game cimport (
-    GameState, MAX_MOVES, undo_t, game_legal_moves, game_make, game_unmake,
+    GameState, GameBoard, MAX_MOVES, undo_t, game_legal_moves, game_make, game_unmake,
 )
 from ttt_engine cimport ttt
 ttt.ttt_init_tables()
@@ -29,14 +29,15 @@ cdef uint64_t perft_state(GameState* s, int depth) noexcept nogil:
     return total
 
 
-def perft(board, int depth):
-    """Leaf count of the game tree from ``board`` to ``depth`` plies (any game)."""
+def perft(GameBoard board, int depth):
+    """Leaf count of the game tree from ``board`` to ``depth`` plies, any game.
+
+    One ply is one move; positions where the game ends before ``depth`` count
+    as leaves.  The board is left unchanged.
+    """
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
-    cdef ttt.TTTState ts
-    if isinstance(board, ttt.Board):
-        ts = (<ttt.Board>board).state
-        with nogil:
-            r = perft_state(&ts, depth)
-        return r
-    raise TypeError(f"perft does not know boards of type {type(board).__name__}")
+    cdef uint64_t n
+    with nogil:
+        n = perft_state(&board.state, depth)
+    return n
