@@ -113,7 +113,7 @@ class QAgent:
         """The greedy move (cell 0-8) on ``board``; ``ValueError`` if the game is over."""
         _check_board(board)
         if board.is_terminal():
-            raise ValueError(f"no move on a finished game ({board.winner}): {board.to_string()}")
+            raise ValueError(f"no move: the game is over ({board.winner}): {board.to_string()}")
         return _ql.greedy_move(self.q, board)
 
     def select_move(self, board):
