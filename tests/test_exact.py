@@ -300,6 +300,15 @@ def test_exact_api_validation():
         ttt_engine.exact_vs_random(np.zeros((19683, 9)), "random")
     with pytest.raises(ValueError, match="agent must be a QAgent"):
         ttt_engine.optimality([1, 2, 3])
+
+    class Bad:
+        name = "bad"
+
+        def select_move(self, board):
+            return 0
+
+    with pytest.raises(ValueError, match="chose illegal move 0"):
+        ttt_engine.optimality(Bad())
     with pytest.raises(ValueError, match="Board"):
         ttt_engine.oracle("X........")
 
@@ -385,3 +394,13 @@ def test_qagent_plays_matches_with_search_agents():
     assert (res.wins, res.draws, res.losses) == (0, 20, 0)
     res = agents.play_match(agent, agents.RandomAgent(), games=40, seed=2)
     assert res.losses == 0 and res.wins > 20
+
+
+def test_protocol_agents_are_tabulated():
+    agents = pytest.importorskip("ttt_engine.agents")
+    perfect = agents.PerfectAgent()
+    o = ttt_engine.optimality(perfect)
+    assert o.rate == 1.0
+    assert ttt_engine.worst_case(perfect, "X").never_loses
+    r = ttt_engine.evaluate(perfect, games=10_000, side="X", opponent="perfect", seed=1)
+    assert r.draws == 10_000

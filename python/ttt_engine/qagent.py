@@ -454,7 +454,9 @@ class EvalResult:
 def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
     """Play ``games`` games of the greedy ``agent`` against ``opponent`` in C.
 
-    ``agent``: a :class:`QAgent` (or a (19683, 9) float64 Q array).
+    ``agent``: a :class:`QAgent`, a (19683, 9) float64 Q array, or any
+    deterministic agent with ``select_move(board)`` (its policy is tabulated
+    once over the 4520 decision positions, see :func:`ttt_engine.exact.policy_table`).
     ``side``: "O", "X" or "random" (drawn per game).  ``opponent``: "random"
     (uniform over legal moves) or "perfect" (uniform over the game-theoretically
     optimal moves, from the solved game).  For exact numbers without sampling
@@ -465,8 +467,12 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
     if q is None:
         if isinstance(agent, np.ndarray):
             q = _check_q(agent, what="agent Q table")
+        elif callable(getattr(agent, "select_move", None)):
+            from ttt_engine.exact import policy_table   # a deterministic protocol agent
+            q = policy_table(agent)
         else:
-            raise ValueError(f"agent must be a QAgent or a Q array, got {type(agent).__name__}")
+            raise ValueError(f"agent must be a QAgent, a Q array or an agent with "
+                             f"select_move(board), got {type(agent).__name__}")
     games = _util.check_int("games", games, min=1)
     _util.check_choice("side", side, tuple(_SIDES))
     _util.check_choice("opponent", opponent, _OPPONENTS)
