@@ -369,7 +369,8 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         except ImportError:  # pragma: no cover - tqdm is a dependency
             tqdm = None
         if tqdm is not None:
-            bar = tqdm(total=episodes, unit="ep", unit_scale=True, desc="Q-learning",
+            bar = tqdm(total=episodes, unit="ep", unit_scale=True,
+                       desc="vs random" if n_random else "self-play",
                        disable=None, mininterval=0.2, smoothing=0.1)
     start = agent.episodes
     done = 0
@@ -393,6 +394,8 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
                     trainer.epsilon = h["curriculum_epsilon"]
                     if h["curriculum_tiebreak"] > 0:
                         q_random = agent.q.copy()
+                    if bar is not None:
+                        bar.set_description("self-play")
                 n = min(chunk, episodes - done)
             w, d, l, cut = trainer.run(n)
             done += n
