@@ -289,6 +289,7 @@ def _replay_random_phase(q, rng, n):
     (dict(metrics_every=-1), "metrics_every must be >= 0"),
     (dict(curriculum_tiebreak=2), r"curriculum_tiebreak must be in \[0, 1\]"),
     (dict(symmetry="no"), "symmetry must be True or False"),
+    (dict(mode="self-play", shaping=True), "shaping applies to games against the random"),
 ])
 def test_mode_validation(kw, msg):
     with pytest.raises(ValueError, match=msg):

@@ -342,6 +342,9 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         raise ValueError(f"symmetry must be True or False, got {symmetry!r}")
     if not isinstance(shaping, (bool, np.bool_)):
         raise ValueError(f"shaping must be True or False, got {shaping!r}")
+    if shaping and mode == "self-play":
+        raise ValueError("shaping applies to games against the random opponent; "
+                         "mode='self-play' has none (use mode='random' or 'curriculum')")
     if not isinstance(progress, (bool, np.bool_)):
         raise ValueError(f"progress must be True or False, got {progress!r}")
     chunk = _util.check_int("chunk", chunk, min=1)
