@@ -289,26 +289,29 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
     cdef double alpha = p.alpha, alpha_decay = p.alpha_decay, alpha_min = p.alpha_min
     cdef double gamma = p.gamma
     cdef int shaping = p.shaping
-    cdef int sym = p.symmetry
+    cdef int sym = p.symmetry, mode = p.mode, side = p.side
     cdef uint64_t thr
     cdef int64_t w = 0, d = 0, l = 0, cut = 0
+    # Work on a local copy of the generator: with -fno-strict-aliasing every store
+    # into Q could alias *rng, which would force its state through memory per draw.
+    cdef rng_t g = rng[0]
     for e in range(n):
         # P(explore) = thr / 2**32 with 32-bit resolution; ε = 1 explores always.
         thr = <uint64_t>(eps * 4294967296.0)
-        if p.mode == MODE_SELF_PLAY:
+        if mode == MODE_SELF_PLAY:
             if sym:   # literal flags: gcc specializes each inlined copy
-                res = _selfplay_episode(Q, rng, thr, alpha, gamma, 1)
+                res = _selfplay_episode(Q, &g, thr, alpha, gamma, 1)
             else:
-                res = _selfplay_episode(Q, rng, thr, alpha, gamma, 0)
+                res = _selfplay_episode(Q, &g, thr, alpha, gamma, 0)
         else:
-            if p.side == SIDE_RANDOM:
-                me = <int>(rng_next(rng) >> 63)
+            if side == SIDE_RANDOM:
+                me = <int>(rng_next(&g) >> 63)
             else:
-                me = p.side
+                me = side
             if sym:
-                res = _episode(Q, rng, me, thr, alpha, gamma, shaping, 1)
+                res = _episode(Q, &g, me, thr, alpha, gamma, shaping, 1)
             else:
-                res = _episode(Q, rng, me, thr, alpha, gamma, shaping, 0)
+                res = _episode(Q, &g, me, thr, alpha, gamma, shaping, 0)
         w += res == R_WIN
         d += res == R_DRAW
         l += res == R_LOSS
@@ -319,6 +322,7 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
         alpha = alpha * alpha_decay
         if alpha < alpha_min:
             alpha = alpha_min
+    rng[0] = g
     p.epsilon = eps
     p.alpha = alpha
     counts[R_WIN] += w
@@ -437,14 +441,20 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
                       int64_t* counts, const uint16_t* opt) noexcept nogil:
-    cdef int64_t g
+    cdef int64_t k
     cdef int me
-    for g in range(n):
+    cdef rng_t g = rng[0]          # local copy: see _run_episodes
+    cdef int64_t c[4]
+    c[0] = c[1] = c[2] = c[3] = 0
+    for k in range(n):
         if side == SIDE_RANDOM:
-            me = <int>(rng_next(rng) >> 63)
+            me = <int>(rng_next(&g) >> 63)
         else:
             me = side
-        counts[_greedy_game(Q, rng, me, opt)] += 1
+        c[_greedy_game(Q, &g, me, opt)] += 1
+    rng[0] = g
+    for k in range(4):
+        counts[k] += c[k]
 
 
 def evaluate_random(double[:, ::1] q not None, long long games, int side,
