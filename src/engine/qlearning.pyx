@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Tabular Q-learning for Tic-Tac-Toe against a uniformly random opponent.
+"""Tabular Q-learning for Tic-Tac-Toe: against a uniformly random opponent, or
+by self-play on one shared table; optional 8-fold symmetry.
 
 The hot loop (``_run_episodes``) plays whole episodes in C without the GIL,
 without allocation and without Python objects.  Q is the caller's
@@ -14,7 +15,16 @@ Per agent move (ε-greedy over the empty cells only)::
 where s' is the agent's next decision position after the opponent's random
 reply; the max runs over the legal moves of s' and is 0 when the game ended.
 Rewards are +1 win, −1 loss, 0 draw.  After every episode
-``ε ← max(ε_min, ε·decay)``.
+``ε ← max(ε_min, ε·decay)`` and ``α ← max(α_min, α·α_decay)``.
+
+Self-play (``mode`` 1): both sides ε-greedy on the same table; the mover's
+target is r if its move ended the game, else ``−γ·max_a' Q(s',a')`` over the
+opponent's legal moves (negamax), so Q converges to minimax values.
+
+Symmetry: every position reads and writes the row of its canonical form
+(smallest index among its 8 rotations/reflections), cells mapped through the
+transform (``_canon``/``_ctrans``/``_perm``, built once at import);
+``expand_symmetric`` fills the other rows afterwards.
 
 Shaping (optional, seed 000 §2.2.1 and §4.4): if the agent's move does not end
 the game but leaves the opponent a cell that completes one of the opponent's
