@@ -23,8 +23,9 @@ counts them.
 """
 from libc.stdint cimport uint64_t, int16_t, uint8_t
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memset
-from libc.math cimport INFINITY, nextafter
+from libc.string cimport memset, memcpy
+from libc.math cimport INFINITY
+from libc.float cimport DBL_MAX
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ttt_engine.game cimport (
@@ -58,6 +59,23 @@ cdef inline double terminal_score(int status, int to_move, int ply) noexcept nog
     if winner == to_move:
         return WIN_SCORE - ply
     return -(WIN_SCORE - ply)
+
+
+cdef inline double next_up(double x) noexcept nogil:
+    """The smallest double above ``x`` (x finite or -inf), inline (libm's
+    nextafter is an out-of-line call on every null-window search)."""
+    cdef uint64_t bits
+    if x == -SCORE_INF:
+        return -DBL_MAX
+    if x == 0.0:
+        x = 0.0          # -0.0 -> +0.0
+    memcpy(&bits, &x, sizeof(double))
+    if x >= 0.0:
+        bits += 1
+    else:
+        bits -= 1
+    memcpy(&x, &bits, sizeof(double))
+    return x
 
 
 cdef inline double to_tt(double v, int ply) noexcept nogil:
@@ -260,7 +278,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
             # Principal variation search: prove the move is no better than the
             # best so far with the narrowest window (alpha, next double above),
             # re-search with the full window only when it is.
-            v = -ab_search(s, c, depth - 1, ply + 1, -nextafter(alpha, SCORE_INF), -alpha)
+            v = -ab_search(s, c, depth - 1, ply + 1, -next_up(alpha), -alpha)
             if alpha < v < beta and not c.stopped:
                 v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
         game_unmake(s, m, u)
