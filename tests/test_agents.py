@@ -117,3 +117,14 @@ def test_validation():
         AlphaBetaAgent(depth=0)
     with pytest.raises(ValueError, match="game is over"):
         RandomAgent().select_move(Board.from_string("XXXOO...."))
+
+
+def test_alphabeta_agent_table_options():
+    a = AlphaBetaAgent(depth=4, tt_size=1 << 10, tt_min_depth=1)
+    b = AlphaBetaAgent(depth=4)
+    board = Board.from_string("X...O....")
+    assert a.select_move(board) in board.legal_moves
+    b.select_move(board)
+    assert a.last_result.value == b.last_result.value
+    with pytest.raises(ValueError, match="tt_min_depth"):
+        AlphaBetaAgent(depth=2, tt_min_depth=0)

@@ -103,14 +103,20 @@ class AlphaBetaAgent:
     """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
     the horizon; ``depth=None`` searches to the end; ``time_limit`` (seconds)
     switches to iterative deepening and plays the last completed depth's move.
+    tt_size / tt_min_depth: table entries and the smallest remaining depth that
+    uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
+    faster with ``tt_min_depth=1``).
     """
 
-    def __init__(self, depth=None, heuristic=0, time_limit=None, tt_size=1 << 18):
+    def __init__(self, depth=None, heuristic=0, time_limit=None, tt_size=1 << 18,
+                 tt_min_depth=2):
         self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
         self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
         self.time_limit = check_real("time_limit", time_limit, low=0, low_open=True,
                                      allow_none=True)
-        self._searcher = _ab.ABSearcher(check_int("tt_size", tt_size, min=1, max=1 << 30))
+        self._searcher = _ab.ABSearcher(
+            check_int("tt_size", tt_size, min=1, max=1 << 30),
+            tt_min_depth=check_int("tt_min_depth", tt_min_depth, min=1, max=30000))
         self.last_result = None
         self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
 
