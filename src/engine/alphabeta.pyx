@@ -136,6 +136,11 @@ cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
     if time_up(c):
         return 0.0
     n = game_legal_moves(s, moves)
+    if n == 0:
+        # contract breach (no move, game not over): score it as a horizon node
+        c.horizon += 1
+        v = game_evaluate(s, c.heuristic)
+        return v if mover == root_player else -v
     cdef bint maximizing = mover == root_player
     best = -SCORE_INF if maximizing else SCORE_INF
     for i in range(n):
@@ -189,6 +194,9 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
     if time_up(c):
         return 0.0
     n = game_legal_moves(s, moves)
+    if n == 0:   # contract breach (no move, game not over): horizon node
+        c.horizon += 1
+        return game_evaluate(s, c.heuristic)
     best = -SCORE_INF
     for i in range(n):
         m = moves[i]
@@ -248,6 +256,9 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                     return v
     h0 = c.horizon
     n = game_legal_moves(s, moves)
+    if n == 0:   # contract breach (no move, game not over): horizon node
+        c.horizon += 1
+        return game_evaluate(s, c.heuristic)
     side = game_to_move(s)
     if c.ordering and tt_move >= 0:
         for i in range(n):
