@@ -55,7 +55,7 @@ def test_mcts_tree_reuse_after_two_moves_keeps_visit_count():
     a.advance(m1)
     children = {c["move"]: c["visits"] for c in a.stats["children"]}
     assert children[m1] == a._tree.root_visits
-    kids = dict((mv, v) for mv, v, _ in a._tree.root_children())
+    kids = {c[0]: c[1] for c in a._tree.root_children()}   # (move, visits, ...)
     m2 = max(kids, key=kids.get)
     expected = kids[m2]
     assert expected > 0
