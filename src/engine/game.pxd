@@ -48,6 +48,11 @@ from ttt_engine.ttt cimport (
     TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
     ttt_playout, ttt_evaluate,
 )
+from ttt_engine cimport uttt
+from ttt_engine.uttt cimport (
+    UTTTState, uttt_make, uttt_unmake, uttt_legal_moves, uttt_random_move,
+    uttt_playout, uttt_evaluate, uttt_hash,
+)
 
 ctypedef uint64_t undo_t
 
@@ -60,6 +65,7 @@ cdef enum:
 
 ctypedef fused GameState:
     TTTState
+    UTTTState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
@@ -68,52 +74,72 @@ ctypedef fused GameState:
 # ...): Cython keys fused specializations by the type's name, so two classes
 # both called ``Board`` would collide and only one game would dispatch.
 ctypedef ttt.Board TTTBoard
+ctypedef uttt.Board UTTTBoard
 
 ctypedef fused GameBoard:
     TTTBoard
+    UTTTBoard
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
     if GameState is TTTState:
+        return s.to_move
+    elif GameState is UTTTState:
         return s.to_move
 
 
 cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
     if GameState is TTTState:
         return ttt_legal_moves(s, moves)
+    elif GameState is UTTTState:
+        return uttt_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
     if GameState is TTTState:
         ttt_make(s, move)
         return 0
+    elif GameState is UTTTState:
+        return uttt_make(s, move)
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
     if GameState is TTTState:
         ttt_unmake(s, move)
+    elif GameState is UTTTState:
+        uttt_unmake(s, move, undo)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
     if GameState is TTTState:
+        return s.status
+    elif GameState is UTTTState:
         return s.status
 
 
 cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return <uint64_t>s.index
+    elif GameState is UTTTState:
+        return uttt_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
     if GameState is TTTState:
         return ttt_evaluate(s)
+    elif GameState is UTTTState:
+        return uttt_evaluate(s)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_playout(s, rng)
+    elif GameState is UTTTState:
+        return uttt_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_random_move(s, rng)
+    elif GameState is UTTTState:
+        return uttt_random_move(s, rng)
