@@ -48,6 +48,11 @@ from ttt_engine.ttt cimport (
     TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
     ttt_playout, ttt_evaluate,
 )
+from ttt_engine cimport quixo_board
+from ttt_engine.quixo cimport (
+    QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
+    quixo_playout, quixo_evaluate, quixo_hash,
+)
 
 ctypedef uint64_t undo_t
 
@@ -60,55 +65,75 @@ cdef enum:
 
 ctypedef fused GameState:
     TTTState
+    QuixoState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
 # hands ``&board.state`` to a ``GameState*`` implementation.
 ctypedef fused GameBoard:
     ttt.Board
+    quixo_board.Board
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
     if GameState is TTTState:
+        return s.to_move
+    elif GameState is QuixoState:
         return s.to_move
 
 
 cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
     if GameState is TTTState:
         return ttt_legal_moves(s, moves)
+    elif GameState is QuixoState:
+        return quixo_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
     if GameState is TTTState:
         ttt_make(s, move)
         return 0
+    elif GameState is QuixoState:
+        return quixo_make(s, move)
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
     if GameState is TTTState:
         ttt_unmake(s, move)
+    elif GameState is QuixoState:
+        quixo_unmake(s, move, undo)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
     if GameState is TTTState:
+        return s.status
+    elif GameState is QuixoState:
         return s.status
 
 
 cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return <uint64_t>s.index
+    elif GameState is QuixoState:
+        return quixo_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
     if GameState is TTTState:
         return ttt_evaluate(s)
+    elif GameState is QuixoState:
+        return quixo_evaluate(s)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_playout(s, rng)
+    elif GameState is QuixoState:
+        return quixo_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_random_move(s, rng)
+    elif GameState is QuixoState:
+        return quixo_random_move(s, rng)
