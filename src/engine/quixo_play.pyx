@@ -28,6 +28,16 @@ from libc.stdlib cimport malloc, calloc, free, realloc, strtod
 from libc.string cimport memset, memcpy, strlen
 from cpython.mem cimport PyMem_Free
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define qx_prefetch(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define qx_prefetch(p) ((void)0)
+    #endif
+    """
+    void qx_prefetch(const void* p) nogil
+
 cdef extern from "Python.h":
     char* PyOS_double_to_string(double val, char format_code, int precision, int flags, int* ptype)
     int Py_DTSF_ADD_DOT_0
@@ -573,27 +583,49 @@ cdef class GreedyValueAgent(Agent):
 
 
 cdef inline int agent_choose(const AgentSpec* a, const QuixoState* s, rng_t* rng) noexcept nogil:
-    """Shape index (into the size tables) the agent plays; game must be on."""
-    cdef int n = s.n, k, best = -1, nties = 0, p = s.to_move
+    """Shape index (into the size tables) the agent plays; game must be on.
+
+    The greedy agent first makes every child and prefetches its table slot,
+    then looks the values up: the ~40 independent cache misses overlap."""
+    cdef int n = s.n, k, i, cnt = 0, best = -1, nties = 0, p = s.to_move
     cdef uint32_t opp = s.bb[p ^ 1]
     cdef QuixoState c
     cdef double v, bestv = -1e300
     cdef int64_t d
+    cdef int ks[QX_MAX_MOVES]
+    cdef int st[QX_MAX_MOVES]
+    cdef uint64_t keys[QX_MAX_MOVES]
+    cdef uint64_t slot
     if a.kind == AGENT_RANDOM or (a.kind == AGENT_GREEDY and a.epsilon > 0.0
                                   and rng_uniform(rng) < a.epsilon):
         return quixo_random_index(s, rng)
-    for k in range(qx_nall[n]):
-        if qx_src[n][k] & opp:
-            continue
-        c = s[0]
-        quixo_make_index(&c, k)
+    if a.kind == AGENT_GREEDY:
+        for k in range(qx_nall[n]):
+            if qx_src[n][k] & opp:
+                continue
+            c = s[0]
+            quixo_make_index(&c, k)
+            ks[cnt] = k
+            st[cnt] = c.status
+            keys[cnt] = quixo_mover_key(&c)
+            slot = quixo_mix64(keys[cnt]) & a.table.slot_mask
+            qx_prefetch(&a.table.slot_keys[slot])
+            qx_prefetch(&a.table.slots[slot])
+            cnt += 1
+    for i in range(cnt if a.kind == AGENT_GREEDY else qx_nall[n]):
         if a.kind == AGENT_GREEDY:
-            if a.exact_terminal and c.status:
-                v = 1.0 if c.status == p + 1 else (0.0 if c.status != 3 else 0.5)
+            k = ks[i]
+            if a.exact_terminal and st[i]:
+                v = 1.0 if st[i] == p + 1 else (0.0 if st[i] != 3 else 0.5)
             else:
-                d = vt_find(a.table, quixo_mover_key(&c))
+                d = vt_find(a.table, keys[i])
                 v = a.unknown if d < 0 else a.table.sums[d] / a.table.counts[d]
         else:
+            k = i
+            if qx_src[n][k] & opp:
+                continue
+            c = s[0]
+            quixo_make_index(&c, k)
             if c.status == p + 1:
                 v = 1e9
             elif c.status == 3:
