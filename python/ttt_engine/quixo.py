@@ -278,7 +278,7 @@ def main(argv=None):
             dt = time.perf_counter() - t0
             print(f"{n:,} random games in {dt:.3f} s: {n / dt:,.0f} games/s; "
                   f"X {xw:,} O {ow:,} draws {dr:,}; mean length {plies / n:.2f}")
-    except ValueError as e:
+    except (ValueError, OSError, MemoryError) as e:
         p.exit(2, f"error: {e}\n")
     return 0
 
