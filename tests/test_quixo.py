@@ -84,11 +84,11 @@ def test_push_pop_restores_exactly():
         b = Board()
         seen = []
         while not b.is_terminal():
-            seen.append((b.to_string(), b.to_move, b.ply, b.zobrist(), b.winner))
+            seen.append((b.to_string(), b.to_move, b.ply, b.hash64(), b.winner))
             b.push(rng.choice(b.legal_moves))
         while b.moves:
             b.pop()
-            assert (b.to_string(), b.to_move, b.ply, b.zobrist(), b.winner) == seen.pop()
+            assert (b.to_string(), b.to_move, b.ply, b.hash64(), b.winner) == seen.pop()
         with pytest.raises(IndexError):
             b.pop()
 
@@ -239,7 +239,7 @@ def test_evaluate_and_hash():
         for _ in range(rng.randrange(1, 10)):
             if not b.is_terminal():
                 b.push(rng.choice(b.legal_moves))
-        hashes.add((b.zobrist(), (b.to_string(), b.to_move)))
+        hashes.add((b.hash64(), (b.to_string(), b.to_move)))
     assert len({h for h, _ in hashes}) == len({k for _, k in hashes})
 
 
