@@ -53,6 +53,11 @@ from ttt_engine.uttt cimport (
     UTTTState, uttt_make, uttt_unmake, uttt_legal_moves, uttt_random_move,
     uttt_playout, uttt_evaluate, uttt_hash,
 )
+from ttt_engine cimport quixo_board
+from ttt_engine.quixo cimport (
+    QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
+    quixo_playout, quixo_evaluate, quixo_hash,
+)
 
 ctypedef uint64_t undo_t
 
@@ -66,6 +71,7 @@ cdef enum:
 ctypedef fused GameState:
     TTTState
     UTTTState
+    QuixoState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
@@ -75,16 +81,20 @@ ctypedef fused GameState:
 # both called ``Board`` would collide and only one game would dispatch.
 ctypedef ttt.Board TTTBoard
 ctypedef uttt.Board UTTTBoard
+ctypedef quixo_board.Board QuixoBoard
 
 ctypedef fused GameBoard:
     TTTBoard
     UTTTBoard
+    QuixoBoard
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return s.to_move
     elif GameState is UTTTState:
+        return s.to_move
+    elif GameState is QuixoState:
         return s.to_move
 
 
@@ -93,6 +103,8 @@ cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
         return ttt_legal_moves(s, moves)
     elif GameState is UTTTState:
         return uttt_legal_moves(s, moves)
+    elif GameState is QuixoState:
+        return quixo_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
@@ -101,6 +113,8 @@ cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
         return 0
     elif GameState is UTTTState:
         return uttt_make(s, move)
+    elif GameState is QuixoState:
+        return quixo_make(s, move)
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
@@ -108,12 +122,16 @@ cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil
         ttt_unmake(s, move)
     elif GameState is UTTTState:
         uttt_unmake(s, move, undo)
+    elif GameState is QuixoState:
+        quixo_unmake(s, move, undo)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return s.status
     elif GameState is UTTTState:
+        return s.status
+    elif GameState is QuixoState:
         return s.status
 
 
@@ -122,6 +140,8 @@ cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
         return <uint64_t>s.index
     elif GameState is UTTTState:
         return uttt_hash(s)
+    elif GameState is QuixoState:
+        return quixo_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
@@ -129,6 +149,8 @@ cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nog
         return ttt_evaluate(s)
     elif GameState is UTTTState:
         return uttt_evaluate(s)
+    elif GameState is QuixoState:
+        return quixo_evaluate(s)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
@@ -136,6 +158,8 @@ cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
         return ttt_playout(s, rng)
     elif GameState is UTTTState:
         return uttt_playout(s, rng)
+    elif GameState is QuixoState:
+        return quixo_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
@@ -143,3 +167,5 @@ cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
         return ttt_random_move(s, rng)
     elif GameState is UTTTState:
         return uttt_random_move(s, rng)
+    elif GameState is QuixoState:
+        return quixo_random_move(s, rng)
