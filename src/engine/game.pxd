@@ -70,9 +70,15 @@ ctypedef fused GameState:
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
 # hands ``&board.state`` to a ``GameState*`` implementation.
+# List each class through a ctypedef with a UNIQUE name (TTTBoard, ClobberBoard,
+# ...): Cython keys fused specializations by the type's name, so two classes
+# both called ``Board`` would collide and only one game would dispatch.
+ctypedef ttt.Board TTTBoard
+ctypedef clobber.Board ClobberBoard
+
 ctypedef fused GameBoard:
-    ttt.Board
-    clobber.Board
+    TTTBoard
+    ClobberBoard
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
