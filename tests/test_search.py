@@ -110,8 +110,9 @@ def test_alphabeta_with_table_is_small():
     assert r.exact and r.value == 0.0 and r.outcome == 0
     assert r.nodes < 18_297          # OpenSpiel's alpha-beta node count here
     assert len(r.pv) == 9 and r.best_move == r.pv[0]
-    plain = alphabeta(Board(), tt=False, ordering=False)
+    plain = alphabeta(Board(), tt=False, ordering=False, pvs=False)
     assert plain.nodes == negamax(Board(), alphabeta=True).nodes
+    assert alphabeta(Board(), pvs=False).nodes > r.nodes    # PVS helps here
 
 
 def test_perft_like_depth_limited_counts():
@@ -123,8 +124,8 @@ def test_perft_like_depth_limited_counts():
 
 
 # ---------------------------------------------------------------- values everywhere
-@pytest.mark.parametrize("variant", ["alphabeta", "ab_no_tt", "ab_no_order", "minimax",
-                                     "negamax_ab", "iterative"])
+@pytest.mark.parametrize("variant", ["alphabeta", "ab_no_tt", "ab_no_order", "ab_no_pvs",
+                                     "minimax", "negamax_ab", "iterative"])
 def test_values_agree_with_reference_everywhere(variant):
     for cells in POSITIONS:
         b = board_of(cells)
@@ -134,6 +135,8 @@ def test_values_agree_with_reference_everywhere(variant):
             r = alphabeta(b, tt=False)
         elif variant == "ab_no_order":
             r = alphabeta(b, ordering=False)
+        elif variant == "ab_no_pvs":
+            r = alphabeta(b, pvs=False)
         elif variant == "minimax":
             r = minimax(b, alphabeta=True)
         elif variant == "negamax_ab":
@@ -201,6 +204,22 @@ def test_depth_limited_heuristic():
     assert not r.exact and r.depth == 1 and r.best_move == 4   # centre: most open lines
     assert r.outcome is None
     assert alphabeta(Board(), 0).best_move is None
+
+
+def test_searcher_settings_keep_values():
+    from ttt_engine.search import ABSearcher
+    for size, mind in [(1, 1), (64, 1), (1 << 10, 2), (1 << 12, 5)]:
+        S = ABSearcher(size, tt_min_depth=mind)
+        assert S.tt_min_depth == mind
+        for cells in POSITIONS[::11]:
+            r = alphabeta(board_of(cells), searcher=S)
+            assert r.value == ref_score(cells) and r.exact
+            r = alphabeta(board_of(cells), 3, searcher=S)
+            assert r.value == alphabeta(board_of(cells), 3, tt=False).value
+    with pytest.raises(ValueError, match="tt_min_depth"):
+        ABSearcher(16, tt_min_depth=0)
+    with pytest.raises(ValueError, match="tt_size"):
+        ABSearcher(0)
 
 
 def test_iterative_deepening_reaches_exact():
@@ -325,3 +344,16 @@ def test_mcts_validation():
         m.search(Board(), time=-1)
     with pytest.raises(ValueError, match="game is over"):
         m.search(Board.from_string("XXXOO...."))
+
+
+def test_mcts_expand_after_saves_nodes():
+    eager = MCTS(seed=4)
+    lazy = MCTS(seed=4, expand_after=3)
+    eager.search(Board(), simulations=20_000)
+    move = lazy.search(Board(), simulations=20_000)
+    assert lazy.stats["nodes_used"] < eager.stats["nodes_used"] / 2
+    assert move in optimal_moves(Board())
+    b = Board.from_string("X.X.O....")
+    assert MCTS(seed=4, expand_after=3).search(b, simulations=20_000) == 1
+    with pytest.raises(ValueError, match="expand_after"):
+        MCTS(expand_after=-1)

@@ -28,8 +28,12 @@ _mcts = importlib.import_module("ttt_engine.mcts")
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
-    "optimal_moves", "MCTS", "WIN_SCORE", "MAX_PLY",
+    "optimal_moves", "MCTS", "ABSearcher", "WIN_SCORE", "MAX_PLY",
 ]
+
+#: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2)``; pass
+#: one as ``searcher=`` to keep its table size / settings (one search at a time).
+ABSearcher = _ab.ABSearcher
 
 WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
@@ -118,7 +122,7 @@ def _make_result(raw):
 
 
 def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
-         searcher=None):
+         searcher=None, pvs=False):
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
@@ -127,11 +131,12 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
         iterative = time_limit is not None
     if searcher is not None:
         raw = _dispatch(_ab.search, searcher, board, kind, d, heuristic, bool(pruning),
-                        bool(ordering), bool(tt), time_limit or 0.0, bool(iterative))
+                        bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs))
     else:
         with _lock:
             raw = _dispatch(_ab.search, _shared(), board, kind, d, heuristic, bool(pruning),
-                            bool(ordering), bool(tt), time_limit or 0.0, bool(iterative))
+                            bool(ordering), bool(tt), time_limit or 0.0, bool(iterative),
+                            bool(pvs))
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
                            f"{d}; use iterative=True to get the last completed depth")
@@ -139,7 +144,7 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
 
 
 def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True, tt=True,
-              iterative=None, searcher=None):
+              iterative=None, searcher=None, pvs=True):
     """Negamax alpha-beta with a transposition table, move ordering and
     iterative deepening.
 
@@ -149,6 +154,8 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
         returns the last completed iteration (depth 1 always completes).
     ordering: table move first, then history heuristic.  tt: use the table.
     iterative: force iterative deepening on/off (default: on iff time_limit).
+    pvs: principal variation search (null windows after the first move); with
+        ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
     searcher: an ``ttt_engine.alphabeta.ABSearcher`` to use instead of the shared one.
 
     >>> from ttt_engine import Board
@@ -156,7 +163,8 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     >>> r.value, r.exact
     (0.0, True)
     """
-    return _run(board, 2, depth, heuristic, True, ordering, tt, time_limit, iterative, searcher)
+    return _run(board, 2, depth, heuristic, True, ordering, tt, time_limit, iterative, searcher,
+                pvs)
 
 
 def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):
@@ -230,6 +238,9 @@ class MCTS:
         looks for the new board among the previous root's descendants up to
         ``reuse_depth`` plies (matched by the game's hash and side to move);
         ``advance(move)`` moves the root explicitly.
+    expand_after: a leaf is expanded once it has this many visits (0, the
+        default, expands on the first visit as seed 003 does; a few visits
+        save arena space in games with many moves, e.g. Clobber).
 
     >>> from ttt_engine import Board
     >>> m = MCTS(seed=1)
@@ -240,14 +251,15 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4):
+                 reuse_depth=4, expand_after=0):
         self.c = check_real("c", c, low=0)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
         self.reuse = bool(reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
-        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed)
+        self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
+        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed, self.expand_after)
         self._root = None
         self._stats = {}
 

@@ -37,8 +37,10 @@ cdef struct SearchCtx:
     int tt_shift        # 64 - log2(tt_size)
     uint8_t gen
     bint use_tt
+    int tt_min_depth    # nodes with less remaining depth skip the table
     bint ordering
     bint pruning
+    bint pvs            # principal variation search (null windows after the first move)
     int heuristic
     uint64_t nodes
     uint64_t horizon    # horizon evaluations (and TT hits that depended on one)
