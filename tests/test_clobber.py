@@ -279,6 +279,19 @@ def test_solver_matches_reference_on_random_positions():
         assert C.solve(b).win == ref.wins(cells, b.to_move), (b.to_string(), b.to_move)
 
 
+def test_solver_sparse_positions_many_groups():
+    # many small groups, isolated dominoes among them: exercises the key reductions
+    rng = random.Random(10)
+    checked = 0
+    for _ in range(80):
+        b, cells = random_position(rng, 4, 4, empty=0.45)
+        want = ref.wins(cells, b.to_move)
+        for cancel in (True, False):
+            assert C.Solver(12).solve(b, cancel=cancel).win == want, (b.to_string(), b.to_move)
+        checked += 1
+    assert checked == 80
+
+
 def test_solver_on_start_positions_matches_reference():
     for rows, cols in [(2, 4), (2, 5), (3, 4), (1, 6), (1, 8)]:
         assert C.solve(C.Board(rows, cols)).win == ref.wins(ref.start(rows, cols), "B")
@@ -406,5 +419,6 @@ def test_module_runs_as_script(tmp_path):
     r = subprocess.run([sys.executable, "-m", "ttt_engine.clobber_play", "basic", str(p)],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[-2:] == ["Winner: W", "Rounds: 4"] or "Winner:" in r.stdout
+    out = r.stdout.splitlines()
+    assert out[-2].startswith("Winner: ") and out[-1].startswith("Rounds: ")
     assert "nodes" in r.stderr

@@ -611,15 +611,56 @@ cdef inline void _better(uint64_t a, uint64_t b, uint64_t* ba, uint64_t* bb) noe
 
 
 cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
-    """Dead groups dropped, live stones moved to the corner, min over the 8 symmetries.
+    """Dead groups dropped, isolated dominoes reduced to their parity (if the
+    solver enables it), the rest moved to the corner, min over the 8 symmetries.
 
-    The live stones' bounding box (h x w) is first transposed if h > w, so a
-    non-square box only needs the 4 mirror images of its h <= w orientation;
-    a square box takes all 8."""
+    An isolated domino (a group of one B and one W stone) is the game * in
+    combinatorial game theory and * + * = 0, so dominoes cancel in pairs: the
+    key keeps the other groups plus one flag for an odd number of dominoes
+    (bit 63 set in both halves, which no real position has)."""
     cdef uint64_t live = _live(own, opp)
+    cdef uint64_t dom
+    cdef bint odd = False
     own &= live
     opp &= live
+    if _cancel_pairs:
+        dom = _dominoes(own | opp)
+        if dom:
+            odd = (CLOBBER_POPCOUNT(dom) >> 1) & 1
+            own &= ~dom
+            opp &= ~dom
+    _canon_geom(own, opp, kown, kopp)
+    if odd:
+        kown[0] |= (<uint64_t>1) << 63
+        kopp[0] |= (<uint64_t>1) << 63
+
+
+# Module switch for the domino reduction (Solver.solve(cancel=...)).
+cdef bint _cancel_pairs = True
+
+
+cdef inline uint64_t _dominoes(uint64_t occ) noexcept nogil:
+    """Stones of 2-stone groups: stones with exactly one neighbour, that
+    neighbour having exactly one neighbour too."""
+    cdef uint64_t a = occ >> 8, b = occ << 8
+    cdef uint64_t c = (occ >> 1) & CLOBBER_NOT_COL7, d = (occ << 1) & CLOBBER_NOT_COL0
+    cdef uint64_t one = a | b | c | d
+    cdef uint64_t two = (a & b) | (c & d) | ((a | b) & (c | d))
+    cdef uint64_t iso = occ & one & ~two
+    return iso & _neighbours(iso)
+
+
+cdef inline void _canon_geom(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
+    """Stones moved to the corner, min over the 8 symmetries (all zero stays zero).
+
+    The bounding box (h x w) is first transposed if h > w, so a non-square box
+    only needs the 4 mirror images of its h <= w orientation; a square box
+    takes all 8."""
     cdef uint64_t occ = own | opp
+    if occ == 0:
+        kown[0] = 0
+        kopp[0] = 0
+        return
     cdef uint64_t cols = occ
     cols |= cols >> 32
     cols |= cols >> 16
@@ -824,13 +865,18 @@ cdef class Solver:
         """Forget every stored result."""
         memset(self.ctx.tt, 0, (<uint64_t>1 << self.tt_bits) * sizeof(SolverEntry))
 
-    def solve(self, Board board not None, max_nodes=None, time_limit=None, etc=True, ordering=True):
+    def solve(self, Board board not None, max_nodes=None, time_limit=None, etc=True, ordering=True,
+              cancel=True):
         """Solve ``board`` for the side to move; see ``clobber.solve``
         (``etc``, ``ordering``: switch those enhancements off for comparisons)."""
         from ttt_engine._util import check_int, check_real
         cdef uint64_t limit = check_int("max_nodes", max_nodes, min=1, allow_none=True) or 0
         tl = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
         self.ctx.deadline = _now() + tl if tl else 0.0
+        global _cancel_pairs
+        if bool(cancel) != bool(_cancel_pairs):
+            self.clear()          # keys differ between the two modes
+        _cancel_pairs = bool(cancel)
         self.ctx.etc = bool(etc)
         self.ctx.ordering = bool(ordering)
         cdef ClobberState s = board.state
