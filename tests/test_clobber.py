@@ -217,6 +217,14 @@ def test_malformed_files_name_line_and_column(text, where, tmp_path):
         C.Board.from_file(p)
 
 
+def test_from_bitboards():
+    b = C.Board(3, 4)
+    assert C.Board.from_bitboards(3, 4, *b.bitboards) == b
+    for args in [(3, 4, 1, 1), (3, 4, 1 << 4, 0), (3, 4, -1, 0), (3, 4, 1.5, 0), (0, 4, 0, 0)]:
+        with pytest.raises(ValueError):
+            C.Board.from_bitboards(*args)
+
+
 def test_missing_file_and_bad_args(tmp_path):
     with pytest.raises(ValueError, match="cannot read"):
         C.Board.from_file(tmp_path / "nope.txt")
