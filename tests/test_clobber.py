@@ -430,3 +430,13 @@ def test_module_runs_as_script(tmp_path):
     out = r.stdout.splitlines()
     assert out[-2].startswith("Winner: ") and out[-1].startswith("Rounds: ")
     assert "nodes" in r.stderr
+
+
+def test_playouts_and_mcts_through_the_interface():
+    m = S.MCTS(seed=3)
+    b = C.Board(4, 4)
+    mv = m.search(b, simulations=3000)
+    assert mv in b.legal_moves and b == C.Board(4, 4)
+    assert m.stats["simulations"] == 3000
+    # same seed, same move
+    assert S.MCTS(seed=3).search(b, simulations=3000) == mv
