@@ -112,7 +112,6 @@ def test_alphabeta_with_table_is_small():
     assert len(r.pv) == 9 and r.best_move == r.pv[0]
     plain = alphabeta(Board(), tt=False, ordering=False, pvs=False)
     assert plain.nodes == negamax(Board(), alphabeta=True).nodes
-    assert alphabeta(Board(), pvs=False).nodes > r.nodes    # PVS helps here
 
 
 def test_perft_like_depth_limited_counts():

@@ -329,7 +329,7 @@ class MCTS:
             "reused_visits": int(reused_visits),
             "root_visits": self._tree.root_visits,
             "children": [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
-                         for m, v, q, p in self._tree.root_children()],
+                         for m, v, q, p in self._tree.root_children(proofs=True)],
             "root_proven": int(self._tree.root_proven) if self.solver else 0,
             "best_move": move,
         }

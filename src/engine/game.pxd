@@ -58,6 +58,11 @@ from ttt_engine.quixo cimport (
     QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
     quixo_playout, quixo_evaluate, quixo_hash,
 )
+from ttt_engine cimport clobber
+from ttt_engine.clobber cimport (
+    ClobberState, clobber_make, clobber_unmake, clobber_legal_moves, clobber_hash,
+    clobber_evaluate, clobber_playout, clobber_random_move,
+)
 
 ctypedef uint64_t undo_t
 
@@ -72,6 +77,7 @@ ctypedef fused GameState:
     TTTState
     UTTTState
     QuixoState
+    ClobberState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
@@ -82,11 +88,13 @@ ctypedef fused GameState:
 ctypedef ttt.Board TTTBoard
 ctypedef uttt.Board UTTTBoard
 ctypedef quixo_board.Board QuixoBoard
+ctypedef clobber.Board ClobberBoard
 
 ctypedef fused GameBoard:
     TTTBoard
     UTTTBoard
     QuixoBoard
+    ClobberBoard
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
@@ -95,6 +103,8 @@ cdef inline int game_to_move(const GameState* s) noexcept nogil:
     elif GameState is UTTTState:
         return s.to_move
     elif GameState is QuixoState:
+        return s.to_move
+    elif GameState is ClobberState:
         return s.to_move
 
 
@@ -105,6 +115,8 @@ cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
         return uttt_legal_moves(s, moves)
     elif GameState is QuixoState:
         return quixo_legal_moves(s, moves)
+    elif GameState is ClobberState:
+        return clobber_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
@@ -115,6 +127,9 @@ cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
         return uttt_make(s, move)
     elif GameState is QuixoState:
         return quixo_make(s, move)
+    elif GameState is ClobberState:
+        clobber_make(s, move)
+        return 0
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
@@ -124,6 +139,8 @@ cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil
         uttt_unmake(s, move, undo)
     elif GameState is QuixoState:
         quixo_unmake(s, move, undo)
+    elif GameState is ClobberState:
+        clobber_unmake(s, move)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
@@ -132,6 +149,8 @@ cdef inline int game_status(const GameState* s) noexcept nogil:
     elif GameState is UTTTState:
         return s.status
     elif GameState is QuixoState:
+        return s.status
+    elif GameState is ClobberState:
         return s.status
 
 
@@ -142,6 +161,8 @@ cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
         return uttt_hash(s)
     elif GameState is QuixoState:
         return quixo_hash(s)
+    elif GameState is ClobberState:
+        return clobber_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
@@ -151,6 +172,8 @@ cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nog
         return uttt_evaluate(s)
     elif GameState is QuixoState:
         return quixo_evaluate(s)
+    elif GameState is ClobberState:
+        return clobber_evaluate(s, heuristic)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
@@ -160,6 +183,8 @@ cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
         return uttt_playout(s, rng)
     elif GameState is QuixoState:
         return quixo_playout(s, rng)
+    elif GameState is ClobberState:
+        return clobber_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
@@ -169,3 +194,5 @@ cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
         return uttt_random_move(s, rng)
     elif GameState is QuixoState:
         return quixo_random_move(s, rng)
+    elif GameState is ClobberState:
+        return clobber_random_move(s, rng)

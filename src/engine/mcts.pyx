@@ -389,17 +389,22 @@ cdef class MCTSTree:
     def root_visits(self):
         return self.t.nodes[0].visits if self.t.used else 0
 
-    def root_children(self):
+    def root_children(self, bint proofs=False):
         """``[(move, visits, mean), ...]`` for the root's children, in move
-        order; ``mean`` in [-1, 1] from the side to move at the root."""
+        order; ``mean`` in [-1, 1] from the side to move at the root.  With
+        ``proofs=True`` each tuple ends with the solver's proof (+1 winning,
+        -1 losing move, 0 unknown)."""
         if self.t.used == 0 or self.t.nodes[0].first_child < 0:
             return []
         cdef MNode* nd = &self.t.nodes[0]
         cdef int32_t k
-        return [(self.t.nodes[k].move, self.t.nodes[k].visits,
-                 <double>self.t.nodes[k].wsum / self.t.nodes[k].visits if self.t.nodes[k].visits else 0.0,
-                 self.t.nodes[k].proven)
-                for k in range(nd.first_child, nd.first_child + nd.nchildren)]
+        out = []
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            row = (self.t.nodes[k].move, self.t.nodes[k].visits,
+                   <double>self.t.nodes[k].wsum / self.t.nodes[k].visits
+                   if self.t.nodes[k].visits else 0.0)
+            out.append(row + (self.t.nodes[k].proven,) if proofs else row)
+        return out
 
     @property
     def root_proven(self):
