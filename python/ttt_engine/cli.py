@@ -402,6 +402,228 @@ def _ttt_perfect():
     return EngineSpec("perfect", "exact alpha-beta: never loses", build)
 
 
+# ---------------------------------------------------------------------------- grid games
+def _grid(style, cells, rows, cols, highlight=None, colours=None):
+    """A rows x cols board with column letters and row numbers on every edge.
+    ``cells[r][c]`` is the character to show; ``highlight`` a (row, col)."""
+    files = "abcdefgh"[:cols]
+    head = "    " + " ".join(style(f, "dim") for f in files)
+    lines = [head]
+    for r in range(rows):
+        shown = []
+        for c in range(cols):
+            ch = cells[r][c]
+            if ch in (colours or {}):
+                shown.append(_paint_mark(style, ch, highlight=(highlight == (r, c))))
+            elif highlight == (r, c):
+                shown.append(style(ch, "reverse"))
+            else:
+                shown.append(style(ch, "dim"))
+        num = style(f"{r + 1:>2}", "dim")
+        lines.append(f"{num}  " + " ".join(shown) + f"  {style(str(r + 1), 'dim')}")
+    lines.append(head)
+    return "\n".join(lines)
+
+
+def _parse_size(text, default):
+    """``"6x5"`` -> (6, 5); ``"5"`` -> (5, 5)."""
+    if text is None:
+        return default
+    t = text.lower().replace(" ", "")
+    try:
+        if "x" in t:
+            r, _, c = t.partition("x")
+            return int(r), int(c)
+        return int(t), int(t)
+    except ValueError:
+        raise CLIError(f"--size {text!r}: write ROWSxCOLS (e.g. 6x5) or N", EXIT_USAGE) from None
+
+
+def _read_board_file(path):
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise CLIError(f"cannot read the board file {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise CLIError(f"the board file {path} is not text") from None
+
+
+# ---------------------------------------------------------------------------- Clobber
+def _clobber_new(args):
+    from ttt_engine import clobber
+    try:
+        if getattr(args, "board", None):
+            if args.board == "-":
+                return clobber.Board.from_string(_read_board_file("-"))
+            return clobber.Board.from_file(args.board)
+        rows, cols = _parse_size(getattr(args, "size", None), (6, 5))
+        return clobber.Board(rows, cols)
+    except ValueError as e:
+        raise CLIError(f"bad Clobber board: {e}", EXIT_USAGE) from None
+    except OSError as e:
+        raise CLIError(f"cannot read the board file {args.board}: {e.strerror or e}") from None
+
+
+def _clobber_parse(board, text, args):
+    from ttt_engine import clobber
+    if not text:
+        raise MoveError("empty input: type a move like b3-b4 (your stone, then the "
+                        "neighbouring enemy stone it captures)")
+    try:
+        m = clobber.parse_move(text)
+    except ValueError as e:
+        raise MoveError(str(e)) from None
+    (r1, c1), (r2, c2) = clobber.move_squares(m)
+    R, C = board.rows, board.cols
+    for r, c in ((r1, c1), (r2, c2)):
+        if r >= R or c >= C:
+            raise MoveError(f"{clobber.square_name(r, c)} is off the {R}x{C} board "
+                            f"(columns a-{'abcdefgh'[C - 1]}, rows 1-{R})")
+    me = board.to_move
+    opp = "W" if me == "B" else "B"
+    a, b = clobber.square_name(r1, c1), clobber.square_name(r2, c2)
+    src, dst = board.cell(r1, c1), board.cell(r2, c2)
+    if src == "_":
+        raise MoveError(f"there is no stone on {a}")
+    if src != me:
+        raise MoveError(f"the stone on {a} is {src}'s; you play {me}")
+    if dst != opp:
+        what = "is empty" if dst == "_" else f"holds your own stone"
+        raise MoveError(f"{b} {what}: a move must capture a {opp} stone next to yours")
+    if not board.is_legal(m):
+        raise MoveError(f"{a}-{b} is not legal here")
+    return m
+
+
+def _clobber_move_text(board, move, args):
+    from ttt_engine import clobber
+    return clobber.format_move(move)
+
+
+def _clobber_draw(board, style, last, args):
+    cells = [[board.cell(r, c) for c in range(board.cols)] for r in range(board.rows)]
+    hl = None
+    if last is not None:
+        from ttt_engine import clobber
+        hl = clobber.move_squares(last)[1]
+    return _grid(style, cells, board.rows, board.cols, hl, colours={"B", "W"})
+
+
+def _clobber_legend(args, style):
+    return ("Columns a-h from the left, rows 1-8 from the top. A move takes one of your "
+            "stones onto an\northogonally adjacent enemy stone, e.g. b3-b4; B moves first; "
+            "whoever cannot move loses.\n? lists the legal moves, q quits.")
+
+
+def _clobber_hint(board, args):
+    return "e.g. b3-b4"
+
+
+# ---------------------------------------------------------------------------- Quixo
+def _quixo_board_module():
+    try:
+        from ttt_engine import quixo
+        if hasattr(quixo, "Board"):
+            return quixo
+    except ImportError:
+        pass
+    from ttt_engine import quixo_board
+    return quixo_board
+
+
+def _quixo_new(args):
+    mod = _quixo_board_module()
+    try:
+        if getattr(args, "board", None):
+            text = _read_board_file(args.board).rstrip("\n")
+            return mod.Board.from_string(text)
+        n, m = _parse_size(getattr(args, "size", None), (5, 5))
+        if n != m:
+            raise ValueError("Quixo boards are square: --size 3, 4 or 5")
+        return mod.Board(n)
+    except ValueError as e:
+        raise CLIError(f"bad Quixo board: {e}", EXIT_USAGE) from None
+
+
+def _quixo_cube(board, move):
+    n = board.size
+    cell, _side = divmod(move, 4)
+    return divmod(cell, n)
+
+
+def _quixo_parse(board, text, args):
+    if not text:
+        raise MoveError("empty input: type a move like a1R (the cube to take, then the end "
+                        "T/B/L/R it is pushed back in from)")
+    try:
+        m = board.parse_move(text)
+    except ValueError as e:
+        raise MoveError(str(e)) from None
+    r, c = _quixo_cube(board, m)
+    v = board.cells[r * board.size + c]
+    me = board.to_move
+    if v and "XO"[v - 1] != me:
+        raise MoveError(f"the cube on {'abcde'[c]}{r + 1} shows {'XO'[v - 1]}: take a blank "
+                        f"cube or one showing {me}")
+    try:
+        board.copy().push(m)
+    except ValueError as e:
+        raise MoveError(str(e)) from None
+    return m
+
+
+def _quixo_move_text(board, move, args):
+    return board.move_to_str(move)
+
+
+def _quixo_draw(board, style, last, args):
+    n = board.size
+    cells = board.cells
+    grid = [[".XO"[cells[r * n + c]] for c in range(n)] for r in range(n)]
+    hl = None
+    if last is not None:
+        r, c = _quixo_cube(board, last)
+        side = "TBLR"[last % 4]
+        hl = {"T": (0, c), "B": (n - 1, c), "L": (r, 0), "R": (r, n - 1)}[side]
+    return _grid(style, grid, n, n, hl, colours={"X", "O"})
+
+
+def _quixo_legend(args, style):
+    return ("Columns a-e from the left, rows 1-5 from the top. A move is the cube you take "
+            "from the outer\nring (blank or yours) and the end it is pushed back in from: "
+            "T top, B bottom, L left, R right;\ne.g. a1R takes the top-left cube and pushes "
+            "it in at the right end of row 1. ? lists the legal moves.")
+
+
+def _quixo_hint(board, args):
+    return "e.g. a1R"
+
+
+# ---------------------------------------------------------------------------- game table
+def _quixo_greedy_engine():
+    def build(args, side_index, console):
+        cls = None
+        for path in ("ttt_engine.quixo.GreedyValueAgent", "ttt_engine.quixo.ValueAgent",
+                     "ttt_engine.quixo.EpsilonGreedyAgent"):
+            try:
+                cls = _import(path, "x")
+                break
+            except CLIError:
+                continue
+        if cls is None:
+            raise CLIError("the Quixo greedy value engine is not available in this build "
+                           "(ttt_engine.quixo has no value agent yet)")
+        kw = _kwargs_for(cls, seed=_engine_seed(args, side_index))
+        try:
+            return cls(**kw)
+        except (ValueError, TypeError) as e:
+            raise CLIError(f"cannot build the greedy value engine: {e}", EXIT_USAGE) from None
+    return EngineSpec("greedy", "seed 004's epsilon-greedy state-value agent", build)
+
+
 GAMES = {}
 
 
@@ -418,6 +640,27 @@ register_game(GameSpec(
     engines={e.name: e for e in (_q_engine(), _ttt_perfect(), _mcts_engine(),
                                  _random_engine("ttt"))},
     default_opponent="perfect",
+))
+
+register_game(GameSpec(
+    key="clobber", title="Clobber", sides=("B", "W"), module="ttt_engine.clobber",
+    new_board=_clobber_new, parse_move=_clobber_parse, move_text=_clobber_move_text,
+    draw=_clobber_draw, legend=_clobber_legend, prompt_hint=_clobber_hint,
+    engines={e.name: e for e in (_alphabeta_engine("alphabeta", default_depth=3),
+                                 _alphabeta_engine("minimax", algorithm="minimax",
+                                                   default_depth=3),
+                                 _mcts_engine(), _random_engine("clobber"))},
+    default_opponent="alphabeta",
+))
+
+register_game(GameSpec(
+    key="quixo", title="Quixo", sides=("X", "O"), module="ttt_engine.quixo_board",
+    new_board=_quixo_new, parse_move=_quixo_parse, move_text=_quixo_move_text,
+    draw=_quixo_draw, legend=_quixo_legend, prompt_hint=_quixo_hint,
+    engines={e.name: e for e in (_quixo_greedy_engine(), _mcts_engine(),
+                                 _alphabeta_engine("alphabeta", default_depth=3),
+                                 _random_engine("quixo"))},
+    default_opponent="mcts",
 ))
 
 
@@ -922,6 +1165,12 @@ def build_parser():
                    help="show the engine's statistics (simulations, nodes, value, time)")
     p.add_argument("--zero-based", action="store_true",
                    help="Tic-Tac-Toe: number cells 0-8 instead of 1-9")
+    p.add_argument("--size", metavar="SIZE",
+                   help="board size: Clobber ROWSxCOLS (default 6x5, up to 8x8), "
+                        "Quixo 3, 4 or 5 (default 5)")
+    p.add_argument("--board", metavar="FILE",
+                   help="start position from a file (- for stdin): Clobber rows of B, W, _; "
+                        "Quixo the 25-character string")
     _add_engine_options(p)
     p.set_defaults(func=cmd_play)
 
