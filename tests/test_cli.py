@@ -14,7 +14,7 @@ from ttt_engine.ttt import Board  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYDIR = os.path.join(ROOT, "python")
 CMD = [sys.executable, "-m", "ttt_engine"]
-PROMPT = r"Your move \((X|O)\), 1-9: "
+PROMPT = r"Your move \((X|O)\) \[1-9\]: "
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TIMEOUT = 30
 
@@ -197,7 +197,7 @@ def test_ctrl_c_mid_game_exits_130(env):
 def test_zero_based_numbering(env):
     child = spawn(["play", "--zero-based"], env)
     child.expect("0-8 as in seed 000")
-    child.expect(r"Your move \(X\), 0-8: ")
+    child.expect(r"Your move \(X\) \[0-8\]: ")
     child.sendline("9")
     child.expect("9 is out of range: cells are numbered 0-8")
     child.sendline("0")

@@ -602,6 +602,107 @@ def _quixo_hint(board, args):
     return "e.g. a1R"
 
 
+# ---------------------------------------------------------------------------- Ultimate TTT
+def _uttt_new(args):
+    from ttt_engine import uttt
+    if getattr(args, "board", None):
+        try:
+            return uttt.Board.from_string(_read_board_file(args.board).strip())
+        except ValueError as e:
+            raise CLIError(f"bad Ultimate Tic-Tac-Toe board: {e}", EXIT_USAGE) from None
+    return uttt.Board()
+
+
+def _uttt_parse(board, text, args):
+    if not text:
+        raise MoveError("empty input: type the row and column as 'R, C', each 0-8 (e.g. 4, 5)")
+    try:
+        m = board.parse_move(text)
+        board.copy().push(m)
+    except ValueError as e:
+        raise MoveError(str(e)) from None
+    return m
+
+
+def _uttt_move_text(board, move, args):
+    return f"{move // 9}, {move % 9}"
+
+
+def _uttt_draw(board, style, last, args):
+    cells = board.cells
+    forced = board.forced_board
+    lw = board.local_winners
+    free = forced is None and not board.is_terminal()
+    if style.boxes:
+        v, top, mid, bot = ("│", "  ┌───────┬───────┬───────┐", "  ├───────┼───────┼───────┤",
+                            "  └───────┴───────┴───────┘")
+    else:
+        v, top, mid, bot = "|", *(["  +-------+-------+-------+"] * 3)
+    lines = [style("    0 1 2   3 4 5   6 7 8", "dim"), top]
+    for r in range(9):
+        row = [style(str(r), "dim") + " " + v]
+        for c in range(9):
+            b = (r // 3) * 3 + c // 3
+            x = cells[9 * r + c]
+            if x:
+                ch = _paint_mark(style, "XO"[x - 1], highlight=(9 * r + c == last))
+            elif lw[b] is not None:
+                ch = style(" ", "dim")             # closed local board
+            elif forced is not None and b == forced:
+                ch = style("*", "bold", "green")  # where the side to move must play
+            else:
+                ch = style(".", "dim") if not free else style(".", "green")
+            row.append(" " + ch)
+            if c % 3 == 2:
+                row.append(" " + v)
+        lines.append("".join(row))
+        if r % 3 == 2:
+            lines.append(mid if r < 8 else bot)
+    parts = []
+    for who in ("X", "O", "draw"):
+        bs = [str(b) for b in range(9) if lw[b] == who]
+        if bs:
+            parts.append(("drawn" if who == "draw" else f"{who} won") + " " + ",".join(bs))
+    if parts:
+        lines.append("local boards: " + "; ".join(parts))
+    if not board.is_terminal():
+        if forced is not None:
+            r0, c0 = (forced // 3) * 3, (forced % 3) * 3
+            lines.append(f"{board.to_move} must play in board {forced} (rows {r0}-{r0 + 2}, "
+                         f"columns {c0}-{c0 + 2}, cells marked *)")
+        else:
+            lines.append(f"{board.to_move} may play in any open board")
+    return "\n".join(lines)
+
+
+def _uttt_legend(args, style):
+    return ("Type moves as 'R, C': the row and column 0-8 of the 9x9 grid (e.g. 4, 5). A move "
+            "in cell (r, c)\nof a local board sends your opponent to local board (r, c); "
+            "* marks where you must play.\n? lists the legal moves, q quits.")
+
+
+def _uttt_hint(board, args):
+    return "R, C"
+
+
+def _uttt_engine(name, help_text, candidates):
+    def build(args, side_index, console):
+        for path in candidates:
+            try:
+                cls = _import(path, name)
+            except CLIError:
+                continue
+            kw = _kwargs_for(cls, seed=_engine_seed(args, side_index), time=args.time,
+                             iterations=args.simulations, simulations=args.simulations)
+            try:
+                return cls(**kw)
+            except (ValueError, TypeError) as e:
+                raise CLIError(f"cannot build the {name} engine: {e}", EXIT_USAGE) from None
+        raise CLIError(f"the Ultimate Tic-Tac-Toe {name} engine is not available in this "
+                       f"build (none of {', '.join(candidates)})")
+    return EngineSpec(name, help_text, build)
+
+
 # ---------------------------------------------------------------------------- game table
 def _quixo_greedy_engine():
     def build(args, side_index, console):
@@ -640,6 +741,22 @@ register_game(GameSpec(
     engines={e.name: e for e in (_q_engine(), _ttt_perfect(), _mcts_engine(),
                                  _random_engine("ttt"))},
     default_opponent="perfect",
+))
+
+register_game(GameSpec(
+    key="uttt", title="Ultimate Tic-Tac-Toe", sides=("X", "O"), module="ttt_engine.uttt",
+    new_board=_uttt_new, parse_move=_uttt_parse, move_text=_uttt_move_text, draw=_uttt_draw,
+    legend=_uttt_legend, prompt_hint=_uttt_hint,
+    engines={e.name: e for e in (
+        _mcts_engine(),
+        _uttt_engine("qtree", "seed 003's tree Q-learning (--time or --simulations per move)",
+                     ("ttt_engine.uttt_agents.TreeQAgent", "ttt_engine.uttt.TreeQAgent",
+                      "ttt_engine.agents.TreeQAgent")),
+        _uttt_engine("sarsa", "seed 003's Sarsa on the tree (--time or --simulations per move)",
+                     ("ttt_engine.uttt_agents.SarsaAgent", "ttt_engine.uttt.SarsaAgent",
+                      "ttt_engine.agents.SarsaAgent")),
+        _random_engine("uttt"))},
+    default_opponent="mcts",
 ))
 
 register_game(GameSpec(
@@ -764,9 +881,10 @@ def play_one_game(console, game, args, players, delay=0.0):
 def _ask_human_move(console, game, board, args, side):
     hint = game.prompt_hint(board, args)
     while True:
-        text = console.ask(f"Your move ({side}), {hint}: ")
+        text = console.ask(f"Your move ({side}) [{hint}]: ")
         if text in ("?", "h", "help"):
-            legal = ", ".join(game.move_text(board, m, args) for m in board.legal_moves)
+            texts = [game.move_text(board, m, args) for m in board.legal_moves]
+            legal = ("; " if any("," in t for t in texts) else ", ").join(texts)
             console.say(game.legend(args, console.style))
             console.say(f"Legal moves: {legal}")
             continue
