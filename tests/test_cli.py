@@ -295,7 +295,7 @@ def test_watch_engine_vs_engine(env):
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("Score:") == 3
     assert re.search(r"Score: random \(watched\) 0, perfect \d, draws \d\s*$", r.stdout)
-    assert "time " in r.stdout    # --verbose statistics
+    assert re.search(r"perfect \((X|O)\) plays \d  \[[\d.]+ ms\]", r.stdout)  # --verbose
 
 
 @needs_perfect

@@ -226,15 +226,55 @@ def _mcts_engine():
     return EngineSpec("mcts", "Monte Carlo tree search (--simulations or --time per move)", build)
 
 
-def _alphabeta_engine(name="alphabeta", algorithm=None, default_depth=None):
+def _heuristic_id(game_key, name):
+    """``--heuristic`` as the game's integer id (0 = the game's default)."""
+    if name is None:
+        return 0
+    if game_key == "clobber":
+        from ttt_engine import clobber
+        try:
+            return clobber.heuristic_id(name)
+        except ValueError as e:
+            raise CLIError(f"--heuristic: {e}", EXIT_USAGE) from None
+    if name in ("0", "default"):
+        return 0
+    raise CLIError(f"--heuristic: {GAMES[game_key].title} has one heuristic ('default'); "
+                   f"got {name!r}", EXIT_USAGE)
+
+
+class MinimaxAgent:
+    """Seed 002's plain minimax (no pruning, no table) at a fixed depth, as an agent
+    (wiring around :func:`ttt_engine.search.minimax`)."""
+
+    def __init__(self, depth=3, heuristic=0, time_limit=None):
+        self.depth, self.heuristic, self.time_limit = depth, heuristic, time_limit
+        self.last_result = None
+        self.name = f"minimax(d={depth})"
+
+    def select_move(self, board):
+        from ttt_engine.search import minimax
+        self.last_result = minimax(board, self.depth, heuristic=self.heuristic,
+                                   time_limit=self.time_limit)
+        return self.last_result.best_move
+
+
+def _alphabeta_engine(game_key, name="alphabeta", default_depth=None):
     def build(args, side_index, console):
-        extra = {"depth": args.depth if args.depth is not None else default_depth,
-                 "heuristic": args.heuristic, "time": args.time}
-        if algorithm is not None:
-            extra["algorithm"] = algorithm
-        return _build_agent("ttt_engine.agents.AlphaBetaAgent", f"{name} engine", args,
-                            side_index, **extra)
-    return EngineSpec(name, f"{name} search (--depth, --heuristic, --time)", build)
+        depth = args.depth if args.depth is not None else default_depth
+        if args.time is not None and args.depth is None:
+            depth = None            # iterative deepening under the time limit
+        h = _heuristic_id(game_key, args.heuristic)
+        if name == "minimax":
+            return MinimaxAgent(depth if depth is not None else 3, h, args.time)
+        cls = _import("ttt_engine.agents.AlphaBetaAgent", f"{name} engine")
+        try:
+            return cls(depth=depth, heuristic=h, time_limit=args.time)
+        except (ValueError, TypeError) as e:
+            raise CLIError(f"cannot build the {name} engine: {e}", EXIT_USAGE) from None
+    what = ("plain minimax, no pruning (--depth, default 3)" if name == "minimax" else
+            "alpha-beta with a table (--depth, default "
+            f"{default_depth or 'to the end'}; --time for iterative deepening)")
+    return EngineSpec(name, what, build)
 
 
 # ---------------------------------------------------------------------------- model cache
@@ -763,9 +803,8 @@ register_game(GameSpec(
     key="clobber", title="Clobber", sides=("B", "W"), module="ttt_engine.clobber",
     new_board=_clobber_new, parse_move=_clobber_parse, move_text=_clobber_move_text,
     draw=_clobber_draw, legend=_clobber_legend, prompt_hint=_clobber_hint,
-    engines={e.name: e for e in (_alphabeta_engine("alphabeta", default_depth=3),
-                                 _alphabeta_engine("minimax", algorithm="minimax",
-                                                   default_depth=3),
+    engines={e.name: e for e in (_alphabeta_engine("clobber", "alphabeta", default_depth=3),
+                                 _alphabeta_engine("clobber", "minimax", default_depth=3),
                                  _mcts_engine(), _random_engine("clobber"))},
     default_opponent="alphabeta",
 ))
@@ -775,7 +814,7 @@ register_game(GameSpec(
     new_board=_quixo_new, parse_move=_quixo_parse, move_text=_quixo_move_text,
     draw=_quixo_draw, legend=_quixo_legend, prompt_hint=_quixo_hint,
     engines={e.name: e for e in (_quixo_greedy_engine(), _mcts_engine(),
-                                 _alphabeta_engine("alphabeta", default_depth=3),
+                                 _alphabeta_engine("quixo", "alphabeta", default_depth=3),
                                  _random_engine("quixo"))},
     default_opponent="mcts",
 ))
@@ -788,30 +827,52 @@ def _agent_move(agent, board):
 
 
 def _engine_stats(agent):
-    for attr in ("last_stats", "stats", "last_info", "info"):
+    for attr in ("last_result", "stats", "last_stats"):
         val = getattr(agent, attr, None)
         if val is not None and not callable(val):
             return val
     return None
 
 
+def _num(v):
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.3g}"
+    return str(v)
+
+
 def _format_stats(stats, elapsed):
+    """One line of engine statistics: MCTS (simulations, rate, nodes, value of the
+    chosen move) or search (value, depth, nodes, nodes/s), then the time."""
     parts = []
-    if isinstance(stats, dict):
-        items = stats.items()
-    elif stats is not None and hasattr(stats, "__dict__"):
-        items = vars(stats).items()
-    else:
-        items = ()
-    for k, v in items:
-        if isinstance(v, (list, tuple, dict)) or k.startswith("_"):
-            continue
-        if isinstance(v, float):
-            v = f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
-        elif isinstance(v, int) and not isinstance(v, bool):
-            v = f"{v:,}"
-        parts.append(f"{k} {v}")
-    parts.append(f"time {elapsed * 1000:.1f} ms")
+    if isinstance(stats, dict) and "simulations" in stats:
+        parts.append(f"{_num(stats['simulations'])} simulations")
+        if stats.get("simulations_per_s"):
+            parts.append(f"{_num(stats['simulations_per_s'])}/s")
+        if "nodes_used" in stats:
+            parts.append(f"{_num(stats['nodes_used'])} nodes")
+        best = stats.get("best_move")
+        for ch in stats.get("children") or ():
+            if ch.get("move") == best:
+                parts.append(f"value {ch['mean']:+.3f} ({_num(ch['visits'])} visits)")
+        if stats.get("reused"):
+            parts.append(f"reused {_num(stats.get('reused_visits', 0))} visits")
+    elif stats is not None and hasattr(stats, "nodes"):
+        parts.append(f"value {stats.value:+.4g}" + (" (exact)" if getattr(stats, "exact", False)
+                                                    else ""))
+        if getattr(stats, "depth", None):
+            parts.append(f"depth {stats.depth}")
+        parts.append(f"{_num(stats.nodes)} nodes")
+        if getattr(stats, "time", 0) > 0:
+            parts.append(f"{_num(stats.nodes / stats.time)} nodes/s")
+    elif isinstance(stats, dict):
+        for k, v in stats.items():
+            if not isinstance(v, (list, tuple, dict)):
+                parts.append(f"{k} {_num(v)}")
+    parts.append(f"{elapsed * 1000:.1f} ms")
     return ", ".join(parts)
 
 
@@ -859,7 +920,13 @@ def play_one_game(console, game, args, players, delay=0.0):
             text = game.move_text(board, move, args)
             line = f"{players.names[side]} ({side}) plays {style(text, 'bold')}"
             if args.verbose:
-                line += f"  [{_format_stats(_engine_stats(agent), elapsed)}]"
+                stats = _engine_stats(agent)
+                if stats is None and hasattr(agent, "q_values"):
+                    try:
+                        stats = {"Q": float(agent.q_values(board)[move])}
+                    except (TypeError, ValueError, IndexError, KeyError):
+                        stats = None
+                line += f"  [{_format_stats(stats, elapsed)}]"
             console.say(line)
             if delay:
                 time.sleep(delay)
@@ -1047,23 +1114,27 @@ def cmd_train(args, console):
     if episodes is None:
         last = _history_last(getattr(agent, "history", None)) or {}
         episodes = last.get("episodes", args.episodes)
-    rows = [["model file", out], ["wall time", f"{dt:.2f} s"]]
+    rows = [["model file", out], ["training time", f"{dt:.2f} s"]]
     if episodes:
         rows.append(["episodes", f"{int(episodes):,}"])
         if dt > 0:
-            rows.append(["episodes/s", f"{int(episodes) / dt:,.0f}"])
-    last = _history_last(getattr(agent, "history", None))
-    if last:
-        for k, v in last.items():
-            if k == "episodes" or isinstance(v, (list, tuple, dict)):
-                continue
-            rows.append([f"last chunk: {k}", f"{v:.4g}" if isinstance(v, float) else v])
+            rows.append(["episodes/s (wall clock)", f"{int(episodes) / dt:,.0f}"])
+    last = _history_last(getattr(agent, "history", None)) or {}
+    for key in ("epsilon", "alpha"):
+        if key in last:
+            rows.append([f"final {key}", f"{last[key]:.4g}"])
+    if all(k in last for k in ("wins", "draws", "losses")):
+        n = last["wins"] + last["draws"] + last["losses"]
+        rows.append(["last chunk W/D/L (training)",
+                     " / ".join(_pct(last[k], n) for k in ("wins", "draws", "losses"))])
     console.say(_table(rows, ["summary", "value"]))
     if args.eval_games:
         evaluate = getattr(ttt_engine, "evaluate", None)
         if evaluate is not None:
+            trained = getattr(agent, "side", None) or args.side or "O"
+            sides = ("X", "O") if trained not in ("X", "O") else (trained,)
             erows = []
-            for side in ("X", "O"):
+            for side in sides:
                 kw = _kwargs_for(evaluate, games=args.eval_games, side=side,
                                  opponent="random", seed=args.seed)
                 w, d, l = _wdl(evaluate(agent, **kw))
