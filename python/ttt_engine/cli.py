@@ -438,8 +438,9 @@ def _ttt_hint(board, args):
 def _ttt_perfect():
     def build(args, side_index, console):
         return _build_agent("ttt_engine.agents.PerfectAgent", "perfect engine", args,
-                            side_index)
-    return EngineSpec("perfect", "exact alpha-beta: never loses", build)
+                            side_index, randomize=True)
+    return EngineSpec("perfect", "exact alpha-beta: never loses (fastest win, slowest loss; "
+                      "a random choice among equal moves, fixed by --seed)", build)
 
 
 # ---------------------------------------------------------------------------- grid games
