@@ -287,3 +287,110 @@ def test_solver_on_start_positions_matches_reference():
 def test_solver_node_limit():
     r = C.solve(C.Board(6, 6), max_nodes=1000)
     assert r.win is None and r.nodes >= 1000
+
+
+# ---------------------------------------------------------------------- search through the core
+from ttt_engine import search as S  # noqa: E402
+from ttt_engine import clobber_play as P  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["pieces", "own_moves", "safe", "neg_opp_moves", "centre", "adaptive"])
+def test_minimax_equals_alphabeta_every_depth(name):
+    b = C.Board(6, 5)
+    h = C.heuristic_id(name, "B")
+    for d in range(1, 5):
+        mm = S.minimax(b, d, heuristic=h)
+        ab = S.minimax(b, d, heuristic=h, alphabeta=True)
+        tt = S.alphabeta(b, d, heuristic=h)
+        assert mm.value == ab.value == tt.value, (name, d)
+        if d >= 2:
+            assert ab.nodes < mm.nodes and tt.nodes < mm.nodes
+    for d in range(5, 7):            # minimax is too slow here for CI; compare the two pruners
+        assert S.minimax(b, d, heuristic=h, alphabeta=True).value == S.alphabeta(b, d, heuristic=h).value
+
+
+def test_minimax_matches_seed_reference_on_random_positions():
+    rng = random.Random(21)
+    for _ in range(25):
+        rows, cols = rng.choice([(3, 3), (3, 4), (4, 4), (2, 5)])
+        b, cells = random_position(rng, rows, cols, empty=0.2)
+        if b.is_terminal():
+            continue
+        name = rng.choice(list(ref.HEURISTICS))
+        d = rng.randint(1, 3)
+        mover = b.to_move
+        want = ref.minimax(cells, d, True, mover, ref.HEURISTICS[name])
+        got = S.minimax(b, d, heuristic=C.heuristic_id(name, mover), alphabeta=True).value
+        if abs(want) == 1000:
+            assert (got > 0) == (want > 0) and abs(got) > 1e8
+        else:
+            assert got == want, (b.to_string(), mover, name, d)
+
+
+def test_search_solves_small_boards_like_solver():
+    for rows, cols in [(2, 3), (3, 3), (2, 4), (3, 4)]:
+        r = S.alphabeta(C.Board(rows, cols))
+        assert r.exact and (r.value > 0) == C.solve(C.Board(rows, cols)).win
+
+
+def test_agent_and_modes_output():
+    out, err = io.StringIO(), io.StringIO()
+    rec = P.play_basic(C.Board(3, 4), out=out, err=err)
+    lines = out.getvalue().splitlines()
+    assert lines[-2] == f"Winner: {rec.winner}" and lines[-1] == f"Rounds: {rec.rounds}"
+    assert C.Board.from_string("\n".join(lines[:-2])) == C.Board.from_string(rec.board.to_string())
+    assert rec.winner in ("B", "W") and rec.rounds == len(rec.moves) > 0
+    assert "nodes" in err.getvalue() and "time" in err.getvalue()
+    # the moves replay to the final board
+    b = C.Board(3, 4)
+    for m in rec.moves:
+        b.push(m.move)
+    assert b == rec.board and b.winner == rec.winner
+    out2 = io.StringIO()
+    rec2 = P.play_extended(C.Board(4, 4), {"algorithm": "alphabeta", "heuristic": "2", "depth": 2},
+                           {"algorithm": "alphabeta-tt", "heuristic": "safe", "depth": 4},
+                           out=out2, err=io.StringIO())
+    assert rec2.moves[0].heuristic == "B2" and rec2.moves[1].heuristic == "safe"
+    with pytest.raises(ValueError):
+        P.play_extended(C.Board(), {"algo": "minimax"})
+    with pytest.raises(ValueError):
+        P.ClobberAgent("negascout")
+    with pytest.raises(ValueError):
+        P.ClobberAgent(heuristic="bogus")
+
+
+def test_minimax_and_alphabeta_agents_play_the_same_game():
+    a = P.play_extended(C.Board(4, 5), {"algorithm": "minimax"}, {"algorithm": "minimax"},
+                        out=io.StringIO(), err=io.StringIO())
+    b = P.play_extended(C.Board(4, 5), {"algorithm": "alphabeta"}, {"algorithm": "alphabeta"},
+                        out=io.StringIO(), err=io.StringIO())
+    assert [m.move for m in a.moves] == [m.move for m in b.moves]
+    assert [m.value for m in a.moves] == [m.value for m in b.moves]
+    assert sum(m.nodes for m in b.moves) < sum(m.nodes for m in a.moves)
+
+
+def test_time_limited_agent():
+    ag = P.ClobberAgent("alphabeta", "adaptive", depth=30, time_limit=0.05)
+    m = ag.select_move(C.Board(5, 5))
+    assert m in C.Board(5, 5).legal_moves and ag.last["depth"] >= 1
+    ag = P.ClobberAgent("alphabeta-tt", "safe", depth=30, time_limit=0.05)
+    assert ag.select_move(C.Board(5, 5)) in C.Board(5, 5).legal_moves
+
+
+def test_cli(tmp_path, capsys):
+    p = tmp_path / "b.txt"
+    p.write_text("B W B W\nW B W B\nB W B W\n")
+    assert P.main(["basic", str(p)]) == 0
+    cap = capsys.readouterr()
+    assert "Winner:" in cap.out and "Rounds:" in cap.out and "nodes" in cap.err
+    assert P.main(["extended", str(p), "--b-algorithm", "alphabeta-tt", "--w-heuristic", "3",
+                   "--w-depth", "2", "--first", "W"]) == 0
+    cap = capsys.readouterr()
+    assert cap.err.splitlines()[2].split()[2] == "W"          # W moved first
+    p.write_text("B W\nW\n")
+    assert P.main(["basic", str(p)]) == 2
+    assert "line 2, column 2" in capsys.readouterr().err
+    assert P.main(["basic", "--size", "2x2"]) == 0
+    assert P.main(["basic"]) == 2
+    with pytest.raises(SystemExit):
+        P.main(["basic", "--size", "9x9"])
