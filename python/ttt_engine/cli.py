@@ -258,11 +258,30 @@ class MinimaxAgent:
         return self.last_result.best_move
 
 
+def _clobber_agent(name, depth, args):
+    """Seed 002's agent (``clobber_play.ClobberAgent``: heuristics from the mover's
+    point of view, the adaptive choice per turn); None if that module is missing."""
+    try:
+        from ttt_engine.clobber_play import ClobberAgent
+    except ImportError:
+        return None
+    algorithm = "minimax" if name == "minimax" else "alphabeta-tt"
+    try:
+        return ClobberAgent(algorithm, args.heuristic or "adaptive",
+                            depth if depth is not None else 64, args.time)
+    except ValueError as e:
+        raise CLIError(f"cannot build the Clobber {name} engine: {e}", EXIT_USAGE) from None
+
+
 def _alphabeta_engine(game_key, name="alphabeta", default_depth=None):
     def build(args, side_index, console):
         depth = args.depth if args.depth is not None else default_depth
         if args.time is not None and args.depth is None:
             depth = None            # iterative deepening under the time limit
+        if game_key == "clobber":
+            agent = _clobber_agent(name, depth, args)
+            if agent is not None:
+                return agent
         h = _heuristic_id(game_key, args.heuristic)
         if name == "minimax":
             return MinimaxAgent(depth if depth is not None else 3, h, args.time)
@@ -745,25 +764,56 @@ def _uttt_engine(name, help_text, candidates):
 
 
 # ---------------------------------------------------------------------------- game table
+def _quixo_values(args, console):
+    """Seed 004's state values for the greedy engine: loaded from the cache (or
+    --model), else collected from random games (stage B) and saved."""
+    from ttt_engine import quixo
+    n = _quixo_new(args).size
+    path = args.model or os.path.join(cache_dir(), f"quixo-states-{n}x{n}.json")
+    games = args.train_episodes or 100_000
+    if os.path.exists(path) and not args.retrain:
+        try:
+            table = quixo.load_values(path)
+            console.say(f"Loaded Quixo state values from {path} ({len(table):,} states).")
+            return table
+        except (ValueError, OSError) as e:
+            console.say(f"The state-value file {path} cannot be used: {e}")
+            if not console.yes_no("Collect new values and overwrite it?", default=True):
+                raise CLIError("no usable Quixo state values (use --retrain, or --model "
+                               "PATH)") from None
+    else:
+        if not args.retrain:
+            console.say(f"No saved Quixo state values yet ({path}).")
+    console.say(f"Scoring the states of {games:,} random games (seed 004 stage B); "
+                "this happens once.")
+    t0 = time.perf_counter()
+    try:
+        table, _res = quixo.collect_values(games, size=n, seed=args.seed,
+                                          progress=sys.stderr.isatty())
+        quixo.save_values(table, path)
+    except OSError as e:
+        raise CLIError(f"cannot save the state values to {path}: {e.strerror or e}") from None
+    console.say(f"Collected {len(table):,} states in {time.perf_counter() - t0:.1f} s; saved to "
+                f"{path} (the next run loads it at once).")
+    return table
+
+
 def _quixo_greedy_engine():
     def build(args, side_index, console):
-        cls = None
-        for path in ("ttt_engine.quixo.GreedyValueAgent", "ttt_engine.quixo.ValueAgent",
-                     "ttt_engine.quixo.EpsilonGreedyAgent"):
-            try:
-                cls = _import(path, "x")
-                break
-            except CLIError:
-                continue
-        if cls is None:
-            raise CLIError("the Quixo greedy value engine is not available in this build "
-                           "(ttt_engine.quixo has no value agent yet)")
-        kw = _kwargs_for(cls, seed=_engine_seed(args, side_index))
         try:
-            return cls(**kw)
+            from ttt_engine.quixo import GreedyValueAgent
+        except ImportError:
+            raise CLIError("the Quixo greedy value engine is not available in this build "
+                           "(ttt_engine.quixo is missing)") from None
+        values = _quixo_values(args, console)
+        seed = _engine_seed(args, side_index)
+        try:
+            return GreedyValueAgent(values, epsilon=0.0, exact_terminal=True,
+                                    seed=seed if seed is not None else random.getrandbits(63))
         except (ValueError, TypeError) as e:
             raise CLIError(f"cannot build the greedy value engine: {e}", EXIT_USAGE) from None
-    return EngineSpec("greedy", "seed 004's epsilon-greedy state-value agent", build)
+    return EngineSpec("greedy", "seed 004's state-value agent, played greedily (values from "
+                      "random games, collected on first use and cached)", build)
 
 
 GAMES = {}
@@ -828,7 +878,7 @@ def _agent_move(agent, board):
 
 
 def _engine_stats(agent):
-    for attr in ("last_result", "stats", "last_stats"):
+    for attr in ("last_result", "stats", "last_stats", "last"):
         val = getattr(agent, attr, None)
         if val is not None and not callable(val):
             return val
@@ -861,14 +911,19 @@ def _format_stats(stats, elapsed):
                 parts.append(f"value {ch['mean']:+.3f} ({_num(ch['visits'])} visits)")
         if stats.get("reused"):
             parts.append(f"reused {_num(stats.get('reused_visits', 0))} visits")
-    elif stats is not None and hasattr(stats, "nodes"):
-        parts.append(f"value {stats.value:+.4g}" + (" (exact)" if getattr(stats, "exact", False)
-                                                    else ""))
-        if getattr(stats, "depth", None):
-            parts.append(f"depth {stats.depth}")
-        parts.append(f"{_num(stats.nodes)} nodes")
-        if getattr(stats, "time", 0) > 0:
-            parts.append(f"{_num(stats.nodes / stats.time)} nodes/s")
+    elif stats is not None and (hasattr(stats, "nodes") or
+                                (isinstance(stats, dict) and "nodes" in stats)):
+        get = stats.get if isinstance(stats, dict) else (lambda k: getattr(stats, k, None))
+        value, seconds = get("value"), get("time") or get("seconds") or 0
+        if value is not None:
+            parts.append(f"value {value:+.4g}" + (" (exact)" if get("exact") else ""))
+        if get("heuristic") is not None and isinstance(get("heuristic"), str):
+            parts.append(f"heuristic {get('heuristic')}")
+        if get("depth"):
+            parts.append(f"depth {get('depth')}")
+        parts.append(f"{_num(get('nodes'))} nodes")
+        if seconds > 0:
+            parts.append(f"{_num(get('nodes') / seconds)} nodes/s")
     elif isinstance(stats, dict):
         for k, v in stats.items():
             if not isinstance(v, (list, tuple, dict)):
@@ -1225,12 +1280,8 @@ def cmd_eval(args, console):
 
 
 # ---------------------------------------------------------------------------- clobber / quixo
-def cmd_clobber(args, console):
-    raise CLIError("the Clobber modes are not in this build (ttt_engine.clobber is missing)")
-
-
-def cmd_quixo(args, console):
-    raise CLIError("the Quixo stages are not in this build (ttt_engine.quixo is missing)")
+#: Subcommands handed over whole to the game helpers' own parsers.
+DELEGATED = ("clobber", "quixo")
 
 
 # ---------------------------------------------------------------------------- parser
@@ -1298,7 +1349,10 @@ def _add_engine_options(p):
     g.add_argument("--simulations", type=_pos_int, metavar="N",
                    help="MCTS simulations per move (default 20000 when --time is not given)")
     g.add_argument("--depth", type=_pos_int, metavar="D", help="search depth (alphabeta, minimax)")
-    g.add_argument("--heuristic", metavar="NAME", help="evaluation heuristic (Clobber, Quixo)")
+    g.add_argument("--heuristic", metavar="NAME",
+                   help="Clobber evaluation: adaptive (default), adaptive-leaf, 1/2/3 (the "
+                        "mover's seed heuristic), pieces, mobility, own_moves, safe, "
+                        "neg_opp_moves, centre or a seed name B1..W3")
     g.add_argument("--model", metavar="PATH",
                    help="Q-learning model file (default: the cache, see below)")
     g.add_argument("--train-episodes", type=_pos_int, metavar="N", default=None,
@@ -1419,21 +1473,13 @@ def build_parser():
     _add_engine_options(p)
     p.set_defaults(func=cmd_eval, verbose=False)
 
-    p = sub.add_parser(
-        "clobber", formatter_class=fmt, help="Clobber basic / extended modes on a board file",
-        description="Seed 002's Clobber modes on a board file (rows of B, W, _) or stdin.")
-    p.add_argument("mode", choices=("basic", "extended"), help="basic: minimax vs minimax with "
-                   "the adaptive heuristic; extended: each side configured")
-    p.add_argument("board", nargs="?", default="-", help="board file, - for stdin (default)")
-    p.set_defaults(func=cmd_clobber)
-
-    p = sub.add_parser(
-        "quixo", formatter_class=fmt, help="Quixo stages A/B/C",
-        description="Seed 004's Quixo stages: A random tournament, B state values from "
-                    "random games,\nC the epsilon-greedy value agent.")
-    p.add_argument("stage", nargs="?", default="all", choices=("A", "B", "C", "all"),
-                   help="which stage (default all)")
-    p.set_defaults(func=cmd_quixo)
+    sub.add_parser(
+        "clobber", add_help=False,
+        help="seed 002's Clobber modes (basic / extended) on a board file or stdin; "
+             f"'{PROG} clobber --help' for its options")
+    sub.add_parser(
+        "quixo", add_help=False,
+        help=f"seed 004's Quixo stages A/B/C; '{PROG} quixo --help' for its options")
     return parser
 
 
@@ -1445,14 +1491,41 @@ def _version():
         return "unknown"
 
 
+def _delegate(command, rest):
+    """``clobber`` / ``quixo``: the game helpers' own command lines (their argparse
+    parsers, so ``--help`` is theirs and complete)."""
+    if command == "clobber":
+        try:
+            from ttt_engine import clobber_play
+        except ImportError:
+            raise CLIError("the Clobber modes are not in this build "
+                           "(ttt_engine.clobber_play is missing)") from None
+        return clobber_play.main(rest, prog=f"{PROG} clobber")
+    try:
+        from ttt_engine import quixo
+    except ImportError:
+        raise CLIError("the Quixo stages are not in this build "
+                       "(ttt_engine.quixo is missing)") from None
+    return quixo.main(rest)
+
+
 def main(argv=None):
     """Entry point of ``ttt-engine`` / ``python -m ttt_engine``; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in DELEGATED:
+        return _guarded(lambda: _delegate(argv[0], argv[1:]), Console(Style(sys.stdout)))
     parser = build_parser()
     args = parser.parse_args(argv)
     style = Style(sys.stdout, getattr(args, "color", "auto"))
     console = Console(style)
+    return _guarded(lambda: args.func(args, console), console)
+
+
+def _guarded(run, console):
+    """Run a command with the exit-status conventions (q/Ctrl-D 0, Ctrl-C 130,
+    CLIError one line), never a traceback for those."""
     try:
-        return args.func(args, console) or EXIT_OK
+        return run() or EXIT_OK
     except Quit:
         console.say("Bye.")
         return EXIT_OK
