@@ -309,3 +309,129 @@ def test_eval_table(env):
     assert set(rows) == {"X", "O"}
     for row in rows.values():
         assert row[3] == "30" and row[6] == "0"  # games, losses
+
+
+# ------------------------------------------------------------------ the other games
+def _reasons(stdout):
+    return [line.split("Not a legal move: ", 1)[1] for line in stdout.splitlines()
+            if "Not a legal move: " in line]
+
+
+@needs_random
+def test_uttt_bad_inputs_and_forced_board(env):
+    child = spawn(["play", "--game", "uttt", "--opponent", "random", "--seed", "5"], env)
+    child.expect(r"Your move \(X\) \[R, C\]: ")
+    child.sendline("4, 4")
+    child.expect(r"random \(O\) plays (\d), (\d)")
+    child.expect(r"X must play in board (\d) \(rows")
+    forced = int(child.match.group(1))
+    other = next(b for b in range(9) if b not in (forced, 4))
+    outside = f"{(other // 3) * 3}, {(other % 3) * 3}"
+    cases = [
+        ("4, 4", "the cell is occupied by X"),
+        (outside, f"X must play in local board {forced}"),
+        ("9, 0", "off the grid"),
+        ("x", "cannot parse move 'x'"),
+        ("", "empty input"),
+    ]
+    for text, reason in cases:
+        child.expect(r"Your move \(X\) \[R, C\]: ")
+        child.sendline(text)
+        child.expect(r"Not a legal move: ([^\r\n]*)")
+        assert reason in child.match.group(1), (text, child.match.group(1))
+    child.expect(r"Your move")
+    child.sendline("q")
+    assert finish(child)[0] == 0
+
+
+@needs_random
+def test_clobber_bad_inputs(env):
+    r = run(["play", "--game", "clobber", "--opponent", "random", "--seed", "5"], env,
+            stdin="a1-a2\na2-b2\nb1-b2\nc1-c1\nzz\nf1-f2\n\nq\n")
+    assert r.returncode == 0, r.stderr
+    assert "    a b c d e" in r.stdout and " 6  " in r.stdout     # coordinates on the edges
+    reasons = _reasons(r.stdout)
+    assert len(reasons) == 6, reasons
+    assert "b2 holds your own stone" in reasons[0]
+    assert "the stone on b1 is W's; you play B" in reasons[1]
+    assert "not a step to an orthogonal neighbour" in reasons[2]
+    assert "cannot read square" in reasons[3]
+    assert "f1 is off the 6x5 board" in reasons[4]
+    assert "empty input" in reasons[5]
+
+
+@needs_random
+def test_quixo_bad_inputs(env):
+    r = run(["play", "--game", "quixo", "--opponent", "random", "--seed", "5"], env,
+            stdin="c3T\na1T\nb2R\na1X\nfoo\n\na1R\na4R\nq\n")
+    assert r.returncode == 0, r.stderr
+    reasons = _reasons(r.stdout)
+    assert len(reasons) == 7, reasons
+    assert "only cubes on the outer ring" in reasons[0]
+    assert "cannot be pushed back in from its own edge" in reasons[1]   # push from its side
+    assert "only cubes on the outer ring" in reasons[2]
+    assert "sides T/B/L/R" in reasons[3]
+    assert "bad move 'foo'" in reasons[4]
+    assert "empty input" in reasons[5]
+    assert "the cube on a4 shows O" in reasons[6]                      # not your cube
+
+
+@pytest.mark.skipif(not _have("ttt_engine.quixo.GreedyValueAgent"), reason="quixo not built")
+def test_quixo_greedy_engine_collects_values_once(env, tmp_path):
+    args = ["play", "--game", "quixo", "--opponent", "greedy", "--train-episodes", "2000",
+            "--seed", "1"]
+    r = run(args, env, stdin="a1R\nq\n")
+    assert r.returncode == 0, r.stderr
+    assert "Scoring the states of 2,000 random games" in r.stdout
+    assert (tmp_path / "cache" / "quixo-states-5x5.json").is_file()
+    r = run(args, env, stdin="q\n")
+    assert "Loaded Quixo state values" in r.stdout and "Scoring" not in r.stdout
+
+
+def test_delegated_subcommands(env):
+    r = run(["clobber", "--help"], env)
+    assert r.returncode == 0 and "basic" in r.stdout and "extended" in r.stdout
+    r = run(["clobber", "basic", "-"], env, stdin="B W B\nW B W\n")
+    assert r.returncode == 0, r.stderr
+    assert "Winner:" in r.stdout and "Rounds:" in r.stdout and "nodes" in r.stderr
+    r = run(["clobber", "basic", "-"], env, stdin="B W Q\n")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = run(["quixo", "stages", "a", "--games-a", "200", "--no-progress", "--seed", "1"], env)
+    assert r.returncode == 0, r.stderr
+    assert "X wins" in r.stdout
+
+
+# ------------------------------------------------------------------ train / eval
+@needs_q
+def test_train_then_eval_model(env, tmp_path):
+    model = tmp_path / "m.npz"
+    r = run(["train", "--episodes", "300000", "--side", "X", "--seed", "1", "--out", str(model),
+             "--eval-games", "2000", "--quiet"], env)
+    assert r.returncode == 0, r.stderr
+    assert model.is_file()
+    assert re.search(r"episodes\s+300,000", r.stdout)
+    assert re.search(r"greedy as X vs random\s+2,000", r.stdout)
+    r = run(["eval", "--model", str(model), "--against", "random", "--games", "200",
+             "--side", "X", "--seed", "1"], env)
+    assert r.returncode == 0, r.stderr
+    row = next(line.split() for line in r.stdout.splitlines() if line.startswith("model"))
+    assert row[3:5] == ["X", "200"]
+    r = run(["eval", "--model", str(tmp_path / "missing.npz")], env)
+    assert r.returncode == 1 and "no model file" in r.stderr and "Traceback" not in r.stderr
+    r = run(["train", "--alpha", "2", "--quiet"], env)
+    assert r.returncode == 2 and "alpha" in r.stderr and "Traceback" not in r.stderr
+
+
+@needs_q
+def test_train_plot(env, tmp_path):
+    png = tmp_path / "curves.png"
+    r = run(["train", "--episodes", "200000", "--out", str(tmp_path / "m.npz"),
+             "--plot", str(png), "--eval-games", "0", "--quiet"], env)
+    if _have("ttt_engine.plot_history"):
+        if r.returncode == 1 and "matplotlib" in r.stderr:
+            pytest.skip("matplotlib not installed")
+        assert r.returncode == 0, r.stderr
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert r.returncode == 1 and "plot_history" in r.stdout
+        assert (tmp_path / "m.npz").is_file()        # the model is still saved
