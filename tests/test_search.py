@@ -325,3 +325,16 @@ def test_mcts_validation():
         m.search(Board(), time=-1)
     with pytest.raises(ValueError, match="game is over"):
         m.search(Board.from_string("XXXOO...."))
+
+
+def test_mcts_expand_after_saves_nodes():
+    eager = MCTS(seed=4)
+    lazy = MCTS(seed=4, expand_after=3)
+    eager.search(Board(), simulations=20_000)
+    move = lazy.search(Board(), simulations=20_000)
+    assert lazy.stats["nodes_used"] < eager.stats["nodes_used"] / 2
+    assert move in optimal_moves(Board())
+    b = Board.from_string("X.X.O....")
+    assert MCTS(seed=4, expand_after=3).search(b, simulations=20_000) == 1
+    with pytest.raises(ValueError, match="expand_after"):
+        MCTS(expand_after=-1)
