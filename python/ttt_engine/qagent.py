@@ -288,7 +288,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     bar = None
     if progress:
         try:
-            from tqdm.auto import tqdm
+            from tqdm import tqdm
         except ImportError:  # pragma: no cover - tqdm is a dependency
             tqdm = None
         if tqdm is not None:

@@ -28,7 +28,7 @@ xoshiro256** with one 64-bit draw split into the ε coin (low 32 bits) and the
 random cell (high 32 bits), and one branch-free 9-cell scan giving max and
 argmax at once (ties go to the lowest cell).
 """
-from libc.stdint cimport uint64_t, uint32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, int64_t, uint16_t
 from libc.math cimport INFINITY
 from ttt_engine.rng cimport rng_t, rng_seed, rng_next
 from ttt_engine cimport ttt
@@ -54,7 +54,13 @@ cdef enum:
     R_CUT = 3
 
 
+cdef enum:
+    MODE_RANDOM = 0
+    MODE_SELF_PLAY = 1
+
+
 cdef struct QParams:
+    int mode            # MODE_RANDOM / MODE_SELF_PLAY
     double alpha        # current α (decays per episode)
     double alpha_decay
     double alpha_min
@@ -135,6 +141,42 @@ cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
             return R_DRAW
 
 
+cdef inline int _selfplay_episode(double* Q, rng_t* rng, uint64_t eps_thr,
+                                  double alpha, double gamma) noexcept nogil:
+    """One self-play episode on the shared table, both sides ε-greedy.
+    Negamax target for the mover's (s, a): r (+1 win, 0 draw) if the move
+    ended the game, else -γ·max_a' Q(s', a') over the opponent's legal moves.
+    Returns R_WIN (X won), R_DRAW or R_LOSS (O won)."""
+    cdef int m0 = 0, m1 = 0, idx = 0, empty, a, greedy, p = 0, mover
+    cdef double* prev = NULL
+    cdef double* row
+    cdef double best
+    cdef uint64_t r
+    while True:
+        empty = (~(m0 | m1)) & TTT_FULL
+        row = Q + idx * 9
+        best = _scan(row, empty, &greedy)
+        if prev != NULL:
+            prev[0] += alpha * (-gamma * best - prev[0])
+        r = rng_next(rng)
+        a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
+        prev = row + a
+        idx += (p + 1) * ttt_pow3[a]
+        if p == 0:
+            m0 |= 1 << a
+            mover = m0
+        else:
+            m1 |= 1 << a
+            mover = m1
+        if ttt_win_table[mover]:
+            prev[0] += alpha * (1.0 - prev[0])
+            return R_WIN if p == 0 else R_LOSS
+        if (m0 | m1) == TTT_FULL:
+            prev[0] += alpha * (0.0 - prev[0])
+            return R_DRAW
+        p ^= 1
+
+
 cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
                         int64_t* counts) noexcept nogil:
     """Run ``n`` episodes, decaying ``p.epsilon`` after each; add the outcomes
@@ -150,11 +192,14 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
     for e in range(n):
         # P(explore) = thr / 2**32 with 32-bit resolution; ε = 1 explores always.
         thr = <uint64_t>(eps * 4294967296.0)
-        if p.side == SIDE_RANDOM:
-            me = <int>(rng_next(rng) >> 63)
+        if p.mode == MODE_SELF_PLAY:
+            res = _selfplay_episode(Q, rng, thr, alpha, gamma)
         else:
-            me = p.side
-        res = _episode(Q, rng, me, thr, alpha, gamma, shaping)
+            if p.side == SIDE_RANDOM:
+                me = <int>(rng_next(rng) >> 63)
+            else:
+                me = p.side
+            res = _episode(Q, rng, me, thr, alpha, gamma, shaping)
         w += res == R_WIN
         d += res == R_DRAW
         l += res == R_LOSS
@@ -189,7 +234,7 @@ cdef class QTrainer:
     def __cinit__(self, double[:, ::1] q not None, double alpha, double gamma,
                   double epsilon, double decay, double eps_min, int side,
                   bint shaping, unsigned long long seed, double alpha_decay=1.0,
-                  double alpha_min=0.0):
+                  double alpha_min=0.0, int mode=MODE_RANDOM):
         if q.shape[0] != TTT_STATES or q.shape[1] != 9:
             raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
         if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
@@ -203,6 +248,9 @@ cdef class QTrainer:
         self.p.decay = decay
         self.p.eps_min = eps_min
         self.p.side = side
+        self.p.mode = mode
+        if mode not in (MODE_RANDOM, MODE_SELF_PLAY):
+            raise ValueError(f"mode code must be 0 or 1, got {mode}")
         self.p.shaping = shaping
         rng_seed(&self.rng, seed)
         self.episodes = 0
@@ -212,13 +260,29 @@ cdef class QTrainer:
         """The current ε (after the episodes run so far)."""
         return self.p.epsilon
 
+    @epsilon.setter
+    def epsilon(self, double value):
+        self.p.epsilon = value
+
+    @property
+    def mode(self):
+        """0: against the random opponent, 1: self-play (settable between chunks)."""
+        return self.p.mode
+
+    @mode.setter
+    def mode(self, int value):
+        if value not in (MODE_RANDOM, MODE_SELF_PLAY):
+            raise ValueError(f"mode code must be 0 or 1, got {value}")
+        self.p.mode = value
+
     @property
     def alpha(self):
         """The current α (after the episodes run so far)."""
         return self.p.alpha
 
     def run(self, long long n):
-        """Run ``n`` episodes; return ``(wins, draws, losses, cut)`` for them."""
+        """Run ``n`` episodes; return ``(wins, draws, losses, cut)`` for them
+        (self-play: X wins, draws, O wins, 0)."""
         if n < 0:
             raise ValueError(f"episodes must be >= 0, got {n}")
         cdef int64_t counts[4]
@@ -231,12 +295,15 @@ cdef class QTrainer:
 
 # ---------------------------------------------------------------------------- evaluation
 
-cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil:
-    """One game: greedy agent on side ``me`` vs a uniformly random opponent."""
+cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
+                             const uint16_t* opt) noexcept nogil:
+    """One game: greedy agent on side ``me`` vs a uniformly random opponent
+    (``opt`` NULL) or a perfect one choosing uniformly among the optimal moves
+    ``opt[index]`` (a 9-bit mask per position, from ``ttt_engine.ttt_oracle``)."""
     cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
     cdef int wme = me + 1, wopp = 2 - me
     if me == SIDE_O:
-        c = _random_cell(TTT_FULL, rng_next(rng))
+        c = _random_cell(opt[0] if opt != NULL else TTT_FULL, rng_next(rng))
         theirs = 1 << c
         idx = wopp * ttt_pow3[c]
     while True:
@@ -248,7 +315,8 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil
             return R_WIN
         if (mine | theirs) == TTT_FULL:
             return R_DRAW
-        c = _random_cell(empty & ~(1 << a), rng_next(rng))
+        empty = empty & ~(1 << a)
+        c = _random_cell(opt[idx] if opt != NULL else empty, rng_next(rng))
         theirs |= 1 << c
         idx += wopp * ttt_pow3[c]
         if ttt_win_table[theirs]:
@@ -258,7 +326,7 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil
 
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
-                      int64_t* counts) noexcept nogil:
+                      int64_t* counts, const uint16_t* opt) noexcept nogil:
     cdef int64_t g
     cdef int me
     for g in range(n):
@@ -266,13 +334,15 @@ cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
             me = <int>(rng_next(rng) >> 63)
         else:
             me = side
-        counts[_greedy_game(Q, rng, me)] += 1
+        counts[_greedy_game(Q, rng, me, opt)] += 1
 
 
 def evaluate_random(double[:, ::1] q not None, long long games, int side,
-                    unsigned long long seed):
+                    unsigned long long seed, const uint16_t[::1] optimal=None):
     """Greedy play of ``q`` against a uniformly random opponent for ``games``
-    games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random."""
+    games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random.
+    With ``optimal`` (the oracle's uint16 masks, length 19683) the opponent is
+    perfect instead: uniform among the game-theoretically optimal moves."""
     if q.shape[0] != TTT_STATES or q.shape[1] != 9:
         raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
     if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
@@ -281,10 +351,15 @@ def evaluate_random(double[:, ::1] q not None, long long games, int side,
         raise ValueError(f"games must be >= 0, got {games}")
     cdef rng_t rng
     cdef int64_t counts[4]
+    cdef const uint16_t* opt = NULL
+    if optimal is not None:
+        if optimal.shape[0] != TTT_STATES:
+            raise ValueError(f"optimal must have length {TTT_STATES}, got {optimal.shape[0]}")
+        opt = &optimal[0]
     counts[0] = counts[1] = counts[2] = counts[3] = 0
     rng_seed(&rng, seed)
     with nogil:
-        _eval_games(&q[0, 0], &rng, games, side, counts)
+        _eval_games(&q[0, 0], &rng, games, side, counts, opt)
     return counts[0], counts[1], counts[2]
 
 
