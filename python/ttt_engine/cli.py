@@ -841,11 +841,9 @@ register_game(GameSpec(
     engines={e.name: e for e in (
         _mcts_engine(),
         _uttt_engine("qtree", "seed 003's tree Q-learning (--time or --simulations per move)",
-                     ("ttt_engine.uttt_agents.TreeQAgent", "ttt_engine.uttt.TreeQAgent",
-                      "ttt_engine.agents.TreeQAgent")),
+                     ("ttt_engine.tree_agents.TreeQAgent",)),
         _uttt_engine("sarsa", "seed 003's Sarsa on the tree (--time or --simulations per move)",
-                     ("ttt_engine.uttt_agents.SarsaAgent", "ttt_engine.uttt.SarsaAgent",
-                      "ttt_engine.agents.SarsaAgent")),
+                     ("ttt_engine.tree_agents.SarsaAgent",)),
         _random_engine("uttt"))},
     default_opponent="mcts",
 ))
