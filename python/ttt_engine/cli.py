@@ -1029,6 +1029,8 @@ def cmd_play(args, console):
     opp_spec = _resolve_engine(game, opp_name)
     watch_spec = _resolve_engine(game, args.watch, "--watch") if args.watch else None
     first, second = game.sides
+    if args.side is not None:
+        args.side = args.side.upper()
     if args.side is not None and args.side not in game.sides:
         raise CLIError(f"--side must be one of {', '.join(game.sides)} for {game.title}; "
                        f"got {args.side!r}", EXIT_USAGE)
@@ -1237,7 +1239,8 @@ def cmd_eval(args, console):
     game.check_available()
     if args.model and args.engine:
         raise CLIError("give either --model or --engine, not both", EXIT_USAGE)
-    sides = list(game.sides) if args.side == "both" else [args.side]
+    side = args.side if args.side.lower() == "both" else args.side.upper()
+    sides = list(game.sides) if side.lower() == "both" else [side]
     for s in sides:
         if s not in game.sides:
             raise CLIError(f"--side must be one of {', '.join(game.sides)} or both", EXIT_USAGE)
@@ -1313,6 +1316,13 @@ def _pos_float(text):
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not v > 0 or v != v or v == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return v
+
+
+def _nonneg_float(text):
+    v = _real(text)
+    if not 0 <= v < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text}")
     return v
 
 
@@ -1401,7 +1411,7 @@ def build_parser():
                    help="who moves first; 'alternate' swaps sides after each game")
     p.add_argument("--games", type=_pos_int, metavar="N",
                    help="play N games and stop (no 'play again?' question)")
-    p.add_argument("--delay", type=_real, default=0.0, metavar="SECONDS",
+    p.add_argument("--delay", type=_nonneg_float, default=0.0, metavar="SECONDS",
                    help="pause after each engine move when watching (default 0)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="show the engine's statistics (simulations, nodes, value, time)")
@@ -1536,6 +1546,9 @@ def _guarded(run, console):
     except CLIError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr, flush=True)
         return e.code
+    except ValueError as e:     # a library's input check on a value we passed through
+        print(f"{PROG}: error: {e}", file=sys.stderr, flush=True)
+        return EXIT_ERROR
     except BrokenPipeError:
         # stdout closed early (e.g. piped into head): exit quietly
         try:
