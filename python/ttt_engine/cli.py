@@ -368,6 +368,10 @@ def load_or_train_q(args, side, console):
             return _train_q(console, path, episodes, side, args.seed)
         raise CLIError("no usable Q-learning model (use --retrain, or --model PATH)") from None
     console.say(f"Loaded the Q-learning model from {path}.")
+    trained = _trained_side(agent)
+    if trained is not None and trained != side:
+        console.say(f"note: this model learned to play {trained} against a random player; "
+                    f"here it plays {side}.")
     return agent
 
 
@@ -1136,6 +1140,37 @@ def _pct(n, total):
     return f"{100.0 * n / total:.2f}%" if total else "-"
 
 
+def _trained_side(agent, requested=None):
+    """"X"/"O" for a model that learned one side against random, None for both sides."""
+    side = getattr(agent, "side", None) or requested
+    mode = getattr(agent, "mode", None) or (getattr(agent, "hyperparameters", None) or {}).get("mode")
+    if mode not in (None, "random") or side not in ("X", "O"):
+        return None
+    return side
+
+
+def _exact_rows(ttt_engine, agent, side):
+    """Exact quality (issue 4's oracle) when this build has it: optimal-move share,
+    exact W/D/L against a uniformly random player, worst case against any player."""
+    rows = []
+    optimality = getattr(ttt_engine, "optimality", None)
+    exact_vs_random = getattr(ttt_engine, "exact_vs_random", None)
+    worst_case = getattr(ttt_engine, "worst_case", None)
+    if optimality is not None:
+        o = optimality(agent)
+        rows.append(["optimal moves (all positions, exact)",
+                     f"{o.optimal:,}/{o.positions:,} = {_pct(o.optimal, o.positions)}"])
+    for sd in (("X", "O") if side is None else (side,)):
+        if exact_vs_random is not None:
+            e = exact_vs_random(agent, side=sd)
+            rows.append([f"as {sd} vs random, exact W/D/L",
+                         f"{e.win:.2%} / {e.draw:.2%} / {e.loss:.2%}"])
+        if worst_case is not None:
+            w = worst_case(agent, side=sd)
+            rows.append([f"as {sd}, worst case vs any player", w.outcome])
+    return rows
+
+
 def cmd_train(args, console):
     import ttt_engine
     train = _import("ttt_engine.train", "the Q-learning trainer")
@@ -1146,8 +1181,10 @@ def cmd_train(args, console):
     options = dict(episodes=args.episodes, alpha=args.alpha, gamma=args.gamma,
                    epsilon=args.epsilon, epsilon_decay=args.epsilon_decay,
                    epsilon_min=args.epsilon_min, side=args.side, mode=args.mode,
-                   shaping=args.shaping or None, symmetry=args.symmetry or None,
-                   seed=args.seed)
+                   curriculum_fraction=args.curriculum_fraction,
+                   curriculum_epsilon=args.curriculum_epsilon, alpha_decay=args.alpha_decay,
+                   alpha_min=args.alpha_min, shaping=args.shaping or None,
+                   symmetry=args.symmetry or None, seed=args.seed)
     accepted = _kwargs_for(train, **options)
     unsupported = [k for k, v in options.items() if v is not None and k not in accepted]
     if unsupported:
@@ -1155,6 +1192,12 @@ def cmd_train(args, console):
         raise CLIError(f"this build's train() does not support {opts}", EXIT_USAGE)
     if "progress" in inspect.signature(train).parameters:
         accepted["progress"] = not args.quiet
+    if args.plot and plot_history is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
+                           "(nothing was trained)", EXIT_USAGE) from None
     out = args.out or default_model_path(args.side or "O")
     t0 = time.perf_counter()
     try:
@@ -1183,12 +1226,13 @@ def cmd_train(args, console):
         n = last["wins"] + last["draws"] + last["losses"]
         rows.append(["last chunk W/D/L (training)",
                      " / ".join(_pct(last[k], n) for k in ("wins", "draws", "losses"))])
+    rows += _exact_rows(ttt_engine, agent, _trained_side(agent, args.side))
     console.say(_table(rows, ["summary", "value"]))
     if args.eval_games:
         evaluate = getattr(ttt_engine, "evaluate", None)
         if evaluate is not None:
-            trained = getattr(agent, "side", None) or args.side or "O"
-            sides = ("X", "O") if trained not in ("X", "O") else (trained,)
+            trained = _trained_side(agent, args.side)
+            sides = ("X", "O") if trained is None else (trained,)
             erows = []
             for side in sides:
                 kw = _kwargs_for(evaluate, games=args.eval_games, side=side,
@@ -1443,9 +1487,17 @@ def build_parser():
                    help="epsilon <- max(epsilon_min, epsilon * DECAY) after each episode")
     p.add_argument("--epsilon-min", type=_real, metavar="EPS", help="floor of epsilon")
     p.add_argument("--side", choices=("X", "O", "random"),
-                   help="side the agent learns against a random opponent")
+                   help="mode random: the side the agent learns against a random opponent")
     p.add_argument("--mode", choices=("random", "self-play", "curriculum"),
-                   help="training opponent (self-play trainer only)")
+                   help="random: against a random player; self-play: one table for both "
+                        "sides; curriculum (the default): seed 001's random-then-self-play")
+    p.add_argument("--curriculum-fraction", type=_real, metavar="F",
+                   help="curriculum: share of episodes against random first (default 0.2)")
+    p.add_argument("--curriculum-epsilon", type=_real, metavar="EPS",
+                   help="curriculum: epsilon reset for the self-play phase (default 0.6)")
+    p.add_argument("--alpha-decay", type=_real, metavar="DECAY",
+                   help="learning-rate decay per episode")
+    p.add_argument("--alpha-min", type=_real, metavar="A", help="floor of the learning rate")
     p.add_argument("--shaping", action="store_true",
                    help="seed 000 reward shaping (-0.8 for leaving an immediate win)")
     p.add_argument("--symmetry", action="store_true",
