@@ -1477,7 +1477,7 @@ def build_parser():
                     "print a summary\ntable (and its greedy results against a random player).",
         epilog=CACHE_HELP + "\n\nexamples:\n"
                f"  {PROG} train --episodes 10000000 --plot curves.png\n"
-               f"  {PROG} train --episodes 2000000 --side X --out x.npz --seed 1")
+               f"  {PROG} train --mode random --side X --episodes 2000000 --out x.npz --seed 1")
     p.add_argument("--episodes", type=_nonneg_int, metavar="N",
                    help="training episodes (default: train()'s default)")
     p.add_argument("--alpha", type=_real, help="learning rate in (0, 1] (default 0.1)")
@@ -1501,13 +1501,14 @@ def build_parser():
     p.add_argument("--shaping", action="store_true",
                    help="seed 000 reward shaping (-0.8 for leaving an immediate win)")
     p.add_argument("--symmetry", action="store_true",
-                   help="learn over the 8 board symmetries (self-play trainer only)")
+                   help="learn over the 8 board symmetries (only if the installed train() "
+                        "has a symmetry parameter; refused otherwise)")
     p.add_argument("--seed", type=_nonneg_int, help="seed (same seed, same Q table)")
     p.add_argument("--out", metavar="PATH", help="model file to write (default: the cache)")
     p.add_argument("--plot", metavar="PNG", help="write the learning curves to PNG")
     p.add_argument("--eval-games", type=_nonneg_int, default=100_000, metavar="N",
-                   help="games vs random for the summary, as X and as O (0 skips; "
-                        "default 100000)")
+                   help="sampled games vs random for the summary, on each side the model "
+                        "plays (0 skips; default 100000)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help=argparse.SUPPRESS)
