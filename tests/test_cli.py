@@ -295,7 +295,10 @@ def test_watch_engine_vs_engine(env):
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("Score:") == 3
     assert re.search(r"Score: random \(watched\) 0, perfect \d, draws \d\s*$", r.stdout)
-    assert re.search(r"perfect \((X|O)\) plays \d  \[[\d.]+ ms\]", r.stdout)  # --verbose
+    # --verbose: the perfect engine's exact value of its move, and the time
+    assert re.search(r"perfect \((X|O)\) plays \d  \[exact value: (draw|win in \d+ pl(y|ies)), "
+                     r"[\d.]+ ms\]", r.stdout)
+    assert "exact value: loss" not in r.stdout
 
 
 @needs_perfect

@@ -887,6 +887,14 @@ def _engine_stats(agent):
     return None
 
 
+def _exact_score_text(score):
+    """PerfectAgent's win-distance score (1e9 - plies for a win) in words."""
+    if score == 0:
+        return "draw"
+    plies = int(round(1e9 - abs(score)))
+    return f"{'win' if score > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
+
+
 def _num(v):
     if isinstance(v, bool):
         return str(v)
@@ -926,6 +934,8 @@ def _format_stats(stats, elapsed):
         parts.append(f"{_num(get('nodes'))} nodes")
         if seconds > 0:
             parts.append(f"{_num(get('nodes') / seconds)} nodes/s")
+    elif isinstance(stats, dict) and "exact" in stats:
+        parts.append(f"exact value: {stats['exact']}")
     elif isinstance(stats, dict):
         for k, v in stats.items():
             if not isinstance(v, (list, tuple, dict)):
@@ -979,7 +989,9 @@ def play_one_game(console, game, args, players, delay=0.0):
             line = f"{players.names[side]} ({side}) plays {style(text, 'bold')}"
             if args.verbose:
                 stats = _engine_stats(agent)
-                if stats is None and hasattr(agent, "q_values"):
+                if stats is None and hasattr(agent, "move_scores"):
+                    stats = {"exact": _exact_score_text(agent.move_scores(board)[move])}
+                elif stats is None and hasattr(agent, "q_values"):
                     try:
                         stats = {"Q": float(agent.q_values(board)[move])}
                     except (TypeError, ValueError, IndexError, KeyError):
