@@ -253,7 +253,9 @@ def test_q_engine_first_run_trains_and_saves_second_run_loads(env, tmp_path):
 def test_retrain_forces_a_new_model(env, tmp_path):
     model = str(tmp_path / "m.npz")
     args = ["play", "--opponent", "q", "--model", model, "--train-episodes", "20000"]
-    r = run(args, env, stdin="q\n")
+    r = run(args, env, stdin="n\n")      # a missing --model file: asked first
+    assert r.returncode == 1 and "No model file at" in r.stdout and not os.path.exists(model)
+    r = run(args, env, stdin="y\nq\n")
     assert r.returncode == 0 and os.path.isfile(model) and "Training" in r.stdout
     r = run(args, env, stdin="q\n")
     assert "Loaded" in r.stdout and "Training" not in r.stdout

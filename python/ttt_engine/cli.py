@@ -354,9 +354,11 @@ def load_or_train_q(args, side, console):
     if args.retrain:
         return _train_q(console, path, episodes, side, args.seed)
     if not os.path.exists(path):
-        if args.model:
+        if args.model:      # a path the user typed: maybe a typo, so ask first
             console.say(f"No model file at {path}.")
-        else:
+            if not console.yes_no("Train a new model and save it there?", default=True):
+                raise CLIError(f"no model file at {path}") from None
+        else:               # seed 000's first run: train, save, play
             console.say(f"No saved Q-learning model yet ({path}).")
         return _train_q(console, path, episodes, side, args.seed)
     try:
