@@ -321,3 +321,61 @@ def test_plot_without_matplotlib(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"pip install \"ttt_engine\[plot\]\""):
         ttt_engine.plot_history([{"episodes": 1}], tmp_path / "x.png")
+
+
+# ---------------------------------------------------------------- symmetry
+def _transform_board(cells, perm_t):
+    out = [0] * 9
+    for i, v in enumerate(cells):
+        out[perm_t[i]] = v
+    return tuple(out)
+
+
+def test_symmetry_tables():
+    from ttt_engine import qlearning as ql
+    perm, canon, ctrans = ql.symmetry_tables()
+    assert sorted(map(tuple, perm.tolist())) == sorted(set(map(tuple, perm.tolist())))  # 8 distinct
+    assert all(sorted(p) == list(range(9)) for p in perm.tolist())
+    for cells in list(POSITIONS)[::7]:
+        i = sum(v * 3 ** k for k, v in enumerate(cells))
+        images = [sum(v * 3 ** k for k, v in enumerate(_transform_board(cells, perm[t]))) for t in range(8)]
+        assert canon[i] == min(images)
+        assert images[ctrans[i]] == canon[i]
+    assert len({int(canon[sum(v * 3 ** k for k, v in enumerate(c))]) for c in POSITIONS}) == 765
+
+
+@pytest.mark.parametrize("mode", ["self-play", "random"])
+def test_symmetry_training_is_consistent(mode):
+    from ttt_engine import qlearning as ql
+    perm, canon, ctrans = ql.symmetry_tables()
+    a = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
+    q = a.q
+    idx = np.arange(19683)
+    digits = np.stack([(idx // 3 ** i) % 3 for i in range(9)], axis=1)
+    assert not q[digits != 0].any()                      # illegal cells untouched
+    for cells in POSITIONS:                              # every row = its canonical row, mapped
+        i = sum(v * 3 ** k for k, v in enumerate(cells))
+        assert np.array_equal(q[i], q[canon[i]][perm[ctrans[i]]])
+    if mode == "self-play":
+        assert ttt_engine.optimality(a).rate == 1.0
+    b = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
+    assert np.array_equal(a.q, b.q)
+
+
+# ---------------------------------------------------------------- cross-checks with the search core
+def test_oracle_agrees_with_search_core():
+    search = pytest.importorskip("ttt_engine.search")
+    value, optimal, kind, decisions = ttt_oracle.tables()
+    for i in decisions[::5]:
+        b = Board.from_index(int(i))
+        assert search.optimal_moves(b) == [c for c in range(9) if optimal[i] >> c & 1], b
+
+
+def test_qagent_plays_matches_with_search_agents():
+    agents = pytest.importorskip("ttt_engine.agents")
+    q = perfect_table()
+    agent = ttt_engine.QAgent(q, name="perfect-table")
+    res = agents.play_match(agent, agents.PerfectAgent(), games=20, seed=1)
+    assert (res.wins, res.draws, res.losses) == (0, 20, 0)
+    res = agents.play_match(agent, agents.RandomAgent(), games=40, seed=2)
+    assert res.losses == 0 and res.wins > 20

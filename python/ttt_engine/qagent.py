@@ -250,7 +250,8 @@ class QAgent:
 def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_decay=0.999999,
           epsilon_min=0.01, side=None, shaping=False, seed=None, progress=True, *,
           mode="curriculum", curriculum_fraction=0.2, curriculum_epsilon=0.6,
-          alpha_decay=0.9999997, alpha_min=0.01, chunk=100_000, metrics_every=2, agent=None):
+          alpha_decay=0.9999997, alpha_min=0.01, chunk=100_000, metrics_every=2, symmetry=False,
+          agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
 
     The whole loop runs in C (``ttt_engine.qlearning``), ``chunk`` episodes at a
@@ -304,6 +305,12 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         Every this many chunks, add exact metrics to the history record
         (optimality over the 4520 positions, exact W/D/L vs random as X and as
         O: about 0.2 ms each); 0 disables them.
+    symmetry : bool
+        Learn over the 8 rotations/reflections: every position reads and
+        updates the row of its canonical form (precomputed table 19683 ->
+        canonical index + transform, moves mapped through the transform); at
+        the end every row is filled from its canonical row, so the agent plays
+        as usual.
     agent : QAgent or None
         Continue training this agent's table (in place) instead of a fresh one.
 
@@ -318,6 +325,8 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     frac = _util.check_real("curriculum_fraction", curriculum_fraction, low=0, high=1)
     h["curriculum_epsilon"] = _util.check_real("curriculum_epsilon", curriculum_epsilon, low=0, high=1)
     metrics_every = _util.check_int("metrics_every", metrics_every, min=0)
+    if not isinstance(symmetry, (bool, np.bool_)):
+        raise ValueError(f"symmetry must be True or False, got {symmetry!r}")
     if not isinstance(shaping, (bool, np.bool_)):
         raise ValueError(f"shaping must be True or False, got {shaping!r}")
     if not isinstance(progress, (bool, np.bool_)):
@@ -336,7 +345,8 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     n_random = {"random": episodes, "self-play": 0, "curriculum": int(round(episodes * frac))}[mode]
     trainer = _ql.QTrainer(agent.q, h["alpha"], h["gamma"], h["epsilon"], h["epsilon_decay"],
                            h["epsilon_min"], _SIDES[side], bool(shaping), seed,
-                           h["alpha_decay"], h["alpha_min"], 0 if n_random else 1)
+                           h["alpha_decay"], h["alpha_min"], 0 if n_random else 1, bool(symmetry))
+    agent.symmetry = bool(symmetry)
     if metrics_every:
         from ttt_engine.exact import exact_report
     bar = None
@@ -367,11 +377,18 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
                    "epsilon": trainer.epsilon, "alpha": trainer.alpha,
                    "self_play": trainer.mode}
             if metrics_every and (nchunks % metrics_every == 0 or done == episodes):
-                rec.update(exact_report(agent.q))
+                if symmetry:
+                    full = agent.q.copy()
+                    _ql.expand_symmetric(full)
+                    rec.update(exact_report(full))
+                else:
+                    rec.update(exact_report(agent.q))
             agent.history.append(rec)
             if bar is not None:
                 bar.update(n)
     finally:
+        if symmetry:
+            _ql.expand_symmetric(agent.q)
         agent.episodes = start + done
         if bar is not None:
             bar.close()
