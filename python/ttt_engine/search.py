@@ -28,8 +28,12 @@ _mcts = importlib.import_module("ttt_engine.mcts")
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
-    "optimal_moves", "MCTS", "WIN_SCORE", "MAX_PLY",
+    "optimal_moves", "MCTS", "ABSearcher", "WIN_SCORE", "MAX_PLY",
 ]
+
+#: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2)``; pass
+#: one as ``searcher=`` to keep its table size / settings (one search at a time).
+ABSearcher = _ab.ABSearcher
 
 WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
