@@ -24,7 +24,7 @@ game of N states (N - 1 moves, state 0 = empty board), state i scores
 0.0 if it lost and ``draw_score`` (default 0.5) for a draw by the move cap.
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t
-from libc.stdlib cimport malloc, free, realloc, strtod
+from libc.stdlib cimport malloc, calloc, free, realloc, strtod
 from libc.string cimport memset, memcpy, strlen
 from cpython.mem cimport PyMem_Free
 
@@ -277,17 +277,38 @@ cdef class ValueTable:
 
     def to_json_bytes(self):
         """The seed's JSON (``{"<board>": [average, count], ...}``, one entry a
-        line, insertion order) as bytes; written by C code (floats ``%.17g``,
-        exact round trip)."""
-        cdef int n = self.size, cells = self.size * self.size
-        cdef uint64_t i, k
-        cdef Py_ssize_t per = cells + 64
+        line, insertion order) as bytes, written by C code; floats in Python's
+        shortest round-trip repr (what ``json.dumps`` writes)."""
+        cdef Py_ssize_t per = self.size * self.size + 64
         buf = bytearray(per * self.t.size + 16)
         cdef char* out = buf
         cdef Py_ssize_t pos = 0
-        cdef int c, w
+        cdef uint64_t* cache_bits = <uint64_t*>calloc(4096, sizeof(uint64_t))
+        cdef unsigned char* cache_len = <unsigned char*>calloc(4096, 1)
+        cdef char* cache_txt = <char*>malloc(4096 * 32)
+        if cache_bits == NULL or cache_len == NULL or cache_txt == NULL:
+            free(cache_bits)
+            free(cache_len)
+            free(cache_txt)
+            raise MemoryError()
+        try:
+            pos = self._write_json(out, cache_bits, cache_len, cache_txt)
+        finally:
+            free(cache_bits)
+            free(cache_len)
+            free(cache_txt)
+        del buf[pos:]
+        return buf
+
+    cdef Py_ssize_t _write_json(self, char* out, uint64_t* cache_bits, unsigned char* cache_len,
+                                char* cache_txt) except -1:
+        cdef int cells = self.size * self.size
+        cdef uint64_t i, k
+        cdef Py_ssize_t pos = 0
+        cdef int c, w, h
         cdef double avg
         cdef char* rep
+        cdef uint64_t bits
         out[pos] = b'{'
         pos += 1
         for i in range(self.t.size):
@@ -316,13 +337,25 @@ cdef class ValueTable:
                 memcpy(out + pos, b"1.0", 3)
                 pos += 3
             else:
-                # shortest repr that round-trips (what Python's json writes)
-                rep = PyOS_double_to_string(avg, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
-                if rep == NULL:
-                    raise MemoryError()
-                w = <int>strlen(rep)
-                memcpy(out + pos, rep, w)
-                PyMem_Free(rep)
+                # shortest repr that round-trips (what Python's json writes);
+                # most states were seen once, so their averages are one of a few
+                # hundred values reward * gamma**k: a direct-mapped cache of the
+                # formatted text skips most of the conversions
+                memcpy(&bits, &avg, 8)
+                h = <int>((bits * <uint64_t>0x9E3779B97F4A7C15ULL) >> 52)
+                if cache_bits[h] != bits or cache_len[h] == 0:
+                    rep = PyOS_double_to_string(avg, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
+                    if rep == NULL:
+                        raise MemoryError()
+                    w = <int>strlen(rep)
+                    if w > 31:
+                        w = 31      # never: a double's repr is at most 24 chars
+                    memcpy(cache_txt + 32 * h, rep, w)
+                    PyMem_Free(rep)
+                    cache_bits[h] = bits
+                    cache_len[h] = <unsigned char>w
+                w = cache_len[h]
+                memcpy(out + pos, cache_txt + 32 * h, w)
                 pos += w
             w = snprintf(out + pos, 24, ", %u]", self.t.counts[i])
             pos += w
@@ -333,8 +366,7 @@ cdef class ValueTable:
         out[pos + 1] = b'}'
         out[pos + 2] = b'\n'
         pos += 3
-        del buf[pos:]
-        return buf
+        return pos
 
     @staticmethod
     def from_json_bytes(data, capacity=None):
