@@ -210,7 +210,7 @@ def _build_agent(class_path, what, args, side_index, **extra):
         raise CLIError(f"cannot build the {what}: {e}", EXIT_USAGE) from None
 
 
-def _random_engine(game_key):
+def _random_engine():
     def build(args, side_index, console):
         return _build_agent("ttt_engine.agents.RandomAgent", "random engine", args, side_index)
     return EngineSpec("random", "uniformly random legal moves", build)
@@ -293,6 +293,8 @@ def _alphabeta_engine(game_key, name="alphabeta", default_depth=None):
     what = ("plain minimax, no pruning (--depth, default 3)" if name == "minimax" else
             "alpha-beta with a table (--depth, default "
             f"{default_depth or 'to the end'}; --time for iterative deepening)")
+    if game_key == "clobber":
+        what += "; seed 002's heuristics (--heuristic, default adaptive)"
     return EngineSpec(name, what, build)
 
 
@@ -836,7 +838,7 @@ register_game(GameSpec(
     new_board=_ttt_new, parse_move=_ttt_parse, move_text=_ttt_move_text, draw=_ttt_draw,
     legend=_ttt_legend, prompt_hint=_ttt_hint,
     engines={e.name: e for e in (_q_engine(), _ttt_perfect(), _mcts_engine(),
-                                 _random_engine("ttt"))},
+                                 _random_engine())},
     default_opponent="perfect",
 ))
 
@@ -850,7 +852,7 @@ register_game(GameSpec(
                      ("ttt_engine.tree_agents.TreeQAgent",)),
         _uttt_engine("sarsa", "seed 003's Sarsa on the tree (--time or --simulations per move)",
                      ("ttt_engine.tree_agents.SarsaAgent",)),
-        _random_engine("uttt"))},
+        _random_engine())},
     default_opponent="mcts",
 ))
 
@@ -860,7 +862,7 @@ register_game(GameSpec(
     draw=_clobber_draw, legend=_clobber_legend, prompt_hint=_clobber_hint,
     engines={e.name: e for e in (_alphabeta_engine("clobber", "alphabeta", default_depth=3),
                                  _alphabeta_engine("clobber", "minimax", default_depth=3),
-                                 _mcts_engine(), _random_engine("clobber"))},
+                                 _mcts_engine(), _random_engine())},
     default_opponent="alphabeta",
 ))
 
@@ -870,7 +872,7 @@ register_game(GameSpec(
     draw=_quixo_draw, legend=_quixo_legend, prompt_hint=_quixo_hint,
     engines={e.name: e for e in (_quixo_greedy_engine(), _mcts_engine(),
                                  _alphabeta_engine("quixo", "alphabeta", default_depth=3),
-                                 _random_engine("quixo"))},
+                                 _random_engine())},
     default_opponent="mcts",
 ))
 
@@ -1395,7 +1397,10 @@ def _real(text):
 def _engine_help():
     lines = []
     for g in GAMES.values():
-        lines.append(f"  {g.key:8} {', '.join(g.engines)} (default {g.default_opponent})")
+        lines.append(f"  {g.key} ({g.title}; default {g.default_opponent}):")
+        for e in g.engines.values():
+            lines.extend(textwrap.wrap(e.help, 79, initial_indent=f"    {e.name:10}",
+                                       subsequent_indent=" " * 14))
     return "\n".join(lines)
 
 
