@@ -1065,6 +1065,10 @@ def cmd_play(args, console):
     you = you or first
     alternate = args.first == "alternate"
 
+    if getattr(args, "board", None) == "-":
+        raise CLIError("--board - cannot be used with play: the moves are read from stdin; "
+                       "give a file", EXIT_USAGE)
+    game.new_board(args)          # a bad --size/--board fails here, before anything is shown
     watch = watch_spec is not None
     if not watch:
         console.say(console.style(f"{game.title}: you against the {opp_name} engine.", "bold"))
@@ -1484,8 +1488,9 @@ def build_parser():
                    help="board size: Clobber ROWSxCOLS (default 6x5, up to 8x8), "
                         "Quixo 3, 4 or 5 (default 5)")
     p.add_argument("--board", metavar="FILE",
-                   help="start position from a file (- for stdin): Clobber rows of B, W, _; "
-                        "Quixo the 25-character string")
+                   help="start position from a file: Clobber rows of B, W, _; Quixo the "
+                        "25-character string; UTTT Board.to_string() (81 cells, ':', forced "
+                        "board or *)")
     _add_engine_options(p)
     p.set_defaults(func=cmd_play)
 
