@@ -360,6 +360,7 @@ def test_symmetry_training_is_consistent(mode):
         assert ttt_engine.optimality(a).rate == 1.0
     b = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
     assert np.array_equal(a.q, b.q)
+    assert a.symmetry and not ttt_engine.train(10, mode=mode, progress=False).symmetry
 
 
 # ---------------------------------------------------------------- cross-checks with the search core
