@@ -1525,8 +1525,7 @@ def build_parser():
     p.add_argument("--shaping", action="store_true",
                    help="seed 000 reward shaping (-0.8 for leaving an immediate win)")
     p.add_argument("--symmetry", action="store_true",
-                   help="learn over the 8 board symmetries (only if the installed train() "
-                        "has a symmetry parameter; refused otherwise)")
+                   help="learn over the 8 rotations/reflections of the board")
     p.add_argument("--seed", type=_nonneg_int, help="seed (same seed, same Q table)")
     p.add_argument("--out", metavar="PATH", help="model file to write (default: the cache)")
     p.add_argument("--plot", metavar="PNG", help="write the learning curves to PNG")
