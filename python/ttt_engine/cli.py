@@ -1009,10 +1009,6 @@ def play_one_game(console, game, args, players, delay=0.0):
         except ValueError as e:  # an engine returned an illegal move: a bug, say it plainly
             raise CLIError(f"{players.names[side]} returned an illegal move: {e}") from None
         last = move
-        for agent in players.agents.values():
-            observe = getattr(agent, "observe", None) if agent is not None else None
-            if callable(observe):
-                observe(move)
         console.say()
         _show_board(console, game, board, last, args)
     console.say(_result_line(board.winner, players.names, style))
