@@ -48,6 +48,11 @@ from ttt_engine.ttt cimport (
     TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
     ttt_playout, ttt_evaluate,
 )
+from ttt_engine cimport clobber
+from ttt_engine.clobber cimport (
+    ClobberState, clobber_make, clobber_unmake, clobber_legal_moves, clobber_hash,
+    clobber_evaluate, clobber_playout, clobber_random_move,
+)
 
 ctypedef uint64_t undo_t
 
@@ -60,55 +65,76 @@ cdef enum:
 
 ctypedef fused GameState:
     TTTState
+    ClobberState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
 # hands ``&board.state`` to a ``GameState*`` implementation.
 ctypedef fused GameBoard:
     ttt.Board
+    clobber.Board
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
     if GameState is TTTState:
+        return s.to_move
+    elif GameState is ClobberState:
         return s.to_move
 
 
 cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
     if GameState is TTTState:
         return ttt_legal_moves(s, moves)
+    elif GameState is ClobberState:
+        return clobber_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
     if GameState is TTTState:
         ttt_make(s, move)
         return 0
+    elif GameState is ClobberState:
+        clobber_make(s, move)
+        return 0
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
     if GameState is TTTState:
         ttt_unmake(s, move)
+    elif GameState is ClobberState:
+        clobber_unmake(s, move)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
     if GameState is TTTState:
+        return s.status
+    elif GameState is ClobberState:
         return s.status
 
 
 cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return <uint64_t>s.index
+    elif GameState is ClobberState:
+        return clobber_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
     if GameState is TTTState:
         return ttt_evaluate(s)
+    elif GameState is ClobberState:
+        return clobber_evaluate(s, heuristic)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_playout(s, rng)
+    elif GameState is ClobberState:
+        return clobber_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_random_move(s, rng)
+    elif GameState is ClobberState:
+        return clobber_random_move(s, rng)
