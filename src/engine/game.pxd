@@ -53,6 +53,11 @@ from ttt_engine.clobber cimport (
     ClobberState, clobber_make, clobber_unmake, clobber_legal_moves, clobber_hash,
     clobber_evaluate, clobber_playout, clobber_random_move,
 )
+from ttt_engine cimport quixo_board
+from ttt_engine.quixo cimport (
+    QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
+    quixo_playout, quixo_evaluate, quixo_hash,
+)
 
 ctypedef uint64_t undo_t
 
@@ -66,6 +71,7 @@ cdef enum:
 ctypedef fused GameState:
     TTTState
     ClobberState
+    QuixoState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
@@ -73,12 +79,15 @@ ctypedef fused GameState:
 ctypedef fused GameBoard:
     ttt.Board
     clobber.Board
+    quixo_board.Board
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return s.to_move
     elif GameState is ClobberState:
+        return s.to_move
+    elif GameState is QuixoState:
         return s.to_move
 
 
@@ -87,6 +96,8 @@ cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
         return ttt_legal_moves(s, moves)
     elif GameState is ClobberState:
         return clobber_legal_moves(s, moves)
+    elif GameState is QuixoState:
+        return quixo_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
@@ -96,6 +107,8 @@ cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
     elif GameState is ClobberState:
         clobber_make(s, move)
         return 0
+    elif GameState is QuixoState:
+        return quixo_make(s, move)
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
@@ -103,12 +116,16 @@ cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil
         ttt_unmake(s, move)
     elif GameState is ClobberState:
         clobber_unmake(s, move)
+    elif GameState is QuixoState:
+        quixo_unmake(s, move, undo)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return s.status
     elif GameState is ClobberState:
+        return s.status
+    elif GameState is QuixoState:
         return s.status
 
 
@@ -117,6 +134,8 @@ cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
         return <uint64_t>s.index
     elif GameState is ClobberState:
         return clobber_hash(s)
+    elif GameState is QuixoState:
+        return quixo_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
@@ -124,6 +143,8 @@ cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nog
         return ttt_evaluate(s)
     elif GameState is ClobberState:
         return clobber_evaluate(s, heuristic)
+    elif GameState is QuixoState:
+        return quixo_evaluate(s)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
@@ -131,6 +152,8 @@ cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
         return ttt_playout(s, rng)
     elif GameState is ClobberState:
         return clobber_playout(s, rng)
+    elif GameState is QuixoState:
+        return quixo_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
@@ -138,3 +161,5 @@ cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
         return ttt_random_move(s, rng)
     elif GameState is ClobberState:
         return clobber_random_move(s, rng)
+    elif GameState is QuixoState:
+        return quixo_random_move(s, rng)
