@@ -45,3 +45,17 @@ def test_bad_games_rejected(games):
 def test_bad_seed_rejected():
     with pytest.raises(ValueError, match="seed"):
         random_playouts(Board(), 10, seed=-1)
+
+
+def test_other_games_dispatch():
+    # every game's Board is accepted (the fused-def name clash would reject all but one)
+    import ttt_engine.clobber as clobber
+    import ttt_engine.quixo_board as quixo
+    for board in (clobber.Board(rows=3, cols=3), quixo.Board()):
+        r = random_playouts(board, 200, seed=1)
+        assert r["first_wins"] + r["second_wins"] + r["draws"] == 200
+
+
+def test_not_a_board_rejected():
+    with pytest.raises(ValueError, match="Board"):
+        random_playouts("X........", 10)
