@@ -28,7 +28,7 @@ Tables are static C arrays in every module that cimports this file; call
 ``quixo_init_tables()`` once at import (cheap, idempotent).
 """
 from libc.stdint cimport uint64_t, uint32_t
-from ttt_engine.rng cimport rng_t, rng_below
+from ttt_engine.rng cimport rng_t, rng_below, rng_next
 
 cdef extern from *:
     """
@@ -170,14 +170,37 @@ cdef inline void quixo_reset(QuixoState* s, int n, int max_plies) noexcept nogil
 
 cdef inline bint quixo_has_line(uint32_t b, int n) noexcept nogil:
     """True if ``b`` contains a full row, column or diagonal of an n x n board."""
-    cdef uint32_t rows = b, cols = b
-    cdef int k
+    return (quixo_line_flags(b, 0, n) & 1) != 0
+
+
+cdef inline int quixo_line_flags(uint32_t x, uint32_t o, int n) noexcept nogil:
+    """Bit 0: ``x`` has a full line; bit 1: ``o`` has one.  Both masks are
+    checked at once in one 64-bit word (x low, o high): a row is full where
+    ``w & w>>1 & .. & w>>(n-1)`` keeps its first cell, a column where
+    ``w & w>>n & ..`` keeps its top cell (bits shifted across the halves land
+    above bit 24 and are masked off)."""
+    cdef uint64_t w = (<uint64_t>x) | ((<uint64_t>o) << 32)
+    cdef uint64_t rows, cols, rs
     cdef uint32_t d1 = qx_lines[n][2 * n], d2 = qx_lines[n][2 * n + 1]
-    for k in range(1, n):
-        rows &= b >> k
-        cols &= b >> (k * n)
-    return ((rows & qx_rowstart[n]) != 0) | ((cols & ((<uint32_t>1 << n) - 1)) != 0) \
-        | ((b & d1) == d1) | ((b & d2) == d2)
+    cdef int k, f
+    if n == 5:
+        rows = w & (w >> 1) & (w >> 2) & (w >> 3) & (w >> 4) & <uint64_t>0x0010842100108421ULL
+        cols = w & (w >> 5) & (w >> 10) & (w >> 15) & (w >> 20) & <uint64_t>0x0000001F0000001FULL
+    else:
+        rows = w
+        cols = w
+        for k in range(1, n):
+            rows &= w >> k
+            cols &= w >> (k * n)
+        rs = qx_rowstart[n]
+        rows &= rs | (rs << 32)
+        rs = (<uint64_t>1 << n) - 1
+        cols &= rs | (rs << 32)
+    rows |= cols
+    f = ((rows & <uint64_t>0xFFFFFFFFULL) != 0) | (((rows >> 32) != 0) << 1)
+    f |= ((x & d1) == d1) | ((x & d2) == d2)
+    f |= (((o & d1) == d1) | ((o & d2) == d2)) << 1
+    return f
 
 
 cdef inline void quixo_push(uint32_t* mover, uint32_t* other, int n, int k) noexcept nogil:
@@ -195,10 +218,10 @@ cdef inline void quixo_make_index(QuixoState* s, int k) noexcept nogil:
     quixo_push(&s.bb[p], &s.bb[p ^ 1], n, k)
     s.ply += 1
     s.to_move = p ^ 1
-    if quixo_has_line(s.bb[p ^ 1], n):
-        s.status = (p ^ 1) + 1       # completing an opponent line loses
-    elif quixo_has_line(s.bb[p], n):
-        s.status = p + 1
+    cdef int f = quixo_line_flags(s.bb[0], s.bb[1], n)
+    if f:
+        # completing an opponent line loses, even together with an own line
+        s.status = (p ^ 1) + 1 if (f >> (p ^ 1)) & 1 else p + 1
     elif s.ply >= s.max_plies:
         s.status = 3
 
@@ -248,9 +271,13 @@ cdef inline int quixo_random_index(const QuixoState* s, rng_t* rng) noexcept nog
     would contain a full row)."""
     cdef int n = s.n, k
     cdef uint32_t opp = s.bb[s.to_move ^ 1]
-    cdef uint32_t nall = qx_nall[n]
+    cdef uint64_t nall = <uint64_t>qx_nall[n], r
     while True:
-        k = rng_below(rng, nall)
+        r = rng_next(rng)            # two 32-bit draws (Lemire) per 64 bits
+        k = <int>(((r & <uint64_t>0xFFFFFFFFULL) * nall) >> 32)
+        if (qx_src[n][k] & opp) == 0:
+            return k
+        k = <int>(((r >> 32) * nall) >> 32)
         if (qx_src[n][k] & opp) == 0:
             return k
 
@@ -314,7 +341,8 @@ cdef inline double quixo_evaluate(const QuixoState* s) noexcept nogil:
 cdef inline int quixo_compute_status(uint32_t xb, uint32_t ob, int n, int last_mover) noexcept nogil:
     """Status of a position given as masks, judged as if ``last_mover`` (0/1,
     or -1: unknown) made the last move: both lines -> the other side won."""
-    cdef bint xl = quixo_has_line(xb, n), ol = quixo_has_line(ob, n)
+    cdef int f = quixo_line_flags(xb, ob, n)
+    cdef bint xl = f & 1, ol = (f >> 1) & 1
     if xl and ol:
         if last_mover == 0:
             return 2
