@@ -58,6 +58,11 @@ from ttt_engine.quixo cimport (
     QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
     quixo_playout, quixo_evaluate, quixo_hash,
 )
+from ttt_engine cimport uttt
+from ttt_engine.uttt cimport (
+    UTTTState, uttt_make, uttt_unmake, uttt_legal_moves, uttt_random_move,
+    uttt_playout, uttt_evaluate, uttt_hash,
+)
 
 ctypedef uint64_t undo_t
 
@@ -72,6 +77,7 @@ ctypedef fused GameState:
     TTTState
     ClobberState
     QuixoState
+    UTTTState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
@@ -80,6 +86,7 @@ ctypedef fused GameBoard:
     ttt.Board
     clobber.Board
     quixo_board.Board
+    uttt.Board
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
@@ -88,6 +95,8 @@ cdef inline int game_to_move(const GameState* s) noexcept nogil:
     elif GameState is ClobberState:
         return s.to_move
     elif GameState is QuixoState:
+        return s.to_move
+    elif GameState is UTTTState:
         return s.to_move
 
 
@@ -98,6 +107,8 @@ cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
         return clobber_legal_moves(s, moves)
     elif GameState is QuixoState:
         return quixo_legal_moves(s, moves)
+    elif GameState is UTTTState:
+        return uttt_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
@@ -109,6 +120,8 @@ cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
         return 0
     elif GameState is QuixoState:
         return quixo_make(s, move)
+    elif GameState is UTTTState:
+        return uttt_make(s, move)
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
@@ -118,6 +131,8 @@ cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil
         clobber_unmake(s, move)
     elif GameState is QuixoState:
         quixo_unmake(s, move, undo)
+    elif GameState is UTTTState:
+        uttt_unmake(s, move, undo)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
@@ -126,6 +141,8 @@ cdef inline int game_status(const GameState* s) noexcept nogil:
     elif GameState is ClobberState:
         return s.status
     elif GameState is QuixoState:
+        return s.status
+    elif GameState is UTTTState:
         return s.status
 
 
@@ -136,6 +153,8 @@ cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
         return clobber_hash(s)
     elif GameState is QuixoState:
         return quixo_hash(s)
+    elif GameState is UTTTState:
+        return uttt_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
@@ -145,6 +164,8 @@ cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nog
         return clobber_evaluate(s, heuristic)
     elif GameState is QuixoState:
         return quixo_evaluate(s)
+    elif GameState is UTTTState:
+        return uttt_evaluate(s)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
@@ -154,6 +175,8 @@ cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
         return clobber_playout(s, rng)
     elif GameState is QuixoState:
         return quixo_playout(s, rng)
+    elif GameState is UTTTState:
+        return uttt_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
@@ -163,3 +186,5 @@ cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
         return clobber_random_move(s, rng)
     elif GameState is QuixoState:
         return quixo_random_move(s, rng)
+    elif GameState is UTTTState:
+        return uttt_random_move(s, rng)

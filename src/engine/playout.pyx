@@ -13,10 +13,13 @@ from ttt_engine.game cimport (
     GameState, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW, game_playout,
 )
 from ttt_engine.rng cimport rng_t, rng_seed
-from ttt_engine cimport ttt, clobber, quixo_board
+from ttt_engine cimport ttt, clobber, quixo_board, uttt
 from ttt_engine._util import check_int, resolve_seed
 
-ttt.ttt_init_tables()
+from ttt_engine.quixo cimport quixo_init_tables
+
+ttt.ttt_init_tables()   # also the UTTT tables (uttt_init_tables is ttt_init_tables)
+quixo_init_tables()
 
 # Dispatch on the board's class by hand rather than with ``def f(GameBoard b)``:
 # Cython keys the specializations of a fused ``def`` by the class *name*, and
@@ -52,6 +55,9 @@ def random_playouts(board, games, seed=None):
     if isinstance(board, ttt.Board):
         with nogil:
             playouts_state(&(<ttt.Board>board).state, n, &rng, counts)
+    elif isinstance(board, uttt.Board):
+        with nogil:
+            playouts_state(&(<uttt.Board>board).state, n, &rng, counts)
     elif isinstance(board, clobber.Board):
         with nogil:
             playouts_state(&(<clobber.Board>board).state, n, &rng, counts)
