@@ -189,26 +189,29 @@ class OpenSpiel:
         assert root.explore_count == 1
         return {"units": games, "seconds": dt}
 
-    def playout_sample(self, game, games, seed):
-        """Untimed rules check: first-player wins, draws and marks per game over
-        ``games`` random games played from Python."""
+    def playout_sample(self, game, games, marks_games, seed):
+        """Untimed rules check: the first player's mean result (+1 win, 0 draw,
+        -1 loss) over ``games`` C++ rollouts (the MCTS root's value after one
+        simulation of ``games`` rollouts), and marks per game over
+        ``marks_games`` random games played from Python."""
         g = self.games[game]
+        bot = self.pyspiel.MCTSBot(g, self.pyspiel.RandomRolloutEvaluator(games, seed),
+                                   math.sqrt(2), 1, 100, False, seed, False)
+        root = bot.mcts_search(g.new_initial_state())
+        mean = root.total_reward / root.explore_count
         rng = random.Random(seed)
-        first = draws = marks = 0
-        for _ in range(games):
+        marks = 0
+        for _ in range(marks_games):
             s = g.new_initial_state()
             while not s.is_terminal():
                 s.apply_action(rng.choice(s.legal_actions()))
-            r = s.returns()
-            first += r[0] > 0
-            draws += r[0] == 0
             if game == "uttt":  # a free move is two actions: count the marks on the board
                 board = str(s).split("Current player")[0]
                 marks += board.count("x") + board.count("o")
             else:
                 marks += len(s.history())
-        return {"games": games, "first_wins": first / games, "draws": draws / games,
-                "marks_per_game": marks / games}
+        return {"games": games, "mean_first": mean, "marks_games": marks_games,
+                "marks_per_game": marks / marks_games}
 
     # -- alpha-beta
     def alphabeta(self, game, depth, count_nodes=False):
@@ -265,10 +268,10 @@ class Engine:
     def board(self, game):
         if game == "ttt":
             return self.tte.Board()
-        mod = _require(f"ttt_engine.{game}", "Board", f" (issue {ISSUE_OF[game]})")
+        board_class = _require(f"ttt_engine.{game}", "Board", f" (issue {ISSUE_OF[game]})")
         if game == "clobber":
-            return mod.Board(rows=6, cols=5)
-        return mod.Board()
+            return board_class(rows=6, cols=5)
+        return board_class()
 
     # -- Q-learning
     def qlearning(self, episodes, self_play, seed):
@@ -324,21 +327,22 @@ class Engine:
         dt = time.perf_counter() - t0
         return {"units": games, "seconds": dt, "result": r}
 
-    def playout_sample(self, game, games, seed):
-        """Untimed rules check from the Python Board (marks per game) and the
-        Cython playouts (outcome shares over many more games)."""
-        r = self.playouts(game, 200_000, seed)["result"]
+    def playout_sample(self, game, games, marks_games, seed):
+        """Untimed rules check: the first player's mean result over ``games``
+        Cython playouts, and marks per game over ``marks_games`` random games
+        played on the Python Board."""
+        r = self.playouts(game, games, seed)["result"]
         rng = random.Random(seed)
         marks = 0
-        for _ in range(games):
+        for _ in range(marks_games):
             b = self.board(game)
             n = 0
             while not b.is_terminal():
                 b.push(rng.choice(list(b.legal_moves)))
                 n += 1
             marks += n
-        return {"games": r["games"], "first_wins": r["first_wins"] / r["games"],
-                "draws": r["draws"] / r["games"], "marks_per_game": marks / games}
+        return {"games": games, "mean_first": (r["first_wins"] - r["second_wins"]) / games,
+                "marks_games": marks_games, "marks_per_game": marks / marks_games}
 
     # -- alpha-beta
     def alphabeta(self, game, depth, count_nodes=False):
@@ -640,16 +644,18 @@ def _row_notes(r):
 
 
 def sanity_section(osp, eng, quick):
-    """Untimed: both engines play the same games (outcome shares, marks/game)."""
-    lines = ["Rules check (untimed; random games): first-player win share, draw share, "
-             "marks per game",
+    """Untimed: both engines play the same game (same expected result of random
+    play, same number of marks per game)."""
+    n, n_marks = (100_000, 300) if quick else (400_000, 1000)
+    lines = ["Rules check (untimed): the first player's mean result in uniformly random play "
+             "(+1 win, 0 draw, -1 loss; standard error about "
+             f"{1 / math.sqrt(n):.4f}) and marks per game",
              "", "| game | OpenSpiel | ttt_engine |", "|---|---|---|"]
     data = {}
-    n_os = 500 if quick else 2000
     for game, title in (("ttt", "TTT"), ("uttt", "UTTT"), ("clobber", "Clobber 6x5")):
-        o = osp.playout_sample(game, n_os, 5)
+        o = osp.playout_sample(game, n, n_marks, 5)
         try:
-            t = eng.playout_sample(game, 200 if quick else 1000, 5)
+            t = eng.playout_sample(game, n, n_marks, 5)
         except Unavailable as e:
             t = None
             tt = f"— ({e})"
@@ -661,15 +667,15 @@ def sanity_section(osp, eng, quick):
         data[game] = {"openspiel": o, "ttt_engine": t}
         lines.append(f"| {title} | {_fmt_sample(o)} | {tt} |")
     lines.append("")
-    lines.append(f"(OpenSpiel: {n_os} games played from Python, marks counted on the board; "
-                 "ttt_engine: outcome shares over 200,000 Cython playouts, marks over the "
-                 "Python-board games.)")
+    lines.append(f"(Mean result over {n:,} random games per engine: OpenSpiel's C++ rollouts, "
+                 f"ttt_engine's Cython playouts; marks per game over {n_marks:,} games played "
+                 "move by move from Python; OpenSpiel UTTT marks counted on the final board, "
+                 "since a free move there takes two actions.)")
     return "\n".join(lines), data
 
 
 def _fmt_sample(s):
-    return (f"{100 * s['first_wins']:.1f}% / {100 * s['draws']:.1f}% / "
-            f"{s['marks_per_game']:.1f} (n={s['games']:,})")
+    return f"mean {s['mean_first']:+.4f}, {s['marks_per_game']:.1f} marks/game"
 
 
 # ---------------------------------------------------------------------------- main
