@@ -27,6 +27,9 @@ cdef extern from *:
        so a random legal move is one draw plus one lookup. */
     static signed char ttt_kth_cell[512][9];
     static unsigned char ttt_popcount9[512];
+    /* ttt_win_cells[m]: cells outside m that would complete a line of m
+       (a player's immediate wins are ttt_win_cells[own] & empty). */
+    static unsigned short ttt_win_cells[512];
     static const int ttt_pow3[9] = {1, 3, 9, 27, 81, 243, 729, 2187, 6561};
     static const int ttt_lines[8] = {0x007, 0x038, 0x1C0, 0x049, 0x092, 0x124, 0x111, 0x054};
     static int ttt_tables_ready = 0;
@@ -34,6 +37,7 @@ cdef extern from *:
     unsigned char ttt_win_table[512]
     signed char ttt_kth_cell[512][9]
     unsigned char ttt_popcount9[512]
+    unsigned short ttt_win_cells[512]
     const int ttt_pow3[9]
     const int ttt_lines[8]
     int ttt_tables_ready
@@ -71,6 +75,11 @@ cdef inline void ttt_init_tables() noexcept nogil:
                 ttt_kth_cell[m][k] = i
                 k += 1
         ttt_popcount9[m] = k
+    for m in range(512):
+        ttt_win_cells[m] = 0
+        for i in range(9):
+            if not (m & (1 << i)) and ttt_win_table[m | (1 << i)] and not ttt_win_table[m]:
+                ttt_win_cells[m] |= 1 << i
     ttt_tables_ready = 1
 
 

@@ -1,0 +1,369 @@
+"""Tabular Q-learning for Tic-Tac-Toe: ``train``, ``QAgent``, ``evaluate``.
+
+The hot loops live in the Cython module ``ttt_engine.qlearning``; this module
+validates arguments, drives training in chunks (progress bar, history) and
+reads/writes model files.
+
+>>> import ttt_engine
+>>> agent = ttt_engine.train(seed=1, progress=False)        # doctest: +SKIP
+>>> ttt_engine.evaluate(agent, side="O", seed=2)             # doctest: +SKIP
+EvalResult(side='O', opponent='random', games=100000: wins 92.9...%, ...)
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import zipfile
+import zlib
+
+import numpy as np
+
+from ttt_engine import _util
+from ttt_engine import qlearning as _ql
+from ttt_engine.ttt import Board
+
+__all__ = ["QAgent", "EvalResult", "train", "evaluate", "FORMAT_VERSION", "DEFAULT_EPISODES"]
+
+#: Version of the ``.npz`` model format written by :meth:`QAgent.save`.
+FORMAT_VERSION = 1
+#: Q-table shape: one row per base-3 index, one column per cell.
+Q_SHAPE = (19683, 9)
+#: Default number of training episodes (about a second on one core; see docs/qlearning.md).
+DEFAULT_EPISODES = 10_000_000
+
+_SIDES = {"X": 0, "O": 1, "random": 2}
+_OPPONENTS = ("random",)
+_HISTORY_COLUMNS = ("episodes", "wins", "draws", "losses", "cut", "epsilon", "alpha")
+_HYPER_KEYS = ("alpha", "gamma", "epsilon", "epsilon_decay", "epsilon_min",
+               "alpha_decay", "alpha_min")
+
+
+def _check_q(q, what="Q"):
+    """``q`` as an owned C-contiguous float64 (19683, 9) array of finite values."""
+    arr = np.asarray(q)
+    if arr.shape != Q_SHAPE:
+        raise ValueError(f"{what} must have shape {Q_SHAPE}, got {arr.shape}")
+    if arr.dtype != np.float64:
+        raise ValueError(f"{what} must have dtype float64, got {arr.dtype}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        s, a = np.argwhere(bad)[0]
+        raise ValueError(f"{what} has {int(bad.sum())} non-finite value(s), "
+                         f"first at state {s}, cell {a}: {arr[s, a]}")
+    return np.array(arr, dtype=np.float64, order="C", copy=True)
+
+
+def _validate_hyper(alpha, gamma, epsilon, epsilon_decay, epsilon_min, alpha_decay, alpha_min):
+    chk = _util.check_real
+    h = dict(
+        alpha=chk("alpha", alpha, low=0, high=1, low_open=True),
+        gamma=chk("gamma", gamma, low=0, high=1),
+        epsilon=chk("epsilon", epsilon, low=0, high=1),
+        epsilon_decay=chk("epsilon_decay", epsilon_decay, low=0, high=1, low_open=True),
+        epsilon_min=chk("epsilon_min", epsilon_min, low=0, high=1),
+        alpha_decay=chk("alpha_decay", alpha_decay, low=0, high=1, low_open=True),
+        alpha_min=chk("alpha_min", alpha_min, low=0, high=1),
+    )
+    if h["epsilon_min"] > h["epsilon"]:
+        raise ValueError(f"epsilon_min ({h['epsilon_min']}) must be <= epsilon ({h['epsilon']})")
+    if h["alpha_min"] > h["alpha"]:
+        raise ValueError(f"alpha_min ({h['alpha_min']}) must be <= alpha ({h['alpha']})")
+    return h
+
+
+def _check_board(board):
+    if not isinstance(board, Board):
+        raise ValueError(f"expected a ttt_engine.Board, got {type(board).__name__}")
+    return board
+
+
+class QAgent:
+    """A greedy Tic-Tac-Toe player backed by a Q table.
+
+    ``q`` is a C-contiguous ``float64`` array of shape (19683, 9): row = base-3
+    index of a position (``Board.index``), column = cell.  One table serves both
+    sides (the index says whose turn it is).  The agent picks the legal cell of
+    highest Q, the lowest cell among ties: the same rule as training and
+    :func:`evaluate`.
+
+    Agent protocol (shared with the search agents): ``select_move(board)`` and
+    ``name``.
+
+    Attributes: ``q``, ``name``, ``hyperparameters`` (dict), ``episodes``
+    (trained so far), ``seed`` (resolved training seed or None), ``side``,
+    ``shaping``, ``history`` (list of per-chunk dicts: ``episodes`` so far,
+    that chunk's training ``wins``/``draws``/``losses``/``cut``, and
+    ``epsilon``/``alpha`` at its end).
+    """
+
+    def __init__(self, q=None, *, name="Q-learning", hyperparameters=None, episodes=0,
+                 seed=None, side="O", shaping=False, history=None):
+        self.q = np.zeros(Q_SHAPE) if q is None else _check_q(q)
+        self.name = str(name)
+        self.hyperparameters = dict(hyperparameters or {})
+        self.episodes = _util.check_int("episodes", episodes, min=0)
+        self.seed = None if seed is None else _util.resolve_seed(seed)
+        self.side = _util.check_choice("side", side, tuple(_SIDES))
+        self.shaping = bool(shaping)
+        self.history = list(history or [])
+
+    # ------------------------------------------------------------------ play
+    def best_move(self, board):
+        """The greedy move (cell 0-8) on ``board``; ``ValueError`` if the game is over."""
+        _check_board(board)
+        if board.is_terminal():
+            raise ValueError(f"no move: the game is over ({board.winner}): {board.to_string()}")
+        return _ql.greedy_move(self.q, board)
+
+    def select_move(self, board):
+        """Agent protocol: same as :meth:`best_move` (the agent is greedy)."""
+        return self.best_move(board)
+
+    def q_values(self, board):
+        """``{cell: Q}`` for the legal moves of ``board`` (empty once the game is over)."""
+        _check_board(board)
+        row = self.q[board.index]
+        return {c: float(row[c]) for c in board.legal_moves}
+
+    # ------------------------------------------------------------------ files
+    def save(self, path):
+        """Write the model to ``path`` (``.npz``, no pickle) atomically.
+
+        Fields: ``format_version`` (int, currently 1), ``q`` (float64 19683x9),
+        the hyperparameters (``alpha``, ``gamma``, ``epsilon``, ``epsilon_decay``,
+        ``epsilon_min``, ``alpha_decay``, ``alpha_min``; NaN where unknown),
+        ``side``, ``shaping``, ``episodes``, ``seed`` (uint64, with ``has_seed``),
+        ``name``, and ``history`` (float64, n x 7) with ``history_columns``.
+        The path is used exactly as given (no ``.npz`` is appended).
+        """
+        arrays = {
+            "format_version": np.int64(FORMAT_VERSION),
+            "kind": np.str_("ttt_engine.QAgent"),
+            "q": self.q,
+            "side": np.str_(self.side),
+            "shaping": np.bool_(self.shaping),
+            "episodes": np.int64(self.episodes),
+            "has_seed": np.bool_(self.seed is not None),
+            "seed": np.uint64(self.seed or 0),
+            "name": np.str_(self.name),
+            "history_columns": np.array(_HISTORY_COLUMNS),
+            "history": np.array([[h.get(c, np.nan) for c in _HISTORY_COLUMNS] for h in self.history],
+                                dtype=np.float64).reshape(-1, len(_HISTORY_COLUMNS)),
+        }
+        for k in _HYPER_KEYS:
+            arrays[k] = np.float64(self.hyperparameters.get(k, np.nan))
+        _util.atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save`.
+
+        Raises ``FileNotFoundError`` if there is no such file and ``ValueError``
+        saying exactly what is wrong otherwise (not an .npz, truncated, missing
+        field, wrong version, wrong shape or dtype, non-finite values).
+        Never unpickles anything.
+        """
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"model file {path!r} does not exist")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                raw = {k: z[k] for k in z.files}
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:
+            raise ValueError(f"{path}: not a readable ttt_engine model (.npz) file: "
+                             f"{type(e).__name__}: {e}") from None
+        if not isinstance(raw, dict) or "format_version" not in raw:
+            raise ValueError(f"{path}: not a ttt_engine model file (no 'format_version' field)")
+        try:
+            version = int(raw["format_version"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{path}: format_version is not an integer: {raw['format_version']!r}") from None
+        if version != FORMAT_VERSION:
+            raise ValueError(f"{path}: unsupported model format version {version} "
+                             f"(this ttt_engine reads version {FORMAT_VERSION})")
+        required = ("q", "side", "shaping", "episodes", "has_seed", "seed", "history",
+                    "history_columns") + _HYPER_KEYS
+        missing = [k for k in required if k not in raw]
+        if missing:
+            raise ValueError(f"{path}: missing field(s): {', '.join(missing)}")
+        q = _check_q(raw["q"], what=f"{path}: q")
+
+        def scalar(key, kind):
+            a = raw[key]
+            if a.shape != () or a.dtype.kind not in kind:
+                raise ValueError(f"{path}: field {key!r} must be a scalar of kind {kind!r}, "
+                                 f"got dtype {a.dtype} shape {a.shape}")
+            return a.item()
+
+        hyper = {k: float(scalar(k, "f")) for k in _HYPER_KEYS}
+        side = scalar("side", "U")
+        if side not in _SIDES:
+            raise ValueError(f"{path}: side must be one of {', '.join(_SIDES)}, got {side!r}")
+        episodes = scalar("episodes", "iu")
+        if episodes < 0:
+            raise ValueError(f"{path}: episodes must be >= 0, got {episodes}")
+        seed = int(scalar("seed", "u")) if scalar("has_seed", "b") else None
+        cols = [str(c) for c in raw["history_columns"]]
+        hist = raw["history"]
+        if hist.ndim != 2 or hist.shape[1] != len(cols) or hist.dtype.kind != "f":
+            raise ValueError(f"{path}: history must be a float array with {len(cols)} columns, "
+                             f"got dtype {hist.dtype} shape {hist.shape}")
+        history = []
+        for row in hist:
+            d = {}
+            for c, v in zip(cols, row):
+                d[c] = int(v) if c in ("episodes", "wins", "draws", "losses", "cut") and math.isfinite(v) else float(v)
+            history.append(d)
+        name = str(raw["name"].item()) if "name" in raw and raw["name"].shape == () else "Q-learning"
+        return cls(q, name=name, hyperparameters=hyper, episodes=episodes, seed=seed, side=side,
+                   shaping=bool(scalar("shaping", "b")), history=history)
+
+    def __repr__(self):
+        return (f"<QAgent {self.name!r}: side={self.side}, episodes={self.episodes:,}, "
+                f"seed={self.seed}>")
+
+
+def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_decay=0.999999,
+          epsilon_min=0.01, side="O", shaping=False, seed=None, progress=True, *,
+          alpha_decay=0.9999997, alpha_min=0.01, chunk=100_000, agent=None):
+    """Train a Q-learning agent against a uniformly random opponent.
+
+    The whole loop runs in C (``ttt_engine.qlearning``), ``chunk`` episodes at a
+    time between progress-bar updates and history records.
+
+    Parameters
+    ----------
+    episodes : int >= 0
+        Number of training games (default 10,000,000: about a second).
+    alpha : float in (0, 1]
+        Learning rate at the start.  After every episode
+        ``alpha <- max(alpha_min, alpha * alpha_decay)``: a constant 0.1 leaves
+        about +-0.05 of noise in Q, more than the gaps between O's best replies,
+        so the default anneals it to 0.01 (pass ``alpha_decay=1`` for seed 000's
+        constant rate).
+    gamma : float in [0, 1]
+        Discount of the agent's next decision value.
+    epsilon, epsilon_decay, epsilon_min : exploration; after every episode
+        ``epsilon <- max(epsilon_min, epsilon * epsilon_decay)``.
+        epsilon, epsilon_min in [0, 1]; epsilon_decay in (0, 1].
+    side : "O" (default, moves second), "X" (moves first) or "random" (drawn
+        per episode, so who starts is random).
+    shaping : bool
+        Seed 000 reward shaping: a move that leaves the opponent an immediate
+        win is updated as terminal with reward -0.8 and ends the episode
+        (counted as ``cut`` in the history).
+    seed : int or None
+        Same seed => bit-identical Q (independent of ``chunk``).  None draws a
+        fresh seed, recorded in ``agent.seed``.
+    progress : bool
+        Show a tqdm progress bar (only when stderr is a terminal).
+    alpha_decay, alpha_min : learning-rate schedule (see ``alpha``).
+    chunk : int >= 1
+        Episodes per C call, i.e. per history record.
+    agent : QAgent or None
+        Continue training this agent's table (in place) instead of a fresh one.
+
+    Returns the trained :class:`QAgent`.
+    """
+    episodes = _util.check_int("episodes", episodes, min=0)
+    h = _validate_hyper(alpha, gamma, epsilon, epsilon_decay, epsilon_min, alpha_decay, alpha_min)
+    _util.check_choice("side", side, tuple(_SIDES))
+    if not isinstance(shaping, (bool, np.bool_)):
+        raise ValueError(f"shaping must be True or False, got {shaping!r}")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise ValueError(f"progress must be True or False, got {progress!r}")
+    chunk = _util.check_int("chunk", chunk, min=1)
+    seed = _util.resolve_seed(seed)
+    if agent is None:
+        agent = QAgent(side=side, shaping=bool(shaping))
+    elif not isinstance(agent, QAgent):
+        raise ValueError(f"agent must be a QAgent or None, got {type(agent).__name__}")
+    agent.hyperparameters = dict(h)
+    agent.side, agent.shaping = side, bool(shaping)
+    agent.seed = seed
+    trainer = _ql.QTrainer(agent.q, h["alpha"], h["gamma"], h["epsilon"], h["epsilon_decay"],
+                           h["epsilon_min"], _SIDES[side], bool(shaping), seed,
+                           h["alpha_decay"], h["alpha_min"])
+    bar = None
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(total=episodes, unit="ep", unit_scale=True, desc="Q-learning",
+                       disable=None, mininterval=0.2, smoothing=0.1)
+    start = agent.episodes
+    done = 0
+    try:
+        while done < episodes:
+            n = min(chunk, episodes - done)
+            w, d, l, cut = trainer.run(n)
+            done += n
+            agent.history.append({"episodes": start + done, "wins": w, "draws": d, "losses": l,
+                                  "cut": cut, "epsilon": trainer.epsilon, "alpha": trainer.alpha})
+            if bar is not None:
+                bar.update(n)
+    finally:
+        agent.episodes = start + done
+        if bar is not None:
+            bar.close()
+    return agent
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalResult:
+    """Outcome counts of an evaluation, from the agent's point of view."""
+    wins: int
+    draws: int
+    losses: int
+    side: str
+    opponent: str
+
+    @property
+    def games(self):
+        return self.wins + self.draws + self.losses
+
+    @property
+    def win_rate(self):
+        return self.wins / self.games if self.games else math.nan
+
+    @property
+    def draw_rate(self):
+        return self.draws / self.games if self.games else math.nan
+
+    @property
+    def loss_rate(self):
+        return self.losses / self.games if self.games else math.nan
+
+    def as_dict(self):
+        return dict(wins=self.wins, draws=self.draws, losses=self.losses, games=self.games,
+                    win_rate=self.win_rate, draw_rate=self.draw_rate, loss_rate=self.loss_rate,
+                    side=self.side, opponent=self.opponent)
+
+    def __repr__(self):
+        return (f"EvalResult(side={self.side!r}, opponent={self.opponent!r}, games={self.games}: "
+                f"wins {self.win_rate:.2%}, draws {self.draw_rate:.2%}, losses {self.loss_rate:.2%})")
+
+
+def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
+    """Play ``games`` games of the greedy ``agent`` against ``opponent`` in C.
+
+    ``agent``: a :class:`QAgent` (or a (19683, 9) float64 Q array).
+    ``side``: "O", "X" or "random" (drawn per game).  ``opponent``: "random"
+    (uniform over legal moves).  Returns an :class:`EvalResult` with counts and
+    rates.  Same seed => same result.
+    """
+    q = agent.q if isinstance(agent, QAgent) else None
+    if q is None:
+        if isinstance(agent, np.ndarray):
+            q = _check_q(agent, what="agent Q table")
+        else:
+            raise ValueError(f"agent must be a QAgent or a Q array, got {type(agent).__name__}")
+    games = _util.check_int("games", games, min=1)
+    _util.check_choice("side", side, tuple(_SIDES))
+    _util.check_choice("opponent", opponent, _OPPONENTS)
+    seed = _util.resolve_seed(seed)
+    w, d, l = _ql.evaluate_random(q, games, _SIDES[side], seed)
+    return EvalResult(w, d, l, side, opponent)

@@ -1,0 +1,301 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Tabular Q-learning for Tic-Tac-Toe against a uniformly random opponent.
+
+The hot loop (``_run_episodes``) plays whole episodes in C without the GIL,
+without allocation and without Python objects.  Q is the caller's
+C-contiguous ``float64`` array of shape (19683, 9) (row = base-3 index of the
+position where the agent decides, column = cell), handed in as
+``double[:, ::1]`` and updated in place.
+
+Per agent move (ε-greedy over the empty cells only)::
+
+    Q(s,a) += α (r + γ·max_a' Q(s',a') − Q(s,a))
+
+where s' is the agent's next decision position after the opponent's random
+reply; the max runs over the legal moves of s' and is 0 when the game ended.
+Rewards are +1 win, −1 loss, 0 draw.  After every episode
+``ε ← max(ε_min, ε·decay)``.
+
+Shaping (optional, seed 000 §2.2.1 and §4.4): if the agent's move does not end
+the game but leaves the opponent a cell that completes one of the opponent's
+lines (an immediate win), the move is updated as terminal with r = −0.8
+(``Q(s,a) += α(−0.8 − Q(s,a))``) and the episode ends there, counted as "cut"
+(not as a win, draw or loss).
+
+Speed levers: incremental base-3 index, 512-entry win table, "k-th empty
+cell" table (a random legal move is one draw plus one lookup), inline
+xoshiro256** with one 64-bit draw split into the ε coin (low 32 bits) and the
+random cell (high 32 bits), and one branch-free 9-cell scan giving max and
+argmax at once (ties go to the lowest cell).
+"""
+from libc.stdint cimport uint64_t, uint32_t, int64_t
+from libc.math cimport INFINITY
+from ttt_engine.rng cimport rng_t, rng_seed, rng_next
+from ttt_engine cimport ttt
+from ttt_engine.ttt cimport (
+    ttt_win_table, ttt_kth_cell, ttt_popcount9, ttt_pow3, ttt_win_cells,
+    TTT_STATES, TTT_FULL, Board,
+)
+
+ttt.ttt_init_tables()
+
+N_STATES = TTT_STATES
+SHAPING_REWARD = -0.8
+
+cdef enum:
+    SIDE_X = 0
+    SIDE_O = 1
+    SIDE_RANDOM = 2
+
+cdef enum:
+    R_WIN = 0
+    R_DRAW = 1
+    R_LOSS = 2
+    R_CUT = 3
+
+
+cdef struct QParams:
+    double alpha        # current α (decays per episode)
+    double alpha_decay
+    double alpha_min
+    double gamma
+    double epsilon      # current ε (decays per episode)
+    double decay
+    double eps_min
+    int side            # SIDE_X / SIDE_O / SIDE_RANDOM
+    int shaping
+
+
+cdef inline int _random_cell(int empty, uint64_t r) noexcept nogil:
+    """Uniform empty cell from the high 32 bits of ``r`` (Lemire multiply-shift)."""
+    return ttt_kth_cell[empty][<int>(((r >> 32) * <uint64_t>ttt_popcount9[empty]) >> 32)]
+
+
+cdef inline double _scan(const double* row, int empty, int* arg) noexcept nogil:
+    """Max of ``row`` over the cells set in ``empty`` and its first argmax,
+    in one branch-free pass (conditional moves only).  ``empty`` != 0."""
+    cdef double best = -INFINITY, v
+    cdef int a = 0, i, take
+    for i in range(9):
+        v = row[i]
+        take = ((empty >> i) & 1) & (v > best)
+        best = v if take else best
+        a = i if take else a
+    arg[0] = a
+    return best
+
+
+cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
+                         double alpha, double gamma, int shaping) noexcept nogil:
+    """Play one training episode with the agent on side ``me`` (0 X, 1 O);
+    return R_WIN / R_DRAW / R_LOSS / R_CUT from the agent's point of view."""
+    cdef int mine = 0, theirs = 0, idx = 0, empty, a, c, greedy
+    cdef int wme = me + 1, wopp = 2 - me
+    cdef double* prev = NULL     # &Q[s, a] of the agent's last move
+    cdef double* row
+    cdef double best
+    cdef uint64_t r
+    if me == SIDE_O:             # X (the opponent) opens
+        r = rng_next(rng)
+        c = _random_cell(TTT_FULL, r)
+        theirs = 1 << c
+        idx = wopp * ttt_pow3[c]
+    while True:
+        # ---- agent decides at idx: one scan gives max (for the previous update) and argmax
+        empty = (~(mine | theirs)) & TTT_FULL
+        row = Q + idx * 9
+        best = _scan(row, empty, &greedy)
+        if prev != NULL:
+            prev[0] += alpha * (gamma * best - prev[0])
+        r = rng_next(rng)
+        a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
+        prev = row + a
+        mine |= 1 << a
+        idx += wme * ttt_pow3[a]
+        if ttt_win_table[mine]:
+            prev[0] += alpha * (1.0 - prev[0])
+            return R_WIN
+        if (mine | theirs) == TTT_FULL:
+            prev[0] += alpha * (0.0 - prev[0])
+            return R_DRAW
+        empty = (~(mine | theirs)) & TTT_FULL
+        if shaping and (ttt_win_cells[theirs] & empty):
+            prev[0] += alpha * (-0.8 - prev[0])
+            return R_CUT
+        # ---- opponent: uniformly random empty cell
+        r = rng_next(rng)
+        c = _random_cell(empty, r)
+        theirs |= 1 << c
+        idx += wopp * ttt_pow3[c]
+        if ttt_win_table[theirs]:
+            prev[0] += alpha * (-1.0 - prev[0])
+            return R_LOSS
+        if (mine | theirs) == TTT_FULL:
+            prev[0] += alpha * (0.0 - prev[0])
+            return R_DRAW
+
+
+cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
+                        int64_t* counts) noexcept nogil:
+    """Run ``n`` episodes, decaying ``p.epsilon`` after each; add the outcomes
+    to ``counts[R_WIN..R_CUT]``."""
+    cdef int64_t e
+    cdef int me, res
+    cdef double eps = p.epsilon, decay = p.decay, eps_min = p.eps_min
+    cdef double alpha = p.alpha, alpha_decay = p.alpha_decay, alpha_min = p.alpha_min
+    cdef double gamma = p.gamma
+    cdef int shaping = p.shaping
+    cdef uint64_t thr
+    cdef int64_t w = 0, d = 0, l = 0, cut = 0
+    for e in range(n):
+        # P(explore) = thr / 2**32 with 32-bit resolution; ε = 1 explores always.
+        thr = <uint64_t>(eps * 4294967296.0)
+        if p.side == SIDE_RANDOM:
+            me = <int>(rng_next(rng) >> 63)
+        else:
+            me = p.side
+        res = _episode(Q, rng, me, thr, alpha, gamma, shaping)
+        w += res == R_WIN
+        d += res == R_DRAW
+        l += res == R_LOSS
+        cut += res == R_CUT
+        eps = eps * decay
+        if eps < eps_min:
+            eps = eps_min
+        alpha = alpha * alpha_decay
+        if alpha < alpha_min:
+            alpha = alpha_min
+    p.epsilon = eps
+    p.alpha = alpha
+    counts[R_WIN] += w
+    counts[R_DRAW] += d
+    counts[R_LOSS] += l
+    counts[R_CUT] += cut
+
+
+cdef class QTrainer:
+    """Holds the training state between chunks: Q (a view of the caller's
+    array), hyperparameters, the current ε and the generator.  Running
+    ``run(a)`` then ``run(b)`` gives exactly the same Q as ``run(a + b)``.
+
+    Arguments are assumed validated by the Python layer
+    (``ttt_engine.train``); this class only checks the array layout.
+    """
+    cdef double[:, ::1] q
+    cdef QParams p
+    cdef rng_t rng
+    cdef public long long episodes
+
+    def __cinit__(self, double[:, ::1] q not None, double alpha, double gamma,
+                  double epsilon, double decay, double eps_min, int side,
+                  bint shaping, unsigned long long seed, double alpha_decay=1.0,
+                  double alpha_min=0.0):
+        if q.shape[0] != TTT_STATES or q.shape[1] != 9:
+            raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
+        if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
+            raise ValueError(f"side code must be 0, 1 or 2, got {side}")
+        self.q = q
+        self.p.alpha = alpha
+        self.p.alpha_decay = alpha_decay
+        self.p.alpha_min = alpha_min
+        self.p.gamma = gamma
+        self.p.epsilon = epsilon
+        self.p.decay = decay
+        self.p.eps_min = eps_min
+        self.p.side = side
+        self.p.shaping = shaping
+        rng_seed(&self.rng, seed)
+        self.episodes = 0
+
+    @property
+    def epsilon(self):
+        """The current ε (after the episodes run so far)."""
+        return self.p.epsilon
+
+    @property
+    def alpha(self):
+        """The current α (after the episodes run so far)."""
+        return self.p.alpha
+
+    def run(self, long long n):
+        """Run ``n`` episodes; return ``(wins, draws, losses, cut)`` for them."""
+        if n < 0:
+            raise ValueError(f"episodes must be >= 0, got {n}")
+        cdef int64_t counts[4]
+        counts[0] = counts[1] = counts[2] = counts[3] = 0
+        with nogil:
+            _run_episodes(&self.q[0, 0], &self.p, &self.rng, n, counts)
+        self.episodes += n
+        return counts[0], counts[1], counts[2], counts[3]
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil:
+    """One game: greedy agent on side ``me`` vs a uniformly random opponent."""
+    cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
+    cdef int wme = me + 1, wopp = 2 - me
+    if me == SIDE_O:
+        c = _random_cell(TTT_FULL, rng_next(rng))
+        theirs = 1 << c
+        idx = wopp * ttt_pow3[c]
+    while True:
+        empty = (~(mine | theirs)) & TTT_FULL
+        _scan(Q + idx * 9, empty, &a)
+        mine |= 1 << a
+        idx += wme * ttt_pow3[a]
+        if ttt_win_table[mine]:
+            return R_WIN
+        if (mine | theirs) == TTT_FULL:
+            return R_DRAW
+        c = _random_cell(empty & ~(1 << a), rng_next(rng))
+        theirs |= 1 << c
+        idx += wopp * ttt_pow3[c]
+        if ttt_win_table[theirs]:
+            return R_LOSS
+        if (mine | theirs) == TTT_FULL:
+            return R_DRAW
+
+
+cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
+                      int64_t* counts) noexcept nogil:
+    cdef int64_t g
+    cdef int me
+    for g in range(n):
+        if side == SIDE_RANDOM:
+            me = <int>(rng_next(rng) >> 63)
+        else:
+            me = side
+        counts[_greedy_game(Q, rng, me)] += 1
+
+
+def evaluate_random(double[:, ::1] q not None, long long games, int side,
+                    unsigned long long seed):
+    """Greedy play of ``q`` against a uniformly random opponent for ``games``
+    games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random."""
+    if q.shape[0] != TTT_STATES or q.shape[1] != 9:
+        raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
+    if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
+        raise ValueError(f"side code must be 0, 1 or 2, got {side}")
+    if games < 0:
+        raise ValueError(f"games must be >= 0, got {games}")
+    cdef rng_t rng
+    cdef int64_t counts[4]
+    counts[0] = counts[1] = counts[2] = counts[3] = 0
+    rng_seed(&rng, seed)
+    with nogil:
+        _eval_games(&q[0, 0], &rng, games, side, counts)
+    return counts[0], counts[1], counts[2]
+
+
+def greedy_move(double[:, ::1] q not None, Board board not None):
+    """The greedy move of ``q`` on ``board`` (lowest cell among ties), or -1
+    when the game is over.  Same rule as training and evaluation."""
+    if q.shape[0] != TTT_STATES or q.shape[1] != 9:
+        raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
+    if board.state.status:
+        return -1
+    cdef int empty = (~(board.state.mask[0] | board.state.mask[1])) & TTT_FULL
+    cdef int a
+    _scan(&q[board.state.index, 0], empty, &a)
+    return a
