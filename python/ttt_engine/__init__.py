@@ -8,3 +8,16 @@ from ttt_engine.qagent import QAgent, EvalResult, train, evaluate
 
 __all__ = ["Board", "QAgent", "EvalResult", "train", "evaluate"]
 __version__ = "0.1.0"
+
+# Search core (issue 3): game-generic alpha-beta / MCTS and agents.
+# (alphabeta/minimax/negamax live in ttt_engine.search: the names alphabeta and
+# mcts are the Cython modules' names in this package.)
+from ttt_engine.search import SearchResult, solve, optimal_moves, MCTS  # noqa: E402
+from ttt_engine.agents import (  # noqa: E402
+    RandomAgent, PerfectAgent, MCTSAgent, AlphaBetaAgent, play_match,
+)
+
+__all__ += [
+    "SearchResult", "solve", "optimal_moves", "MCTS",
+    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "play_match",
+]

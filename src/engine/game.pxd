@@ -82,11 +82,19 @@ ctypedef fused GameState:
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
 # hands ``&board.state`` to a ``GameState*`` implementation.
+# List each class through a ctypedef with a UNIQUE name (TTTBoard, ClobberBoard,
+# ...): Cython keys fused specializations by the type's name, so two classes
+# both called ``Board`` would collide and only one game would dispatch.
+ctypedef ttt.Board TTTBoard
+ctypedef clobber.Board ClobberBoard
+ctypedef quixo_board.Board QuixoBoard
+ctypedef uttt.Board UTTTBoard
+
 ctypedef fused GameBoard:
-    ttt.Board
-    clobber.Board
-    quixo_board.Board
-    uttt.Board
+    TTTBoard
+    ClobberBoard
+    QuixoBoard
+    UTTTBoard
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:

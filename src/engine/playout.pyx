@@ -10,21 +10,16 @@ per simulation.
 """
 from libc.stdint cimport uint64_t
 from ttt_engine.game cimport (
-    GameState, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW, game_playout,
+    GameState, GameBoard, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW, game_playout,
 )
 from ttt_engine.rng cimport rng_t, rng_seed
-from ttt_engine cimport ttt, clobber, quixo_board, uttt
+from ttt_engine cimport ttt
 from ttt_engine._util import check_int, resolve_seed
 
 from ttt_engine.quixo cimport quixo_init_tables
 
 ttt.ttt_init_tables()   # also the UTTT tables (uttt_init_tables is ttt_init_tables)
 quixo_init_tables()
-
-# Dispatch on the board's class by hand rather than with ``def f(GameBoard b)``:
-# Cython keys the specializations of a fused ``def`` by the class *name*, and
-# every game's class is called ``Board``, so with two games or more the fused
-# dispatcher only accepts the last one (TypeError for the others).
 
 
 cdef void playouts_state(const GameState* root, long games, rng_t* rng,
@@ -39,7 +34,7 @@ cdef void playouts_state(const GameState* root, long games, rng_t* rng,
         counts[status & 3] += 1
 
 
-def random_playouts(board, games, seed=None):
+def random_playouts(GameBoard board, games, seed=None):
     """Play ``games`` uniformly random games from ``board``; return the outcomes.
 
     Returns a dict ``{"games", "first_wins", "second_wins", "draws", "seed"}``
@@ -52,20 +47,8 @@ def random_playouts(board, games, seed=None):
     cdef long counts[4]
     counts[0] = counts[1] = counts[2] = counts[3] = 0
     rng_seed(&rng, s)
-    if isinstance(board, ttt.Board):
-        with nogil:
-            playouts_state(&(<ttt.Board>board).state, n, &rng, counts)
-    elif isinstance(board, uttt.Board):
-        with nogil:
-            playouts_state(&(<uttt.Board>board).state, n, &rng, counts)
-    elif isinstance(board, clobber.Board):
-        with nogil:
-            playouts_state(&(<clobber.Board>board).state, n, &rng, counts)
-    elif isinstance(board, quixo_board.Board):
-        with nogil:
-            playouts_state(&(<quixo_board.Board>board).state, n, &rng, counts)
-    else:
-        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
+    with nogil:
+        playouts_state(&board.state, n, &rng, counts)
     return {
         "games": n,
         "first_wins": counts[GAME_WIN_FIRST],

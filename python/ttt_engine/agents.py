@@ -1,0 +1,272 @@
+"""Game-playing agents with one protocol, and a match runner.
+
+An agent is any object with ``select_move(board) -> move`` and a ``name``;
+optionally ``reset(seed=None)`` (called by :func:`play_match` before each game)
+and a ``seed`` attribute.  Agents only use the board's verbs (``legal_moves``,
+``push``/``pop``, ``copy``, ``is_terminal``, ``winner``, ``to_move``) and the
+game-generic search in :mod:`ttt_engine.search`, so they play every game on the
+interface.  ``select_move`` never changes the board it is given.
+"""
+from __future__ import annotations
+
+import inspect
+import importlib
+import math
+import random
+from dataclasses import dataclass, field
+
+from ttt_engine._util import check_int, check_real, resolve_seed
+
+# importlib: ``ttt_engine.alphabeta`` names a module, not a package attribute, here.
+_ab = importlib.import_module("ttt_engine.alphabeta")
+_search = importlib.import_module("ttt_engine.search")
+
+__all__ = [
+    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "MatchResult", "play_match",
+]
+
+
+def _require_moves(board):
+    if not hasattr(board, "legal_moves") or not hasattr(board, "is_terminal"):
+        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
+    if board.is_terminal():
+        raise ValueError("the game is over on this board: there is no move to select")
+
+
+class RandomAgent:
+    """Uniformly random legal move (Python ``random.Random`` seeded from ``seed``)."""
+
+    def __init__(self, seed=None):
+        self.seed = resolve_seed(seed)
+        self._rng = random.Random(self.seed)
+        self.name = "random"
+
+    def reset(self, seed=None):
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+            self._rng = random.Random(self.seed)
+
+    def select_move(self, board):
+        _require_moves(board)
+        return self._rng.choice(list(board.legal_moves))
+
+    def __repr__(self):
+        return f"RandomAgent(seed={self.seed})"
+
+
+class PerfectAgent:
+    """Plays exactly (exhaustive alpha-beta; for games small enough to solve,
+    such as Tic-Tac-Toe or small endgames).
+
+    Tie-break rule: every legal move is scored exactly, with win distance
+    (a win in ``p`` plies scores ``1e9 - p``, a loss ``-(1e9 - p)``, a draw 0);
+    the agent plays the highest score, i.e. the **fastest win**, else a draw,
+    else the **slowest loss**.  Among moves with equal scores it takes the
+    first in ``board.legal_moves`` order, or, with ``randomize=True``, a
+    uniformly random one (seeded by ``seed``).
+    """
+
+    def __init__(self, randomize=False, seed=None, tt_size=1 << 16):
+        self.randomize = bool(randomize)
+        self.seed = resolve_seed(seed)
+        self._rng = random.Random(self.seed)
+        self._searcher = _ab.ABSearcher(check_int("tt_size", tt_size, min=1, max=1 << 30))
+        self.name = "perfect"
+
+    def reset(self, seed=None):
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+            self._rng = random.Random(self.seed)
+
+    def move_scores(self, board):
+        """``{move: exact score}`` for every legal move (see class docstring)."""
+        _require_moves(board)
+        values, exact = _search.move_values(board, searcher=self._searcher)
+        if not exact:
+            raise ValueError("PerfectAgent: position too deep to solve exactly "
+                             f"within {_search.MAX_PLY} plies")
+        return values
+
+    def select_move(self, board):
+        values = self.move_scores(board)
+        best = max(values.values())
+        ties = [m for m in board.legal_moves if values[m] == best]
+        if self.randomize and len(ties) > 1:
+            return self._rng.choice(ties)
+        return ties[0]
+
+    def __repr__(self):
+        return f"PerfectAgent(randomize={self.randomize})"
+
+
+class AlphaBetaAgent:
+    """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
+    the horizon; ``depth=None`` searches to the end; ``time_limit`` (seconds)
+    switches to iterative deepening and plays the last completed depth's move.
+    """
+
+    def __init__(self, depth=None, heuristic=0, time_limit=None, tt_size=1 << 18):
+        self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
+        self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+        self.time_limit = check_real("time_limit", time_limit, low=0, low_open=True,
+                                     allow_none=True)
+        self._searcher = _ab.ABSearcher(check_int("tt_size", tt_size, min=1, max=1 << 30))
+        self.last_result = None
+        self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
+
+    def reset(self, seed=None):
+        self.last_result = None
+
+    def select_move(self, board):
+        _require_moves(board)
+        self.last_result = _search.alphabeta(board, self.depth, heuristic=self.heuristic,
+                                             time_limit=self.time_limit,
+                                             searcher=self._searcher)
+        return self.last_result.best_move
+
+    def __repr__(self):
+        return f"AlphaBetaAgent(depth={self.depth}, heuristic={self.heuristic})"
+
+
+class MCTSAgent:
+    """UCT agent (:class:`ttt_engine.search.MCTS`) with tree reuse across its moves.
+
+    simulations / time: budget per move (either, both = whichever ends first,
+    neither = 10,000 simulations).  c: UCB exploration constant.  seed: RNG
+    seed.  max_nodes: node arena size.
+    """
+
+    def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
+                 max_nodes=1_000_000, reuse=True):
+        self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
+        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        if self.simulations is None and self.time is None:
+            self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
+        self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse)
+        self.c = self._mcts.c
+        self.name = (f"mcts({self.simulations} sims)" if self.time is None
+                     else f"mcts({self.time}s)")
+
+    @property
+    def seed(self):
+        return self._mcts.seed
+
+    @property
+    def stats(self):
+        """Statistics of the last search (see :attr:`ttt_engine.search.MCTS.stats`)."""
+        return self._mcts.stats
+
+    def reset(self, seed=None):
+        self._mcts.reset(seed)
+
+    def select_move(self, board):
+        _require_moves(board)
+        return self._mcts.search(board, simulations=self.simulations, time=self.time)
+
+    def __repr__(self):
+        return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"
+
+
+@dataclass
+class MatchResult:
+    """Outcome of :func:`play_match`, from the first agent's (``a``) point of view.
+
+    ``as_first`` / ``as_second``: (wins, draws, losses) of ``a`` when it moved
+    first / second.  ``games``: list of (first_agent_name, winner label, plies).
+    """
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    as_first: list = field(default_factory=lambda: [0, 0, 0])
+    as_second: list = field(default_factory=lambda: [0, 0, 0])
+    games: list = field(default_factory=list)
+
+    @property
+    def total(self):
+        return self.wins + self.draws + self.losses
+
+    def __iter__(self):   # wins, draws, losses = play_match(...)
+        return iter((self.wins, self.draws, self.losses))
+
+    def __str__(self):
+        return (f"W/D/L {self.wins}/{self.draws}/{self.losses} "
+                f"(first {'/'.join(map(str, self.as_first))}, "
+                f"second {'/'.join(map(str, self.as_second))})")
+
+
+def _reset(agent, seed):
+    reset = getattr(agent, "reset", None)
+    if reset is None:
+        return
+    try:
+        params = inspect.signature(reset).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "seed" in params:
+        reset(seed=seed)
+    else:
+        reset()
+
+
+def _default_board():
+    from ttt_engine.ttt import Board
+    return Board()
+
+
+def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None):
+    """Play ``games`` games between agents ``a`` and ``b``, alternating who moves
+    first (``a`` first in even-numbered games), and return a :class:`MatchResult`
+    (W/D/L for ``a``).
+
+    board_factory: zero-argument callable giving a fresh starting board (any
+    game); default Tic-Tac-Toe.  seed: each game ``i`` resets both agents
+    (``reset(seed=...)`` if they accept a seed) with seeds drawn from it, so a
+    match is reproducible.  max_plies: stop a game after that many plies and
+    count it as a draw (for games that can cycle); None = no cap.
+    """
+    games = check_int("games", games, min=0)
+    max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
+    if board_factory is None:
+        board_factory = _default_board
+    elif not callable(board_factory):
+        raise ValueError("board_factory must be a callable returning a fresh board")
+    for agent, label in ((a, "a"), (b, "b")):
+        if not callable(getattr(agent, "select_move", None)):
+            raise ValueError(f"agent {label} has no select_move(board) method")
+    rng = random.Random(resolve_seed(seed))
+    result = MatchResult()
+    for g in range(games):
+        _reset(a, rng.getrandbits(63))
+        _reset(b, rng.getrandbits(63))
+        board = board_factory()
+        first_label = board.to_move
+        players = (a, b) if g % 2 == 0 else (b, a)
+        plies = 0
+        while not board.is_terminal():
+            if max_plies is not None and plies >= max_plies:
+                break
+            # by the side to move, so games where a side may move twice work too
+            agent = players[0] if board.to_move == first_label else players[1]
+            move = agent.select_move(board)
+            board.push(move)
+            plies += 1
+        winner = board.winner if board.is_terminal() else None
+        if winner is None or winner == "draw":
+            k = 1
+        elif winner == first_label:
+            k = 0 if players[0] is a else 2
+        else:
+            k = 2 if players[0] is a else 0
+        if players[0] is a and players[1] is not a:
+            result.as_first[k] += 1
+        else:
+            result.as_second[k] += 1
+        if k == 0:
+            result.wins += 1
+        elif k == 1:
+            result.draws += 1
+        else:
+            result.losses += 1
+        result.games.append((getattr(players[0], "name", repr(players[0])),
+                             winner if winner is not None else "draw", plies))
+    return result

@@ -1,0 +1,322 @@
+"""Game-generic search: minimax, negamax, alpha-beta (table, ordering, iterative
+deepening) and MCTS (UCT with a node arena and tree reuse).
+
+Every function takes any game's ``Board`` (Tic-Tac-Toe, and every game added to
+the ``GameBoard`` fused type in ``src/engine/game.pxd``) and searches a private
+copy: the caller's board is never changed.  The hot loops are in
+``ttt_engine.alphabeta`` and ``ttt_engine.mcts`` (Cython, no GIL, no Python
+object per node); this module validates arguments and packages results.
+
+Scores (alpha-beta family) are from the point of view of the side to move at
+the root: a win ``p`` plies from the root scores ``WIN_SCORE - p``
+(``WIN_SCORE = 1e9``), a loss ``-(WIN_SCORE - p)``, a draw 0, and a horizon
+position the game's static evaluation (``|v| < 1e6``).  So among wins the
+fastest scores highest, and among losses the slowest.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import threading
+from dataclasses import dataclass, field
+
+from ttt_engine._util import check_int, check_real, resolve_seed
+
+# importlib: ``ttt_engine.alphabeta`` names a module, not a package attribute, here.
+_ab = importlib.import_module("ttt_engine.alphabeta")
+_mcts = importlib.import_module("ttt_engine.mcts")
+
+__all__ = [
+    "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
+    "optimal_moves", "MCTS", "WIN_SCORE", "MAX_PLY",
+]
+
+WIN_SCORE = float(_ab.PY_WIN_SCORE)
+MATE_BOUND = float(_ab.PY_MATE_BOUND)
+MAX_PLY = int(_ab.PY_MAX_PLY)
+DEFAULT_TT_SIZE = 1 << 18
+
+# One shared searcher (transposition table + context) for the module-level
+# functions; the lock keeps concurrent Python threads from sharing it mid-search.
+_searcher = None
+_lock = threading.Lock()
+
+
+def _shared():
+    global _searcher
+    if _searcher is None:
+        _searcher = _ab.ABSearcher(DEFAULT_TT_SIZE)
+    return _searcher
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Result of a depth-first search.
+
+    value: score from the side to move at the root (see module docstring).
+    best_move: a best root move (None at a finished position or depth 0).
+    pv: principal variation (best line), root move first.
+    nodes: positions visited (every call of the search, root included;
+        iterative deepening sums all iterations).
+    time: seconds.
+    depth: plies of the last completed iteration (``MAX_PLY`` = to the end).
+    exact: True when no horizon position influenced ``value``: it is then the
+        game-theoretic value (with win distance).
+    """
+    value: float
+    best_move: object
+    pv: list = field(default_factory=list)
+    nodes: int = 0
+    time: float = 0.0
+    depth: int = 0
+    exact: bool = False
+
+    @property
+    def outcome(self):
+        """+1 (side to move wins), 0 (draw) or -1 (loses) when ``exact``; else None."""
+        if not self.exact:
+            return None
+        return (self.value > 0) - (self.value < 0)
+
+    @property
+    def plies_to_end(self):
+        """Plies until the forced win/loss when the value is a proven win or loss, else None."""
+        if abs(self.value) >= MATE_BOUND:
+            return int(round(WIN_SCORE - abs(self.value)))
+        return None
+
+
+def _check_board(board, *, allow_terminal=True):
+    if not hasattr(board, "is_terminal") or not hasattr(board, "legal_moves"):
+        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
+    if not allow_terminal and board.is_terminal():
+        raise ValueError("the game is over on this board: there is no move to search")
+
+
+def _dispatch(fn, *args):
+    """Call a fused Cython entry point, turning 'unsupported board type' into ValueError."""
+    try:
+        return fn(*args)
+    except TypeError as exc:
+        if "signature" in str(exc) or "argument" in str(exc):
+            raise ValueError(
+                f"unsupported board type {type(args[1]).__name__}: it is not registered "
+                "in the GameBoard fused type (src/engine/game.pxd)") from None
+        raise
+
+
+def _depth(depth):
+    if depth is None:
+        return MAX_PLY
+    return check_int("depth", depth, min=0, max=MAX_PLY)
+
+
+def _make_result(raw):
+    value, best, pv, nodes, seconds, depth, exact = raw
+    value = float(value) + 0.0   # normalise -0.0
+    return SearchResult(value, best, list(pv), int(nodes), float(seconds), int(depth), bool(exact))
+
+
+def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
+         searcher=None):
+    _check_board(board)
+    d = _depth(depth)
+    heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+    time_limit = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
+    if iterative is None:
+        iterative = time_limit is not None
+    if searcher is not None:
+        raw = _dispatch(_ab.search, searcher, board, kind, d, heuristic, bool(pruning),
+                        bool(ordering), bool(tt), time_limit or 0.0, bool(iterative))
+    else:
+        with _lock:
+            raw = _dispatch(_ab.search, _shared(), board, kind, d, heuristic, bool(pruning),
+                            bool(ordering), bool(tt), time_limit or 0.0, bool(iterative))
+    if raw is None:   # fixed-depth search interrupted by the clock
+        raise TimeoutError("search ran out of time before completing depth "
+                           f"{d}; use iterative=True to get the last completed depth")
+    return _make_result(raw)
+
+
+def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True, tt=True,
+              iterative=None, searcher=None):
+    """Negamax alpha-beta with a transposition table, move ordering and
+    iterative deepening.
+
+    depth: plies to search; None searches to the end of the game (exact).
+    heuristic: the game's static-evaluation id used at the horizon (0 = default).
+    time_limit: seconds; enables iterative deepening (1, 2, ... plies) and
+        returns the last completed iteration (depth 1 always completes).
+    ordering: table move first, then history heuristic.  tt: use the table.
+    iterative: force iterative deepening on/off (default: on iff time_limit).
+    searcher: an ``ttt_engine.alphabeta.ABSearcher`` to use instead of the shared one.
+
+    >>> from ttt_engine import Board
+    >>> r = alphabeta(Board())
+    >>> r.value, r.exact
+    (0.0, True)
+    """
+    return _run(board, 2, depth, heuristic, True, ordering, tt, time_limit, iterative, searcher)
+
+
+def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):
+    """Min/max formulation (seed 002): MAX nodes maximise, MIN nodes minimise the
+    root player's score; ``alphabeta=True`` adds pruning.  No table and no
+    ordering, so node counts are the textbook ones (plain minimax from the empty
+    Tic-Tac-Toe board visits all 549,946 positions).  Value is reported from the
+    side to move at the root, like every other search here.
+    """
+    return _run(board, 0, depth, heuristic, alphabeta, False, False, time_limit, False)
+
+
+def negamax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):
+    """Negamax formulation (values from the side to move at every node), with
+    optional alpha-beta pruning; no table, no ordering.  Same values and node
+    counts as :func:`minimax`."""
+    return _run(board, 1, depth, heuristic, alphabeta, False, False, time_limit, False)
+
+
+def move_values(board, depth=None, *, heuristic=0, searcher=None):
+    """``({move: score}, exact)``: every legal move's score (from the side to move
+    at ``board``, win distance counted from ``board``), each searched with a
+    full window.  ``exact`` is True when all scores are game-theoretic."""
+    _check_board(board)
+    d = _depth(depth)
+    heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+    if searcher is not None:
+        pairs, _nodes, exact = _dispatch(_ab.root_values, searcher, board, d, heuristic)
+    else:
+        with _lock:
+            pairs, _nodes, exact = _dispatch(_ab.root_values, _shared(), board, d, heuristic)
+    return {m: float(v) + 0.0 for m, v in pairs}, bool(exact)
+
+
+def _sign(v):
+    return (v > 0) - (v < 0)
+
+
+def solve(board):
+    """Game-theoretic value of ``board`` for the side to move: +1 win, 0 draw,
+    -1 loss (exhaustive alpha-beta; meant for small games such as Tic-Tac-Toe).
+    A finished game is scored for the player who would be to move."""
+    r = alphabeta(board)
+    if not r.exact:
+        raise ValueError(f"position not solved within {MAX_PLY} plies")
+    return r.outcome
+
+
+def optimal_moves(board):
+    """All legal moves that keep the game-theoretic value (win stays win, draw
+    stays draw; any move when every move loses), ascending.  Ignores win
+    distance: use :func:`move_values` for fastest-win ordering."""
+    _check_board(board)
+    if board.is_terminal():
+        return []
+    values, exact = move_values(board)
+    if not exact:
+        raise ValueError(f"position not solved within {MAX_PLY} plies")
+    best = max(_sign(v) for v in values.values())
+    return sorted(m for m, v in values.items() if _sign(v) == best)
+
+
+class MCTS:
+    """Monte Carlo tree search (UCT) with a preallocated node arena and tree reuse.
+
+    c: exploration constant of UCB1 (default sqrt(2)).
+    max_nodes: arena size (nodes of 40 bytes, allocated once); when it is full
+        the tree stops growing and simulations continue from its leaves.
+    seed: RNG seed (None: random; see ``ttt_engine._util.resolve_seed``).
+    reuse: keep the subtree of the new position between searches.  ``search``
+        looks for the new board among the previous root's descendants up to
+        ``reuse_depth`` plies (matched by the game's hash and side to move);
+        ``advance(move)`` moves the root explicitly.
+
+    >>> from ttt_engine import Board
+    >>> m = MCTS(seed=1)
+    >>> m.search(Board(), simulations=2000) in range(9)
+    True
+    """
+
+    DEFAULT_SIMULATIONS = 10_000
+
+    def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
+                 reuse_depth=4):
+        self.c = check_real("c", c, low=0)
+        self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
+                                   max=(1 << 31) - 1)
+        self.seed = resolve_seed(seed)
+        self.reuse = bool(reuse)
+        self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
+        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed)
+        self._root = None
+        self._stats = {}
+
+    def reset(self, seed=None):
+        """Drop the tree; with ``seed``, restart the random stream from it."""
+        self._tree.clear()
+        self._root = None
+        self._stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+            self._tree.reseed(self.seed)
+
+    def advance(self, move):
+        """Tell the tree that ``move`` was played at its root: keep that subtree."""
+        if self._root is None:
+            return
+        try:
+            nxt = self._root.copy()
+            nxt.push(move)
+        except ValueError:
+            self._tree.clear()
+            self._root = None
+            raise
+        if not self._tree.advance_root(move):
+            self._tree.clear()
+        self._root = nxt
+
+    def search(self, board, simulations=None, time=None):
+        """Search from ``board`` and return the most visited move.
+
+        simulations: number of simulations; time: seconds; with both, stop at
+        whichever comes first; with neither, ``DEFAULT_SIMULATIONS``.
+        """
+        _check_board(board, allow_terminal=False)
+        sims = check_int("simulations", simulations, min=1, allow_none=True)
+        t = check_real("time", time, low=0, low_open=True, allow_none=True)
+        if sims is None and t is None:
+            sims = self.DEFAULT_SIMULATIONS
+        self._tree.c = self.c
+        reused = False
+        if self.reuse and self._root is not None and type(self._root) is type(board):
+            reused = bool(_dispatch(_mcts.mcts_reroot, self._tree, self._root, board,
+                                    self.reuse_depth))
+        else:
+            self._tree.clear()
+        reused_visits = self._tree.root_visits
+        self._root = board.copy()
+        done, seconds = _dispatch(_mcts.mcts_search, self._tree, board, sims or 0, t or 0.0)
+        move = self._tree.best_move()
+        if move is None:   # cannot happen on a non-terminal board; be loud if it does
+            raise RuntimeError("MCTS root was not expanded")
+        self._stats = {
+            "simulations": int(done),
+            "time": float(seconds),
+            "simulations_per_s": done / seconds if seconds > 0 else float("inf"),
+            "nodes_used": self._tree.nodes_used,
+            "max_nodes": self._tree.max_nodes,
+            "reused": reused,
+            "reused_visits": int(reused_visits),
+            "root_visits": self._tree.root_visits,
+            "children": [{"move": m, "visits": int(v), "mean": float(q)}
+                         for m, v, q in self._tree.root_children()],
+            "best_move": move,
+        }
+        return move
+
+    @property
+    def stats(self):
+        """Statistics of the last search: simulations, time, simulations_per_s,
+        nodes_used, max_nodes, reused (subtree kept), reused_visits, root_visits,
+        children (move, visits, mean in [-1, 1] for the side to move), best_move."""
+        return dict(self._stats)

@@ -1,0 +1,499 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Minimax, negamax and alpha-beta search, written once for every game.
+
+Three formulations share one searcher context (``SearchCtx`` in alphabeta.pxd):
+
+- ``mm_search``: the min/max formulation (seed 002): values from the root
+  player's point of view, MAX nodes maximise, MIN nodes minimise; optional
+  alpha-beta pruning.  No table, no ordering: the node counts are the textbook
+  ones (plain minimax visits all 549,946 nodes of the Tic-Tac-Toe tree).
+- ``nm_search``: negamax (values from the side to move), same switches.
+- ``ab_search``: negamax alpha-beta (fail-soft) with a transposition table
+  (one entry per slot, generation-tagged so a new search needs no clearing),
+  move ordering (table move first, then a history heuristic) and, in the
+  driver, iterative deepening under a time budget.
+
+Scores: terminal positions score ``WIN_SCORE - ply`` for the side that won
+(ply counted from the root), 0 for a draw; horizon nodes score
+``game_evaluate``.  A result is *exact* when no horizon node influenced it
+(``ctx.horizon`` did not move), i.e. the value is the game-theoretic one.
+
+Every node is one call of the search function, root included; ``nodes``
+counts them.
+"""
+from libc.stdint cimport uint64_t, int16_t, uint8_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
+from libc.math cimport INFINITY
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from ttt_engine.game cimport (
+    GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
+    game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
+    game_evaluate,
+)
+from ttt_engine cimport ttt
+ttt.ttt_init_tables()
+
+cdef double WIN_SCORE = 1e9
+cdef double MATE_BOUND = 1e9 - 2.0 * MAX_PLY - 10.0
+cdef double SCORE_INF = INFINITY
+
+PY_WIN_SCORE = WIN_SCORE
+PY_MATE_BOUND = MATE_BOUND
+PY_MAX_PLY = MAX_PLY
+
+
+cdef inline double now_monotonic() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline double terminal_score(int status, int to_move, int ply) noexcept nogil:
+    """Score of a finished game from the side to move, ``ply`` plies from the root."""
+    if status == GAME_DRAW:
+        return 0.0
+    cdef int winner = 0 if status == GAME_WIN_FIRST else 1
+    if winner == to_move:
+        return WIN_SCORE - ply
+    return -(WIN_SCORE - ply)
+
+
+cdef inline double to_tt(double v, int ply) noexcept nogil:
+    if v >= MATE_BOUND:
+        return v + ply
+    if v <= -MATE_BOUND:
+        return v - ply
+    return v
+
+
+cdef inline double from_tt(double v, int ply) noexcept nogil:
+    if v >= MATE_BOUND:
+        return v - ply
+    if v <= -MATE_BOUND:
+        return v + ply
+    return v
+
+
+cdef inline TTEntry* tt_slot(SearchCtx* c, uint64_t key) noexcept nogil:
+    # Fibonacci hashing: spreads small or structured keys over the table.
+    return &c.tt[(key * <uint64_t>0x9E3779B97F4A7C15ULL) >> c.tt_shift]
+
+
+cdef inline void pv_set(SearchCtx* c, int ply, int move) noexcept nogil:
+    cdef int k
+    c.pv[ply][ply] = move
+    for k in range(ply + 1, c.pv_len[ply + 1]):
+        c.pv[ply][k] = c.pv[ply + 1][k]
+    c.pv_len[ply] = c.pv_len[ply + 1] if c.pv_len[ply + 1] > ply + 1 else ply + 1
+
+
+cdef inline bint time_up(SearchCtx* c) noexcept nogil:
+    if c.timed and (c.nodes & 1023) == 0 and now_monotonic() >= c.deadline:
+        c.stopped = True
+    return c.stopped
+
+
+# ---------------------------------------------------------------- minimax (MAX/MIN)
+cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
+                      double alpha, double beta, int root_player) noexcept nogil:
+    """Min/max formulation: values from ``root_player``'s point of view."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, m, best_move = -1
+    cdef int status, mover
+    cdef double v, best
+    cdef undo_t u
+    c.nodes += 1
+    c.pv_len[ply] = ply
+    status = game_status(s)
+    mover = game_to_move(s)
+    if status != GAME_ONGOING:
+        v = terminal_score(status, mover, ply)
+        return v if mover == root_player else -v
+    if depth <= 0 or ply >= MAX_PLY:
+        c.horizon += 1
+        v = game_evaluate(s, c.heuristic)
+        return v if mover == root_player else -v
+    if time_up(c):
+        return 0.0
+    n = game_legal_moves(s, moves)
+    cdef bint maximizing = mover == root_player
+    best = -SCORE_INF if maximizing else SCORE_INF
+    for i in range(n):
+        m = moves[i]
+        u = game_make(s, m)
+        v = mm_search(s, c, depth - 1, ply + 1, alpha, beta, root_player)
+        game_unmake(s, m, u)
+        if c.stopped:
+            return 0.0
+        if maximizing:
+            if v > best:
+                best = v
+                pv_set(c, ply, m)
+                if ply == 0:
+                    c.root_best = m
+            if c.pruning:
+                if best > alpha:
+                    alpha = best
+                if alpha >= beta:
+                    break
+        else:
+            if v < best:
+                best = v
+                pv_set(c, ply, m)
+                if ply == 0:
+                    c.root_best = m
+            if c.pruning:
+                if best < beta:
+                    beta = best
+                if alpha >= beta:
+                    break
+    return best
+
+
+# ---------------------------------------------------------------- plain negamax
+cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
+                      double alpha, double beta) noexcept nogil:
+    """Negamax (values from the side to move), no table, no ordering."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, m, status
+    cdef double v, best
+    cdef undo_t u
+    c.nodes += 1
+    c.pv_len[ply] = ply
+    status = game_status(s)
+    if status != GAME_ONGOING:
+        return terminal_score(status, game_to_move(s), ply)
+    if depth <= 0 or ply >= MAX_PLY:
+        c.horizon += 1
+        return game_evaluate(s, c.heuristic)
+    if time_up(c):
+        return 0.0
+    n = game_legal_moves(s, moves)
+    best = -SCORE_INF
+    for i in range(n):
+        m = moves[i]
+        u = game_make(s, m)
+        v = -nm_search(s, c, depth - 1, ply + 1, -beta, -alpha)
+        game_unmake(s, m, u)
+        if c.stopped:
+            return 0.0
+        if v > best:
+            best = v
+            pv_set(c, ply, m)
+            if ply == 0:
+                c.root_best = m
+            if c.pruning:
+                if v > alpha:
+                    alpha = v
+                if alpha >= beta:
+                    break
+    return best
+
+
+# ---------------------------------------------------------------- alpha-beta + TT
+cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
+                      double alpha, double beta) noexcept nogil:
+    """Fail-soft negamax alpha-beta with transposition table and move ordering."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, j, bi, m, status, tt_move = -1, best_move = -1, side, hb, hj
+    cdef double v, best, alpha_orig = alpha
+    cdef uint64_t key = 0, h0
+    cdef TTEntry* e = NULL
+    cdef undo_t u
+    c.nodes += 1
+    c.pv_len[ply] = ply
+    status = game_status(s)
+    if status != GAME_ONGOING:
+        return terminal_score(status, game_to_move(s), ply)
+    if depth <= 0 or ply >= MAX_PLY:
+        c.horizon += 1
+        return game_evaluate(s, c.heuristic)
+    if time_up(c):
+        return 0.0
+    if c.use_tt:
+        key = game_hash(s)
+        e = tt_slot(c, key)
+        if e.key == key and e.gen == c.gen:
+            tt_move = e.move
+            if e.depth >= depth and ply > 0:
+                v = from_tt(e.value, ply)
+                if (e.flag == TT_EXACT or (e.flag == TT_LOWER and v >= beta)
+                        or (e.flag == TT_UPPER and v <= alpha)):
+                    if e.depth != DEPTH_INF:
+                        c.horizon += 1
+                    return v
+    h0 = c.horizon
+    n = game_legal_moves(s, moves)
+    side = game_to_move(s)
+    if c.ordering and tt_move >= 0:
+        for i in range(n):
+            if moves[i] == tt_move:
+                moves[i] = moves[0]
+                moves[0] = tt_move
+                break
+    best = -SCORE_INF
+    for i in range(n):
+        if c.ordering and i > 0:
+            # Lazy selection sort on the history score (the table move stays first).
+            bi = i
+            hb = c.history[side][moves[i]]
+            for j in range(i + 1, n):
+                hj = c.history[side][moves[j]]
+                if hj > hb:
+                    hb = hj
+                    bi = j
+            if bi != i:
+                m = moves[bi]
+                moves[bi] = moves[i]
+                moves[i] = m
+        m = moves[i]
+        u = game_make(s, m)
+        v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
+        game_unmake(s, m, u)
+        if c.stopped:
+            return 0.0
+        if v > best:
+            best = v
+            best_move = m
+            if ply == 0:
+                c.root_best = m
+            if v > alpha:
+                alpha = v
+                pv_set(c, ply, m)
+                if alpha >= beta:
+                    if c.ordering:
+                        c.history[side][m] += depth * depth
+                    break
+    if c.use_tt:
+        e.key = key
+        e.gen = c.gen
+        e.move = best_move
+        e.value = to_tt(best, ply)
+        e.depth = <int16_t>(DEPTH_INF if c.horizon == h0 else (depth if depth < DEPTH_INF else DEPTH_INF - 1))
+        if best <= alpha_orig:
+            e.flag = TT_UPPER
+        elif best >= beta:
+            e.flag = TT_LOWER
+        else:
+            e.flag = TT_EXACT
+    return best
+
+
+# ---------------------------------------------------------------- drivers
+cdef void ctx_start(SearchCtx* c, double time_limit) noexcept nogil:
+    c.nodes = 0
+    c.horizon = 0
+    c.stopped = False
+    c.root_best = -1
+    c.pv_len[0] = 0
+    c.timed = time_limit > 0
+    if c.timed:
+        c.deadline = now_monotonic() + time_limit
+    c.gen = <uint8_t>(c.gen + 1)
+    if c.gen == 0:
+        # The 8-bit generation wrapped: really clear once every 255 searches.
+        memset(c.tt, 0, c.tt_size * sizeof(TTEntry))
+        c.gen = 1
+    memset(&c.history[0][0], 0, 2 * MAX_MOVES * sizeof(int))
+
+
+cdef int pv_extend(GameState* root, SearchCtx* c, int* out) noexcept nogil:
+    """Copy the root PV to ``out`` and extend it from the table where a table
+    cutoff cut it short.  Returns its length."""
+    cdef GameState work = root[0]
+    cdef int moves[MAX_MOVES]
+    cdef int k, n, i, m, length = c.pv_len[0]
+    cdef bint ok
+    cdef TTEntry* e
+    for k in range(length):
+        out[k] = c.pv[0][k]
+        game_make(&work, out[k])
+    if not c.use_tt:
+        return length
+    while length < MAX_PLY and game_status(&work) == GAME_ONGOING:
+        e = tt_slot(c, game_hash(&work))
+        if e.key != game_hash(&work) or e.gen != c.gen or e.flag != TT_EXACT or e.move < 0:
+            break
+        m = e.move
+        n = game_legal_moves(&work, moves)
+        ok = False
+        for i in range(n):
+            if moves[i] == m:
+                ok = True
+                break
+        if not ok:
+            break
+        out[length] = m
+        length += 1
+        game_make(&work, m)
+    return length
+
+
+cdef double run_search(GameState* root, SearchCtx* c, int kind, int depth) noexcept nogil:
+    """One fixed-depth search on a private copy of the root (kind 0 minimax,
+    1 negamax, 2 alpha-beta with table)."""
+    cdef GameState work = root[0]
+    if kind == 0:
+        return mm_search(&work, c, depth, 0, -SCORE_INF, SCORE_INF, game_to_move(&work))
+    if kind == 1:
+        return nm_search(&work, c, depth, 0, -SCORE_INF, SCORE_INF)
+    return ab_search(&work, c, depth, 0, -SCORE_INF, SCORE_INF)
+
+
+cdef class ABSearcher:
+    """Owns the transposition table and search context (one search at a time)."""
+
+    def __cinit__(self, tt_size=1 << 18):
+        cdef uint64_t size = 1
+        cdef int bits = 0
+        tt_size = int(tt_size)
+        if tt_size < 1 or tt_size > (1 << 30):
+            raise ValueError(f"tt_size must be in [1, 2**30], got {tt_size}")
+        while size < <uint64_t>tt_size:
+            size <<= 1
+            bits += 1
+        self.ctx = <SearchCtx*>calloc(1, sizeof(SearchCtx))
+        if self.ctx == NULL:
+            raise MemoryError("cannot allocate the search context")
+        self.ctx.tt = <TTEntry*>calloc(size, sizeof(TTEntry))
+        if self.ctx.tt == NULL:
+            free(self.ctx)
+            self.ctx = NULL
+            raise MemoryError(f"cannot allocate a transposition table of {size} entries")
+        self.ctx.tt_size = size
+        # bits == 0 (one slot): a shift by 64 is undefined in C, use 63 and a 2-slot view.
+        self.ctx.tt_shift = 64 - bits if bits > 0 else 63
+        if bits == 0:
+            free(self.ctx.tt)
+            self.ctx.tt = <TTEntry*>calloc(2, sizeof(TTEntry))
+            self.ctx.tt_size = 2
+        self.tt_size = self.ctx.tt_size
+
+    def __dealloc__(self):
+        if self.ctx != NULL:
+            free(self.ctx.tt)
+            free(self.ctx)
+            self.ctx = NULL
+
+
+def _result(ABSearcher S, GameBoard board, double value, int depth, bint exact, double elapsed,
+            bint use_tt):
+    cdef SearchCtx* c = S.ctx
+    cdef int out[MAX_PLY + 1]
+    cdef int length
+    c.use_tt = use_tt
+    with nogil:
+        length = pv_extend(&board.state, c, out)
+    pv = [out[k] for k in range(length)]
+    best = c.root_best if c.root_best >= 0 else None
+    return (value, best, pv, c.nodes, elapsed, depth, exact)
+
+
+def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bint pruning,
+           bint ordering, bint use_tt, double time_limit, bint iterative):
+    """Run a search on a copy of ``board``; returns
+    ``(value, best_move, pv, nodes, seconds, depth_completed, exact)``.
+
+    kind: 0 minimax (MAX/MIN), 1 negamax, 2 alpha-beta with table/ordering.
+    depth: plies (``MAX_PLY`` = to the end).  ``time_limit`` > 0 enables the
+    clock; with ``iterative`` the depth grows 1, 2, ... until the result is
+    exact, ``depth`` is reached or time runs out (the last completed
+    iteration is returned; depth 1 always completes).
+    """
+    cdef SearchCtx* c = S.ctx
+    cdef double t0, value = 0.0, v
+    cdef double budget = time_limit
+    cdef int d, done_depth = 0, best = -1, pvlen = 0, k
+    cdef int pv_save[MAX_PLY + 1]
+    cdef uint64_t total_nodes = 0
+    cdef bint exact = False
+    if depth > MAX_PLY:
+        depth = MAX_PLY
+    c.heuristic = heuristic
+    c.pruning = pruning
+    c.ordering = ordering
+    c.use_tt = use_tt
+    t0 = now_monotonic()
+    with nogil:
+        if not iterative:
+            ctx_start(c, budget)
+            value = run_search(&board.state, c, kind, depth)
+            done_depth = depth
+            exact = c.horizon == 0 and not c.stopped
+            total_nodes = c.nodes
+        else:
+            ctx_start(c, 0.0)
+            c.deadline = t0 + budget
+            d = 1
+            while True:
+                c.nodes = 0
+                c.horizon = 0
+                c.stopped = False
+                c.root_best = -1
+                c.timed = d > 1 and budget > 0
+                v = run_search(&board.state, c, kind, d)
+                total_nodes += c.nodes
+                if c.stopped:
+                    break
+                value = v
+                done_depth = d
+                best = c.root_best
+                pvlen = c.pv_len[0]
+                for k in range(pvlen):
+                    pv_save[k] = c.pv[0][k]
+                exact = c.horizon == 0
+                if exact or d >= depth:
+                    break
+                d += 1
+            # restore the last completed iteration's root results
+            c.root_best = best
+            c.pv_len[0] = pvlen
+            for k in range(pvlen):
+                c.pv[0][k] = pv_save[k]
+            c.nodes = total_nodes
+            c.stopped = False
+    elapsed = now_monotonic() - t0
+    if c.stopped:
+        # fixed-depth search ran out of time: no valid result
+        return None
+    c.nodes = total_nodes
+    return _result(S, board, value, done_depth, exact, elapsed, use_tt)
+
+
+def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):
+    """Value of every legal move (from the side to move at ``board``), each
+    searched with a full window by alpha-beta with the table (shared across
+    moves).  Returns ``(list of (move, value), nodes, exact)``."""
+    cdef SearchCtx* c = S.ctx
+    cdef int moves[MAX_MOVES]
+    cdef double vals[MAX_MOVES]
+    cdef int n, i
+    cdef undo_t u
+    cdef bint exact
+    if depth > MAX_PLY:
+        depth = MAX_PLY
+    c.heuristic = heuristic
+    c.pruning = True
+    c.ordering = True
+    c.use_tt = True
+    with nogil:
+        ctx_start(c, 0.0)
+        n = _root_values(&board.state, c, depth, moves, vals)
+        exact = c.horizon == 0
+    return [(moves[i], vals[i]) for i in range(n)], c.nodes, exact
+
+
+cdef int _root_values(GameState* root, SearchCtx* c, int depth, int* moves,
+                      double* vals) noexcept nogil:
+    cdef GameState work = root[0]
+    cdef int n = game_legal_moves(&work, moves)
+    cdef int i
+    cdef undo_t u
+    for i in range(n):
+        u = game_make(&work, moves[i])
+        # ply 1 so that win distances count from the root position
+        vals[i] = -ab_search(&work, c, depth - 1, 1, -SCORE_INF, SCORE_INF)
+        game_unmake(&work, moves[i], u)
+    return n

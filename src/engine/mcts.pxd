@@ -1,0 +1,37 @@
+# cython: language_level=3
+"""Monte Carlo tree search (UCT) over the game interface: the node arena.
+
+Nodes are plain structs in one preallocated array (indices, not pointers to
+Python objects).  A node's children are allocated together, contiguously, when
+it is expanded; when the arena is full no node is expanded any more and the
+search keeps simulating from the leaves it reaches.
+"""
+from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
+from ttt_engine.rng cimport rng_t
+
+
+cdef struct MNode:
+    double wsum          # sum of rewards (+1 win, 0 draw, -1 loss) for ``mover``
+    int32_t parent       # -1 for the root
+    int32_t first_child  # -1 while unexpanded; children are contiguous
+    int32_t visits
+    float mean           # wsum / visits (cached for the selection loop)
+    float isq            # 1 / sqrt(visits) (cached for the selection loop)
+    int16_t nchildren
+    int16_t move         # move that led here from the parent (-1 at the root)
+    int8_t mover         # player who made ``move`` (0 / 1)
+
+
+cdef struct MTree:
+    MNode* nodes
+    MNode* alt           # second arena for compaction on tree reuse (lazy)
+    int32_t cap
+    int32_t used
+    double c             # exploration constant
+    rng_t rng
+
+
+cdef class MCTSTree:
+    cdef MTree t
+    cdef readonly uint64_t seed
+    cdef int _compact(self, int32_t new_root) except -1

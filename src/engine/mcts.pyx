@@ -1,0 +1,317 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Monte Carlo tree search (UCT), written once for every game.
+
+One simulation (seed 003):
+
+1. **Select** from the root by UCB1, ``mean + C * sqrt(ln N_parent / N_child)``,
+   where ``mean`` is from the point of view of the player who moved into the
+   child; an unvisited child is taken first (in move order).
+2. **Expand** the leaf reached (unless the game is over there, or the arena
+   has no room for all its children): create every child, pick one uniformly
+   at random and play it.
+3. **Simulate** with the game's inline random playout to the end.
+4. **Back-propagate** +1 / 0 / -1 to every node on the path, each from the
+   point of view of the player who moved into that node (negamax).
+
+The final move is the root child with the most visits (ties: the higher mean,
+then the first in move order).
+
+Tree reuse: ``reroot`` finds the new position among the old root's
+descendants (a few plies deep, matched by ``game_hash`` and side to move) and
+compacts that subtree, breadth first, into the second arena, which then
+becomes the live one; everything else is dropped.
+"""
+from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport sqrt, log
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from ttt_engine.rng cimport rng_t, rng_seed, rng_below
+from ttt_engine.game cimport (
+    GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
+    game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
+    game_playout,
+)
+from ttt_engine cimport ttt
+ttt.ttt_init_tables()
+
+MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
+cdef int32_t MAX_VISITS = 2000000000
+
+
+cdef inline double now_monotonic() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
+    nd.wsum = 0.0
+    nd.parent = parent
+    nd.first_child = -1
+    nd.visits = 0
+    nd.mean = 0.0
+    nd.isq = 0.0
+    nd.nchildren = 0
+    nd.move = <int16_t>move
+    nd.mover = <int8_t>mover
+
+
+cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
+    """One select / expand / simulate / back-propagate cycle."""
+    cdef GameState work = root[0]
+    cdef MNode* nodes = t.nodes
+    cdef MNode* nd
+    cdef MNode* ch
+    cdef int32_t node = 0, first, k, end, best
+    cdef int n, r, status, mover, winner
+    cdef float bscore, sc, kexp
+    cdef int moves[MAX_MOVES]
+    # 1. selection
+    while True:
+        nd = &nodes[node]
+        first = nd.first_child
+        if first < 0:
+            break
+        end = first + nd.nchildren
+        kexp = <float>(t.c * sqrt(log(<double>nd.visits)))
+        best = first
+        bscore = -1e30
+        for k in range(first, end):
+            ch = &nodes[k]
+            if ch.visits == 0:
+                best = k
+                break
+            sc = ch.mean + kexp * ch.isq
+            if sc > bscore:
+                bscore = sc
+                best = k
+        node = best
+        game_make(&work, nodes[node].move)
+    # 2. expansion (whole child block, or nothing when the arena is full)
+    status = game_status(&work)
+    if status == GAME_ONGOING:
+        n = game_legal_moves(&work, moves)
+        if n > 0 and t.used + n <= t.cap:
+            first = t.used
+            t.used += n
+            mover = game_to_move(&work)
+            nd = &nodes[node]
+            nd.first_child = first
+            nd.nchildren = <int16_t>n
+            for k in range(n):
+                node_init(&nodes[first + k], node, moves[k], mover)
+            r = rng_below(&t.rng, n)
+            node = first + r
+            game_make(&work, moves[r])
+            status = game_status(&work)
+        # 3. simulation
+        if status == GAME_ONGOING:
+            status = game_playout(&work, &t.rng)
+    # 4. back-propagation (negamax: each node from its mover's side)
+    winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
+    while node >= 0:
+        nd = &nodes[node]
+        nd.visits += 1
+        if winner >= 0:
+            nd.wsum += 1.0 if winner == nd.mover else -1.0
+        nd.mean = <float>(nd.wsum / nd.visits)
+        nd.isq = <float>(1.0 / sqrt(<double>nd.visits))
+        node = nd.parent
+
+
+cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_limit,
+                       double* elapsed) noexcept nogil:
+    """Simulate until ``sims`` simulations (0 = no limit) or ``time_limit``
+    seconds (<= 0 = no limit) are used up; returns the simulations done."""
+    cdef double t0 = now_monotonic(), deadline = t0 + time_limit
+    cdef uint64_t done = 0
+    cdef bint timed = time_limit > 0
+    if t.used == 0:
+        node_init(&t.nodes[0], -1, -1, 1 - game_to_move(root))
+        t.used = 1
+    while True:
+        if sims and done >= sims:
+            break
+        if t.nodes[0].visits >= MAX_VISITS:
+            break
+        mcts_iterate(root, t)
+        done += 1
+        if timed and (done & 255) == 0 and now_monotonic() >= deadline:
+            break
+    elapsed[0] = now_monotonic() - t0
+    return done
+
+
+cdef int32_t find_descendant(GameState* s, MTree* t, int32_t node, uint64_t key,
+                             int to_move, int depth) noexcept nogil:
+    cdef int32_t k, r, first
+    cdef MNode* nd = &t.nodes[node]
+    cdef undo_t u
+    if game_hash(s) == key and game_to_move(s) == to_move:
+        return node
+    first = nd.first_child
+    if depth <= 0 or first < 0:
+        return -1
+    for k in range(first, first + nd.nchildren):
+        u = game_make(s, t.nodes[k].move)
+        r = find_descendant(s, t, k, key, to_move, depth - 1)
+        game_unmake(s, t.nodes[k].move, u)
+        if r >= 0:
+            return r
+    return -1
+
+
+cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
+    """Copy the subtree under ``new_root`` breadth first into the second arena
+    (root at index 0, each child block kept contiguous) and swap arenas."""
+    cdef MNode* src = t.nodes
+    cdef MNode* dst = t.alt
+    cdef int32_t head = 0, tail = 1, old_first, k, nch
+    dst[0] = src[new_root]
+    dst[0].parent = -1
+    while head < tail:
+        old_first = dst[head].first_child
+        if old_first >= 0:
+            nch = dst[head].nchildren
+            dst[head].first_child = tail
+            for k in range(nch):
+                dst[tail + k] = src[old_first + k]
+                dst[tail + k].parent = head
+            tail += nch
+        head += 1
+    t.alt = src
+    t.nodes = dst
+    t.used = tail
+
+
+cdef class MCTSTree:
+    """Node arena + RNG for one MCTS player.  Not thread-safe: one search at a time."""
+
+    def __cinit__(self, int max_nodes, double c, uint64_t seed):
+        if max_nodes < MIN_NODES:
+            raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
+        self.t.nodes = <MNode*>malloc(<size_t>max_nodes * sizeof(MNode))
+        if self.t.nodes == NULL:
+            raise MemoryError(f"cannot allocate {max_nodes} MCTS nodes")
+        self.t.alt = NULL
+        self.t.cap = max_nodes
+        self.t.used = 0
+        self.t.c = c
+        self.seed = seed
+        rng_seed(&self.t.rng, seed)
+
+    def __dealloc__(self):
+        free(self.t.nodes)
+        free(self.t.alt)
+
+    def clear(self):
+        """Drop the whole tree (the RNG stream continues)."""
+        self.t.used = 0
+
+    def reseed(self, uint64_t seed):
+        self.seed = seed
+        rng_seed(&self.t.rng, seed)
+
+    @property
+    def c(self):
+        return self.t.c
+
+    @c.setter
+    def c(self, double value):
+        self.t.c = value
+
+    @property
+    def nodes_used(self):
+        return self.t.used
+
+    @property
+    def max_nodes(self):
+        return self.t.cap
+
+    @property
+    def root_visits(self):
+        return self.t.nodes[0].visits if self.t.used else 0
+
+    def root_children(self):
+        """``[(move, visits, mean), ...]`` for the root's children, in move
+        order; ``mean`` in [-1, 1] from the side to move at the root."""
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+            return []
+        cdef MNode* nd = &self.t.nodes[0]
+        cdef int32_t k
+        return [(self.t.nodes[k].move, self.t.nodes[k].visits,
+                 self.t.nodes[k].wsum / self.t.nodes[k].visits if self.t.nodes[k].visits else 0.0)
+                for k in range(nd.first_child, nd.first_child + nd.nchildren)]
+
+    def best_move(self):
+        """Most visited root child (ties: higher mean, then first); None if unexpanded."""
+        cdef int32_t k, best = -1
+        cdef MNode* nd
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+            return None
+        nd = &self.t.nodes[0]
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            if best < 0 or self.t.nodes[k].visits > self.t.nodes[best].visits or (
+                    self.t.nodes[k].visits == self.t.nodes[best].visits
+                    and self.t.nodes[k].wsum * self.t.nodes[best].visits
+                    > self.t.nodes[best].wsum * self.t.nodes[k].visits):
+                best = k
+        return self.t.nodes[best].move
+
+    def advance_root(self, int move):
+        """Make the root's child reached by ``move`` the new root (subtree
+        kept); returns False (and clears the tree) if that child is unknown."""
+        cdef int32_t k
+        cdef MNode* nd
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+            self.t.used = 0
+            return False
+        nd = &self.t.nodes[0]
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            if self.t.nodes[k].move == move:
+                self._compact(k)
+                return True
+        self.t.used = 0
+        return False
+
+    cdef int _compact(self, int32_t new_root) except -1:
+        if new_root == 0:
+            return 0
+        if self.t.alt == NULL:
+            self.t.alt = <MNode*>malloc(<size_t>self.t.cap * sizeof(MNode))
+            if self.t.alt == NULL:
+                raise MemoryError("cannot allocate the MCTS compaction arena")
+        with nogil:
+            compact(&self.t, new_root)
+        return 0
+
+
+def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double time_limit):
+    """Run simulations from ``board`` (which must be the tree's root position,
+    see ``mcts_reroot``); returns ``(simulations_done, seconds)``."""
+    cdef uint64_t done
+    cdef double elapsed = 0.0
+    with nogil:
+        done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed)
+    return done, elapsed
+
+
+def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_depth):
+    """Keep the subtree for ``new_root`` if it is ``old_root`` or a descendant
+    up to ``max_depth`` plies in the tree; else clear.  Returns the depth
+    searched result: True if a subtree was kept."""
+    cdef int32_t found
+    if tree.t.used == 0:
+        return False
+    found = _find(&old_root.state, &tree.t, &new_root.state, max_depth)
+    if found < 0:
+        tree.t.used = 0
+        return False
+    tree._compact(found)
+    return True
+
+
+cdef int32_t _find(GameState* old_root, MTree* t, GameState* new_root, int max_depth) noexcept nogil:
+    cdef GameState work = old_root[0]
+    return find_descendant(&work, t, 0, game_hash(new_root), game_to_move(new_root), max_depth)
