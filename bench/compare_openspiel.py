@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib
+import inspect
 import json
 import math
 import os
@@ -278,18 +279,23 @@ class Engine:
         train = getattr(self.tte, "train", None)
         if train is None:
             raise Unavailable("ttt_engine.train not in this build (issue 2)")
+        try:
+            params = inspect.signature(train).parameters
+        except (TypeError, ValueError):
+            params = {}
+        # OpenSpiel's QLearner: constant step size 0.1, discount 0.9, constant epsilon 0.7
         kwargs = dict(episodes=episodes, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_decay=1.0,
                       epsilon_min=0.01, seed=seed, progress=False)
+        if "alpha_decay" in params:
+            kwargs["alpha_decay"] = 1.0
         if self_play:
+            if "mode" not in params:
+                raise Unavailable("ttt_engine.train(mode='self-play') not in this build (issue 4)")
             kwargs["mode"] = "self-play"
         else:
             kwargs["side"] = "O"
-            try:
-                import inspect
-                if "mode" in inspect.signature(train).parameters:
-                    kwargs["mode"] = "random"
-            except (TypeError, ValueError):
-                pass
+            if "mode" in params:
+                kwargs["mode"] = "random"
         t0 = time.perf_counter()
         try:
             train(**kwargs)
@@ -305,15 +311,25 @@ class Engine:
 
     # -- MCTS
     def mcts(self, game, simulations, seed):
+        """``simulations`` UCT simulations (c = sqrt(2), one random playout
+        each) from the initial position into a fresh tree (no reuse); the tree
+        arena is allocated before the clock starts, as OpenSpiel's bot is."""
         board = self.board(game)
-        search = _mcts_search_function()
-        t0 = time.perf_counter()
-        result = search(board, simulations, seed)
-        dt = time.perf_counter() - t0
-        done = result.get("simulations", simulations)
+        search = _require("ttt_engine.search", "MCTS", " (issue 3)")
+        mcts = search(c=math.sqrt(2), max_nodes=max(4 * simulations, 1 << 16), seed=seed,
+                      reuse=False)
+        try:
+            t0 = time.perf_counter()
+            mcts.search(board, simulations=simulations)
+            dt = time.perf_counter() - t0
+        except ValueError as e:
+            if "unsupported board" in str(e):
+                raise Unavailable(f"{game} is not on the search core in this build: {e}") from None
+            raise
+        done = mcts.stats["simulations"]
         if done != simulations:
             raise RuntimeError(f"ttt_engine MCTS ran {done} of {simulations} simulations")
-        return {"units": simulations, "seconds": dt}
+        return {"units": simulations, "seconds": dt, "nodes_used": mcts.stats["nodes_used"]}
 
     # -- random playouts
     def playouts(self, game, games, seed):
@@ -345,58 +361,37 @@ class Engine:
                 "marks_games": marks_games, "marks_per_game": marks / marks_games}
 
     # -- alpha-beta
-    def alphabeta(self, game, depth, count_nodes=False):
+    def alphabeta(self, game, depth, variant, count_nodes=False):
+        """variant "plain": min/max alpha-beta without table or move ordering,
+        the algorithm OpenSpiel's ``alpha_beta_search`` runs; "full": negamax
+        alpha-beta with transposition table and move ordering (the engine's
+        default).  ``depth`` None = to the end of the game."""
         board = self.board(game)
-        search = _alphabeta_function(game)
-        t0 = time.perf_counter()
-        r = search(board, depth)
-        dt = time.perf_counter() - t0
-        return {"units": 1, "seconds": dt, "value": r.get("value"), "move": r.get("move"),
-                "nodes": r.get("nodes")}
+        search = _require("ttt_engine.search", None, " (issue 3)")
+        heuristic = 0
+        if game == "clobber":
+            heuristic_id = _require("ttt_engine.clobber", "heuristic_id", " (issue 6)")
+            heuristic = heuristic_id(CLOBBER_HEURISTIC, perspective="B")
+        try:
+            t0 = time.perf_counter()
+            if variant == "plain":
+                r = search.minimax(board, depth, heuristic=heuristic, alphabeta=True)
+            else:
+                r = search.alphabeta(board, depth, heuristic=heuristic)
+            dt = time.perf_counter() - t0
+        except ValueError as e:
+            if "unsupported board" in str(e):
+                raise Unavailable(f"{game} is not on the search core in this build: {e}") from None
+            raise
+        return {"units": 1, "seconds": dt, "value": r.value, "move": r.best_move,
+                "nodes": r.nodes, "engine_seconds": r.time}
 
 
 ISSUE_OF = {"ttt": 2, "uttt": 5, "clobber": 6, "quixo": 7}
-CLOBBER_HEURISTIC = "moves"   # the ttt_engine heuristic matching clobber_value_function
-
-
-def _result_dict(r):
-    """Normalise a search result (dict, object with attributes, or tuple)."""
-    if isinstance(r, dict):
-        return r
-    out = {}
-    for key in ("value", "move", "best_move", "nodes", "simulations"):
-        if hasattr(r, key):
-            out[key] = getattr(r, key)
-    if "move" not in out and "best_move" in out:
-        out["move"] = out["best_move"]
-    return out
-
-
-def _mcts_search_function():
-    """search(board, simulations, seed) -> dict with 'simulations' (no tree reuse)."""
-    mcts = _require("ttt_engine.mcts", None, " (issue 3)")
-    fn = getattr(mcts, "mcts_search", None) or getattr(mcts, "search", None)
-    if fn is None:
-        raise Unavailable("ttt_engine.mcts has no search function in this build (issue 3)")
-
-    def search(board, simulations, seed):
-        return _result_dict(fn(board, simulations=simulations, seed=seed))
-    return search
-
-
-def _alphabeta_function(game):
-    """search(board, depth) -> dict with value/move/nodes (plain alpha-beta)."""
-    ab = _require("ttt_engine.alphabeta", None, " (issue 3)")
-    fn = getattr(ab, "alphabeta", None) or getattr(ab, "search", None)
-    if fn is None:
-        raise Unavailable("ttt_engine.alphabeta has no search function in this build (issue 3)")
-
-    def search(board, depth):
-        kwargs = {"depth": depth}
-        if game == "clobber":
-            kwargs["heuristic"] = CLOBBER_HEURISTIC
-        return _result_dict(fn(board, **kwargs))
-    return search
+# The ttt_engine Clobber heuristic matching clobber_value_function: B's own
+# move count (= the opponent's: captures are symmetric), from B's (the root
+# mover's) point of view.
+CLOBBER_HEURISTIC = "own_moves"
 
 
 # ---------------------------------------------------------------------------- rows
@@ -435,15 +430,18 @@ def build_rows(sizes):
             lambda o, seed, g=game: o.playouts(g, s[f"po_os_{g}"], seed),
             lambda e, seed, g=game: e.playouts(g, s[f"po_tte_{g}"], seed),
             f"{s[f'po_os_{game}']:,} vs {s[f'po_tte_{game}']:,} games per call"))
-    rows.append(Row("ab_ttt", "TTT alpha-beta, full solve", "search", "search",
-                    lambda o, seed, **kw: o.alphabeta("ttt", 30, **kw),
-                    lambda e, seed: e.alphabeta("ttt", 30),
-                    "empty board to the end (value: draw)"))
-    for d in s["clobber_depths"]:
-        rows.append(Row(f"ab_clobber_d{d}", f"Clobber 6x5 alpha-beta, depth {d}", "search", "search",
-                        lambda o, seed, d=d, **kw: o.alphabeta("clobber", d, **kw),
-                        lambda e, seed, d=d: e.alphabeta("clobber", d),
-                        "start position, horizon value = number of legal moves"))
+    ab_cases = [("ttt", None, "TTT alpha-beta, full solve", "empty board to the end (draw)")]
+    ab_cases += [("clobber", d, f"Clobber 6x5 alpha-beta, depth {d}",
+                  "start position; horizon value = number of legal moves")
+                 for d in s["clobber_depths"]]
+    for game, depth, title, note in ab_cases:
+        for variant, label in (("plain", "plain"), ("full", "TT + ordering")):
+            key = f"ab_{game}" + (f"_d{depth}" if depth else "") + f"_{variant}"
+            rows.append(Row(
+                key, f"{title} — ttt_engine {label}", "search", "search",
+                lambda o, seed, g=game, d=depth, **kw: o.alphabeta(g, 30 if d is None else d, **kw),
+                lambda e, seed, g=game, d=depth, v=variant: e.alphabeta(g, d, v),
+                note))
     return rows
 
 
