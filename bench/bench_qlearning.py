@@ -1,0 +1,47 @@
+"""Q-learning throughput (pytest-benchmark).
+
+    PYTHONPATH=python pytest bench/bench_qlearning.py --benchmark-only
+
+``extra_info`` holds the throughput of the median round: training episodes/s
+(against random, default hyperparameters, agent O and X) and greedy
+evaluation games/s.  The issue's bar is >= 10M training episodes/s on one core.
+"""
+import numpy as np
+import pytest
+
+import ttt_engine
+from ttt_engine import qlearning as ql
+
+TRAIN_EPISODES = ttt_engine.qagent.DEFAULT_EPISODES
+EVAL_GAMES = 2_000_000
+
+
+@pytest.mark.parametrize("side", ["O", "X"])
+def test_bench_train_defaults(benchmark, side):
+    """Full default ``train()`` (10M episodes, no progress bar) per round."""
+    seeds = iter(range(1000))
+    benchmark.pedantic(lambda: ttt_engine.train(side=side, seed=next(seeds), progress=False),
+                       rounds=5, iterations=1, warmup_rounds=1)
+    med = benchmark.stats.stats.median
+    benchmark.extra_info["episodes"] = TRAIN_EPISODES
+    benchmark.extra_info["episodes_per_s"] = TRAIN_EPISODES / med
+    benchmark.extra_info["side"] = side
+
+
+def test_bench_train_kernel_only(benchmark):
+    """The C loop alone (``QTrainer.run``, one call), for the chunking overhead."""
+    def run():
+        q = np.zeros((19683, 9))
+        t = ql.QTrainer(q, 0.1, 0.9, 0.7, 0.999999, 0.01, 1, False, 7, 0.9999997, 0.01)
+        t.run(TRAIN_EPISODES)
+    benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
+    benchmark.extra_info["episodes_per_s"] = TRAIN_EPISODES / benchmark.stats.stats.median
+
+
+@pytest.mark.parametrize("side", ["O", "X"])
+def test_bench_evaluate(benchmark, side):
+    agent = ttt_engine.train(side=side, seed=1, progress=False)
+    benchmark.pedantic(lambda: ttt_engine.evaluate(agent, games=EVAL_GAMES, side=side, seed=2),
+                       rounds=5, iterations=1, warmup_rounds=1)
+    benchmark.extra_info["games_per_s"] = EVAL_GAMES / benchmark.stats.stats.median
+    benchmark.extra_info["side"] = side
