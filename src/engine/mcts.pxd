@@ -10,11 +10,11 @@ from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine.rng cimport rng_t
 
 
-cdef struct MNode:
-    double wsum          # sum of rewards (+1 win, 0 draw, -1 loss) for ``mover``
+cdef struct MNode:          # 32 bytes
     int32_t parent       # -1 for the root
     int32_t first_child  # -1 while unexpanded; children are contiguous
     int32_t visits
+    int32_t wsum         # sum of rewards (+1 win, 0 draw, -1 loss) for ``mover``
     float mean           # wsum / visits (cached for the selection loop)
     float isq            # 1 / sqrt(visits) (cached for the selection loop)
     int16_t nchildren
@@ -28,6 +28,7 @@ cdef struct MTree:
     int32_t cap
     int32_t used
     double c             # exploration constant
+    float cf             # the same, as float for the selection loop
     rng_t rng
 
 

@@ -23,7 +23,7 @@ becomes the live one; everything else is dropped.
 """
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport sqrt, log
+from libc.math cimport sqrtf, logf
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ttt_engine.rng cimport rng_t, rng_seed, rng_below
@@ -36,6 +36,25 @@ from ttt_engine cimport ttt
 ttt.ttt_init_tables()
 
 MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
+
+# sqrt(ln n) for n < 65536: libm's logf took a quarter of the run time when
+# called once per level of every simulation; larger counts call logf.
+cdef extern from *:
+    """
+    static float mcts_sqrt_log[65536];
+    """
+    float mcts_sqrt_log[65536]
+
+cdef int _i
+for _i in range(1, 65536):
+    mcts_sqrt_log[_i] = sqrtf(logf(<float>_i))
+mcts_sqrt_log[0] = 0.0
+
+
+cdef inline float sqrt_log(int32_t n) noexcept nogil:
+    if n < 65536:
+        return mcts_sqrt_log[n]
+    return sqrtf(logf(<float>n))
 cdef int32_t MAX_VISITS = 2000000000
 
 
@@ -46,7 +65,7 @@ cdef inline double now_monotonic() noexcept nogil:
 
 
 cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
-    nd.wsum = 0.0
+    nd.wsum = 0
     nd.parent = parent
     nd.first_child = -1
     nd.visits = 0
@@ -65,7 +84,7 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
     cdef MNode* ch
     cdef int32_t node = 0, first, k, end, best
     cdef int n, r, status, mover, winner
-    cdef float bscore, sc, kexp
+    cdef float bscore, sc, kexp, inv
     cdef int moves[MAX_MOVES]
     # 1. selection
     while True:
@@ -74,7 +93,7 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
         if first < 0:
             break
         end = first + nd.nchildren
-        kexp = <float>(t.c * sqrt(log(<double>nd.visits)))
+        kexp = t.cf * sqrt_log(nd.visits)
         best = first
         bscore = -1e30
         for k in range(first, end):
@@ -114,9 +133,10 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
         nd = &nodes[node]
         nd.visits += 1
         if winner >= 0:
-            nd.wsum += 1.0 if winner == nd.mover else -1.0
-        nd.mean = <float>(nd.wsum / nd.visits)
-        nd.isq = <float>(1.0 / sqrt(<double>nd.visits))
+            nd.wsum += 1 if winner == nd.mover else -1
+        inv = 1.0 / <float>nd.visits
+        nd.mean = <float>nd.wsum * inv
+        nd.isq = sqrtf(inv)
         node = nd.parent
 
 
@@ -198,6 +218,7 @@ cdef class MCTSTree:
         self.t.cap = max_nodes
         self.t.used = 0
         self.t.c = c
+        self.t.cf = <float>c
         self.seed = seed
         rng_seed(&self.t.rng, seed)
 
@@ -220,6 +241,7 @@ cdef class MCTSTree:
     @c.setter
     def c(self, double value):
         self.t.c = value
+        self.t.cf = <float>value
 
     @property
     def nodes_used(self):
@@ -241,7 +263,7 @@ cdef class MCTSTree:
         cdef MNode* nd = &self.t.nodes[0]
         cdef int32_t k
         return [(self.t.nodes[k].move, self.t.nodes[k].visits,
-                 self.t.nodes[k].wsum / self.t.nodes[k].visits if self.t.nodes[k].visits else 0.0)
+                 <double>self.t.nodes[k].wsum / self.t.nodes[k].visits if self.t.nodes[k].visits else 0.0)
                 for k in range(nd.first_child, nd.first_child + nd.nchildren)]
 
     def best_move(self):
@@ -254,8 +276,8 @@ cdef class MCTSTree:
         for k in range(nd.first_child, nd.first_child + nd.nchildren):
             if best < 0 or self.t.nodes[k].visits > self.t.nodes[best].visits or (
                     self.t.nodes[k].visits == self.t.nodes[best].visits
-                    and self.t.nodes[k].wsum * self.t.nodes[best].visits
-                    > self.t.nodes[best].wsum * self.t.nodes[k].visits):
+                    and <double>self.t.nodes[k].wsum * self.t.nodes[best].visits
+                    > <double>self.t.nodes[best].wsum * self.t.nodes[k].visits):
                 best = k
         return self.t.nodes[best].move
 
@@ -315,3 +337,25 @@ def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_d
 cdef int32_t _find(GameState* old_root, MTree* t, GameState* new_root, int max_depth) noexcept nogil:
     cdef GameState work = old_root[0]
     return find_descendant(&work, t, 0, game_hash(new_root), game_to_move(new_root), max_depth)
+
+
+cdef uint64_t _playouts(GameState* root, uint64_t n, rng_t* rng) noexcept nogil:
+    cdef GameState work
+    cdef uint64_t i, acc = 0
+    for i in range(n):
+        work = root[0]
+        acc += <uint64_t>game_playout(&work, rng)
+    return acc
+
+
+def random_playouts(GameBoard board, uint64_t n, uint64_t seed):
+    """Baseline for benchmarks: ``n`` bare random playouts from ``board`` (no
+    tree); returns ``(sum of final statuses, seconds)``."""
+    cdef rng_t rng
+    cdef uint64_t acc
+    cdef double t0
+    rng_seed(&rng, seed)
+    t0 = now_monotonic()
+    with nogil:
+        acc = _playouts(&board.state, n, &rng)
+    return acc, now_monotonic() - t0
