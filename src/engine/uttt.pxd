@@ -226,12 +226,13 @@ cdef inline uint64_t uttt_hash(const UTTTState* s) noexcept nogil:
     move and rule variant (the 167 bits are packed into three words, then mixed)."""
     cdef uint64_t a = 0, c = 0, d = 0
     cdef int b
+    cdef int f = 0 if s.status else s.forced + 1   # no forced board once the game is over
     for b in range(7):
         a = (a << 9) | s.local[0][b]
         c = (c << 9) | s.local[1][b]
     d = (<uint64_t>s.local[0][7]) | (<uint64_t>s.local[0][8] << 9) \
         | (<uint64_t>s.local[1][7] << 18) | (<uint64_t>s.local[1][8] << 27) \
-        | (<uint64_t>(s.forced + 1) << 36) | (<uint64_t>s.to_move << 40) \
+        | (<uint64_t>f << 36) | (<uint64_t>s.to_move << 40) \
         | (<uint64_t>s.tiebreak << 41)
     return _uttt_mix(_uttt_mix(_uttt_mix(a) ^ c) ^ d)
 

@@ -256,7 +256,7 @@ cdef class Board:
     def to_string(self):
         """81 cells in grid order (``X``, ``O``, ``.``), then ``:`` and the forced
         board (``0``-``8``) or ``*`` (free); round-trips through ``from_string``."""
-        f = "*" if self.state.forced < 0 else str(self.state.forced)
+        f = "*" if self.forced_board is None else str(self.forced_board)
         return "".join(_SYMBOLS[v] for v in self.cells) + ":" + f
 
     @classmethod
