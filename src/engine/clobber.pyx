@@ -521,3 +521,287 @@ def perft(Board board, depth):
     from ttt_engine.perft import perft as _perft
     from ttt_engine._util import check_int
     return _perft(board, check_int("depth", depth, min=0, max=64))
+
+
+# ---------------------------------------------------------------------- exact solver
+# Win/loss negamax with a transposition table.  Positions are keyed after
+# three reductions that keep the game value:
+#   1. colours: the key is (mover's stones, opponent's stones), so the side to
+#      move needs no bit;
+#   2. dead stones: stones only ever move onto stones, so a 4-connected group
+#      of stones never interacts with another; groups holding one colour only
+#      can never move or be taken and are dropped;
+#   3. geometry: edges and empty squares are alike (nothing moves onto them),
+#      so the live stones are translated to the top-left corner and reduced
+#      over all 8 symmetries of the square (whatever the board's shape).
+cdef struct SolverEntry:
+    uint64_t own
+    uint64_t opp
+    uint8_t win
+
+
+cdef struct SolverCtx:
+    SolverEntry* tt
+    uint64_t mask
+    uint64_t nodes
+    uint64_t tt_hits
+    uint64_t max_nodes
+    bint aborted
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define CLOBBER_BSWAP64(x) __builtin_bswap64(x)
+    #else
+    static unsigned long long CLOBBER_BSWAP64(unsigned long long x) {
+        x = ((x & 0x00FF00FF00FF00FFULL) << 8) | ((x >> 8) & 0x00FF00FF00FF00FFULL);
+        x = ((x & 0x0000FFFF0000FFFFULL) << 16) | ((x >> 16) & 0x0000FFFF0000FFFFULL);
+        return (x << 32) | (x >> 32);
+    }
+    #endif
+    """
+    uint64_t CLOBBER_BSWAP64(uint64_t x) nogil
+
+
+cdef inline uint64_t _neighbours(uint64_t x) noexcept nogil:
+    return (x << 8) | (x >> 8) | ((x << 1) & CLOBBER_NOT_COL0) | ((x >> 1) & CLOBBER_NOT_COL7)
+
+
+cdef inline uint64_t _live(uint64_t own, uint64_t opp) noexcept nogil:
+    """Stones in 4-connected groups that hold both colours."""
+    cdef uint64_t occ = own | opp
+    cdef uint64_t x = clobber_pairs_any(own, opp) | clobber_pairs_any(opp, own)
+    cdef uint64_t y
+    while True:
+        y = x | (_neighbours(x) & occ)
+        if y == x:
+            return x
+        x = y
+
+
+cdef inline uint64_t _flip_h_bytes(uint64_t x) noexcept nogil:
+    """Reverse the bit order inside every byte (mirror columns 0..7)."""
+    x = ((x >> 1) & <uint64_t>0x5555555555555555ULL) | ((x & <uint64_t>0x5555555555555555ULL) << 1)
+    x = ((x >> 2) & <uint64_t>0x3333333333333333ULL) | ((x & <uint64_t>0x3333333333333333ULL) << 2)
+    x = ((x >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0FULL) | ((x & <uint64_t>0x0F0F0F0F0F0F0F0FULL) << 4)
+    return x
+
+
+cdef inline uint64_t _transpose(uint64_t x) noexcept nogil:
+    """(r, c) -> (c, r) on the 8x8 grid (flip about the main diagonal)."""
+    cdef uint64_t t
+    t = <uint64_t>0x0F0F0F0F00000000ULL & (x ^ (x << 28))
+    x ^= t ^ (t >> 28)
+    t = <uint64_t>0x3333000033330000ULL & (x ^ (x << 14))
+    x ^= t ^ (t >> 14)
+    t = <uint64_t>0x5500550055005500ULL & (x ^ (x << 7))
+    x ^= t ^ (t >> 7)
+    return x
+
+
+cdef inline void _better(uint64_t a, uint64_t b, uint64_t* ba, uint64_t* bb) noexcept nogil:
+    if a < ba[0] or (a == ba[0] and b < bb[0]):
+        ba[0] = a
+        bb[0] = b
+
+
+cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
+    """Dead groups dropped, live stones moved to the corner, min over the 8 symmetries."""
+    cdef uint64_t live = _live(own, opp)
+    own &= live
+    opp &= live
+    cdef uint64_t occ = own | opp
+    cdef uint64_t cols = occ
+    cols |= cols >> 32
+    cols |= cols >> 16
+    cols |= cols >> 8
+    cols &= 0xFF
+    cdef int shift = (CLOBBER_CTZ(occ) & ~7) + CLOBBER_CTZ(cols)
+    own >>= shift
+    opp >>= shift
+    occ >>= shift
+    cols >>= CLOBBER_CTZ(cols)
+    cdef int w = 64 - __builtin_clzll_(cols)
+    cdef int h = ((63 - __builtin_clzll_(occ)) >> 3) + 1
+    cdef uint64_t ba = own, bb = opp
+    cdef uint64_t ho = _flip_h_bytes(own) >> (8 - w), hp = _flip_h_bytes(opp) >> (8 - w)
+    cdef uint64_t vo = CLOBBER_BSWAP64(own) >> (8 * (8 - h)), vp = CLOBBER_BSWAP64(opp) >> (8 * (8 - h))
+    cdef uint64_t hvo = CLOBBER_BSWAP64(ho) >> (8 * (8 - h)), hvp = CLOBBER_BSWAP64(hp) >> (8 * (8 - h))
+    _better(ho, hp, &ba, &bb)
+    _better(vo, vp, &ba, &bb)
+    _better(hvo, hvp, &ba, &bb)
+    # the transposes of the four (a box of h x w becomes w x h; still at the corner)
+    _better(_transpose(own), _transpose(opp), &ba, &bb)
+    _better(_transpose(ho), _transpose(hp), &ba, &bb)
+    _better(_transpose(vo), _transpose(vp), &ba, &bb)
+    _better(_transpose(hvo), _transpose(hvp), &ba, &bb)
+    kown[0] = ba
+    kopp[0] = bb
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define __builtin_clzll_(x) __builtin_clzll(x)
+    #else
+    static int __builtin_clzll_(unsigned long long x) { int n = 0; while (!(x >> 63)) { x <<= 1; n++; } return n; }
+    #endif
+    """
+    int __builtin_clzll_(uint64_t x) nogil
+
+
+cdef inline uint64_t _slot(SolverCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
+    return (own * <uint64_t>0x9E3779B97F4A7C15ULL ^ (opp + (opp >> 29)) * <uint64_t>0xBF58476D1CE4E5B9ULL) >> 17 & c.mask
+
+
+cdef int _probe(SolverCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
+    """-1 unknown, 0 the mover loses, 1 the mover wins (canonical key)."""
+    cdef SolverEntry* e = &c.tt[_slot(c, own, opp)]
+    if e.own == own and e.opp == opp and (own | opp):
+        return e.win
+    return -1
+
+
+cdef void _store(SolverCtx* c, uint64_t own, uint64_t opp, bint win) noexcept nogil:
+    cdef SolverEntry* e = &c.tt[_slot(c, own, opp)]
+    e.own = own
+    e.opp = opp
+    e.win = win
+
+
+cdef bint _solve_rec(SolverCtx* c, ClobberState* s) noexcept nogil:
+    """True if the side to move wins with perfect play."""
+    cdef int moves[CLOBBER_MAX_MOVES]
+    cdef int order[CLOBBER_MAX_MOVES]
+    cdef int n, i, j, k, m, r
+    cdef uint64_t kown, kopp, cown, copp
+    c.nodes += 1
+    if c.max_nodes and c.nodes > c.max_nodes:
+        c.aborted = True
+        return False
+    n = clobber_legal_moves(s, moves)
+    if n == 0:
+        return False
+    _canonical(s.bb[s.to_move], s.bb[s.to_move ^ 1], &kown, &kopp)
+    r = _probe(c, kown, kopp)
+    if r >= 0:
+        c.tt_hits += 1
+        return r == 1
+    # One pass over the children: an immediate win (the opponent is stuck) or
+    # a child already known lost for the opponent ends the node; otherwise the
+    # children are ordered by the opponent's number of replies (fewest first).
+    for i in range(n):
+        m = moves[i]
+        clobber_make(s, m)
+        if s.status:
+            clobber_unmake(s, m)
+            _store(c, kown, kopp, True)
+            return True
+        _canonical(s.bb[s.to_move], s.bb[s.to_move ^ 1], &cown, &copp)
+        r = _probe(c, cown, copp)
+        k = clobber_count_moves(s.bb[s.to_move], s.bb[s.to_move ^ 1])
+        clobber_unmake(s, m)
+        if r == 0:
+            c.tt_hits += 1
+            _store(c, kown, kopp, True)
+            return True
+        if r == 1:
+            k = 1 << 20          # known win for the opponent: try last (skip)
+        order[i] = (k << 9) | i
+    # insertion sort by key
+    for i in range(1, n):
+        k = order[i]
+        j = i - 1
+        while j >= 0 and order[j] > k:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = k
+    for i in range(n):
+        if order[i] >= (1 << 29):
+            break                # the rest are known wins for the opponent
+        m = moves[order[i] & 511]
+        clobber_make(s, m)
+        r = _solve_rec(c, s)
+        clobber_unmake(s, m)
+        if c.aborted:
+            return False
+        if not r:
+            _store(c, kown, kopp, True)
+            return True
+    _store(c, kown, kopp, False)
+    return False
+
+
+cdef class Solver:
+    """Exact win/loss solver with a transposition table of ``2**tt_bits`` entries
+    (24 bytes each; kept between calls, so solving related positions is cheap)."""
+    cdef SolverCtx ctx
+    cdef readonly int tt_bits
+
+    def __cinit__(self, tt_bits=22):
+        from ttt_engine._util import check_int
+        self.tt_bits = check_int("tt_bits", tt_bits, min=4, max=30)
+        self.ctx.tt = <SolverEntry*>calloc((<uint64_t>1) << self.tt_bits, sizeof(SolverEntry))
+        if self.ctx.tt == NULL:
+            raise MemoryError(f"cannot allocate a 2**{self.tt_bits}-entry table")
+        self.ctx.mask = ((<uint64_t>1) << self.tt_bits) - 1
+
+    def __dealloc__(self):
+        free(self.ctx.tt)
+
+    def clear(self):
+        """Forget every stored result."""
+        memset(self.ctx.tt, 0, (<uint64_t>1 << self.tt_bits) * sizeof(SolverEntry))
+
+    def solve(self, Board board not None, max_nodes=None):
+        """Solve ``board`` for the side to move; see ``clobber.solve``."""
+        from ttt_engine._util import check_int
+        cdef uint64_t limit = check_int("max_nodes", max_nodes, min=1, allow_none=True) or 0
+        cdef ClobberState s = board.state
+        cdef int moves[CLOBBER_MAX_MOVES]
+        cdef int n, i, best = -1
+        cdef bint win = False, r
+        self.ctx.nodes = 0
+        self.ctx.tt_hits = 0
+        self.ctx.max_nodes = limit
+        self.ctx.aborted = False
+        t0 = time.perf_counter()
+        with nogil:
+            n = clobber_legal_moves(&s, moves)
+            self.ctx.nodes = 1
+            for i in range(n):
+                clobber_make(&s, moves[i])
+                r = _solve_rec(&self.ctx, &s)
+                clobber_unmake(&s, moves[i])
+                if self.ctx.aborted:
+                    break
+                if not r:
+                    win = True
+                    best = moves[i]
+                    break
+        dt = time.perf_counter() - t0
+        if self.ctx.aborted:
+            return SolveResult(None, None, None, self.ctx.nodes, self.ctx.tt_hits, dt)
+        mover = PLAYERS[s.to_move]
+        winner = mover if win else PLAYERS[s.to_move ^ 1]
+        return SolveResult(win, winner, best if win else None, self.ctx.nodes, self.ctx.tt_hits, dt)
+
+
+from collections import namedtuple
+SolveResult = namedtuple("SolveResult", "win winner best_move nodes tt_hits seconds")
+SolveResult.__doc__ = """Result of ``solve``: ``win`` is True if the side to move wins (None when
+the node limit stopped the search), ``winner`` ``"B"``/``"W"``, ``best_move`` a winning
+move (None for a loss), ``nodes`` positions visited, ``tt_hits``, ``seconds``."""
+
+
+def solve(Board board not None, tt_bits=22, max_nodes=None):
+    """Exact value of ``board`` for the side to move: a ``SolveResult``
+    (``win`` True/False, ``winner``, a winning ``best_move``, ``nodes``, ``seconds``).
+
+    Negamax over win/loss with a transposition table of ``2**tt_bits`` entries
+    keyed by the position reduced for colour, dead groups, translation and the
+    8 symmetries of the square.  ``max_nodes`` bounds the work (``win`` is None
+    if it was hit).  Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
+    """
+    return Solver(tt_bits).solve(board, max_nodes)

@@ -1,0 +1,325 @@
+"""Clobber play modes of the seed ``clobber.py``: agents, ``basic`` and ``extended``.
+
+- ``basic``: minimax against minimax, both with the adaptive heuristic (chosen
+  at every turn from the mover's heuristic family by the game phase), depth 3.
+- ``extended``: each side configured: algorithm, heuristic, depth (and an
+  optional time limit that turns on iterative deepening).
+
+The final board, the winner and the number of rounds (moves played) go to
+stdout; per-move statistics (nodes visited, seconds, value) and totals go to
+stderr, as in the seed.  The searches are the generic ones of
+``ttt_engine.search`` running on ``ttt_engine.clobber.Board`` through the game
+interface.
+
+Command line::
+
+    python -m ttt_engine.clobber_play basic board.txt
+    python -m ttt_engine.clobber_play extended board.txt \\
+        --b-algorithm alphabeta --b-heuristic 2 --b-depth 4 \\
+        --w-algorithm minimax --w-heuristic adaptive --w-depth 3
+    python -m ttt_engine.clobber_play basic --size 4x4      # standard start, no file
+    python -m ttt_engine.clobber_play basic -               # board from stdin
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+
+from ttt_engine import clobber as C
+from ttt_engine import search as S
+from ttt_engine._util import check_choice, check_int, check_real
+
+__all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
+           "play_extended", "main", "ALGORITHMS"]
+
+#: ``minimax``: the seed's minimax (MAX/MIN, no pruning); ``alphabeta``: the
+#: seed's alpha-beta (same values, pruning only); ``alphabeta-tt``: negamax
+#: alpha-beta with transposition table and move ordering (the search core's).
+ALGORITHMS = ("minimax", "alphabeta", "alphabeta-tt")
+SEED_DEPTH = 3
+
+
+@dataclass
+class MoveStats:
+    """One move of a game: who played what, with the search's statistics."""
+    round: int
+    player: str
+    move: int
+    notation: str
+    value: float
+    nodes: int
+    seconds: float
+    depth: int
+    heuristic: str
+
+
+@dataclass
+class GameRecord:
+    """Result of ``play_game``: winner (``"B"``/``"W"``), rounds (moves played),
+    the final board and the per-move statistics."""
+    winner: str
+    rounds: int
+    board: object
+    moves: list = field(default_factory=list)
+
+    def totals(self, player):
+        """``(nodes, seconds)`` summed over ``player``'s moves."""
+        ms = [m for m in self.moves if m.player == player]
+        return sum(m.nodes for m in ms), sum(m.seconds for m in ms)
+
+
+class ClobberAgent:
+    """The seed's ``Agent``: a search algorithm, a heuristic and a depth.
+
+    algorithm: one of ``ALGORITHMS``.
+    heuristic: ``"adaptive"`` (the seed's choice by game phase, made at the
+        root each turn from the mover's family), ``"1"``/``"2"``/``"3"`` (the
+        mover's seed heuristic with that key: B1..B3 for B, W1..W3 for W), a
+        fixed name (``"pieces"``, ``"safe"``, ``"B2"``, ...; see
+        ``clobber.HEURISTICS``) or ``"adaptive-leaf"`` (the phase rule applied
+        at every leaf instead of once per turn).  Leaves are scored from the
+        mover's point of view (the seed's ``root_player``).
+    depth: plies (the seed's default is 3).
+    time_limit: seconds per move; turns on iterative deepening (1, 2, ...
+        plies up to ``depth``; the last completed depth is played).
+    """
+
+    def __init__(self, algorithm="minimax", heuristic="adaptive", depth=SEED_DEPTH,
+                 time_limit=None):
+        self.algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
+        if not isinstance(heuristic, str):
+            raise ValueError(f"heuristic must be a string, got {heuristic!r}")
+        if heuristic not in ("adaptive", "adaptive-leaf", "1", "2", "3"):
+            C.heuristic_id(heuristic)          # validates the name
+        self.heuristic = heuristic
+        self.depth = check_int("depth", depth, min=1, max=64)
+        self.time_limit = check_real("time_limit", time_limit, low=0, low_open=True,
+                                     allow_none=True)
+        self.last = None
+
+    @property
+    def name(self):
+        t = f", {self.time_limit:g}s" if self.time_limit else ""
+        return f"{self.algorithm}({self.heuristic}, depth {self.depth}{t})"
+
+    def __repr__(self):
+        return f"ClobberAgent({self.algorithm!r}, {self.heuristic!r}, {self.depth}, {self.time_limit!r})"
+
+    def heuristic_for(self, board):
+        """``(label, id)`` of the heuristic this agent uses on ``board`` for its mover."""
+        p = board.to_move
+        h = self.heuristic
+        if h == "adaptive":
+            label = board.adaptive_choice(p)
+        elif h in ("1", "2", "3"):
+            label = p + h
+        elif h == "adaptive-leaf":
+            return h, C.heuristic_id("adaptive", p)
+        else:
+            label = h
+        return label, C.heuristic_id(label, p)
+
+    def _search(self, board, depth, h, time_limit=None):
+        if self.algorithm == "alphabeta-tt":
+            return S.alphabeta(board, depth, heuristic=h, time_limit=time_limit,
+                               iterative=False if time_limit is None else None)
+        return S.minimax(board, depth, heuristic=h, alphabeta=self.algorithm == "alphabeta",
+                         time_limit=time_limit)
+
+    def get_move_and_stats(self, board):
+        """The seed's ``get_move_and_stats``: ``(value, move, nodes, seconds)``;
+        also kept as ``self.last`` (a dict with the heuristic and depth)."""
+        if board.is_terminal():
+            raise ValueError("the game is over on this board: there is no move to choose")
+        label, h = self.heuristic_for(board)
+        t0 = time.perf_counter()
+        if self.time_limit is None:
+            r = self._search(board, self.depth, h)
+            nodes, value, move, depth = r.nodes, r.value, r.best_move, r.depth
+        elif self.algorithm == "alphabeta-tt":
+            r = self._search(board, self.depth, h, self.time_limit)
+            nodes, value, move, depth = r.nodes, r.value, r.best_move, r.depth
+        else:
+            # iterative deepening around the table-free searches
+            nodes, value, move, depth = 0, 0.0, None, 0
+            deadline = t0 + self.time_limit
+            for d in range(1, self.depth + 1):
+                left = deadline - time.perf_counter()
+                if d > 1 and left <= 0:
+                    break
+                try:
+                    r = self._search(board, d, h, None if d == 1 else left)
+                except TimeoutError:
+                    break
+                nodes += r.nodes
+                value, move, depth = r.value, r.best_move, d
+                if r.exact:
+                    break
+        seconds = time.perf_counter() - t0
+        if move is None:                      # cannot happen on a live board
+            move = board.legal_moves[0]
+        self.last = {"value": value, "move": move, "nodes": nodes, "seconds": seconds,
+                     "depth": depth, "heuristic": label}
+        return value, move, nodes, seconds
+
+    def select_move(self, board):
+        """A move for the side to move (agent protocol)."""
+        return self.get_move_and_stats(board)[1]
+
+    def reset(self, seed=None):
+        self.last = None
+
+
+def _fmt_value(v):
+    if abs(v) >= S.MATE_BOUND:
+        plies = int(round(S.WIN_SCORE - abs(v)))
+        return f"{'win' if v > 0 else 'loss'} in {plies}"
+    return f"{v:g}"
+
+
+def play_game(board, agent_b, agent_w, *, out=None, err=None, max_rounds=None):
+    """Play ``board`` (a ``clobber.Board``, not modified) to the end between two
+    agents; per-move statistics to ``err`` (default stderr), final board,
+    winner and rounds to ``out`` (default stdout).  Returns a ``GameRecord``."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    if not isinstance(board, C.Board):
+        raise ValueError(f"board must be a ttt_engine.clobber.Board, got {type(board).__name__}")
+    max_rounds = check_int("max_rounds", max_rounds, min=0, allow_none=True)
+    b = board.copy()
+    agents = {"B": agent_b, "W": agent_w}
+    rec = GameRecord(winner=None, rounds=0, board=b)
+    for p in "BW":
+        print(f"{p}: {getattr(agents[p], 'name', repr(agents[p]))}", file=err)
+    while not b.is_terminal() and (max_rounds is None or rec.rounds < max_rounds):
+        p = b.to_move
+        agent = agents[p]
+        if hasattr(agent, "get_move_and_stats"):
+            value, move, nodes, seconds = agent.get_move_and_stats(b)
+            info = agent.last
+        else:
+            t0 = time.perf_counter()
+            move = agent.select_move(b)
+            seconds = time.perf_counter() - t0
+            value, nodes, info = float("nan"), 0, {"depth": 0, "heuristic": "-"}
+        ms = MoveStats(rec.rounds + 1, p, move, C.format_move(move), value, nodes, seconds,
+                       info["depth"], info["heuristic"])
+        b.push(move)
+        rec.moves.append(ms)
+        rec.rounds += 1
+        print(f"round {ms.round:3d}  {p}  {ms.notation}  heuristic {ms.heuristic:<13} "
+              f"depth {ms.depth}  value {_fmt_value(value):>10}  nodes {nodes:>10d}  "
+              f"time {seconds:.4f} s", file=err)
+    rec.winner = b.winner
+    for p in "BW":
+        nodes, secs = rec.totals(p)
+        nmoves = sum(1 for m in rec.moves if m.player == p)
+        rate = f"{nodes / secs:,.0f} nodes/s" if secs > 0 else "-"
+        print(f"{p}: {nmoves} moves, {nodes} nodes visited, {secs:.4f} s ({rate})", file=err)
+    print(b.to_string(), file=out)
+    print(f"Winner: {rec.winner if rec.winner else 'none (stopped)'}", file=out)
+    print(f"Rounds: {rec.rounds}", file=out)
+    return rec
+
+
+def play_basic(board, depth=SEED_DEPTH, *, out=None, err=None):
+    """The seed's ``basic`` mode: minimax vs minimax, adaptive heuristic, ``depth`` 3."""
+    a = ClobberAgent("minimax", "adaptive", depth)
+    b = ClobberAgent("minimax", "adaptive", depth)
+    return play_game(board, a, b, out=out, err=err)
+
+
+def play_extended(board, b_settings=None, w_settings=None, *, out=None, err=None):
+    """The seed's ``extended`` mode: ``b_settings`` / ``w_settings`` are dicts of
+    ``ClobberAgent`` arguments (``algorithm``, ``heuristic``, ``depth``,
+    ``time_limit``); missing keys take the seed's defaults (minimax, adaptive, 3)."""
+    def make(settings):
+        settings = dict(settings or {})
+        unknown = set(settings) - {"algorithm", "heuristic", "depth", "time_limit"}
+        if unknown:
+            raise ValueError(f"unknown agent setting(s): {', '.join(sorted(unknown))}")
+        return ClobberAgent(**settings)
+    return play_game(board, make(b_settings), make(w_settings), out=out, err=err)
+
+
+# ---------------------------------------------------------------------- command line
+def _size(text):
+    try:
+        r, c = text.lower().split("x")
+        r, c = int(r), int(c)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 6x5, got {text!r}") from None
+    if not (1 <= r <= 8 and 1 <= c <= 8):
+        raise argparse.ArgumentTypeError(f"rows and columns must be 1-8, got {text!r}")
+    return r, c
+
+
+def build_parser(prog="python -m ttt_engine.clobber_play"):
+    p = argparse.ArgumentParser(
+        prog=prog, description="Play Clobber between two search agents (the seed's modes).",
+        epilog="Board files: one line per row of B, W and _ (cells may be space-separated). "
+               "Final board, winner and rounds go to stdout; per-move statistics to stderr.")
+    sub = p.add_subparsers(dest="mode", required=True)
+
+    def common(sp):
+        sp.add_argument("board", nargs="?", help="board file ('-' = stdin); "
+                        "omit with --size for the standard start")
+        sp.add_argument("--size", type=_size, help="standard start position RxC instead of a file")
+        sp.add_argument("--first", default="B", choices=["B", "W"],
+                        help="side to move in the given position (default B, as in the seed)")
+
+    sb = sub.add_parser("basic", help="minimax vs minimax with the adaptive heuristic")
+    common(sb)
+    sb.add_argument("--depth", type=int, default=SEED_DEPTH, help="search depth (default 3)")
+    se = sub.add_parser("extended", help="each side configured: algorithm, heuristic, depth")
+    common(se)
+    for side in ("b", "w"):
+        se.add_argument(f"--{side}-algorithm", default="minimax", choices=ALGORITHMS)
+        se.add_argument(f"--{side}-heuristic", default="adaptive",
+                        help="adaptive, adaptive-leaf, 1, 2, 3 (the side's seed family) "
+                             "or a name: " + ", ".join(C.HEURISTICS))
+        se.add_argument(f"--{side}-depth", type=int, default=SEED_DEPTH)
+        se.add_argument(f"--{side}-time-limit", type=float, default=None,
+                        help="seconds per move (iterative deepening up to the depth)")
+    return p
+
+
+def _load_board(args):
+    if args.size is not None and args.board is not None:
+        raise ValueError("give a board file or --size, not both")
+    if args.size is not None:
+        b = C.Board(*args.size)
+        if args.first == "W":
+            b = C.Board.from_string(b.to_string(), to_move="W")
+        return b
+    if args.board is None:
+        raise ValueError("no board: give a board file, '-' for stdin, or --size RxC")
+    return C.Board.from_file(args.board, to_move=args.first)
+
+
+def main(argv=None, *, out=None, err=None, prog=None):
+    """Command-line entry point; returns the exit status (0 ok, 2 bad input)."""
+    parser = build_parser(prog or "python -m ttt_engine.clobber_play")
+    args = parser.parse_args(argv)
+    err_stream = sys.stderr if err is None else err
+    try:
+        board = _load_board(args)
+        if args.mode == "basic":
+            play_basic(board, args.depth, out=out, err=err)
+        else:
+            play_extended(board,
+                          {"algorithm": args.b_algorithm, "heuristic": args.b_heuristic,
+                           "depth": args.b_depth, "time_limit": args.b_time_limit},
+                          {"algorithm": args.w_algorithm, "heuristic": args.w_heuristic,
+                           "depth": args.w_depth, "time_limit": args.w_time_limit},
+                          out=out, err=err)
+    except ValueError as e:
+        print(f"error: {e}", file=err_stream)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
