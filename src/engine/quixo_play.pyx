@@ -25,7 +25,12 @@ game of N states (N - 1 moves, state 0 = empty board), state i scores
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t
 from libc.stdlib cimport malloc, free, realloc, strtod
-from libc.string cimport memset, memcpy
+from libc.string cimport memset, memcpy, strlen
+from cpython.mem cimport PyMem_Free
+
+cdef extern from "Python.h":
+    char* PyOS_double_to_string(double val, char format_code, int precision, int flags, int* ptype)
+    int Py_DTSF_ADD_DOT_0
 from libc.stdio cimport snprintf
 from ttt_engine.rng cimport rng_t, rng_seed, rng_below, rng_uniform
 from ttt_engine.quixo cimport (
@@ -125,8 +130,9 @@ cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
     return 0
 
 
-cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:
-    """Add one observation; -1 if the table could not grow (out of memory)."""
+cdef inline int64_t vt_slot(VTab* t, uint64_t key) noexcept nogil:
+    """Dense index of ``key``, inserting it with sum 0 and count 0 if new;
+    -1 if the table could not grow (out of memory)."""
     cdef uint64_t i = quixo_mix64(key) & t.slot_mask
     cdef uint32_t d
     while True:
@@ -134,9 +140,7 @@ cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:
         if d == EMPTY_SLOT:
             break
         if t.slot_keys[i] == key:
-            t.sums[d] += score
-            t.counts[d] += 1
-            return 0
+            return d
         i = (i + 1) & t.slot_mask
     if (t.size + 1) * 2 > t.slot_mask + 1 or t.size + 1 > t.dense_cap:
         if vt_reserve(t, (t.size + 1) * 2) != 0:
@@ -148,19 +152,27 @@ cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:
     t.slots[i] = d
     t.slot_keys[i] = key
     t.keys[d] = key
-    t.sums[d] = score
-    t.counts[d] = 1
+    t.sums[d] = 0.0
+    t.counts[d] = 0
     t.size += 1
+    return d
+
+
+cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:
+    """Add one observation; -1 if the table could not grow (out of memory)."""
+    cdef int64_t d = vt_slot(t, key)
+    if d < 0:
+        return -1
+    t.sums[d] += score
+    t.counts[d] += 1
     return 0
 
 
 cdef inline int vt_put(VTab* t, uint64_t key, double total, uint32_t count) noexcept nogil:
     """Insert or overwrite an entry (used by the loader)."""
-    cdef int64_t d = vt_find(t, key)
+    cdef int64_t d = vt_slot(t, key)
     if d < 0:
-        if vt_add(t, key, total) != 0:
-            return -1
-        d = vt_find(t, key)
+        return -1
     t.sums[d] = total
     t.counts[d] = count
     return 0
@@ -275,46 +287,52 @@ cdef class ValueTable:
         cdef Py_ssize_t pos = 0
         cdef int c, w
         cdef double avg
-        with nogil:
-            out[pos] = b'{'
-            pos += 1
-            for i in range(self.t.size):
-                out[pos] = b'\n'
-                out[pos + 1] = b'"'
-                pos += 2
-                k = self.t.keys[i]
-                for c in range(cells):
-                    if (k >> c) & 1:
-                        out[pos] = b'X'
-                    elif (k >> (25 + c)) & 1:
-                        out[pos] = b'O'
-                    else:
-                        out[pos] = b' '
-                    pos += 1
-                out[pos] = b'"'
-                out[pos + 1] = b':'
-                out[pos + 2] = b' '
-                out[pos + 3] = b'['
-                pos += 4
-                avg = self.t.sums[i] / self.t.counts[i]
-                if avg == 0.0:
-                    memcpy(out + pos, b"0.0", 3)
-                    pos += 3
-                elif avg == 1.0:
-                    memcpy(out + pos, b"1.0", 3)
-                    pos += 3
-                else:
-                    w = snprintf(out + pos, 32, "%.17g", avg)
-                    pos += w
-                w = snprintf(out + pos, 24, ", %u]", self.t.counts[i])
-                pos += w
-                if i + 1 < self.t.size:
-                    out[pos] = b','
-                    pos += 1
+        cdef char* rep
+        out[pos] = b'{'
+        pos += 1
+        for i in range(self.t.size):
             out[pos] = b'\n'
-            out[pos + 1] = b'}'
-            out[pos + 2] = b'\n'
-            pos += 3
+            out[pos + 1] = b'"'
+            pos += 2
+            k = self.t.keys[i]
+            for c in range(cells):
+                if (k >> c) & 1:
+                    out[pos] = b'X'
+                elif (k >> (25 + c)) & 1:
+                    out[pos] = b'O'
+                else:
+                    out[pos] = b' '
+                pos += 1
+            out[pos] = b'"'
+            out[pos + 1] = b':'
+            out[pos + 2] = b' '
+            out[pos + 3] = b'['
+            pos += 4
+            avg = self.t.sums[i] / self.t.counts[i]
+            if avg == 0.0:
+                memcpy(out + pos, b"0.0", 3)
+                pos += 3
+            elif avg == 1.0:
+                memcpy(out + pos, b"1.0", 3)
+                pos += 3
+            else:
+                # shortest repr that round-trips (what Python's json writes)
+                rep = PyOS_double_to_string(avg, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
+                if rep == NULL:
+                    raise MemoryError()
+                w = <int>strlen(rep)
+                memcpy(out + pos, rep, w)
+                PyMem_Free(rep)
+                pos += w
+            w = snprintf(out + pos, 24, ", %u]", self.t.counts[i])
+            pos += w
+            if i + 1 < self.t.size:
+                out[pos] = b','
+                pos += 1
+        out[pos] = b'\n'
+        out[pos + 1] = b'}'
+        out[pos + 2] = b'\n'
+        pos += 3
         del buf[pos:]
         return buf
 
@@ -328,7 +346,7 @@ cdef class ValueTable:
         cdef const char* p
         cdef char* endp
         cdef double avg, cnt
-        cdef uint64_t key
+        cdef uint64_t key, ucnt
         cdef int c, err = 0
         cdef ValueTable t
         if L == 0:
@@ -397,12 +415,18 @@ cdef class ValueTable:
                     err = 7
                     break
                 pos += 1
-                cnt = strtod(p + pos, &endp)
-                if endp == p + pos or endp - p > L or cnt < 1 or cnt > 4294967295.0 \
-                        or cnt != <double>(<uint64_t>cnt) or not (avg == avg):
+                while pos < L and p[pos] in b' \t\r\n':
+                    pos += 1
+                ucnt = 0
+                start = pos
+                while pos < L and p[pos] >= b'0' and p[pos] <= b'9' and ucnt < <uint64_t>10000000000ULL:
+                    ucnt = ucnt * 10 + <uint64_t>(p[pos] - 48)
+                    pos += 1
+                if pos == start or ucnt < 1 or ucnt > <uint64_t>4294967295ULL or not (avg == avg) \
+                        or avg - avg != 0.0:
                     err = 8
                     break
-                pos = endp - p
+                cnt = <double>ucnt
                 while pos < L and p[pos] in b' \t\r\n':
                     pos += 1
                 if pos >= L or p[pos] != b']':
