@@ -62,6 +62,19 @@ class Unavailable(Exception):
 
 
 # ---------------------------------------------------------------------------- timing
+def _now():
+    """(wall clock, CPU time of this thread).  Both engines run single-threaded
+    in the calling thread (OpenSpiel's C++ and ttt_engine's nogil loops alike),
+    so the thread's CPU time is the work done, whatever else the machine runs."""
+    return time.perf_counter(), time.thread_time()
+
+
+def _since(t0):
+    """(wall seconds, CPU seconds) since ``t0 = _now()``."""
+    wall, cpu = _now()
+    return wall - t0[0], cpu - t0[1]
+
+
 def timed(fn, min_time):
     """Call ``fn()`` until at least ``min_time`` seconds have passed (at least
     once); return (calls, seconds, last result)."""
@@ -152,7 +165,7 @@ class OpenSpiel:
 
         agents = ([learner(0), learner(1)] if self_play
                   else [self.random_agent.RandomAgent(player_id=0, num_actions=na), learner(1)])
-        t0 = time.perf_counter()
+        t0 = _now()
         for _ in range(episodes):
             ts = env.reset()
             while not ts.last():
@@ -160,7 +173,8 @@ class OpenSpiel:
                 ts = env.step([agents[pid].step(ts).action])
             for a in agents:
                 a.step(ts)
-        return {"units": episodes, "seconds": time.perf_counter() - t0}
+        dt, cpu = _since(t0)
+        return {"units": episodes, "seconds": dt, "cpu": cpu}
 
     # -- MCTS
     def mcts(self, game, simulations, seed):
@@ -168,13 +182,13 @@ class OpenSpiel:
         bot = self.pyspiel.MCTSBot(g, self.pyspiel.RandomRolloutEvaluator(1, seed), math.sqrt(2),
                                    simulations, 4000, False, seed, False)
         state = g.new_initial_state()
-        t0 = time.perf_counter()
+        t0 = _now()
         root = bot.mcts_search(state)
-        dt = time.perf_counter() - t0
+        dt, cpu = _since(t0)
         if root.explore_count != simulations:
             raise RuntimeError(f"OpenSpiel MCTS stopped after {root.explore_count} of "
                                f"{simulations} simulations (memory limit?)")
-        return {"units": simulations, "seconds": dt}
+        return {"units": simulations, "seconds": dt, "cpu": cpu}
 
     # -- random playouts
     def playouts(self, game, games, seed):
@@ -184,11 +198,11 @@ class OpenSpiel:
         bot = self.pyspiel.MCTSBot(g, self.pyspiel.RandomRolloutEvaluator(games, seed),
                                    math.sqrt(2), 1, 100, False, seed, False)
         state = g.new_initial_state()
-        t0 = time.perf_counter()
+        t0 = _now()
         root = bot.mcts_search(state)
-        dt = time.perf_counter() - t0
+        dt, cpu = _since(t0)
         assert root.explore_count == 1
-        return {"units": games, "seconds": dt}
+        return {"units": games, "seconds": dt, "cpu": cpu}
 
     def playout_sample(self, game, games, marks_games, seed):
         """Untimed rules check: the first player's mean result (+1 win, 0 draw,
@@ -229,12 +243,12 @@ class OpenSpiel:
                 return original(*args, **kwargs)
             mm._alpha_beta = counting
         try:
-            t0 = time.perf_counter()
+            t0 = _now()
             value, move = mm.alpha_beta_search(g, value_function=vf, maximum_depth=depth)
-            dt = time.perf_counter() - t0
+            dt, cpu = _since(t0)
         finally:
             mm._alpha_beta = original
-        return {"units": 1, "seconds": dt, "value": value, "move": move,
+        return {"units": 1, "seconds": dt, "cpu": cpu, "value": value, "move": move,
                 "nodes": counter[0] if count_nodes else None}
 
 
@@ -296,7 +310,7 @@ class Engine:
             kwargs["side"] = "O"
             if "mode" in params:
                 kwargs["mode"] = "random"
-        t0 = time.perf_counter()
+        t0 = _now()
         try:
             train(**kwargs)
         except TypeError as e:
@@ -307,7 +321,8 @@ class Engine:
             if self_play and "mode" in str(e):
                 raise Unavailable(f"self-play training not in this build (issue 4): {e}")
             raise
-        return {"units": episodes, "seconds": time.perf_counter() - t0}
+        dt, cpu = _since(t0)
+        return {"units": episodes, "seconds": dt, "cpu": cpu}
 
     # -- MCTS
     def mcts(self, game, simulations, seed):
@@ -319,9 +334,9 @@ class Engine:
         mcts = search(c=math.sqrt(2), max_nodes=max(4 * simulations, 1 << 16), seed=seed,
                       reuse=False)
         try:
-            t0 = time.perf_counter()
+            t0 = _now()
             mcts.search(board, simulations=simulations)
-            dt = time.perf_counter() - t0
+            dt, cpu = _since(t0)
         except ValueError as e:
             if "unsupported board" in str(e):
                 raise Unavailable(f"{game} is not on the search core in this build: {e}") from None
@@ -329,19 +344,19 @@ class Engine:
         done = mcts.stats["simulations"]
         if done != simulations:
             raise RuntimeError(f"ttt_engine MCTS ran {done} of {simulations} simulations")
-        return {"units": simulations, "seconds": dt, "nodes_used": mcts.stats["nodes_used"]}
+        return {"units": simulations, "seconds": dt, "cpu": cpu, "nodes_used": mcts.stats["nodes_used"]}
 
     # -- random playouts
     def playouts(self, game, games, seed):
         random_playouts = _require("ttt_engine.playout", "random_playouts")
         board = self.board(game)
-        t0 = time.perf_counter()
+        t0 = _now()
         try:
             r = random_playouts(board, games, seed=seed)
         except TypeError as e:
             raise Unavailable(f"{game} is not on the game interface in this build: {e}") from None
-        dt = time.perf_counter() - t0
-        return {"units": games, "seconds": dt, "result": r}
+        dt, cpu = _since(t0)
+        return {"units": games, "seconds": dt, "cpu": cpu, "result": r}
 
     def playout_sample(self, game, games, marks_games, seed):
         """Untimed rules check: the first player's mean result over ``games``
@@ -373,17 +388,17 @@ class Engine:
             heuristic_id = _require("ttt_engine.clobber", "heuristic_id", " (issue 6)")
             heuristic = heuristic_id(CLOBBER_HEURISTIC, perspective="B")
         try:
-            t0 = time.perf_counter()
+            t0 = _now()
             if variant == "plain":
                 r = search.minimax(board, depth, heuristic=heuristic, alphabeta=True)
             else:
                 r = search.alphabeta(board, depth, heuristic=heuristic)
-            dt = time.perf_counter() - t0
+            dt, cpu = _since(t0)
         except ValueError as e:
             if "unsupported board" in str(e):
                 raise Unavailable(f"{game} is not on the search core in this build: {e}") from None
             raise
-        return {"units": 1, "seconds": dt, "value": r.value, "move": r.best_move,
+        return {"units": 1, "seconds": dt, "cpu": cpu, "value": r.value, "move": r.best_move,
                 "nodes": r.nodes, "engine_seconds": r.time}
 
 
@@ -477,10 +492,12 @@ def measure(call, side, min_time, seed):
         if total >= min_time:
             break
     units = sum(x["units"] for x in records)
+    cpu = sum(x["cpu"] for x in records)
     last = dict(records[-1])
     last.pop("result", None)
-    return {"units": units, "seconds": total, "calls": len(records), "rate": units / total,
-            "last": last}
+    return {"units": units, "seconds": total, "cpu_seconds": cpu, "calls": len(records),
+            "rate": units / total, "cpu_rate": units / cpu if cpu > 0 else None,
+            "cpu_share": cpu / total if total > 0 else None, "last": last}
 
 
 def run_row(row, osp, eng, rounds, min_time, log):
@@ -541,15 +558,23 @@ def summarize(row):
                                  else ms[-1]["last"].get("nodes")),
                        "value": ms[-1]["last"].get("value"),
                        "move": ms[-1]["last"].get("move")}
-    ratio = None
+    ratio = cpu_ratio = None
     if s["openspiel"] and s["ttt_engine"]:
-        pairs = zip(row["openspiel"], row["ttt_engine"])
+        pairs = list(zip(row["openspiel"], row["ttt_engine"]))
         if row["kind"] == "rate":
             ratio = _median([t["rate"] / o["rate"] for o, t in pairs])
         else:
             ratio = _median([(o["seconds"] / o["calls"]) / (t["seconds"] / t["calls"])
                              for o, t in pairs])
+        # the same ratio from each side's CPU time (rate = units / CPU seconds)
+        cpu_pairs = [(o["units"] / o["cpu_seconds"], t["units"] / t["cpu_seconds"])
+                     for o, t in pairs if o["cpu_seconds"] > 0 and t["cpu_seconds"] > 0]
+        if cpu_pairs:
+            cpu_ratio = _median([t / o for o, t in cpu_pairs])
     s["ratio"] = ratio
+    s["cpu_ratio"] = cpu_ratio
+    s["cpu_share"] = {side: _median([m["cpu_share"] for m in row[side] if m["cpu_share"]])
+                      for side in ("openspiel", "ttt_engine") if row[side]}
     return s
 
 
@@ -588,26 +613,31 @@ def markdown(results, info, args):
                  f"Python {info['python']}, OpenSpiel {info['open_spiel']}, "
                  f"ttt_engine {info['ttt_engine']}"
                  + (f" (git {info['git']})" if info.get("git") else "") + ".")
-    lines.append(f"Command: `{info['command']}` — medians of {args.rounds} alternating rounds; "
-                 "ratio = median of the per-round ratios.")
+    lines.append(f"Command: `{info['command']}` — medians of {args.rounds} alternating rounds "
+                 "(wall clock); ratio = median of the per-round ratios; the CPU-time column is "
+                 "the same ratio computed from each side's thread CPU time, a check against "
+                 "load from other processes.")
     lines.append("")
     rate_rows = [r for r in results if r["kind"] == "rate"]
     search_rows = [r for r in results if r["kind"] == "search"]
     notes = []
     if rate_rows:
-        lines.append("| benchmark | unit | OpenSpiel | ttt_engine | ttt_engine / OpenSpiel |")
-        lines.append("|---|---|---:|---:|---:|")
+        lines.append("| benchmark | unit | OpenSpiel | ttt_engine | ttt_engine / OpenSpiel "
+                     "| same, from CPU time |")
+        lines.append("|---|---|---:|---:|---:|---:|")
         for r in rate_rows:
             s = r["summary"]
             os_ = fmt_rate(s["openspiel"]["rate"]) + "/s" if s["openspiel"] else "—"
             te = fmt_rate(s["ttt_engine"]["rate"]) + "/s" if s["ttt_engine"] else "—"
-            lines.append(f"| {r['title']} | {r['unit']} | {os_} | {te} | {fmt_ratio(s['ratio'])} |")
+            lines.append(f"| {r['title']} | {r['unit']} | {os_} | {te} | {fmt_ratio(s['ratio'])} "
+                         f"| {fmt_ratio(s['cpu_ratio'])} |")
             notes.extend(_row_notes(r))
         lines.append("")
     if search_rows:
         lines.append("| alpha-beta | OpenSpiel nodes | OpenSpiel time | OpenSpiel nodes/s "
-                     "| ttt_engine nodes | ttt_engine time | ttt_engine nodes/s | time ratio |")
-        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+                     "| ttt_engine nodes | ttt_engine time | ttt_engine nodes/s | time ratio "
+                     "| same, from CPU time |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in search_rows:
             s = r["summary"]
             cells = []
@@ -619,7 +649,8 @@ def markdown(results, info, args):
                 nodes = x.get("nodes")
                 cells += [f"{nodes:,}" if nodes is not None else "?", fmt_time(x["seconds"]),
                           fmt_rate(nodes / x["seconds"]) + "/s" if nodes else "—"]
-            lines.append(f"| {r['title']} | " + " | ".join(cells) + f" | {fmt_ratio(s['ratio'])} |")
+            lines.append(f"| {r['title']} | " + " | ".join(cells) + f" | {fmt_ratio(s['ratio'])} "
+                         f"| {fmt_ratio(s['cpu_ratio'])} |")
             notes.extend(_row_notes(r))
         lines.append("")
     if notes:
