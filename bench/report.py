@@ -4,8 +4,9 @@
     python bench/report.py bench.json
 
 Reads the ``unit`` / ``units`` / ``per_s`` fields that ``bench/conftest.py``
-stores in each benchmark's ``extra_info``; benchmarks without them are listed
-with their median time only.
+stores in each benchmark's ``extra_info``, or else any ``<unit>_per_s`` keys
+(``cpu_<unit>_per_s`` = the rate from process CPU time); benchmarks with none
+are listed with their median time only.
 """
 import argparse
 import json
@@ -32,7 +33,18 @@ def table(data):
         if per_s is None and units and median > 0:
             per_s = units / median
         work = f"{units:,} {unit}" if units is not None else "—"
-        rate = f"{_fmt_rate(per_s)}{unit}/s" if per_s else "—"
+        if per_s:
+            rate = f"{_fmt_rate(per_s)}{unit}/s"
+        else:
+            # other benches' spelling: "<unit>_per_s" (and "cpu_<unit>_per_s")
+            rates = [f"{_fmt_rate(v)}{k[:-len('_per_s')].replace('_', ' ')}/s"
+                     for k, v in ex.items()
+                     if k.endswith("_per_s") and isinstance(v, (int, float))]
+            rate = "; ".join(rates) if rates else "—"
+            for key in ("nodes", "episodes", "simulations", "games"):
+                if key in ex and isinstance(ex[key], int):
+                    work = f"{ex[key]:,} {key}"
+                    break
         t = f"{median * 1e3:,.3f} ms" if median < 1 else f"{median:,.3f} s"
         rows.append(f"| `{b['fullname'].split('::', 1)[-1]}` ({b['fullname'].split('::')[0]}) "
                     f"| {t} | {work} | {rate} | {st['rounds']} |")
