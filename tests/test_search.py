@@ -203,6 +203,22 @@ def test_depth_limited_heuristic():
     assert alphabeta(Board(), 0).best_move is None
 
 
+def test_searcher_settings_keep_values():
+    from ttt_engine.search import ABSearcher
+    for size, mind in [(1, 1), (64, 1), (1 << 10, 2), (1 << 12, 5)]:
+        S = ABSearcher(size, tt_min_depth=mind)
+        assert S.tt_min_depth == mind
+        for cells in POSITIONS[::11]:
+            r = alphabeta(board_of(cells), searcher=S)
+            assert r.value == ref_score(cells) and r.exact
+            r = alphabeta(board_of(cells), 3, searcher=S)
+            assert r.value == alphabeta(board_of(cells), 3, tt=False).value
+    with pytest.raises(ValueError, match="tt_min_depth"):
+        ABSearcher(16, tt_min_depth=0)
+    with pytest.raises(ValueError, match="tt_size"):
+        ABSearcher(0)
+
+
 def test_iterative_deepening_reaches_exact():
     r = alphabeta(Board(), time_limit=5.0)
     assert r.exact and r.value == 0.0 and r.depth <= 9
@@ -325,3 +341,16 @@ def test_mcts_validation():
         m.search(Board(), time=-1)
     with pytest.raises(ValueError, match="game is over"):
         m.search(Board.from_string("XXXOO...."))
+
+
+def test_mcts_expand_after_saves_nodes():
+    eager = MCTS(seed=4)
+    lazy = MCTS(seed=4, expand_after=3)
+    eager.search(Board(), simulations=20_000)
+    move = lazy.search(Board(), simulations=20_000)
+    assert lazy.stats["nodes_used"] < eager.stats["nodes_used"] / 2
+    assert move in optimal_moves(Board())
+    b = Board.from_string("X.X.O....")
+    assert MCTS(seed=4, expand_after=3).search(b, simulations=20_000) == 1
+    with pytest.raises(ValueError, match="expand_after"):
+        MCTS(expand_after=-1)

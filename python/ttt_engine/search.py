@@ -28,8 +28,12 @@ _mcts = importlib.import_module("ttt_engine.mcts")
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
-    "optimal_moves", "MCTS", "WIN_SCORE", "MAX_PLY",
+    "optimal_moves", "MCTS", "ABSearcher", "WIN_SCORE", "MAX_PLY",
 ]
+
+#: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2)``; pass
+#: one as ``searcher=`` to keep its table size / settings (one search at a time).
+ABSearcher = _ab.ABSearcher
 
 WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
@@ -230,6 +234,9 @@ class MCTS:
         looks for the new board among the previous root's descendants up to
         ``reuse_depth`` plies (matched by the game's hash and side to move);
         ``advance(move)`` moves the root explicitly.
+    expand_after: a leaf is expanded once it has this many visits (0, the
+        default, expands on the first visit as seed 003 does; a few visits
+        save arena space in games with many moves, e.g. Clobber).
 
     >>> from ttt_engine import Board
     >>> m = MCTS(seed=1)
@@ -240,14 +247,15 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4):
+                 reuse_depth=4, expand_after=0):
         self.c = check_real("c", c, low=0)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
         self.reuse = bool(reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
-        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed)
+        self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
+        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed, self.expand_after)
         self._root = None
         self._stats = {}
 

@@ -37,6 +37,7 @@ cdef struct SearchCtx:
     int tt_shift        # 64 - log2(tt_size)
     uint8_t gen
     bint use_tt
+    int tt_min_depth    # nodes with less remaining depth skip the table
     bint ordering
     bint pruning
     int heuristic

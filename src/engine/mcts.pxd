@@ -27,6 +27,7 @@ cdef struct MTree:
     MNode* alt           # second arena for compaction on tree reuse (lazy)
     int32_t cap
     int32_t used
+    int32_t expand_after # visits a leaf needs before it is expanded (0: at once)
     double c             # exploration constant
     float cf             # the same, as float for the selection loop
     rng_t rng

@@ -107,10 +107,13 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
                 best = k
         node = best
         game_make(&work, nodes[node].move)
-    # 2. expansion (whole child block, or nothing when the arena is full)
+    # 2. expansion (whole child block, or nothing when the arena is full or
+    #    the leaf has fewer than ``expand_after`` visits; the root always expands)
     status = game_status(&work)
     if status == GAME_ONGOING:
-        n = game_legal_moves(&work, moves)
+        n = 0
+        if t.used < t.cap and (node == 0 or nodes[node].visits >= t.expand_after):
+            n = game_legal_moves(&work, moves)
         if n > 0 and t.used + n <= t.cap:
             first = t.used
             t.used += n
@@ -208,7 +211,7 @@ cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
 cdef class MCTSTree:
     """Node arena + RNG for one MCTS player.  Not thread-safe: one search at a time."""
 
-    def __cinit__(self, int max_nodes, double c, uint64_t seed):
+    def __cinit__(self, int max_nodes, double c, uint64_t seed, int expand_after=0):
         if max_nodes < MIN_NODES:
             raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
         self.t.nodes = <MNode*>malloc(<size_t>max_nodes * sizeof(MNode))
@@ -216,6 +219,9 @@ cdef class MCTSTree:
             raise MemoryError(f"cannot allocate {max_nodes} MCTS nodes")
         self.t.alt = NULL
         self.t.cap = max_nodes
+        if expand_after < 0:
+            raise ValueError(f"expand_after must be >= 0, got {expand_after}")
+        self.t.expand_after = expand_after
         self.t.used = 0
         self.t.c = c
         self.t.cf = <float>c
