@@ -484,9 +484,11 @@ cdef class Agent:
         memset(&self.spec, 0, sizeof(AgentSpec))
         rng_seed(&self.rng, 0)
 
-    def seed(self, seed):
-        """Reseed the agent's own generator (used by ``select_move``)."""
-        rng_seed(&self.rng, <uint64_t>seed)
+    def reset(self, seed=None):
+        """Reseed the generator ``select_move`` uses (agents-protocol verb;
+        ``run_games`` uses its own seeded generator instead)."""
+        if seed is not None:
+            rng_seed(&self.rng, <uint64_t>seed)
 
     def select_move(self, Board board):
         """Move code this agent plays in ``board`` (the game must be on)."""
@@ -519,10 +521,13 @@ cdef class GreedyValueAgent(Agent):
     """The seed's epsilon-greedy agent: with probability ``epsilon`` a random
     move, else the move whose resulting state (seen from the mover) has the
     highest average score in ``values``; unseen states count ``unknown``.
-    Ties are broken uniformly at random.  ``exact_terminal=True`` scores moves
-    that end the game by their true result instead (not in the seed)."""
+    Ties are broken uniformly at random.  A move that ends the game is scored
+    by its true result (1 win, 0 loss, ``draw_score`` 0.5 for the cap: the
+    seed's definition of a final state's score) unless
+    ``exact_terminal=False``, which looks it up in the table like every other
+    state (the literal seed; it then hardly beats random, see docs/quixo.md)."""
     def __init__(self, ValueTable values, double epsilon=0.1, double unknown=0.5,
-                 bint exact_terminal=False, seed=0):
+                 bint exact_terminal=True, seed=0):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         self.spec.kind = AGENT_GREEDY
