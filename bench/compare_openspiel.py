@@ -302,6 +302,8 @@ class Engine:
                       epsilon_min=0.01, seed=seed, progress=False)
         if "alpha_decay" in params:
             kwargs["alpha_decay"] = 1.0
+        if "metrics_every" in params:   # no evaluation during training (OpenSpiel does none)
+            kwargs["metrics_every"] = 0
         if self_play:
             if "mode" not in params:
                 raise Unavailable("ttt_engine.train(mode='self-play') not in this build (issue 4)")
