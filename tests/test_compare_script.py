@@ -37,3 +37,17 @@ def test_bad_arguments_exit_2(args):
     r = _run(*args)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
+
+
+def test_quick_row_runs_when_openspiel_installed(tmp_path):
+    pytest.importorskip("pyspiel", reason="OpenSpiel not installed (pip install '.[compare]')")
+    out = tmp_path / "c.json"
+    r = _run("--quick", "--rounds", "1", "--min-time", "0", "--no-sanity",
+             "--only", "playouts_ttt", "ab_ttt_plain", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "| TTT random playouts | games |" in r.stdout
+    assert "18,297" in r.stdout          # OpenSpiel's alpha-beta node count for the TTT solve
+    import json
+    data = json.loads(out.read_text())
+    assert {row["key"] for row in data["rows"]} == {"playouts_ttt", "ab_ttt_plain"}
+    assert all(row["openspiel"] and row["ttt_engine"] for row in data["rows"])
