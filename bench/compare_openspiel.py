@@ -333,8 +333,11 @@ class Engine:
         arena is allocated before the clock starts, as OpenSpiel's bot is."""
         board = self.board(game)
         search = _require("ttt_engine.search", "MCTS", " (issue 3)")
-        mcts = search(c=math.sqrt(2), max_nodes=max(4 * simulations, 1 << 16), seed=seed,
-                      reuse=False)
+        # An arena large enough never to fill (a full arena stops expansion,
+        # which would make simulations cheaper than OpenSpiel's): every
+        # simulation expands at most one node, i.e. adds at most 81 children.
+        max_nodes = min(82 * simulations + 1024, (1 << 31) - 1)
+        mcts = search(c=math.sqrt(2), max_nodes=max_nodes, seed=seed, reuse=False)
         try:
             t0 = _now()
             mcts.search(board, simulations=simulations)
@@ -346,6 +349,9 @@ class Engine:
         done = mcts.stats["simulations"]
         if done != simulations:
             raise RuntimeError(f"ttt_engine MCTS ran {done} of {simulations} simulations")
+        if mcts.stats["nodes_used"] + 512 > max_nodes:
+            raise RuntimeError(f"ttt_engine MCTS arena filled up ({mcts.stats['nodes_used']:,} "
+                               f"of {max_nodes:,} nodes)")
         return {"units": simulations, "seconds": dt, "cpu": cpu, "nodes_used": mcts.stats["nodes_used"]}
 
     # -- random playouts
