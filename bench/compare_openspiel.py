@@ -335,8 +335,9 @@ class Engine:
         search = _require("ttt_engine.search", "MCTS", " (issue 3)")
         # An arena large enough never to fill (a full arena stops expansion,
         # which would make simulations cheaper than OpenSpiel's): every
-        # simulation expands at most one node, i.e. adds at most 81 children.
-        max_nodes = min(82 * simulations + 1024, (1 << 31) - 1)
+        # simulation expands at most one node, i.e. adds at most 9 (TTT) or 81
+        # (UTTT) children.
+        max_nodes = min((10 if game == "ttt" else 82) * simulations + 1024, (1 << 31) - 1)
         mcts = search(c=math.sqrt(2), max_nodes=max_nodes, seed=seed, reuse=False)
         try:
             t0 = _now()
