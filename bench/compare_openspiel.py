@@ -662,10 +662,33 @@ def markdown(results, info, args):
                          f"| {fmt_ratio(s['cpu_ratio'])} |")
             notes.extend(_row_notes(r))
         lines.append("")
+        lines.append(_values_note(search_rows))
+        lines.append("")
     if notes:
         lines.extend(notes)
         lines.append("")
     return "\n".join(lines)
+
+
+def _values_note(search_rows):
+    """Do both engines find the same minimax value?  (OpenSpiel's Clobber
+    values are legal-move counts / 1000; TTT values are 0 for a draw on both.)"""
+    agree, differ = [], []
+    for r in search_rows:
+        o, t = r["summary"]["openspiel"], r["summary"]["ttt_engine"]
+        if not (o and t) or o.get("value") is None or t.get("value") is None:
+            continue
+        scale = 1000.0 if "clobber" in r["key"] else 1.0
+        ov, tv = o["value"] * scale, t["value"]
+        (agree if abs(ov - tv) < 1e-6 else differ).append((r["title"], ov, tv))
+    if not (agree or differ):
+        return ""
+    if not differ:
+        vals = sorted({f"{v:g}" for _, v, _ in agree})
+        return (f"Search values: both engines return the same minimax value on every row "
+                f"({len(agree)} rows; values {', '.join(vals)}, Clobber in legal moves).")
+    return "Search values DIFFER: " + "; ".join(
+        f"{t}: OpenSpiel {ov:g}, ttt_engine {tv:g}" for t, ov, tv in differ) + "."
 
 
 def _fmt_load(load):
