@@ -18,9 +18,11 @@ EVAL_GAMES = 2_000_000
 
 @pytest.mark.parametrize("side", ["O", "X"])
 def test_bench_train_defaults(benchmark, side):
-    """Full default ``train()`` (10M episodes, no progress bar) per round."""
+    """``train(mode="random")`` (Q-learning vs random, default hyperparameters,
+    10M episodes, no progress bar) per round."""
     seeds = iter(range(1000))
-    benchmark.pedantic(lambda: ttt_engine.train(side=side, seed=next(seeds), progress=False),
+    benchmark.pedantic(lambda: ttt_engine.train(mode="random", side=side, seed=next(seeds),
+                                                progress=False, metrics_every=0),
                        rounds=5, iterations=1, warmup_rounds=1)
     med = benchmark.stats.stats.median
     benchmark.extra_info["episodes"] = TRAIN_EPISODES
@@ -28,8 +30,28 @@ def test_bench_train_defaults(benchmark, side):
     benchmark.extra_info["side"] = side
 
 
+@pytest.mark.parametrize("mode,symmetry", [("self-play", False), ("self-play", True),
+                                           ("curriculum", False)])
+def test_bench_train_selfplay(benchmark, mode, symmetry):
+    """Self-play / curriculum training, 10M episodes (issue 4 bar: self-play >= 8M/s)."""
+    seeds = iter(range(1000))
+    benchmark.pedantic(lambda: ttt_engine.train(mode=mode, symmetry=symmetry, seed=next(seeds),
+                                                progress=False, metrics_every=0),
+                       rounds=5, iterations=1, warmup_rounds=1)
+    benchmark.extra_info["episodes_per_s"] = TRAIN_EPISODES / benchmark.stats.stats.median
+    benchmark.extra_info["mode"] = mode
+    benchmark.extra_info["symmetry"] = symmetry
+
+
+def test_bench_optimality(benchmark):
+    """Exact optimality over the 4520 decision positions (issue 4 bar: < 50 ms)."""
+    agent = ttt_engine.train(1_000_000, seed=1, progress=False, metrics_every=0)
+    benchmark(ttt_engine.optimality, agent)
+    benchmark.extra_info["seconds"] = benchmark.stats.stats.median
+
+
 def test_bench_train_kernel_only(benchmark):
-    """The C loop alone (``QTrainer.run``, one call), for the chunking overhead."""
+    """The C loop alone (``QTrainer.run``, one call, agent O), for the chunking overhead."""
     def run():
         q = np.zeros((19683, 9))
         t = ql.QTrainer(q, 0.1, 0.9, 0.7, 0.999999, 0.01, 1, False, 7, 0.9999997, 0.01)
@@ -40,7 +62,7 @@ def test_bench_train_kernel_only(benchmark):
 
 @pytest.mark.parametrize("side", ["O", "X"])
 def test_bench_evaluate(benchmark, side):
-    agent = ttt_engine.train(side=side, seed=1, progress=False)
+    agent = ttt_engine.train(mode="random", side=side, seed=1, progress=False)
     benchmark.pedantic(lambda: ttt_engine.evaluate(agent, games=EVAL_GAMES, side=side, seed=2),
                        rounds=5, iterations=1, warmup_rounds=1)
     benchmark.extra_info["games_per_s"] = EVAL_GAMES / benchmark.stats.stats.median

@@ -360,3 +360,23 @@ def test_symmetry_training_is_consistent(mode):
         assert ttt_engine.optimality(a).rate == 1.0
     b = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
     assert np.array_equal(a.q, b.q)
+    assert a.symmetry and not ttt_engine.train(10, mode=mode, progress=False).symmetry
+
+
+# ---------------------------------------------------------------- cross-checks with the search core
+def test_oracle_agrees_with_search_core():
+    search = pytest.importorskip("ttt_engine.search")
+    value, optimal, kind, decisions = ttt_oracle.tables()
+    for i in decisions[::5]:
+        b = Board.from_index(int(i))
+        assert search.optimal_moves(b) == [c for c in range(9) if optimal[i] >> c & 1], b
+
+
+def test_qagent_plays_matches_with_search_agents():
+    agents = pytest.importorskip("ttt_engine.agents")
+    q = perfect_table()
+    agent = ttt_engine.QAgent(q, name="perfect-table")
+    res = agents.play_match(agent, agents.PerfectAgent(), games=20, seed=1)
+    assert (res.wins, res.draws, res.losses) == (0, 20, 0)
+    res = agents.play_match(agent, agents.RandomAgent(), games=40, seed=2)
+    assert res.losses == 0 and res.wins > 20

@@ -38,8 +38,11 @@ def plot_history(history, path, title=None):
     ep = [h["episodes"] for h in history]
     n = [max(1, h.get("wins", 0) + h.get("draws", 0) + h.get("losses", 0) + h.get("cut", 0))
          for h in history]
+    selfplay = any(h.get("self_play") for h in history)
+    labels = {"wins": "wins" + (" (self-play: X wins)" if selfplay else ""), "draws": "draws",
+              "losses": "losses" + (" (self-play: O wins)" if selfplay else "")}
     for key, color in (("wins", "tab:green"), ("draws", "tab:gray"), ("losses", "tab:red")):
-        ax.plot(ep, [h.get(key, 0) / k for h, k in zip(history, n)], label=f"training {key}", color=color)
+        ax.plot(ep, [h.get(key, 0) / k for h, k in zip(history, n)], label=labels[key], color=color)
     ax.plot(*series("epsilon"), label="epsilon", color="tab:blue", linestyle="--")
     sp = [h["episodes"] for h in history if h.get("self_play")]
     if sp and len(sp) < len(history):

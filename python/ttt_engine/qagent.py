@@ -105,7 +105,8 @@ class QAgent:
     """
 
     def __init__(self, q=None, *, name="Q-learning", hyperparameters=None, episodes=0,
-                 seed=None, side="O", shaping=False, history=None, mode="random"):
+                 seed=None, side="O", shaping=False, history=None, mode="random",
+                 symmetry=False):
         self.q = np.zeros(Q_SHAPE) if q is None else _check_q(q)
         self.name = str(name)
         self.hyperparameters = dict(hyperparameters or {})
@@ -114,6 +115,7 @@ class QAgent:
         self.side = _util.check_choice("side", side, tuple(_SIDES))
         self.shaping = bool(shaping)
         self.mode = _util.check_choice("mode", mode, _MODES)
+        self.symmetry = bool(symmetry)
         self.history = list(history or [])
 
     # ------------------------------------------------------------------ play
@@ -142,7 +144,7 @@ class QAgent:
         the hyperparameters (``alpha``, ``gamma``, ``epsilon``, ``epsilon_decay``,
         ``epsilon_min``, ``alpha_decay``, ``alpha_min``; NaN where unknown),
         ``curriculum_fraction``/``curriculum_epsilon`` when used, ``side``,
-        ``shaping``, ``mode``, ``episodes``, ``seed`` (uint64, with ``has_seed``),
+        ``shaping``, ``mode``, ``symmetry``, ``episodes``, ``seed`` (uint64, with ``has_seed``),
         ``name``, and ``history`` (float64, one row per record, NaN where a record
         lacks a column) with ``history_columns``.
         The path is used exactly as given (no ``.npz`` is appended).
@@ -158,6 +160,7 @@ class QAgent:
             "seed": np.uint64(self.seed or 0),
             "name": np.str_(self.name),
             "mode": np.str_(self.mode),
+            "symmetry": np.bool_(self.symmetry),
         }
         cols = list(_HISTORY_COLUMNS)
         for rec in self.history:
@@ -240,7 +243,8 @@ class QAgent:
             history.append(d)
         name = str(raw["name"].item()) if "name" in raw and raw["name"].shape == () else "Q-learning"
         return cls(q, name=name, hyperparameters=hyper, episodes=episodes, seed=seed, side=side,
-                   shaping=bool(scalar("shaping", "b")), history=history, mode=mode)
+                   shaping=bool(scalar("shaping", "b")), history=history, mode=mode,
+                   symmetry=bool(scalar("symmetry", "b")) if "symmetry" in raw else False)
 
     def __repr__(self):
         return (f"<QAgent {self.name!r}: mode={self.mode}, side={self.side}, episodes={self.episodes:,}, "
