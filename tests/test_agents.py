@@ -84,13 +84,23 @@ def test_play_match_result_protocol():
     w, d, l = r
     assert w + d + l == 10 == len(r.games)
     assert "W/D/L" in str(r)
+    assert sum(r.moves) == sum(plies for _, _, plies in r.games)
+    assert all(t >= 0 for t in r.mean_move_time)
     # reproducible
-    r2 = play_match(RandomAgent(1), RandomAgent(2), games=10, seed=0)
+    seen = []
+    r2 = play_match(RandomAgent(1), RandomAgent(2), games=10, seed=0,
+                    on_game=lambda n, res: seen.append((n, res.total)))
+    assert seen == [(i, i) for i in range(1, 11)]
     assert r.games == r2.games
     # board factory: start from a position
     r3 = play_match(PerfectAgent(), PerfectAgent(), games=2,
                     board_factory=lambda: Board.from_string("XX.OO...."))
     assert r3.wins == 1 and r3.losses == 1     # whoever moves first (X) wins
+
+
+def test_play_match_max_plies_counts_cap_as_draw():
+    r = play_match(RandomAgent(1), RandomAgent(2), games=4, seed=0, max_plies=2)
+    assert r.draws == 4 and all(w == "cap" and p == 2 for _, w, p in r.games)
 
 
 def test_agent_protocol_minimal_object():
@@ -117,3 +127,14 @@ def test_validation():
         AlphaBetaAgent(depth=0)
     with pytest.raises(ValueError, match="game is over"):
         RandomAgent().select_move(Board.from_string("XXXOO...."))
+
+
+def test_alphabeta_agent_table_options():
+    a = AlphaBetaAgent(depth=4, tt_size=1 << 10, tt_min_depth=1)
+    b = AlphaBetaAgent(depth=4)
+    board = Board.from_string("X...O....")
+    assert a.select_move(board) in board.legal_moves
+    b.select_move(board)
+    assert a.last_result.value == b.last_result.value
+    with pytest.raises(ValueError, match="tt_min_depth"):
+        AlphaBetaAgent(depth=2, tt_min_depth=0)

@@ -110,8 +110,9 @@ def test_alphabeta_with_table_is_small():
     assert r.exact and r.value == 0.0 and r.outcome == 0
     assert r.nodes < 18_297          # OpenSpiel's alpha-beta node count here
     assert len(r.pv) == 9 and r.best_move == r.pv[0]
-    plain = alphabeta(Board(), tt=False, ordering=False)
+    plain = alphabeta(Board(), tt=False, ordering=False, pvs=False)
     assert plain.nodes == negamax(Board(), alphabeta=True).nodes
+    assert alphabeta(Board(), pvs=False).nodes > r.nodes    # PVS helps here
 
 
 def test_perft_like_depth_limited_counts():
@@ -123,8 +124,8 @@ def test_perft_like_depth_limited_counts():
 
 
 # ---------------------------------------------------------------- values everywhere
-@pytest.mark.parametrize("variant", ["alphabeta", "ab_no_tt", "ab_no_order", "minimax",
-                                     "negamax_ab", "iterative"])
+@pytest.mark.parametrize("variant", ["alphabeta", "ab_no_tt", "ab_no_order", "ab_no_pvs",
+                                     "minimax", "negamax_ab", "iterative"])
 def test_values_agree_with_reference_everywhere(variant):
     for cells in POSITIONS:
         b = board_of(cells)
@@ -134,6 +135,8 @@ def test_values_agree_with_reference_everywhere(variant):
             r = alphabeta(b, tt=False)
         elif variant == "ab_no_order":
             r = alphabeta(b, ordering=False)
+        elif variant == "ab_no_pvs":
+            r = alphabeta(b, pvs=False)
         elif variant == "minimax":
             r = minimax(b, alphabeta=True)
         elif variant == "negamax_ab":

@@ -13,6 +13,7 @@ import inspect
 import importlib
 import math
 import random
+import time
 from dataclasses import dataclass, field
 
 from ttt_engine._util import check_int, check_real, resolve_seed
@@ -103,14 +104,20 @@ class AlphaBetaAgent:
     """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
     the horizon; ``depth=None`` searches to the end; ``time_limit`` (seconds)
     switches to iterative deepening and plays the last completed depth's move.
+    tt_size / tt_min_depth: table entries and the smallest remaining depth that
+    uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
+    faster with ``tt_min_depth=1``).
     """
 
-    def __init__(self, depth=None, heuristic=0, time_limit=None, tt_size=1 << 18):
+    def __init__(self, depth=None, heuristic=0, time_limit=None, tt_size=1 << 18,
+                 tt_min_depth=2):
         self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
         self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
         self.time_limit = check_real("time_limit", time_limit, low=0, low_open=True,
                                      allow_none=True)
-        self._searcher = _ab.ABSearcher(check_int("tt_size", tt_size, min=1, max=1 << 30))
+        self._searcher = _ab.ABSearcher(
+            check_int("tt_size", tt_size, min=1, max=1 << 30),
+            tt_min_depth=check_int("tt_min_depth", tt_min_depth, min=1, max=30000))
         self.last_result = None
         self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
 
@@ -174,7 +181,10 @@ class MatchResult:
     """Outcome of :func:`play_match`, from the first agent's (``a``) point of view.
 
     ``as_first`` / ``as_second``: (wins, draws, losses) of ``a`` when it moved
-    first / second.  ``games``: list of (first_agent_name, winner label, plies).
+    first / second.  ``games``: list of (first_agent_name, winner label, plies);
+    a game stopped by ``max_plies`` has winner label ``"cap"`` and counts as a
+    draw.  ``think_time`` / ``moves``: seconds spent in ``select_move`` and
+    moves made, ``[a, b]``.
     """
     wins: int = 0
     draws: int = 0
@@ -182,10 +192,17 @@ class MatchResult:
     as_first: list = field(default_factory=lambda: [0, 0, 0])
     as_second: list = field(default_factory=lambda: [0, 0, 0])
     games: list = field(default_factory=list)
+    think_time: list = field(default_factory=lambda: [0.0, 0.0])
+    moves: list = field(default_factory=lambda: [0, 0])
 
     @property
     def total(self):
         return self.wins + self.draws + self.losses
+
+    @property
+    def mean_move_time(self):
+        """Mean seconds per move ``(a, b)`` (0.0 for an agent that never moved)."""
+        return tuple(t / m if m else 0.0 for t, m in zip(self.think_time, self.moves))
 
     def __iter__(self):   # wins, draws, losses = play_match(...)
         return iter((self.wins, self.draws, self.losses))
@@ -215,7 +232,8 @@ def _default_board():
     return Board()
 
 
-def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None):
+def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None,
+               on_game=None):
     """Play ``games`` games between agents ``a`` and ``b``, alternating who moves
     first (``a`` first in even-numbered games), and return a :class:`MatchResult`
     (W/D/L for ``a``).
@@ -225,6 +243,8 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
     (``reset(seed=...)`` if they accept a seed) with seeds drawn from it, so a
     match is reproducible.  max_plies: stop a game after that many plies and
     count it as a draw (for games that can cycle); None = no cap.
+    on_game: optional callable ``on_game(games_done, result)`` after each game
+    (progress bars).
     """
     games = check_int("games", games, min=0)
     max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
@@ -249,11 +269,15 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
                 break
             # by the side to move, so games where a side may move twice work too
             agent = players[0] if board.to_move == first_label else players[1]
+            t0 = time.perf_counter()
             move = agent.select_move(board)
+            slot = 0 if agent is a else 1
+            result.think_time[slot] += time.perf_counter() - t0
+            result.moves[slot] += 1
             board.push(move)
             plies += 1
-        winner = board.winner if board.is_terminal() else None
-        if winner is None or winner == "draw":
+        winner = board.winner if board.is_terminal() else "cap"
+        if winner in (None, "draw", "cap"):
             k = 1
         elif winner == first_label:
             k = 0 if players[0] is a else 2
@@ -271,4 +295,6 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
             result.losses += 1
         result.games.append((getattr(players[0], "name", repr(players[0])),
                              winner if winner is not None else "draw", plies))
+        if on_game is not None:
+            on_game(g + 1, result)
     return result

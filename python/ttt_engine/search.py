@@ -122,7 +122,7 @@ def _make_result(raw):
 
 
 def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
-         searcher=None):
+         searcher=None, pvs=False):
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
@@ -131,11 +131,12 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
         iterative = time_limit is not None
     if searcher is not None:
         raw = _dispatch(_ab.search, searcher, board, kind, d, heuristic, bool(pruning),
-                        bool(ordering), bool(tt), time_limit or 0.0, bool(iterative))
+                        bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs))
     else:
         with _lock:
             raw = _dispatch(_ab.search, _shared(), board, kind, d, heuristic, bool(pruning),
-                            bool(ordering), bool(tt), time_limit or 0.0, bool(iterative))
+                            bool(ordering), bool(tt), time_limit or 0.0, bool(iterative),
+                            bool(pvs))
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
                            f"{d}; use iterative=True to get the last completed depth")
@@ -143,7 +144,7 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
 
 
 def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True, tt=True,
-              iterative=None, searcher=None):
+              iterative=None, searcher=None, pvs=True):
     """Negamax alpha-beta with a transposition table, move ordering and
     iterative deepening.
 
@@ -153,6 +154,8 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
         returns the last completed iteration (depth 1 always completes).
     ordering: table move first, then history heuristic.  tt: use the table.
     iterative: force iterative deepening on/off (default: on iff time_limit).
+    pvs: principal variation search (null windows after the first move); with
+        ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
     searcher: an ``ttt_engine.alphabeta.ABSearcher`` to use instead of the shared one.
 
     >>> from ttt_engine import Board
@@ -160,7 +163,8 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     >>> r.value, r.exact
     (0.0, True)
     """
-    return _run(board, 2, depth, heuristic, True, ordering, tt, time_limit, iterative, searcher)
+    return _run(board, 2, depth, heuristic, True, ordering, tt, time_limit, iterative, searcher,
+                pvs)
 
 
 def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):

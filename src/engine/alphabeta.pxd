@@ -40,6 +40,7 @@ cdef struct SearchCtx:
     int tt_min_depth    # nodes with less remaining depth skip the table
     bint ordering
     bint pruning
+    bint pvs            # principal variation search (null windows after the first move)
     int heuristic
     uint64_t nodes
     uint64_t horizon    # horizon evaluations (and TT hits that depended on one)

@@ -23,8 +23,9 @@ counts them.
 """
 from libc.stdint cimport uint64_t, int16_t, uint8_t
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.math cimport INFINITY
+from libc.float cimport DBL_MAX
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ttt_engine.game cimport (
@@ -58,6 +59,23 @@ cdef inline double terminal_score(int status, int to_move, int ply) noexcept nog
     if winner == to_move:
         return WIN_SCORE - ply
     return -(WIN_SCORE - ply)
+
+
+cdef inline double next_up(double x) noexcept nogil:
+    """The smallest double above ``x`` (x finite or -inf), inline (libm's
+    nextafter is an out-of-line call on every null-window search)."""
+    cdef uint64_t bits
+    if x == -SCORE_INF:
+        return -DBL_MAX
+    if x == 0.0:
+        x = 0.0          # -0.0 -> +0.0
+    memcpy(&bits, &x, sizeof(double))
+    if x >= 0.0:
+        bits += 1
+    else:
+        bits -= 1
+    memcpy(&x, &bits, sizeof(double))
+    return x
 
 
 cdef inline double to_tt(double v, int ply) noexcept nogil:
@@ -254,7 +272,15 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                 moves[i] = m
         m = moves[i]
         u = game_make(s, m)
-        v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
+        if i == 0 or not c.pvs:
+            v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
+        else:
+            # Principal variation search: prove the move is no better than the
+            # best so far with the narrowest window (alpha, next double above),
+            # re-search with the full window only when it is.
+            v = -ab_search(s, c, depth - 1, ply + 1, -next_up(alpha), -alpha)
+            if alpha < v < beta and not c.stopped:
+                v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
         game_unmake(s, m, u)
         if c.stopped:
             return 0.0
@@ -427,7 +453,7 @@ def _result(ABSearcher S, GameBoard board, double value, int depth, bint exact, 
 
 
 def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bint pruning,
-           bint ordering, bint use_tt, double time_limit, bint iterative):
+           bint ordering, bint use_tt, double time_limit, bint iterative, bint pvs=True):
     """Run a search on a copy of ``board``; returns
     ``(value, best_move, pv, nodes, seconds, depth_completed, exact)``.
 
@@ -450,6 +476,7 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     c.pruning = pruning
     c.ordering = ordering
     c.use_tt = use_tt
+    c.pvs = pvs and kind == 2 and pruning
     t0 = now_monotonic()
     with nogil:
         if not iterative:
@@ -513,6 +540,7 @@ def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):
     c.pruning = True
     c.ordering = True
     c.use_tt = True
+    c.pvs = True
     with nogil:
         ctx_start(c, 0.0)
         n = _root_values(&board.state, c, depth, moves, vals)

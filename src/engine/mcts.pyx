@@ -168,13 +168,17 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
 
 cdef int32_t find_descendant(GameState* s, MTree* t, int32_t node, uint64_t key,
                              int to_move, int depth) noexcept nogil:
+    """Node exactly ``depth`` plies below ``node`` (``s`` is its position)
+    whose position matches ``key`` and ``to_move``; -1 if none."""
     cdef int32_t k, r, first
     cdef MNode* nd = &t.nodes[node]
     cdef undo_t u
-    if game_hash(s) == key and game_to_move(s) == to_move:
-        return node
+    if depth == 0:
+        if game_hash(s) == key and game_to_move(s) == to_move:
+            return node
+        return -1
     first = nd.first_child
-    if depth <= 0 or first < 0:
+    if first < 0:
         return -1
     for k in range(first, first + nd.nchildren):
         u = game_make(s, t.nodes[k].move)
@@ -341,8 +345,17 @@ def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_d
 
 
 cdef int32_t _find(GameState* old_root, MTree* t, GameState* new_root, int max_depth) noexcept nogil:
+    # Shallowest match first (depth 0, 1, 2, ...): a move pair is found at depth
+    # 2 without walking the deeper subtrees of the other children.
     cdef GameState work = old_root[0]
-    return find_descendant(&work, t, 0, game_hash(new_root), game_to_move(new_root), max_depth)
+    cdef uint64_t key = game_hash(new_root)
+    cdef int to_move = game_to_move(new_root), d
+    cdef int32_t r
+    for d in range(max_depth + 1):
+        r = find_descendant(&work, t, 0, key, to_move, d)
+        if r >= 0:
+            return r
+    return -1
 
 
 cdef uint64_t _playouts(GameState* root, uint64_t n, rng_t* rng) noexcept nogil:
