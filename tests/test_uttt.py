@@ -1,4 +1,5 @@
 """Ultimate Tic-Tac-Toe: rules, perft against an independent brute force, push/pop, I/O."""
+import os
 import pickle
 import random
 
@@ -138,6 +139,12 @@ def test_perft_matches_bruteforce_from_start(depth):
 def test_perft_depth5_matches_bruteforce():
     # 473,256 leaves: the brute force takes a few seconds
     assert uttt.perft(5) == ref_perft(Ref(), 5) == 473256
+
+
+@pytest.mark.skipif(not os.environ.get("TTT_ENGINE_SLOW_TESTS"),
+                    reason="about a minute of pure Python; set TTT_ENGINE_SLOW_TESTS=1")
+def test_perft_depth6_matches_bruteforce():
+    assert uttt.perft(6) == ref_perft(Ref(), 6) == 4020960
 
 
 def test_perft_from_midgame_positions_matches_bruteforce():
