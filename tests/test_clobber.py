@@ -394,3 +394,17 @@ def test_cli(tmp_path, capsys):
     assert P.main(["basic"]) == 2
     with pytest.raises(SystemExit):
         P.main(["basic", "--size", "9x9"])
+
+
+def test_module_runs_as_script(tmp_path):
+    import subprocess
+    p = tmp_path / "b.txt"
+    p.write_text("B W B\nW B W\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(C.__file__) + "/..",
+                                                      env.get("PYTHONPATH")]))
+    r = subprocess.run([sys.executable, "-m", "ttt_engine.clobber_play", "basic", str(p)],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-2:] == ["Winner: W", "Rounds: 4"] or "Winner:" in r.stdout
+    assert "nodes" in r.stderr

@@ -17,6 +17,7 @@ or a seed-style tuple.
 from libc.stdint cimport uint64_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from ttt_engine.clobber cimport (
     ClobberState, clobber_setup, clobber_full_mask, clobber_centre_mask,
     clobber_compute_status, clobber_legal_moves, clobber_make, clobber_unmake,
@@ -546,7 +547,10 @@ cdef struct SolverCtx:
     uint64_t nodes
     uint64_t tt_hits
     uint64_t max_nodes
+    double deadline     # monotonic seconds; 0 = none
     bint aborted
+    bint etc            # probe every child in the table before searching any
+    bint ordering       # children by the opponent's reply count, fewest first
 
 
 cdef extern from *:
@@ -607,7 +611,11 @@ cdef inline void _better(uint64_t a, uint64_t b, uint64_t* ba, uint64_t* bb) noe
 
 
 cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
-    """Dead groups dropped, live stones moved to the corner, min over the 8 symmetries."""
+    """Dead groups dropped, live stones moved to the corner, min over the 8 symmetries.
+
+    The live stones' bounding box (h x w) is first transposed if h > w, so a
+    non-square box only needs the 4 mirror images of its h <= w orientation;
+    a square box takes all 8."""
     cdef uint64_t live = _live(own, opp)
     own &= live
     opp &= live
@@ -624,6 +632,12 @@ cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t
     cols >>= CLOBBER_CTZ(cols)
     cdef int w = 64 - __builtin_clzll_(cols)
     cdef int h = ((63 - __builtin_clzll_(occ)) >> 3) + 1
+    if h > w:
+        own = _transpose(own)
+        opp = _transpose(opp)
+        shift = h
+        h = w
+        w = shift
     cdef uint64_t ba = own, bb = opp
     cdef uint64_t ho = _flip_h_bytes(own) >> (8 - w), hp = _flip_h_bytes(opp) >> (8 - w)
     cdef uint64_t vo = CLOBBER_BSWAP64(own) >> (8 * (8 - h)), vp = CLOBBER_BSWAP64(opp) >> (8 * (8 - h))
@@ -631,11 +645,11 @@ cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t
     _better(ho, hp, &ba, &bb)
     _better(vo, vp, &ba, &bb)
     _better(hvo, hvp, &ba, &bb)
-    # the transposes of the four (a box of h x w becomes w x h; still at the corner)
-    _better(_transpose(own), _transpose(opp), &ba, &bb)
-    _better(_transpose(ho), _transpose(hp), &ba, &bb)
-    _better(_transpose(vo), _transpose(vp), &ba, &bb)
-    _better(_transpose(hvo), _transpose(hvp), &ba, &bb)
+    if h == w:
+        _better(_transpose(own), _transpose(opp), &ba, &bb)
+        _better(_transpose(ho), _transpose(hp), &ba, &bb)
+        _better(_transpose(vo), _transpose(vp), &ba, &bb)
+        _better(_transpose(hvo), _transpose(hvp), &ba, &bb)
     kown[0] = ba
     kopp[0] = bb
 
@@ -670,27 +684,51 @@ cdef void _store(SolverCtx* c, uint64_t own, uint64_t opp, bint win) noexcept no
     e.win = win
 
 
-cdef bint _solve_rec(SolverCtx* c, ClobberState* s) noexcept nogil:
-    """True if the side to move wins with perfect play."""
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define CLOBBER_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define CLOBBER_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void CLOBBER_PREFETCH(const void* p) nogil
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef bint _solve_rec(SolverCtx* c, ClobberState* s, uint64_t kown, uint64_t kopp) noexcept nogil:
+    """True if the side to move wins with perfect play; ``(kown, kopp)`` is the
+    position's canonical key (computed, and its slot prefetched, by the parent).
+
+    The solver is bound by memory latency (table probes miss the cache), so
+    every child's key is computed and its slot prefetched in a first pass, and
+    only then probed (enhanced transposition cutoff) and searched."""
     cdef int moves[CLOBBER_MAX_MOVES]
     cdef int order[CLOBBER_MAX_MOVES]
+    cdef uint64_t ckey[CLOBBER_MAX_MOVES][2]
     cdef int n, i, j, k, m, r
-    cdef uint64_t kown, kopp, cown, copp
     c.nodes += 1
     if c.max_nodes and c.nodes > c.max_nodes:
+        c.aborted = True
+        return False
+    if c.deadline > 0 and (c.nodes & 0xFFFF) == 0 and _now() >= c.deadline:
         c.aborted = True
         return False
     n = clobber_legal_moves(s, moves)
     if n == 0:
         return False
-    _canonical(s.bb[s.to_move], s.bb[s.to_move ^ 1], &kown, &kopp)
     r = _probe(c, kown, kopp)
     if r >= 0:
         c.tt_hits += 1
         return r == 1
-    # One pass over the children: an immediate win (the opponent is stuck) or
-    # a child already known lost for the opponent ends the node; otherwise the
-    # children are ordered by the opponent's number of replies (fewest first).
+    # Pass 1: an immediate win (the opponent is stuck) ends the node; else
+    # compute each child's key, prefetch its slot and its ordering key (the
+    # opponent's number of replies, fewest first).
     for i in range(n):
         m = moves[i]
         clobber_make(s, m)
@@ -698,17 +736,22 @@ cdef bint _solve_rec(SolverCtx* c, ClobberState* s) noexcept nogil:
             clobber_unmake(s, m)
             _store(c, kown, kopp, True)
             return True
-        _canonical(s.bb[s.to_move], s.bb[s.to_move ^ 1], &cown, &copp)
-        r = _probe(c, cown, copp)
-        k = clobber_count_moves(s.bb[s.to_move], s.bb[s.to_move ^ 1])
+        _canonical(s.bb[s.to_move], s.bb[s.to_move ^ 1], &ckey[i][0], &ckey[i][1])
+        CLOBBER_PREFETCH(&c.tt[_slot(c, ckey[i][0], ckey[i][1])])
+        k = 0 if not c.ordering else clobber_count_moves(s.bb[s.to_move], s.bb[s.to_move ^ 1])
         clobber_unmake(s, m)
-        if r == 0:
-            c.tt_hits += 1
-            _store(c, kown, kopp, True)
-            return True
-        if r == 1:
-            k = 1 << 20          # known win for the opponent: try last (skip)
         order[i] = (k << 9) | i
+    # Pass 2: a child already known lost for the opponent wins at once; known
+    # wins for the opponent go last (and are never searched).
+    if c.etc:
+        for i in range(n):
+            r = _probe(c, ckey[i][0], ckey[i][1])
+            if r == 0:
+                c.tt_hits += 1
+                _store(c, kown, kopp, True)
+                return True
+            if r == 1:
+                order[i] = (1 << 29) | i
     # insertion sort by key
     for i in range(1, n):
         k = order[i]
@@ -720,9 +763,10 @@ cdef bint _solve_rec(SolverCtx* c, ClobberState* s) noexcept nogil:
     for i in range(n):
         if order[i] >= (1 << 29):
             break                # the rest are known wins for the opponent
-        m = moves[order[i] & 511]
+        j = order[i] & 511
+        m = moves[j]
         clobber_make(s, m)
-        r = _solve_rec(c, s)
+        r = _solve_rec(c, s, ckey[j][0], ckey[j][1])
         clobber_unmake(s, m)
         if c.aborted:
             return False
@@ -731,6 +775,32 @@ cdef bint _solve_rec(SolverCtx* c, ClobberState* s) noexcept nogil:
             return True
     _store(c, kown, kopp, False)
     return False
+
+
+cdef extern from *:
+    """
+    /* The table is probed at random: ask for transparent huge pages (Linux) so
+       a probe costs one cache miss instead of a miss plus a page-table walk. */
+    #include <stdlib.h>
+    #include <string.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    static void* _table_alloc(size_t bytes) {
+        void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+    #ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE);
+    #endif
+        return p;   /* anonymous pages are zero-filled */
+    }
+    static void _table_free(void* p, size_t bytes) { if (p) munmap(p, bytes); }
+    #else
+    static void* _table_alloc(size_t bytes) { return calloc(1, bytes); }
+    static void _table_free(void* p, size_t bytes) { (void)bytes; free(p); }
+    #endif
+    """
+    void* _table_alloc(size_t bytes) nogil
+    void _table_free(void* p, size_t bytes) nogil
 
 
 cdef class Solver:
@@ -742,26 +812,32 @@ cdef class Solver:
     def __cinit__(self, tt_bits=22):
         from ttt_engine._util import check_int
         self.tt_bits = check_int("tt_bits", tt_bits, min=4, max=30)
-        self.ctx.tt = <SolverEntry*>calloc((<uint64_t>1) << self.tt_bits, sizeof(SolverEntry))
+        self.ctx.tt = <SolverEntry*>_table_alloc(((<uint64_t>1) << self.tt_bits) * sizeof(SolverEntry))
         if self.ctx.tt == NULL:
             raise MemoryError(f"cannot allocate a 2**{self.tt_bits}-entry table")
         self.ctx.mask = ((<uint64_t>1) << self.tt_bits) - 1
 
     def __dealloc__(self):
-        free(self.ctx.tt)
+        _table_free(self.ctx.tt, ((<uint64_t>1) << self.tt_bits) * sizeof(SolverEntry))
 
     def clear(self):
         """Forget every stored result."""
         memset(self.ctx.tt, 0, (<uint64_t>1 << self.tt_bits) * sizeof(SolverEntry))
 
-    def solve(self, Board board not None, max_nodes=None):
-        """Solve ``board`` for the side to move; see ``clobber.solve``."""
-        from ttt_engine._util import check_int
+    def solve(self, Board board not None, max_nodes=None, time_limit=None, etc=True, ordering=True):
+        """Solve ``board`` for the side to move; see ``clobber.solve``
+        (``etc``, ``ordering``: switch those enhancements off for comparisons)."""
+        from ttt_engine._util import check_int, check_real
         cdef uint64_t limit = check_int("max_nodes", max_nodes, min=1, allow_none=True) or 0
+        tl = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
+        self.ctx.deadline = _now() + tl if tl else 0.0
+        self.ctx.etc = bool(etc)
+        self.ctx.ordering = bool(ordering)
         cdef ClobberState s = board.state
         cdef int moves[CLOBBER_MAX_MOVES]
         cdef int n, i, best = -1
         cdef bint win = False, r
+        cdef uint64_t kown, kopp
         self.ctx.nodes = 0
         self.ctx.tt_hits = 0
         self.ctx.max_nodes = limit
@@ -772,7 +848,8 @@ cdef class Solver:
             self.ctx.nodes = 1
             for i in range(n):
                 clobber_make(&s, moves[i])
-                r = _solve_rec(&self.ctx, &s)
+                _canonical(s.bb[s.to_move], s.bb[s.to_move ^ 1], &kown, &kopp)
+                r = _solve_rec(&self.ctx, &s, kown, kopp)
                 clobber_unmake(&s, moves[i])
                 if self.ctx.aborted:
                     break
@@ -795,13 +872,14 @@ the node limit stopped the search), ``winner`` ``"B"``/``"W"``, ``best_move`` a 
 move (None for a loss), ``nodes`` positions visited, ``tt_hits``, ``seconds``."""
 
 
-def solve(Board board not None, tt_bits=22, max_nodes=None):
+def solve(Board board not None, tt_bits=22, max_nodes=None, time_limit=None):
     """Exact value of ``board`` for the side to move: a ``SolveResult``
     (``win`` True/False, ``winner``, a winning ``best_move``, ``nodes``, ``seconds``).
 
     Negamax over win/loss with a transposition table of ``2**tt_bits`` entries
     keyed by the position reduced for colour, dead groups, translation and the
-    8 symmetries of the square.  ``max_nodes`` bounds the work (``win`` is None
-    if it was hit).  Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
+    8 symmetries of the square.  ``max_nodes`` / ``time_limit`` (seconds) bound
+    the work (``win`` is None if one was hit).  Known: 2x3 is a loss for the
+    mover, 3x3 and 4x4 are wins.
     """
-    return Solver(tt_bits).solve(board, max_nodes)
+    return Solver(tt_bits).solve(board, max_nodes, time_limit)
