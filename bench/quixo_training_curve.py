@@ -19,12 +19,15 @@ def main():
     p.add_argument("--eval", type=int, default=10_000)
     p.add_argument("--train", type=int, nargs="*", default=[0, 1000, 10_000, 100_000, 1_000_000])
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--symmetric", action="store_true",
+                   help="merge states over the 8 board symmetries")
     a = p.parse_args()
     print("| training games | states | greedy win % (seed-literal) | greedy win % (default) | train s |")
     print("|---|---|---|---|---|")
     for n in a.train:
         t0 = time.perf_counter()
-        table, _ = quixo.collect_values(n, seed=a.seed) if n else (quixo.ValueTable(16), None)
+        table, _ = (quixo.collect_values(n, seed=a.seed, symmetric=a.symmetric) if n
+                    else (quixo.ValueTable(16), None))
         dt = time.perf_counter() - t0
         row = []
         for exact in (False, True):

@@ -387,3 +387,37 @@ def test_stages_command(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         quixo.main(["stages", "xyz", "--out-dir", str(tmp_path)])
     assert e.value.code == 2
+
+
+def _images(cells, n):
+    """The 8 rotations/reflections of a row-order cell string (pure Python)."""
+    g = [list(cells[r * n:(r + 1) * n]) for r in range(n)]
+    out = []
+    for _ in range(4):
+        g = [list(row) for row in zip(*g[::-1])]          # rotate 90
+        out.append("".join("".join(r) for r in g))
+        out.append("".join("".join(r[::-1]) for r in g))  # and its mirror
+    return out
+
+
+def test_symmetric_values_merge_the_eight_images(tmp_path):
+    plain, res = quixo.collect_values(400, seed=21)
+    sym, res2 = quixo.collect_values(400, seed=21, symmetric=True)
+    assert res["plies"] == res2["plies"] and sym.symmetric and not plain.symmetric
+    assert sym.observations == plain.observations and len(sym) < len(plain)
+    # every image of a stored board reads the same entry, which sums the plain
+    # table's entries over the distinct images
+    for key, avg, cnt in list(sym.items(limit=300)):
+        imgs = set(_images(key, 5))
+        assert all(sym.get(k) == sym.get(key) for k in imgs)
+        tot = [plain.get(k) for k in imgs if plain.get(k) is not None]
+        assert sum(c for _, c in tot) == cnt
+        assert sum(a * c for a, c in tot) == pytest.approx(avg * cnt)
+    path = tmp_path / "sym.json"
+    quixo.save_values(sym, path)
+    back = quixo.load_values(path, symmetric=True)
+    assert back.symmetric and len(back) == len(sym)
+    # loading the plain file symmetrically merges it into the same table
+    quixo.save_values(plain, tmp_path / "plain.json")
+    merged = quixo.load_values(tmp_path / "plain.json", symmetric=True)
+    assert len(merged) == len(sym) and merged.observations == sym.observations

@@ -83,13 +83,15 @@ def run_games(n_games, agent_a, agent_b, *, alternate=True, size=5, max_plies=DE
 
 
 def collect_values(n_games, agent_a=None, agent_b=None, *, size=5, max_plies=DEFAULT_MAX_PLIES,
-                   gamma=0.85, draw_score=0.5, seed=None, progress=False, capacity=None):
+                   gamma=0.85, draw_score=0.5, seed=None, progress=False, capacity=None,
+                   symmetric=False):
     """Stage B: play ``n_games`` (random vs random by default) and return
-    ``(ValueTable, results)`` with every state's discounted score."""
+    ``(ValueTable, results)`` with every state's discounted score.
+    ``symmetric=True`` merges each state with its 7 rotations/reflections."""
     n_games = check_int("n_games", n_games, min=0)
     if capacity is None:
         capacity = max(1 << 16, min(n_games * 48, 1_000_000_000))
-    table = ValueTable(check_int("capacity", capacity, min=1), size)
+    table = ValueTable(check_int("capacity", capacity, min=1), size, bool(symmetric))
     res = run_games(n_games, agent_a or RandomAgent(), agent_b or RandomAgent(), size=size,
                     max_plies=max_plies, seed=seed, collect=table, gamma=gamma,
                     draw_score=draw_score, progress=progress)
@@ -105,16 +107,18 @@ def save_values(table, path):
     return len(data)
 
 
-def load_values(path):
+def load_values(path, symmetric=False):
     """Read a states JSON file (``{"<board>": [average, count], ...}``) into a
-    ``ValueTable``; ``ValueError`` naming the byte offset if malformed."""
+    ``ValueTable``; ``ValueError`` naming the byte offset if malformed.
+    ``symmetric=True`` for files written by a symmetric table (it also merges
+    the images of a plain file)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError(f"no such file: {path}")
     with open(path, "rb") as f:
         data = f.read()
     try:
-        return ValueTable.from_json_bytes(data)
+        return ValueTable.from_json_bytes(data, symmetric=bool(symmetric))
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
 
@@ -141,8 +145,8 @@ def _print_result(title, res, a_name=None, b_name=None, out=print):
 
 def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
            games_c_collect=100_000, size=5, max_plies=DEFAULT_MAX_PLIES, gamma=0.85,
-           epsilon=0.1, unknown=0.5, draw_score=0.5, seed_faithful=False, out_dir=".",
-           seed=None, progress=True, out=print):
+           epsilon=0.1, unknown=0.5, draw_score=0.5, seed_faithful=False, symmetric=False,
+           out_dir=".", seed=None, progress=True, out=print):
     """Reproduce the seed's stages end to end and print its statistics.
 
     A: random vs random tournament (X / O wins).  B: ``games_b`` random games,
@@ -153,7 +157,8 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
     ``<out_dir>/states_greedy.json``.  C without B in the same call loads
     ``states_random.json``.  ``seed_faithful=True`` makes the greedy agent
     look terminal states up in the table like the seed (else a move that ends
-    the game is scored by its true result: 1 win, 0 loss).
+    the game is scored by its true result: 1 win, 0 loss).  ``symmetric=True``
+    merges every state with its rotations/reflections (not in the seed).
     Returns a dict of the results.
     """
     which = str(which).lower()
@@ -184,7 +189,8 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
         out("== Stage B: discounted state values from random games ==")
         t0 = time.perf_counter()
         table, res = collect_values(games_b, size=size, max_plies=max_plies, gamma=gamma,
-                                    draw_score=draw_score, seed=seed + 1, progress=progress)
+                                    draw_score=draw_score, seed=seed + 1, progress=progress,
+                                    symmetric=symmetric)
         t1 = time.perf_counter()
         nbytes = save_values(table, random_path)
         t2 = time.perf_counter()
@@ -200,7 +206,7 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
         out("== Stage C: epsilon-greedy value agent ==")
         if table is None:
             t0 = time.perf_counter()
-            table = load_values(random_path)
+            table = load_values(random_path, symmetric=symmetric)
             out(f"  loaded {random_path}: {len(table):,} states in {time.perf_counter() - t0:.2f} s")
         greedy = GreedyValueAgent(table, epsilon=epsilon, unknown=unknown,
                                   exact_terminal=not seed_faithful)
@@ -214,7 +220,8 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
                                           GreedyValueAgent(table, epsilon=epsilon, unknown=unknown,
                                                            exact_terminal=not seed_faithful),
                                           size=size, max_plies=max_plies, gamma=gamma,
-                                          draw_score=draw_score, seed=seed + 3, progress=progress)
+                                          draw_score=draw_score, seed=seed + 3, progress=progress,
+                                          symmetric=symmetric)
             nbytes = save_values(gtable, greedy_path)
             _print_result("Greedy vs greedy data games", gres, out=out)
             out(f"  unique states: {len(gtable):,}   saved {greedy_path} ({nbytes / 1e6:.1f} MB) "
@@ -244,6 +251,8 @@ def main(argv=None):
     s.add_argument("--draw-score", type=float, default=0.5, help="reward of a draw by the cap")
     s.add_argument("--seed-faithful", action="store_true",
                    help="greedy looks up terminal states in the table too (as the seed)")
+    s.add_argument("--symmetric", action="store_true",
+                   help="merge states over the 8 board symmetries (not in the seed)")
     s.add_argument("--out-dir", default=".", help="where states_*.json go")
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--no-progress", action="store_true")
@@ -258,7 +267,8 @@ def main(argv=None):
                    games_c_eval=args.games_c_eval, games_c_collect=args.games_c_collect,
                    size=args.size, max_plies=args.max_plies, gamma=args.gamma,
                    epsilon=args.epsilon, unknown=args.unknown, draw_score=args.draw_score,
-                   seed_faithful=args.seed_faithful, out_dir=args.out_dir, seed=args.seed,
+                   seed_faithful=args.seed_faithful, symmetric=args.symmetric,
+                   out_dir=args.out_dir, seed=args.seed,
                    progress=not args.no_progress)
         else:
             n = check_int("games", args.games, min=1)
@@ -268,7 +278,7 @@ def main(argv=None):
             dt = time.perf_counter() - t0
             print(f"{n:,} random games in {dt:.3f} s: {n / dt:,.0f} games/s; "
                   f"X {xw:,} O {ow:,} draws {dr:,}; mean length {plies / n:.2f}")
-    except ValueError as e:
+    except (ValueError, OSError, MemoryError) as e:
         p.exit(2, f"error: {e}\n")
     return 0
 

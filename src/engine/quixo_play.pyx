@@ -24,9 +24,19 @@ game of N states (N - 1 moves, state 0 = empty board), state i scores
 0.0 if it lost and ``draw_score`` (default 0.5) for a draw by the move cap.
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t
-from libc.stdlib cimport malloc, free, realloc, strtod
+from libc.stdlib cimport malloc, calloc, free, realloc, strtod
 from libc.string cimport memset, memcpy, strlen
 from cpython.mem cimport PyMem_Free
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define qx_prefetch(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define qx_prefetch(p) ((void)0)
+    #endif
+    """
+    void qx_prefetch(const void* p) nogil
 
 cdef extern from "Python.h":
     char* PyOS_double_to_string(double val, char format_code, int precision, int flags, int* ptype)
@@ -64,6 +74,75 @@ cdef struct VTab:
     uint32_t* counts
     uint64_t size
     uint64_t dense_cap
+    int sym                # 1: keys are canonical under the 8 board symmetries
+    int n                  # board size (for the symmetry tables)
+
+
+# ---------------------------------------------------------------------- symmetries
+# qx_symbyte[n][t][j][v]: image under symmetry t of the cells 8j..8j+7 set in byte v
+cdef uint32_t qx_symbyte[6][8][4][256]
+
+
+cdef void _init_symmetries() noexcept nogil:
+    cdef int n, t, j, v, b, cell, r, c, r2, c2
+    cdef uint32_t img
+    for n in range(3, 6):
+        for t in range(8):
+            for j in range(4):
+                for v in range(256):
+                    img = 0
+                    for b in range(8):
+                        cell = 8 * j + b
+                        if not (v >> b) & 1 or cell >= n * n:
+                            continue
+                        r = cell // n
+                        c = cell % n
+                        if t == 0:
+                            r2 = r; c2 = c
+                        elif t == 1:
+                            r2 = c; c2 = n - 1 - r
+                        elif t == 2:
+                            r2 = n - 1 - r; c2 = n - 1 - c
+                        elif t == 3:
+                            r2 = n - 1 - c; c2 = r
+                        elif t == 4:
+                            r2 = r; c2 = n - 1 - c
+                        elif t == 5:
+                            r2 = n - 1 - r; c2 = c
+                        elif t == 6:
+                            r2 = c; c2 = r
+                        else:
+                            r2 = n - 1 - c; c2 = n - 1 - r
+                        img |= (<uint32_t>1) << (r2 * n + c2)
+                    qx_symbyte[n][t][j][v] = img
+
+
+_init_symmetries()
+
+
+cdef inline uint32_t qx_sym_apply(int n, int t, uint32_t m) noexcept nogil:
+    return (qx_symbyte[n][t][0][m & 255] | qx_symbyte[n][t][1][(m >> 8) & 255]
+            | qx_symbyte[n][t][2][(m >> 16) & 255] | qx_symbyte[n][t][3][(m >> 24) & 255])
+
+
+cdef inline uint64_t qx_canonical(int n, uint64_t key) noexcept nogil:
+    """Smallest key among the 8 rotations/reflections of the board (rules and
+    lines are invariant under them, so all 8 share one value)."""
+    cdef uint32_t a = <uint32_t>(key & 0x1FFFFFF), b = <uint32_t>(key >> 25)
+    cdef uint64_t best = key, k
+    cdef int t
+    for t in range(1, 8):
+        k = (<uint64_t>qx_sym_apply(n, t, a)) | ((<uint64_t>qx_sym_apply(n, t, b)) << 25)
+        if k < best:
+            best = k
+    return best
+
+
+cdef inline uint64_t vt_key(const VTab* t, uint64_t key) noexcept nogil:
+    """The table's key for a mover-view key (canonical when symmetric)."""
+    if t.sym:
+        return qx_canonical(t.n, key)
+    return key
 
 
 cdef inline int64_t vt_find(const VTab* t, uint64_t key) noexcept nogil:
@@ -189,7 +268,7 @@ cdef class ValueTable:
     cdef VTab t
     cdef readonly int size
 
-    def __cinit__(self, capacity=1 << 20, size=5):
+    def __cinit__(self, capacity=1 << 20, size=5, symmetric=False):
         memset(&self.t, 0, sizeof(VTab))
         cap = int(capacity)
         if cap < 1 or cap > 2_000_000_000:
@@ -197,6 +276,8 @@ cdef class ValueTable:
         if int(size) not in (3, 4, 5):
             raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
         self.size = int(size)
+        self.t.n = self.size
+        self.t.sym = 1 if symmetric else 0
         if vt_reserve(&self.t, cap) != 0:
             raise MemoryError(f"cannot allocate a value table for {cap} states")
 
@@ -209,6 +290,11 @@ cdef class ValueTable:
 
     def __len__(self):
         return self.t.size
+
+    @property
+    def symmetric(self):
+        """True if states are merged over the 8 board symmetries."""
+        return self.t.sym != 0
 
     @property
     def capacity(self):
@@ -229,7 +315,7 @@ cdef class ValueTable:
             b = <Board>board
             if b.state.n != n:
                 raise ValueError(f"board is {b.state.n}x{b.state.n}, table is {n}x{n}")
-            return quixo_mover_key(&(<Board>b).state)
+            return vt_key(&self.t, quixo_mover_key(&(<Board>b).state))
         if not isinstance(board, str) or len(board) != n * n:
             raise ValueError(f"expected a Board or a {n * n}-character string, got {board!r}")
         cdef uint64_t k = 0
@@ -242,7 +328,7 @@ cdef class ValueTable:
                 k |= (<uint64_t>1) << (25 + i)
             elif ch != " ":
                 raise ValueError(f"bad character {ch!r} in board string {board!r}")
-        return k
+        return vt_key(&self.t, k)
 
     def get(self, board, default=None):
         """``(average score, count)`` of a state, or ``default`` if never seen.
@@ -277,17 +363,38 @@ cdef class ValueTable:
 
     def to_json_bytes(self):
         """The seed's JSON (``{"<board>": [average, count], ...}``, one entry a
-        line, insertion order) as bytes; written by C code (floats ``%.17g``,
-        exact round trip)."""
-        cdef int n = self.size, cells = self.size * self.size
-        cdef uint64_t i, k
-        cdef Py_ssize_t per = cells + 64
+        line, insertion order) as bytes, written by C code; floats in Python's
+        shortest round-trip repr (what ``json.dumps`` writes)."""
+        cdef Py_ssize_t per = self.size * self.size + 64
         buf = bytearray(per * self.t.size + 16)
         cdef char* out = buf
         cdef Py_ssize_t pos = 0
-        cdef int c, w
+        cdef uint64_t* cache_bits = <uint64_t*>calloc(4096, sizeof(uint64_t))
+        cdef unsigned char* cache_len = <unsigned char*>calloc(4096, 1)
+        cdef char* cache_txt = <char*>malloc(4096 * 32)
+        if cache_bits == NULL or cache_len == NULL or cache_txt == NULL:
+            free(cache_bits)
+            free(cache_len)
+            free(cache_txt)
+            raise MemoryError()
+        try:
+            pos = self._write_json(out, cache_bits, cache_len, cache_txt)
+        finally:
+            free(cache_bits)
+            free(cache_len)
+            free(cache_txt)
+        del buf[pos:]
+        return buf
+
+    cdef Py_ssize_t _write_json(self, char* out, uint64_t* cache_bits, unsigned char* cache_len,
+                                char* cache_txt) except -1:
+        cdef int cells = self.size * self.size
+        cdef uint64_t i, k
+        cdef Py_ssize_t pos = 0
+        cdef int c, w, h
         cdef double avg
         cdef char* rep
+        cdef uint64_t bits
         out[pos] = b'{'
         pos += 1
         for i in range(self.t.size):
@@ -316,13 +423,25 @@ cdef class ValueTable:
                 memcpy(out + pos, b"1.0", 3)
                 pos += 3
             else:
-                # shortest repr that round-trips (what Python's json writes)
-                rep = PyOS_double_to_string(avg, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
-                if rep == NULL:
-                    raise MemoryError()
-                w = <int>strlen(rep)
-                memcpy(out + pos, rep, w)
-                PyMem_Free(rep)
+                # shortest repr that round-trips (what Python's json writes);
+                # most states were seen once, so their averages are one of a few
+                # hundred values reward * gamma**k: a direct-mapped cache of the
+                # formatted text skips most of the conversions
+                memcpy(&bits, &avg, 8)
+                h = <int>((bits * <uint64_t>0x9E3779B97F4A7C15ULL) >> 52)
+                if cache_bits[h] != bits or cache_len[h] == 0:
+                    rep = PyOS_double_to_string(avg, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
+                    if rep == NULL:
+                        raise MemoryError()
+                    w = <int>strlen(rep)
+                    if w > 31:
+                        w = 31      # never: a double's repr is at most 24 chars
+                    memcpy(cache_txt + 32 * h, rep, w)
+                    PyMem_Free(rep)
+                    cache_bits[h] = bits
+                    cache_len[h] = <unsigned char>w
+                w = cache_len[h]
+                memcpy(out + pos, cache_txt + 32 * h, w)
                 pos += w
             w = snprintf(out + pos, 24, ", %u]", self.t.counts[i])
             pos += w
@@ -333,11 +452,10 @@ cdef class ValueTable:
         out[pos + 1] = b'}'
         out[pos + 2] = b'\n'
         pos += 3
-        del buf[pos:]
-        return buf
+        return pos
 
     @staticmethod
-    def from_json_bytes(data, capacity=None):
+    def from_json_bytes(data, capacity=None, symmetric=False):
         """Parse the seed's JSON format (any whitespace; ``null`` never
         allowed) into a new table.  Key length (9, 16 or 25) sets the size.
         ``ValueError`` with the byte offset on anything else."""
@@ -347,6 +465,7 @@ cdef class ValueTable:
         cdef char* endp
         cdef double avg, cnt
         cdef uint64_t key, ucnt
+        cdef int64_t d
         cdef int c, err = 0
         cdef ValueTable t
         if L == 0:
@@ -365,7 +484,7 @@ cdef class ValueTable:
             raise ValueError(f"keys must be 9, 16 or 25 characters, the first one has {klen}")
         if capacity is None:
             capacity = max(1024, L // (klen + 20 if klen > 0 else 40))
-        t = ValueTable(capacity, size)
+        t = ValueTable(capacity, size, symmetric)
         with nogil:
             while pos < L and p[pos] in b' \t\r\n':
                 pos += 1
@@ -433,7 +552,15 @@ cdef class ValueTable:
                     err = 9
                     break
                 pos += 1
-                if vt_put(&t.t, key, avg * cnt, <uint32_t>cnt) != 0:
+                if t.t.sym:
+                    # symmetric: merge (a plain file may hold several images)
+                    d = vt_slot(&t.t, vt_key(&t.t, key))
+                    if d < 0 or <double>t.t.counts[d] + cnt > 4294967295.0:
+                        err = 10
+                        break
+                    t.t.sums[d] += avg * cnt
+                    t.t.counts[d] += <uint32_t>cnt
+                elif vt_put(&t.t, key, avg * cnt, <uint32_t>cnt) != 0:
                     err = 10
                     break
                 while pos < L and p[pos] in b' \t\r\n':
@@ -456,7 +583,7 @@ cdef class ValueTable:
                     3: "key characters must be ' ', 'X' or 'O'", 4: "expected ':'",
                     5: "expected '['", 6: "expected a number (average)", 7: "expected ','",
                     8: "expected a count (integer >= 1) or a finite average",
-                    9: "expected ']'", 10: "out of memory", 11: "expected ',' or '}'",
+                    9: "expected ']'", 10: "out of memory (or count overflow)", 11: "expected ',' or '}'",
                     12: "trailing data after the object"}[err]
             raise ValueError(f"bad value-table JSON at byte {pos}: {what}")
         return t
@@ -541,27 +668,49 @@ cdef class GreedyValueAgent(Agent):
 
 
 cdef inline int agent_choose(const AgentSpec* a, const QuixoState* s, rng_t* rng) noexcept nogil:
-    """Shape index (into the size tables) the agent plays; game must be on."""
-    cdef int n = s.n, k, best = -1, nties = 0, p = s.to_move
+    """Shape index (into the size tables) the agent plays; game must be on.
+
+    The greedy agent first makes every child and prefetches its table slot,
+    then looks the values up: the ~40 independent cache misses overlap."""
+    cdef int n = s.n, k, i, cnt = 0, best = -1, nties = 0, p = s.to_move
     cdef uint32_t opp = s.bb[p ^ 1]
     cdef QuixoState c
     cdef double v, bestv = -1e300
     cdef int64_t d
+    cdef int ks[QX_MAX_MOVES]
+    cdef int st[QX_MAX_MOVES]
+    cdef uint64_t keys[QX_MAX_MOVES]
+    cdef uint64_t slot
     if a.kind == AGENT_RANDOM or (a.kind == AGENT_GREEDY and a.epsilon > 0.0
                                   and rng_uniform(rng) < a.epsilon):
         return quixo_random_index(s, rng)
-    for k in range(qx_nall[n]):
-        if qx_src[n][k] & opp:
-            continue
-        c = s[0]
-        quixo_make_index(&c, k)
+    if a.kind == AGENT_GREEDY:
+        for k in range(qx_nall[n]):
+            if qx_src[n][k] & opp:
+                continue
+            c = s[0]
+            quixo_make_index(&c, k)
+            ks[cnt] = k
+            st[cnt] = c.status
+            keys[cnt] = vt_key(a.table, quixo_mover_key(&c))
+            slot = quixo_mix64(keys[cnt]) & a.table.slot_mask
+            qx_prefetch(&a.table.slot_keys[slot])
+            qx_prefetch(&a.table.slots[slot])
+            cnt += 1
+    for i in range(cnt if a.kind == AGENT_GREEDY else qx_nall[n]):
         if a.kind == AGENT_GREEDY:
-            if a.exact_terminal and c.status:
-                v = 1.0 if c.status == p + 1 else (0.0 if c.status != 3 else 0.5)
+            k = ks[i]
+            if a.exact_terminal and st[i]:
+                v = 1.0 if st[i] == p + 1 else (0.0 if st[i] != 3 else 0.5)
             else:
-                d = vt_find(a.table, quixo_mover_key(&c))
+                d = vt_find(a.table, keys[i])
                 v = a.unknown if d < 0 else a.table.sums[d] / a.table.counts[d]
         else:
+            k = i
+            if qx_src[n][k] & opp:
+                continue
+            c = s[0]
+            quixo_make_index(&c, k)
             if c.status == p + 1:
                 v = 1e9
             elif c.status == 3:
@@ -660,7 +809,7 @@ cdef int run_chunk(_Runner run, int64_t ngames, int64_t first_game, const AgentS
                     reward = 1.0
                 else:
                     reward = 0.0
-                if vt_add(table, run.keys[i], reward * run.gpow[nst - 1 - i]) != 0:
+                if vt_add(table, vt_key(table, run.keys[i]), reward * run.gpow[nst - 1 - i]) != 0:
                     return -1
     return 0
 
