@@ -559,7 +559,8 @@ def summarize(row):
             continue
         if row["kind"] == "rate":
             s[side] = {"rate": _median([m["rate"] for m in ms]),
-                       "min": min(m["rate"] for m in ms), "max": max(m["rate"] for m in ms)}
+                       "min": min(m["rate"] for m in ms), "max": max(m["rate"] for m in ms),
+                       "cpu_rate": _median([m["cpu_rate"] for m in ms if m["cpu_rate"]])}
         else:
             per = [m["seconds"] / m["calls"] for m in ms]
             s[side] = {"seconds": _median(per), "min": min(per), "max": max(per),
@@ -623,22 +624,34 @@ def markdown(results, info, args):
                  f"ttt_engine {info['ttt_engine']}"
                  + (f" (git {info['git']})" if info.get("git") else "") + ".")
     lines.append(f"Command: `{info['command']}` — medians of {args.rounds} alternating rounds "
-                 "(wall clock); ratio = median of the per-round ratios; the CPU-time column is "
-                 "the same ratio computed from each side's thread CPU time, a check against "
-                 "load from other processes.")
+                 "(wall clock); ratio = median of the per-round ratios; the CPU-time columns "
+                 "use each side's thread CPU time instead, a check against load from other "
+                 "processes.")
+    shares = [v for r in results for v in r["summary"].get("cpu_share", {}).values() if v]
+    if shares:
+        lines.append(f"During the timed work this process got a median {100 * _median(shares):.0f}% "
+                     "of one core (thread CPU time / wall time; 100% on an idle machine), so the "
+                     "wall-clock rates are that much below an idle machine's; the per-CPU-second "
+                     "rates much less so (they still share caches and memory bandwidth with the "
+                     "other jobs).")
     lines.append("")
     rate_rows = [r for r in results if r["kind"] == "rate"]
     search_rows = [r for r in results if r["kind"] == "search"]
     notes = []
     if rate_rows:
         lines.append("| benchmark | unit | OpenSpiel | ttt_engine | ttt_engine / OpenSpiel "
-                     "| same, from CPU time |")
-        lines.append("|---|---|---:|---:|---:|---:|")
+                     "| OpenSpiel per CPU-second | ttt_engine per CPU-second | same ratio, "
+                     "from CPU time |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|")
         for r in rate_rows:
             s = r["summary"]
-            os_ = fmt_rate(s["openspiel"]["rate"]) + "/s" if s["openspiel"] else "—"
-            te = fmt_rate(s["ttt_engine"]["rate"]) + "/s" if s["ttt_engine"] else "—"
-            lines.append(f"| {r['title']} | {r['unit']} | {os_} | {te} | {fmt_ratio(s['ratio'])} "
+
+            def cell(side, key):
+                x = s[side]
+                return fmt_rate(x[key]) + "/s" if x and x.get(key) else "—"
+            lines.append(f"| {r['title']} | {r['unit']} | {cell('openspiel', 'rate')} "
+                         f"| {cell('ttt_engine', 'rate')} | {fmt_ratio(s['ratio'])} "
+                         f"| {cell('openspiel', 'cpu_rate')} | {cell('ttt_engine', 'cpu_rate')} "
                          f"| {fmt_ratio(s['cpu_ratio'])} |")
             notes.extend(_row_notes(r))
         lines.append("")
@@ -686,7 +699,7 @@ def _values_note(search_rows):
     if not differ:
         vals = sorted({f"{v:g}" for _, v, _ in agree})
         return (f"Search values: both engines return the same minimax value on every row "
-                f"({len(agree)} rows; values {', '.join(vals)}, Clobber in legal moves).")
+                f"({len(agree)} row{'s' if len(agree) != 1 else ''}; values {', '.join(vals)}, Clobber in legal moves).")
     return "Search values DIFFER: " + "; ".join(
         f"{t}: OpenSpiel {ov:g}, ttt_engine {tv:g}" for t, ov, tv in differ) + "."
 
