@@ -22,7 +22,7 @@ from ttt_engine import _util
 from ttt_engine import ttt_oracle as _oracle
 from ttt_engine.ttt import Board
 
-__all__ = ["optimality", "exact_vs_random", "worst_case", "oracle", "best_vs_random",
+__all__ = ["optimality", "exact_vs_random", "worst_case", "oracle", "best_vs_random", "policy_table",
            "Optimality", "ExactResult", "WorstCase", "exact_report"]
 
 _SIDE = {"X": 0, "O": 1}
@@ -31,12 +31,33 @@ _OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 _VALUE, _OPTIMAL, _KIND, _DECISIONS = _oracle.tables()
 
 
+def policy_table(agent):
+    """A (19683, 9) table whose greedy policy is ``agent``'s: 1.0 on the move
+    ``agent.select_move(board)`` picks in each of the 4520 decision positions,
+    0 elsewhere.  For any deterministic agent with the agent protocol (e.g. the
+    search agents), so the exact measures and the C evaluation apply to it;
+    costs 4520 ``select_move`` calls."""
+    if not callable(getattr(agent, "select_move", None)):
+        raise ValueError(f"agent must have select_move(board), got {type(agent).__name__}")
+    q = np.zeros((19683, 9))
+    for i in _DECISIONS:
+        b = Board.from_index(int(i))
+        m = agent.select_move(b)
+        if m not in b.legal_moves:
+            raise ValueError(f"agent {getattr(agent, 'name', agent)!r} chose illegal move {m!r} "
+                             f"on {b.to_string()}")
+        q[i, m] = 1.0
+    return q
+
+
 def _q_of(agent):
     q = getattr(agent, "q", agent)
-    if not isinstance(q, np.ndarray) or q.shape != (19683, 9) or q.dtype != np.float64:
-        raise ValueError("agent must be a QAgent or a float64 (19683, 9) Q array, "
-                         f"got {type(agent).__name__}")
-    return np.ascontiguousarray(q)
+    if isinstance(q, np.ndarray) and q.shape == (19683, 9) and q.dtype == np.float64:
+        return np.ascontiguousarray(q)
+    if callable(getattr(agent, "select_move", None)):
+        return policy_table(agent)
+    raise ValueError("agent must be a QAgent, a float64 (19683, 9) Q array, or an agent "
+                     f"with select_move(board); got {type(agent).__name__}")
 
 
 def oracle(board):

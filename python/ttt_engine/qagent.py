@@ -39,7 +39,7 @@ _HISTORY_COLUMNS = ("episodes", "wins", "draws", "losses", "cut", "epsilon", "al
 _INT_COLUMNS = frozenset(("episodes", "wins", "draws", "losses", "cut", "self_play"))
 _HYPER_KEYS = ("alpha", "gamma", "epsilon", "epsilon_decay", "epsilon_min",
                "alpha_decay", "alpha_min")
-_OPTIONAL_HYPER_KEYS = ("curriculum_fraction", "curriculum_epsilon")
+_OPTIONAL_HYPER_KEYS = ("curriculum_fraction", "curriculum_epsilon", "curriculum_tiebreak")
 
 
 def _check_q(q, what="Q"):
@@ -254,6 +254,7 @@ class QAgent:
 def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_decay=0.999999,
           epsilon_min=0.01, side=None, shaping=False, seed=None, progress=True, *,
           mode="curriculum", curriculum_fraction=0.2, curriculum_epsilon=0.6,
+          curriculum_tiebreak=1e-6,
           alpha_decay=0.9999997, alpha_min=0.01, chunk=100_000, metrics_every=2, symmetry=False,
           agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
@@ -269,10 +270,15 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     opponent's moves (negamax), so Q converges to minimax values.
     ``"curriculum"`` (default, seed 001): the first ``curriculum_fraction`` of
     the episodes against random, then self-play with epsilon reset to
-    ``curriculum_epsilon``.  With the defaults it plays an optimal move in all
-    4520 positions, never loses, and among safe moves prefers those that win
-    most against random play (exactly 91.6% wins as O vs random, the ceiling for
-    a never-losing O).
+    ``curriculum_epsilon``.  Self-play drives the values of all equally safe
+    moves to the same number (often exactly 0), so the table of the random
+    phase breaks those ties: the final table is
+    ``Q_self_play + curriculum_tiebreak * Q_random_phase`` (1e-6, far below the
+    gaps between self-play values of moves with different game values).
+    With the defaults the agent plays an optimal move in all 4520 positions,
+    never loses, and among safe moves prefers those that win most against
+    random play: exactly 99.48% wins as X and 91.64% as O against a uniformly
+    random opponent, the ceilings for a never-losing player.
 
     Parameters
     ----------
@@ -302,6 +308,8 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         fresh seed, recorded in ``agent.seed``.
     progress : bool
         Show a tqdm progress bar (only when stderr is a terminal).
+    curriculum_fraction, curriculum_epsilon, curriculum_tiebreak : see Modes
+        (fraction in [0, 1], epsilon in [0, 1], tiebreak in [0, 1]; 0 disables it).
     alpha_decay, alpha_min : learning-rate schedule (see ``alpha``).
     chunk : int >= 1
         Episodes per C call, i.e. per history record.
@@ -328,11 +336,15 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     _util.check_choice("side", side, tuple(_SIDES))
     frac = _util.check_real("curriculum_fraction", curriculum_fraction, low=0, high=1)
     h["curriculum_epsilon"] = _util.check_real("curriculum_epsilon", curriculum_epsilon, low=0, high=1)
+    h["curriculum_tiebreak"] = _util.check_real("curriculum_tiebreak", curriculum_tiebreak, low=0, high=1)
     metrics_every = _util.check_int("metrics_every", metrics_every, min=0)
     if not isinstance(symmetry, (bool, np.bool_)):
         raise ValueError(f"symmetry must be True or False, got {symmetry!r}")
     if not isinstance(shaping, (bool, np.bool_)):
         raise ValueError(f"shaping must be True or False, got {shaping!r}")
+    if shaping and mode == "self-play":
+        raise ValueError("shaping applies to games against the random opponent; "
+                         "mode='self-play' has none (use mode='random' or 'curriculum')")
     if not isinstance(progress, (bool, np.bool_)):
         raise ValueError(f"progress must be True or False, got {progress!r}")
     chunk = _util.check_int("chunk", chunk, min=1)
@@ -360,11 +372,21 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         except ImportError:  # pragma: no cover - tqdm is a dependency
             tqdm = None
         if tqdm is not None:
-            bar = tqdm(total=episodes, unit="ep", unit_scale=True, desc="Q-learning",
+            bar = tqdm(total=episodes, unit="ep", unit_scale=True,
+                       desc="vs random" if n_random else "self-play",
                        disable=None, mininterval=0.2, smoothing=0.1)
     start = agent.episodes
     done = 0
     nchunks = 0
+    q_random = None          # curriculum: the table at the end of the random phase
+
+    def effective_q():
+        q = agent.q if q_random is None else agent.q + h["curriculum_tiebreak"] * q_random
+        if symmetry:
+            q = q.copy() if q is agent.q else q
+            _ql.expand_symmetric(q)
+        return q
+
     try:
         while done < episodes:
             if done < n_random:
@@ -373,6 +395,10 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
                 if trainer.mode == 0:            # curriculum: switch to self-play
                     trainer.mode = 1
                     trainer.epsilon = h["curriculum_epsilon"]
+                    if h["curriculum_tiebreak"] > 0:
+                        q_random = agent.q.copy()
+                    if bar is not None:
+                        bar.set_description("self-play")
                 n = min(chunk, episodes - done)
             w, d, l, cut = trainer.run(n)
             done += n
@@ -381,16 +407,13 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
                    "epsilon": trainer.epsilon, "alpha": trainer.alpha,
                    "self_play": trainer.mode}
             if metrics_every and (nchunks % metrics_every == 0 or done == episodes):
-                if symmetry:
-                    full = agent.q.copy()
-                    _ql.expand_symmetric(full)
-                    rec.update(exact_report(full))
-                else:
-                    rec.update(exact_report(agent.q))
+                rec.update(exact_report(effective_q()))
             agent.history.append(rec)
             if bar is not None:
                 bar.update(n)
     finally:
+        if q_random is not None:
+            agent.q += h["curriculum_tiebreak"] * q_random
         if symmetry:
             _ql.expand_symmetric(agent.q)
         agent.episodes = start + done
@@ -437,7 +460,9 @@ class EvalResult:
 def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
     """Play ``games`` games of the greedy ``agent`` against ``opponent`` in C.
 
-    ``agent``: a :class:`QAgent` (or a (19683, 9) float64 Q array).
+    ``agent``: a :class:`QAgent`, a (19683, 9) float64 Q array, or any
+    deterministic agent with ``select_move(board)`` (its policy is tabulated
+    once over the 4520 decision positions, see :func:`ttt_engine.exact.policy_table`).
     ``side``: "O", "X" or "random" (drawn per game).  ``opponent``: "random"
     (uniform over legal moves) or "perfect" (uniform over the game-theoretically
     optimal moves, from the solved game).  For exact numbers without sampling
@@ -448,8 +473,12 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
     if q is None:
         if isinstance(agent, np.ndarray):
             q = _check_q(agent, what="agent Q table")
+        elif callable(getattr(agent, "select_move", None)):
+            from ttt_engine.exact import policy_table   # a deterministic protocol agent
+            q = policy_table(agent)
         else:
-            raise ValueError(f"agent must be a QAgent or a Q array, got {type(agent).__name__}")
+            raise ValueError(f"agent must be a QAgent, a Q array or an agent with "
+                             f"select_move(board), got {type(agent).__name__}")
     games = _util.check_int("games", games, min=1)
     _util.check_choice("side", side, tuple(_SIDES))
     _util.check_choice("opponent", opponent, _OPPONENTS)

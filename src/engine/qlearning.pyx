@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Tabular Q-learning for Tic-Tac-Toe against a uniformly random opponent.
+"""Tabular Q-learning for Tic-Tac-Toe: against a uniformly random opponent, or
+by self-play on one shared table; optional 8-fold symmetry.
 
 The hot loop (``_run_episodes``) plays whole episodes in C without the GIL,
 without allocation and without Python objects.  Q is the caller's
@@ -14,7 +15,16 @@ Per agent move (ε-greedy over the empty cells only)::
 where s' is the agent's next decision position after the opponent's random
 reply; the max runs over the legal moves of s' and is 0 when the game ended.
 Rewards are +1 win, −1 loss, 0 draw.  After every episode
-``ε ← max(ε_min, ε·decay)``.
+``ε ← max(ε_min, ε·decay)`` and ``α ← max(α_min, α·α_decay)``.
+
+Self-play (``mode`` 1): both sides ε-greedy on the same table; the mover's
+target is r if its move ended the game, else ``−γ·max_a' Q(s',a')`` over the
+opponent's legal moves (negamax), so Q converges to minimax values.
+
+Symmetry: every position reads and writes the row of its canonical form
+(smallest index among its 8 rotations/reflections), cells mapped through the
+transform (``_canon``/``_ctrans``/``_perm``, built once at import);
+``expand_symmetric`` fills the other rows afterwards.
 
 Shaping (optional, seed 000 §2.2.1 and §4.4): if the agent's move does not end
 the game but leaves the opponent a cell that completes one of the opponent's
@@ -289,26 +299,29 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
     cdef double alpha = p.alpha, alpha_decay = p.alpha_decay, alpha_min = p.alpha_min
     cdef double gamma = p.gamma
     cdef int shaping = p.shaping
-    cdef int sym = p.symmetry
+    cdef int sym = p.symmetry, mode = p.mode, side = p.side
     cdef uint64_t thr
     cdef int64_t w = 0, d = 0, l = 0, cut = 0
+    # Work on a local copy of the generator: with -fno-strict-aliasing every store
+    # into Q could alias *rng, which would force its state through memory per draw.
+    cdef rng_t g = rng[0]
     for e in range(n):
         # P(explore) = thr / 2**32 with 32-bit resolution; ε = 1 explores always.
         thr = <uint64_t>(eps * 4294967296.0)
-        if p.mode == MODE_SELF_PLAY:
+        if mode == MODE_SELF_PLAY:
             if sym:   # literal flags: gcc specializes each inlined copy
-                res = _selfplay_episode(Q, rng, thr, alpha, gamma, 1)
+                res = _selfplay_episode(Q, &g, thr, alpha, gamma, 1)
             else:
-                res = _selfplay_episode(Q, rng, thr, alpha, gamma, 0)
+                res = _selfplay_episode(Q, &g, thr, alpha, gamma, 0)
         else:
-            if p.side == SIDE_RANDOM:
-                me = <int>(rng_next(rng) >> 63)
+            if side == SIDE_RANDOM:
+                me = <int>(rng_next(&g) >> 63)
             else:
-                me = p.side
+                me = side
             if sym:
-                res = _episode(Q, rng, me, thr, alpha, gamma, shaping, 1)
+                res = _episode(Q, &g, me, thr, alpha, gamma, shaping, 1)
             else:
-                res = _episode(Q, rng, me, thr, alpha, gamma, shaping, 0)
+                res = _episode(Q, &g, me, thr, alpha, gamma, shaping, 0)
         w += res == R_WIN
         d += res == R_DRAW
         l += res == R_LOSS
@@ -319,6 +332,7 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
         alpha = alpha * alpha_decay
         if alpha < alpha_min:
             alpha = alpha_min
+    rng[0] = g
     p.epsilon = eps
     p.alpha = alpha
     counts[R_WIN] += w
@@ -437,14 +451,20 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
                       int64_t* counts, const uint16_t* opt) noexcept nogil:
-    cdef int64_t g
+    cdef int64_t k
     cdef int me
-    for g in range(n):
+    cdef rng_t g = rng[0]          # local copy: see _run_episodes
+    cdef int64_t c[4]
+    c[0] = c[1] = c[2] = c[3] = 0
+    for k in range(n):
         if side == SIDE_RANDOM:
-            me = <int>(rng_next(rng) >> 63)
+            me = <int>(rng_next(&g) >> 63)
         else:
             me = side
-        counts[_greedy_game(Q, rng, me, opt)] += 1
+        c[_greedy_game(Q, &g, me, opt)] += 1
+    rng[0] = g
+    for k in range(4):
+        counts[k] += c[k]
 
 
 def evaluate_random(double[:, ::1] q not None, long long games, int side,
