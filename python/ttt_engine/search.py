@@ -241,6 +241,12 @@ class MCTS:
     expand_after: a leaf is expanded once it has this many visits (0, the
         default, expands on the first visit as seed 003 does; a few visits
         save arena space in games with many moves, e.g. Clobber).
+    solver: MCTS-Solver (off by default, seed 003 has none): finished games
+        prove their nodes, proofs propagate up (a move that wins for the side
+        to move proves a loss for the parent's mover; all moves losing proves a
+        win); selection plays proven wins and skips proven losses; the final
+        move is a proven win if there is one; the search stops once the root
+        is proven.  ``stats["root_proven"]``: +1 / -1 / 0 for the side to move.
 
     >>> from ttt_engine import Board
     >>> m = MCTS(seed=1)
@@ -251,7 +257,7 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4, expand_after=0):
+                 reuse_depth=4, expand_after=0, solver=False):
         self.c = check_real("c", c, low=0)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
@@ -259,7 +265,9 @@ class MCTS:
         self.reuse = bool(reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
-        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed, self.expand_after)
+        self.solver = bool(solver)
+        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed, self.expand_after,
+                                    self.solver)
         self._root = None
         self._stats = {}
 
@@ -320,8 +328,9 @@ class MCTS:
             "reused": reused,
             "reused_visits": int(reused_visits),
             "root_visits": self._tree.root_visits,
-            "children": [{"move": m, "visits": int(v), "mean": float(q)}
-                         for m, v, q in self._tree.root_children()],
+            "children": [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
+                         for m, v, q, p in self._tree.root_children(proofs=True)],
+            "root_proven": int(self._tree.root_proven) if self.solver else 0,
             "best_move": move,
         }
         return move
@@ -330,5 +339,7 @@ class MCTS:
     def stats(self):
         """Statistics of the last search: simulations, time, simulations_per_s,
         nodes_used, max_nodes, reused (subtree kept), reused_visits, root_visits,
-        children (move, visits, mean in [-1, 1] for the side to move), best_move."""
+        children (move, visits, mean in [-1, 1] for the side to move, proven:
+        +1 winning / -1 losing move when the solver proved it, else 0),
+        root_proven, best_move."""
         return dict(self._stats)

@@ -50,7 +50,8 @@ cdef struct SearchCtx:
     int root_best
     int pv_len[MAX_PLY + 1]
     int pv[MAX_PLY + 1][MAX_PLY + 1]
-    int history[2][MAX_MOVES]
+    long long history[2][MAX_MOVES]    # history heuristic (sum of depth^2 per cutoff)
+    int killers[MAX_PLY + 1][2]        # last two cutoff moves per ply (-1: none)
 
 
 cdef class ABSearcher:

@@ -107,6 +107,14 @@ cdef inline void pv_set(SearchCtx* c, int ply, int move) noexcept nogil:
     c.pv_len[ply] = c.pv_len[ply + 1] if c.pv_len[ply + 1] > ply + 1 else ply + 1
 
 
+cdef inline long long move_score(SearchCtx* c, int side, int m, int k0, int k1) noexcept nogil:
+    if m == k0:
+        return 1LL << 62
+    if m == k1:
+        return 1LL << 61
+    return c.history[side][m]
+
+
 cdef inline bint time_up(SearchCtx* c) noexcept nogil:
     if c.timed and (c.nodes & 1023) == 0 and now_monotonic() >= c.deadline:
         c.stopped = True
@@ -136,6 +144,11 @@ cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
     if time_up(c):
         return 0.0
     n = game_legal_moves(s, moves)
+    if n == 0:
+        # contract breach (no move, game not over): score it as a horizon node
+        c.horizon += 1
+        v = game_evaluate(s, c.heuristic)
+        return v if mover == root_player else -v
     cdef bint maximizing = mover == root_player
     best = -SCORE_INF if maximizing else SCORE_INF
     for i in range(n):
@@ -189,6 +202,9 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
     if time_up(c):
         return 0.0
     n = game_legal_moves(s, moves)
+    if n == 0:   # contract breach (no move, game not over): horizon node
+        c.horizon += 1
+        return game_evaluate(s, c.heuristic)
     best = -SCORE_INF
     for i in range(n):
         m = moves[i]
@@ -215,7 +231,9 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                       double alpha, double beta) noexcept nogil:
     """Fail-soft negamax alpha-beta with transposition table and move ordering."""
     cdef int moves[MAX_MOVES]
-    cdef int n, i, j, bi, m, status, tt_move = -1, best_move = -1, side, hb, hj
+    cdef int n, i, j, bi, m, status, tt_move = -1, best_move = -1, side, k0, k1
+    cdef long long hb, hj
+    cdef bint tt_first
     cdef double v, best, alpha_orig = alpha
     cdef uint64_t key = 0, h0
     cdef TTEntry* e = NULL
@@ -248,21 +266,29 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                     return v
     h0 = c.horizon
     n = game_legal_moves(s, moves)
+    if n == 0:   # contract breach (no move, game not over): horizon node
+        c.horizon += 1
+        return game_evaluate(s, c.heuristic)
     side = game_to_move(s)
+    tt_first = False
     if c.ordering and tt_move >= 0:
         for i in range(n):
             if moves[i] == tt_move:
                 moves[i] = moves[0]
                 moves[0] = tt_move
+                tt_first = True
                 break
     best = -SCORE_INF
+    k0 = c.killers[ply][0]
+    k1 = c.killers[ply][1]
     for i in range(n):
-        if c.ordering and i > 0:
-            # Lazy selection sort on the history score (the table move stays first).
+        if c.ordering and (i > 0 or not tt_first):
+            # Lazy selection sort: killer moves of this ply first, then the
+            # history score (the table move, if any, stays first).
             bi = i
-            hb = c.history[side][moves[i]]
+            hb = move_score(c, side, moves[i], k0, k1)
             for j in range(i + 1, n):
-                hj = c.history[side][moves[j]]
+                hj = move_score(c, side, moves[j], k0, k1)
                 if hj > hb:
                     hb = hj
                     bi = j
@@ -295,6 +321,9 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                 if alpha >= beta:
                     if c.ordering:
                         c.history[side][m] += depth * depth
+                        if m != tt_move and m != c.killers[ply][0]:
+                            c.killers[ply][1] = c.killers[ply][0]
+                            c.killers[ply][0] = m
                     break
     if use_tt:
         e.key = key
@@ -326,16 +355,18 @@ cdef void ctx_start(SearchCtx* c, double time_limit) noexcept nogil:
         # The 8-bit generation wrapped: really clear once every 255 searches.
         memset(c.tt, 0, c.tt_size * sizeof(TTEntry))
         c.gen = 1
-    memset(&c.history[0][0], 0, 2 * MAX_MOVES * sizeof(int))
+    memset(&c.history[0][0], 0, 2 * MAX_MOVES * sizeof(long long))
+    memset(&c.killers[0][0], 0xFF, (MAX_PLY + 1) * 2 * sizeof(int))   # -1: none
 
 
 cdef int pv_extend(GameState* root, SearchCtx* c, int* out, int depth) noexcept nogil:
-    """Copy the root PV to ``out`` and extend it from the table where a table
-    cutoff cut it short; the last plies above the horizon (not stored, see
-    ``tt_min_depth``) are filled by a tiny search.  Returns its length."""
+    """Copy the root PV to ``out`` and extend it from the table (exact or
+    lower-bound entries) where a table cutoff cut it short; where no entry helps
+    (nodes above the horizon are not stored, see ``tt_min_depth``), a search of
+    at most 4 plies picks the move (16 times at most).  Returns its length."""
     cdef GameState work = root[0]
     cdef int moves[MAX_MOVES]
-    cdef int k, n, i, m, length = c.pv_len[0], remaining
+    cdef int k, n, i, m, length = c.pv_len[0], remaining, fills = 0
     cdef bint ok, timed = c.timed
     cdef uint64_t nodes = c.nodes, horizon = c.horizon
     cdef int root_best = c.root_best
@@ -348,14 +379,20 @@ cdef int pv_extend(GameState* root, SearchCtx* c, int* out, int depth) noexcept 
     c.timed = False
     while length < MAX_PLY and game_status(&work) == GAME_ONGOING:
         e = tt_slot(c, game_hash(&work))
-        if e.key == game_hash(&work) and e.gen == c.gen and e.flag == TT_EXACT and e.move >= 0:
+        # EXACT entries give the best move; LOWER ones (null-window fail highs of
+        # PVS) a move proven at least as good as needed, which keeps the line going.
+        if (e.key == game_hash(&work) and e.gen == c.gen and e.flag != TT_UPPER
+                and e.move >= 0):
             m = e.move
         else:
+            # No usable entry (a node above the horizon, not stored, or one
+            # resolved in an earlier iteration): a small search picks the move.
             remaining = depth - length
-            if remaining < 1 or remaining >= c.tt_min_depth:
+            if remaining < 1 or fills >= 16:
                 break
+            fills += 1
             c.root_best = -1
-            ab_search(&work, c, remaining, 0, -SCORE_INF, SCORE_INF)
+            ab_search(&work, c, remaining if remaining < 4 else 4, 0, -SCORE_INF, SCORE_INF)
             m = c.root_best
             if m < 0:
                 break

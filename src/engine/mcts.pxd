@@ -20,6 +20,7 @@ cdef struct MNode:          # 32 bytes
     int16_t nchildren
     int16_t move         # move that led here from the parent (-1 at the root)
     int8_t mover         # player who made ``move`` (0 / 1)
+    int8_t proven        # solver: +1 proven win for ``mover``, -1 proven loss, 0 unknown
 
 
 cdef struct MTree:
@@ -28,6 +29,7 @@ cdef struct MTree:
     int32_t cap
     int32_t used
     int32_t expand_after # visits a leaf needs before it is expanded (0: at once)
+    bint solver          # MCTS-Solver proofs (mcts_iterate_solver)
     double c             # exploration constant
     float cf             # the same, as float for the selection loop
     rng_t rng

@@ -74,6 +74,7 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.nchildren = 0
     nd.move = <int16_t>move
     nd.mover = <int8_t>mover
+    nd.proven = 0
 
 
 cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
@@ -143,6 +144,122 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
         node = nd.parent
 
 
+cdef inline int8_t proof_of(int status, int mover) noexcept nogil:
+    """+1 / -1 if a finished game is a win / loss for ``mover``; 0 for a draw."""
+    if status == GAME_DRAW:
+        return 0
+    return 1 if (0 if status == GAME_WIN_FIRST else 1) == mover else -1
+
+
+cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
+    """``mcts_iterate`` with MCTS-Solver proofs (Winands et al. 2008): finished
+    games prove their node; a node with a child that wins for the player to
+    move is a proven loss for its own mover, one whose children all lose is a
+    proven win.  Selection takes a proven winning child at once, skips proven
+    losing ones, and stops at proven nodes, whose result is back-propagated
+    like a finished game."""
+    cdef GameState work = root[0]
+    cdef MNode* nodes = t.nodes
+    cdef MNode* nd
+    cdef MNode* ch
+    cdef int32_t node = 0, first, k, end, best
+    cdef int n, r, status = GAME_ONGOING, mover, winner = -1
+    cdef float bscore, sc, kexp, inv
+    cdef int moves[MAX_MOVES]
+    cdef bint proved = False, done = False
+    cdef int8_t pr
+    # 1. selection
+    while True:
+        nd = &nodes[node]
+        if nd.proven != 0 and node != 0:
+            winner = nd.mover if nd.proven > 0 else 1 - nd.mover
+            done = True
+            break
+        first = nd.first_child
+        if first < 0:
+            break
+        end = first + nd.nchildren
+        kexp = t.cf * sqrt_log(nd.visits)
+        best = -1
+        bscore = -1e30
+        for k in range(first, end):
+            ch = &nodes[k]
+            if ch.proven > 0:
+                best = k
+                break
+            if ch.proven < 0:
+                continue
+            if ch.visits == 0:
+                best = k
+                break
+            sc = ch.mean + kexp * ch.isq
+            if sc > bscore:
+                bscore = sc
+                best = k
+        if best < 0:
+            # every child loses for the player to move: this node is won by its mover
+            nd.proven = 1
+            proved = True
+            winner = nd.mover
+            done = True
+            break
+        node = best
+        game_make(&work, nodes[node].move)
+    if not done:
+        # 2. expansion
+        status = game_status(&work)
+        if status != GAME_ONGOING:
+            nd = &nodes[node]
+            nd.proven = proof_of(status, nd.mover)
+            proved = nd.proven != 0
+        else:
+            n = 0
+            if t.used < t.cap and (node == 0 or nodes[node].visits >= t.expand_after):
+                n = game_legal_moves(&work, moves)
+            if n > 0 and t.used + n <= t.cap:
+                first = t.used
+                t.used += n
+                mover = game_to_move(&work)
+                nd = &nodes[node]
+                nd.first_child = first
+                nd.nchildren = <int16_t>n
+                for k in range(n):
+                    node_init(&nodes[first + k], node, moves[k], mover)
+                r = rng_below(&t.rng, n)
+                node = first + r
+                game_make(&work, moves[r])
+                status = game_status(&work)
+                if status != GAME_ONGOING:
+                    nodes[node].proven = proof_of(status, mover)
+                    proved = nodes[node].proven != 0
+            # 3. simulation
+            if status == GAME_ONGOING:
+                status = game_playout(&work, &t.rng)
+        winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
+    # 4. back-propagation, carrying proofs upwards while they hold
+    while node >= 0:
+        nd = &nodes[node]
+        nd.visits += 1
+        if winner >= 0:
+            nd.wsum += 1 if winner == nd.mover else -1
+        inv = 1.0 / <float>nd.visits
+        nd.mean = <float>nd.wsum * inv
+        nd.isq = sqrtf(inv)
+        if proved and nd.proven == 0 and nd.first_child >= 0:
+            pr = 1
+            for k in range(nd.first_child, nd.first_child + nd.nchildren):
+                if nodes[k].proven > 0:
+                    pr = -1
+                    break
+                if nodes[k].proven == 0:
+                    pr = 0
+            nd.proven = pr
+            proved = pr != 0
+        elif proved and nd.proven == 0:
+            proved = False
+        node = nd.parent
+
+
 cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_limit,
                        double* elapsed) noexcept nogil:
     """Simulate until ``sims`` simulations (0 = no limit) or ``time_limit``
@@ -158,7 +275,12 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
             break
         if t.nodes[0].visits >= MAX_VISITS:
             break
-        mcts_iterate(root, t)
+        if t.solver:
+            if t.nodes[0].proven != 0:
+                break          # the root is solved: nothing left to learn
+            mcts_iterate_solver(root, t)
+        else:
+            mcts_iterate(root, t)
         done += 1
         if timed and (done & 255) == 0 and now_monotonic() >= deadline:
             break
@@ -215,7 +337,8 @@ cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
 cdef class MCTSTree:
     """Node arena + RNG for one MCTS player.  Not thread-safe: one search at a time."""
 
-    def __cinit__(self, int max_nodes, double c, uint64_t seed, int expand_after=0):
+    def __cinit__(self, int max_nodes, double c, uint64_t seed, int expand_after=0,
+                  bint solver=False):
         if max_nodes < MIN_NODES:
             raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
         self.t.nodes = <MNode*>malloc(<size_t>max_nodes * sizeof(MNode))
@@ -226,6 +349,7 @@ cdef class MCTSTree:
         if expand_after < 0:
             raise ValueError(f"expand_after must be >= 0, got {expand_after}")
         self.t.expand_after = expand_after
+        self.t.solver = solver
         self.t.used = 0
         self.t.c = c
         self.t.cf = <float>c
@@ -265,26 +389,50 @@ cdef class MCTSTree:
     def root_visits(self):
         return self.t.nodes[0].visits if self.t.used else 0
 
-    def root_children(self):
+    def root_children(self, bint proofs=False):
         """``[(move, visits, mean), ...]`` for the root's children, in move
-        order; ``mean`` in [-1, 1] from the side to move at the root."""
+        order; ``mean`` in [-1, 1] from the side to move at the root.  With
+        ``proofs=True`` each tuple ends with the solver's proof (+1 winning,
+        -1 losing move, 0 unknown)."""
         if self.t.used == 0 or self.t.nodes[0].first_child < 0:
             return []
         cdef MNode* nd = &self.t.nodes[0]
         cdef int32_t k
-        return [(self.t.nodes[k].move, self.t.nodes[k].visits,
-                 <double>self.t.nodes[k].wsum / self.t.nodes[k].visits if self.t.nodes[k].visits else 0.0)
-                for k in range(nd.first_child, nd.first_child + nd.nchildren)]
+        out = []
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            row = (self.t.nodes[k].move, self.t.nodes[k].visits,
+                   <double>self.t.nodes[k].wsum / self.t.nodes[k].visits
+                   if self.t.nodes[k].visits else 0.0)
+            out.append(row + (self.t.nodes[k].proven,) if proofs else row)
+        return out
+
+    @property
+    def root_proven(self):
+        """With the solver: +1 the side to move at the root wins, -1 it loses,
+        0 unknown (a proven draw is not detected)."""
+        if self.t.used == 0:
+            return 0
+        return -self.t.nodes[0].proven
 
     def best_move(self):
-        """Most visited root child (ties: higher mean, then first); None if unexpanded."""
+        """Most visited root child (ties: higher mean, then first); None if
+        unexpanded.  With the solver, a proven win comes first (the most
+        visited one) and proven losses last."""
         cdef int32_t k, best = -1
         cdef MNode* nd
+        cdef int rank, best_rank = -2
         if self.t.used == 0 or self.t.nodes[0].first_child < 0:
             return None
         nd = &self.t.nodes[0]
         for k in range(nd.first_child, nd.first_child + nd.nchildren):
-            if best < 0 or self.t.nodes[k].visits > self.t.nodes[best].visits or (
+            rank = self.t.nodes[k].proven if self.t.solver else 0
+            if rank < best_rank:
+                continue
+            if rank > best_rank:
+                best_rank = rank
+                best = k
+                continue
+            if self.t.nodes[k].visits > self.t.nodes[best].visits or (
                     self.t.nodes[k].visits == self.t.nodes[best].visits
                     and <double>self.t.nodes[k].wsum * self.t.nodes[best].visits
                     > <double>self.t.nodes[best].wsum * self.t.nodes[k].visits):
