@@ -27,12 +27,16 @@ from ttt_engine.agents import MCTSAgent, RandomAgent, play_match
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 from ttt_engine.uttt import Board
 
-ENGINES = ("mcts", "treeq", "sarsa", "random")
+ENGINES = ("mcts", "treeq", "sarsa", "random", "mcts-ea2")
 
 
 def make_agent(name, move_time, seed):
     if name == "mcts":
         return MCTSAgent(time=move_time, seed=seed, max_nodes=2_000_000)
+    if name == "mcts-ea2":     # search-core MCTS expanding a leaf on its third visit
+        agent = MCTSAgent(time=move_time, seed=seed, max_nodes=2_000_000, expand_after=2)
+        agent.name = "mcts-ea2"
+        return agent
     if name == "treeq":
         return TreeQAgent(time=move_time, seed=seed)
     if name == "sarsa":
@@ -106,7 +110,7 @@ def main(argv=None):
     p.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
     p.add_argument("--games", type=int, default=20, help="games per pair (default 20)")
     p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--engines", default=",".join(ENGINES),
+    p.add_argument("--engines", default="mcts,treeq,sarsa,random",
                    help="comma-separated subset of " + ",".join(ENGINES))
     p.add_argument("--only", default=None, help="a single pair 'a:b', e.g. mcts:random")
     p.add_argument("--json", default=None, help="write the results to this JSON file")

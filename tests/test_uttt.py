@@ -417,3 +417,43 @@ def test_random_playouts_counts():
     assert x + o + d == 2000 and x > o > d > 0
     assert 40 * 2000 < plies < 81 * 2000
     assert uttt.random_playouts(500, seed=3) == uttt.random_playouts(500, seed=3)
+
+
+# --------------------------------------------------------------------------- console play
+
+def test_console_play_scripted_game():
+    from ttt_engine.uttt_play import play
+    out = []
+    inputs = iter(["moves", "9, 9", "hello", "4, 4", "undo", "undo", "4, 4", "quit"])
+    result = play("random", 0.01, "X", seed=1, input_fn=lambda prompt: next(inputs),
+                  print_fn=out.append)
+    text = "\n".join(out)
+    assert result is None and text.endswith("bye")
+    assert "legal: 0, 0" in text
+    assert "illegal: move '9, 9' is off the grid" in text
+    assert "illegal: cannot parse move 'hello'" in text
+    assert "nothing to undo" in text
+    assert text.count("random plays") == 2      # after each "4, 4"
+
+
+def test_console_play_to_the_end_and_validation():
+    import random as _random
+    from ttt_engine.uttt_play import play
+    rng = _random.Random(3)
+    mirror = Board()                      # follows the game from the console output
+
+    def printer(line):
+        if line.startswith("random plays "):
+            mirror.push(line[len("random plays "):])
+
+    def reader(prompt):
+        mv = Board.format_move(rng.choice(mirror.legal_moves))
+        mirror.push(mv)
+        return mv
+
+    result = play("random", 0.01, "O", seed=2, input_fn=reader, print_fn=printer)
+    assert result in ("X", "O", "draw") and mirror.is_terminal() and mirror.winner == result
+    with pytest.raises(ValueError, match="side"):
+        play("random", 0.01, "Z")
+    with pytest.raises(ValueError, match="engine"):
+        play("alphazero", 0.01, "X")

@@ -55,7 +55,7 @@ def test_mcts_tree_reuse_after_two_moves_keeps_visit_count():
     a.advance(m1)
     children = {c["move"]: c["visits"] for c in a.stats["children"]}
     assert children[m1] == a._tree.root_visits
-    kids = dict((mv, v) for mv, v, _ in a._tree.root_children())
+    kids = {c[0]: c[1] for c in a._tree.root_children()}   # (move, visits, ...)
     m2 = max(kids, key=kids.get)
     expected = kids[m2]
     assert expected > 0
@@ -183,3 +183,24 @@ def test_sarsa_parameters():
     with pytest.raises(ValueError, match="alpha"):
         SarsaAgent(alpha=0)
     assert SarsaAgent(iterations=5).gamma == 0.99
+
+
+# --------------------------------------------------------------------------- alpha-beta (search core)
+
+def test_alphabeta_on_uttt_matches_plain_negamax_and_wins():
+    import random
+    from ttt_engine.search import alphabeta, negamax
+    rng = random.Random(1)
+    checked = 0
+    while checked < 4:
+        b = Board()
+        for _ in range(rng.randrange(10, 40)):
+            if b.is_terminal():
+                break
+            b.push(rng.choice(b.legal_moves))
+        if b.is_terminal():
+            continue
+        assert alphabeta(b, 3).value == negamax(b, 3, alphabeta=False).value
+        checked += 1
+    r = alphabeta(_winning_position(), 2)
+    assert r.best_move == bc(2, 2) and r.value > 0
