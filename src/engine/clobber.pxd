@@ -158,24 +158,21 @@ cdef inline int clobber_legal_moves(const ClobberState* s, int* moves) noexcept 
     cdef uint64_t d2 = own & (opp >> 1) & CLOBBER_NOT_COL7
     cdef uint64_t d3 = own & (opp << 1) & CLOBBER_NOT_COL0
     cdef uint64_t m = d0 | d1 | d2 | d3
-    cdef uint64_t bit
     cdef int sq, n = 0
+    # Branch-free: write every candidate, advance only past the real ones (the
+    # direction bits are unpredictable; at most 112 moves, so the one spare
+    # write stays inside any MAX_MOVES / CLOBBER_MAX_MOVES buffer).
     while m:
         sq = CLOBBER_CTZ(m)
-        bit = m & (0 - m)
-        m ^= bit
-        if d0 & bit:
-            moves[n] = sq * 4
-            n += 1
-        if d1 & bit:
-            moves[n] = sq * 4 + 1
-            n += 1
-        if d2 & bit:
-            moves[n] = sq * 4 + 2
-            n += 1
-        if d3 & bit:
-            moves[n] = sq * 4 + 3
-            n += 1
+        m &= m - 1
+        moves[n] = sq * 4
+        n += <int>((d0 >> sq) & 1)
+        moves[n] = sq * 4 + 1
+        n += <int>((d1 >> sq) & 1)
+        moves[n] = sq * 4 + 2
+        n += <int>((d2 >> sq) & 1)
+        moves[n] = sq * 4 + 3
+        n += <int>((d3 >> sq) & 1)
     return n
 
 

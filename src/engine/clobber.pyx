@@ -301,11 +301,14 @@ cdef class Board:
         return b
 
     @classmethod
-    def from_bitboards(cls, int rows, int cols, uint64_t black, uint64_t white, to_move="B"):
+    def from_bitboards(cls, rows, cols, black, white, to_move="B"):
         """Board from two masks (bit ``r * 8 + c``); they must not overlap or
         leave the ``rows x cols`` board."""
-        _check_side("rows", rows)
-        _check_side("cols", cols)
+        rows = _check_side("rows", rows)
+        cols = _check_side("cols", cols)
+        for name, v in (("black", black), ("white", white)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 64:
+                raise ValueError(f"{name} must be a 64-bit mask (int in [0, 2**64)), got {v!r}")
         full = clobber_full_mask(rows, cols)
         if black & white:
             raise ValueError("black and white masks overlap")
@@ -611,15 +614,65 @@ cdef inline void _better(uint64_t a, uint64_t b, uint64_t* ba, uint64_t* bb) noe
 
 
 cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
-    """Dead groups dropped, live stones moved to the corner, min over the 8 symmetries.
+    """Dead groups dropped, star groups reduced to their parity (if the solver
+    enables it), the rest moved to the corner, min over the 8 symmetries.
 
-    The live stones' bounding box (h x w) is first transposed if h > w, so a
-    non-square box only needs the 4 mirror images of its h <= w orientation;
-    a square box takes all 8."""
+    A "claw" group, one stone with 1 to 4 neighbours of the other colour that
+    touch nothing else (an isolated domino B-W, a line B-W-B, ...), is the game
+    * = {0 | 0} in combinatorial game theory: any move by either side leaves
+    only dead stones.  * + * = 0, so claws cancel in pairs: the key keeps the
+    other groups plus one flag for an odd number of claws (bit 63 set in both
+    halves, which no real position has)."""
     cdef uint64_t live = _live(own, opp)
+    cdef uint64_t stars
+    cdef int nstars
+    cdef bint odd = False
     own &= live
     opp &= live
+    if _cancel_pairs:
+        nstars = _claws(own, opp, &stars)
+        if nstars:
+            odd = nstars & 1
+            own &= ~stars
+            opp &= ~stars
+    _canon_geom(own, opp, kown, kopp)
+    if odd:
+        kown[0] |= (<uint64_t>1) << 63
+        kopp[0] |= (<uint64_t>1) << 63
+
+
+# Module switch for the star reduction (Solver.solve(cancel=...)).
+cdef bint _cancel_pairs = True
+
+
+cdef inline int _claws(uint64_t own, uint64_t opp, uint64_t* stones) noexcept nogil:
+    """Number of claw groups (see ``_canonical``) among live stones, and their stones."""
     cdef uint64_t occ = own | opp
+    cdef uint64_t a = occ >> 8, b = occ << 8
+    cdef uint64_t c = (occ >> 1) & CLOBBER_NOT_COL7, d = (occ << 1) & CLOBBER_NOT_COL0
+    cdef uint64_t one = a | b | c | d
+    cdef uint64_t two = (a & b) | (c & d) | ((a | b) & (c | d))
+    cdef uint64_t leaf = occ & one & ~two                    # exactly one neighbour
+    cdef uint64_t dom = leaf & _neighbours(leaf)             # 2-stone groups (live: B-W)
+    # centres with 2+ neighbours, all of them leaves of the other colour
+    cdef uint64_t inner = occ & ~leaf
+    cdef uint64_t centre = inner & ~_neighbours(inner)
+    centre &= (own & ~_neighbours(leaf & own)) | (opp & ~_neighbours(leaf & opp))
+    stones[0] = dom | centre | (leaf & _neighbours(centre))
+    return (CLOBBER_POPCOUNT(dom) >> 1) + CLOBBER_POPCOUNT(centre)
+
+
+cdef inline void _canon_geom(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
+    """Stones moved to the corner, min over the 8 symmetries (all zero stays zero).
+
+    The bounding box (h x w) is first transposed if h > w, so a non-square box
+    only needs the 4 mirror images of its h <= w orientation; a square box
+    takes all 8."""
+    cdef uint64_t occ = own | opp
+    if occ == 0:
+        kown[0] = 0
+        kopp[0] = 0
+        return
     cdef uint64_t cols = occ
     cols |= cols >> 32
     cols |= cols >> 16
@@ -824,13 +877,18 @@ cdef class Solver:
         """Forget every stored result."""
         memset(self.ctx.tt, 0, (<uint64_t>1 << self.tt_bits) * sizeof(SolverEntry))
 
-    def solve(self, Board board not None, max_nodes=None, time_limit=None, etc=True, ordering=True):
+    def solve(self, Board board not None, max_nodes=None, time_limit=None, etc=True, ordering=True,
+              cancel=True):
         """Solve ``board`` for the side to move; see ``clobber.solve``
         (``etc``, ``ordering``: switch those enhancements off for comparisons)."""
         from ttt_engine._util import check_int, check_real
         cdef uint64_t limit = check_int("max_nodes", max_nodes, min=1, allow_none=True) or 0
         tl = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
         self.ctx.deadline = _now() + tl if tl else 0.0
+        global _cancel_pairs
+        if bool(cancel) != bool(_cancel_pairs):
+            self.clear()          # keys differ between the two modes
+        _cancel_pairs = bool(cancel)
         self.ctx.etc = bool(etc)
         self.ctx.ordering = bool(ordering)
         cdef ClobberState s = board.state
