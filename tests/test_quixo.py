@@ -84,11 +84,11 @@ def test_push_pop_restores_exactly():
         b = Board()
         seen = []
         while not b.is_terminal():
-            seen.append((b.to_string(), b.to_move, b.ply, b.zobrist(), b.winner))
+            seen.append((b.to_string(), b.to_move, b.ply, b.hash64(), b.winner))
             b.push(rng.choice(b.legal_moves))
         while b.moves:
             b.pop()
-            assert (b.to_string(), b.to_move, b.ply, b.zobrist(), b.winner) == seen.pop()
+            assert (b.to_string(), b.to_move, b.ply, b.hash64(), b.winner) == seen.pop()
         with pytest.raises(IndexError):
             b.pop()
 
@@ -239,7 +239,7 @@ def test_evaluate_and_hash():
         for _ in range(rng.randrange(1, 10)):
             if not b.is_terminal():
                 b.push(rng.choice(b.legal_moves))
-        hashes.add((b.zobrist(), (b.to_string(), b.to_move)))
+        hashes.add((b.hash64(), (b.to_string(), b.to_move)))
     assert len({h for h, _ in hashes}) == len({k for _, k in hashes})
 
 
@@ -421,3 +421,14 @@ def test_symmetric_values_merge_the_eight_images(tmp_path):
     quixo.save_values(plain, tmp_path / "plain.json")
     merged = quixo.load_values(tmp_path / "plain.json", symmetric=True)
     assert len(merged) == len(sym) and merged.observations == sym.observations
+
+
+@pytest.mark.xfail(reason="search core: full-depth alpha-beta stores cycle-dependent values as exact "
+                          "(graph-history interaction); see docs/quixo.md", strict=False)
+@pytest.mark.parametrize("cells,to_move", [(" OO X  X ", "X"), ("  X  O OX", "O"), ("   O   XO", "X")])
+def test_full_depth_alphabeta_agrees_with_the_solver(cells, to_move):
+    from ttt_engine import quixo_solve, search
+    b = Board.from_string(cells, to_move=to_move)
+    v, d = quixo_solve.solve(3).value(b)
+    r = search.alphabeta(b, None)
+    assert r.exact and {1: "win", -1: "loss", 0: "draw"}[r.outcome] == v

@@ -24,8 +24,10 @@ official rule); else if the mover has one the mover wins; else if ``ply``
 reached ``max_plies`` (default 200) the game is a draw.  Lines are rows,
 columns and the two diagonals (full length n).
 
-Tables are static C arrays in every module that cimports this file; call
-``quixo_init_tables()`` once at import (cheap, idempotent).
+Tables are static C arrays in every module that cimports this file.  A C
+constructor fills them when the extension is loaded (GCC/Clang), so generic
+algorithms (perft, alpha-beta, MCTS) need no Quixo-specific init call;
+``quixo_init_tables()`` does the same explicitly (cheap, idempotent).
 """
 from libc.stdint cimport uint64_t, uint32_t
 from ttt_engine.rng cimport rng_t, rng_below, rng_next

@@ -254,7 +254,7 @@ cdef class Board:
         """Line-count heuristic from the side to move (see quixo.pxd)."""
         return quixo_evaluate(&self.state)
 
-    def zobrist(self):
+    def hash64(self):
         """The 64-bit ``game_hash`` of this position (unique per masks + side to move)."""
         return quixo_hash(&self.state)
 

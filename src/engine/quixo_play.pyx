@@ -621,6 +621,9 @@ cdef class Agent:
         """Move code this agent plays in ``board`` (the game must be on)."""
         if board.state.status:
             raise ValueError("the game is over: no move to select")
+        if self.spec.kind == AGENT_GREEDY and self.spec.table.n != board.state.n:
+            raise ValueError(f"{self.name} has values for {self.spec.table.n}x{self.spec.table.n} "
+                             f"boards, not {board.state.n}x{board.state.n}")
         return qx_code[board.state.n][agent_choose(&self.spec, &board.state, &self.rng)]
 
     def __repr__(self):
