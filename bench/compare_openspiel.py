@@ -338,7 +338,15 @@ class Engine:
         # simulation expands at most one node, i.e. adds at most 9 (TTT) or 81
         # (UTTT) children.
         max_nodes = min((10 if game == "ttt" else 82) * simulations + 1024, (1 << 31) - 1)
-        mcts = search(c=math.sqrt(2), max_nodes=max_nodes, seed=seed, reuse=False)
+        kwargs = {}
+        try:
+            if "expand_after" in inspect.signature(search).parameters:
+                # OpenSpiel's MCTSBot expands a node when it is reached with one
+                # visit already (the first visit only rolls out from it): same rule
+                kwargs["expand_after"] = 1
+        except (TypeError, ValueError):
+            pass
+        mcts = search(c=math.sqrt(2), max_nodes=max_nodes, seed=seed, reuse=False, **kwargs)
         try:
             t0 = _now()
             mcts.search(board, simulations=simulations)
