@@ -2,7 +2,7 @@
 """Side-by-side performance of ttt_engine and OpenSpiel, in one process run.
 
     pip install ".[compare]"            # ttt_engine + open_spiel from PyPI
-    python bench/compare_openspiel.py   # a few minutes; --quick for ~30 s
+    python bench/compare_openspiel.py   # about 2 minutes; --quick about 20 s
     python bench/compare_openspiel.py --rounds 9 --json compare.json
 
 Every row runs the same work on both engines, alternating which goes first,
@@ -769,7 +769,7 @@ def parse_args(argv):
                "(pip install '.[compare]'); 4 ttt_engine not importable.")
     ap.add_argument("--rounds", type=int, default=None,
                     help="alternating rounds per row (default 5; 3 with --quick)")
-    ap.add_argument("--quick", action="store_true", help="smaller work sizes (about 30 s)")
+    ap.add_argument("--quick", action="store_true", help="smaller work sizes (about 20 s)")
     ap.add_argument("--min-time", type=float, default=None,
                     help="seconds of work per side per round (default 0.2; 0.05 with --quick)")
     ap.add_argument("--only", nargs="+", metavar="KEY",
