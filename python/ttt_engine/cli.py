@@ -1586,7 +1586,7 @@ def _delegate(command, rest):
     except ImportError:
         raise CLIError("the Quixo stages are not in this build "
                        "(ttt_engine.quixo is missing)") from None
-    return quixo.main(rest)
+    return quixo.main(rest, prog=f"{PROG} quixo")
 
 
 def main(argv=None):
