@@ -59,3 +59,28 @@ def test_other_games_dispatch():
 def test_not_a_board_rejected():
     with pytest.raises(TypeError):
         random_playouts("X........", 10)
+
+
+def test_random_games_lengths_and_outcomes():
+    from ttt_engine.playout import random_games
+    n = 200_000
+    r = random_games(Board(), n, seed=5)
+    lengths = r["lengths"]
+    assert lengths.sum() == n and r["first_wins"] + r["second_wins"] + r["draws"] == n
+    assert r["plies"] == sum(k * c for k, c in enumerate(lengths))
+    # a Tic-Tac-Toe game lasts 5 to 9 plies; draws all last 9
+    assert set(k for k, c in enumerate(lengths) if c) == {5, 6, 7, 8, 9}
+    assert lengths[9] >= r["draws"]
+    p = 737 / 1260                                   # exact P(X wins) in random play
+    assert abs(r["first_wins"] / n - p) < 5 * (p * (1 - p) / n) ** 0.5
+    assert random_games(Board(), 1000, seed=9)["plies"] == random_games(Board(), 1000, seed=9)["plies"]
+
+
+def test_random_games_other_games_and_long_bin():
+    from ttt_engine.playout import random_games
+    from ttt_engine import clobber, quixo, uttt
+    for board in (uttt.Board(), clobber.Board(6, 5), quixo.Board(5)):
+        r = random_games(board, 200, seed=1, max_len=10)
+        assert r["lengths"].sum() == 200 and r["lengths"][10] > 0   # all games exceed 10 plies
+    with pytest.raises(ValueError, match="max_len"):
+        random_games(Board(), 10, max_len=0)

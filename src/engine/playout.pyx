@@ -1,17 +1,21 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Random playouts from a position, written once for every game on the interface.
+"""Random play from a position, written once for every game on the interface.
 
 ``random_playouts(board, games, seed)`` plays ``games`` uniformly random games
 from ``board`` (each from a fresh copy of its state, so the board is left
 unchanged) with the game's own ``game_playout`` and the inline xoshiro
 generator, without the GIL and without allocation.  It is the engine's
 "random playouts per second" figure, and the rollout step MCTS performs once
-per simulation.
+per simulation.  ``random_games(board, games, seed)`` does the same move by
+move to also count plies and a histogram of game lengths (Quixo's stage A
+statistics, for any game).
 """
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint64_t, int64_t
 from ttt_engine.game cimport (
     GameState, GameBoard, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW, game_playout,
+    game_status, game_make, game_random_move,
 )
+import numpy as np
 from ttt_engine.rng cimport rng_t, rng_seed
 from ttt_engine cimport ttt
 from ttt_engine._util import check_int, resolve_seed
@@ -54,5 +58,57 @@ def random_playouts(GameBoard board, games, seed=None):
         "first_wins": counts[GAME_WIN_FIRST],
         "second_wins": counts[GAME_WIN_SECOND],
         "draws": counts[GAME_DRAW],
+        "seed": s,
+    }
+
+
+cdef void games_state(const GameState* root, int64_t games, rng_t* rng, int64_t* counts,
+                      int64_t* lengths, int64_t max_len) noexcept nogil:
+    """counts[status] += 1 per game, counts[4] += plies;
+    lengths[min(plies, max_len)] += 1."""
+    cdef GameState work
+    cdef int64_t g, plies
+    cdef int status
+    for g in range(games):
+        work = root[0]
+        plies = 0
+        status = game_status(&work)
+        while status == 0:
+            game_make(&work, game_random_move(&work, rng))
+            plies += 1
+            status = game_status(&work)
+        counts[status & 3] += 1
+        counts[4] += plies
+        lengths[plies if plies < max_len else max_len] += 1
+
+
+def random_games(GameBoard board, games, seed=None, max_len=1000):
+    """Play ``games`` uniformly random games from ``board`` move by move.
+
+    Returns a dict ``{"games", "first_wins", "second_wins", "draws", "plies",
+    "lengths", "seed"}``: ``plies`` is the total number of moves played and
+    ``lengths[k]`` the number of games that lasted ``k`` plies (the last bin,
+    ``max_len``, collects every longer game).  Same seed => same result;
+    ``board`` is not modified.
+    """
+    cdef int64_t n = check_int("games", games, min=0)
+    cdef int64_t cap = check_int("max_len", max_len, min=1, max=1 << 24)
+    cdef uint64_t s = resolve_seed(seed)
+    cdef rng_t rng
+    cdef int64_t counts[5]
+    cdef int64_t[::1] lengths = np.zeros(cap + 1, dtype=np.int64)
+    cdef int i
+    for i in range(5):
+        counts[i] = 0
+    rng_seed(&rng, s)
+    with nogil:
+        games_state(&board.state, n, &rng, counts, &lengths[0], cap)
+    return {
+        "games": n,
+        "first_wins": counts[GAME_WIN_FIRST],
+        "second_wins": counts[GAME_WIN_SECOND],
+        "draws": counts[GAME_DRAW],
+        "plies": counts[4],
+        "lengths": np.asarray(lengths),
         "seed": s,
     }
