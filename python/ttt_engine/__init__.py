@@ -5,8 +5,11 @@ Tic-Tac-Toe, Clobber and Quixo on the same search core.
 """
 from ttt_engine.ttt import Board
 from ttt_engine.qagent import QAgent, EvalResult, train, evaluate
+from ttt_engine.exact import optimality, exact_vs_random, worst_case, oracle
+from ttt_engine.plot import plot_history
 
-__all__ = ["Board", "QAgent", "EvalResult", "train", "evaluate"]
+__all__ = ["Board", "QAgent", "EvalResult", "train", "evaluate",
+           "optimality", "exact_vs_random", "worst_case", "oracle", "plot_history"]
 __version__ = "0.1.0"
 
 # Search core (issue 3): game-generic alpha-beta / MCTS and agents.

@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Tabular Q-learning for Tic-Tac-Toe against a uniformly random opponent.
+"""Tabular Q-learning for Tic-Tac-Toe: against a uniformly random opponent, or
+by self-play on one shared table; optional 8-fold symmetry.
 
 The hot loop (``_run_episodes``) plays whole episodes in C without the GIL,
 without allocation and without Python objects.  Q is the caller's
@@ -14,7 +15,16 @@ Per agent move (ε-greedy over the empty cells only)::
 where s' is the agent's next decision position after the opponent's random
 reply; the max runs over the legal moves of s' and is 0 when the game ended.
 Rewards are +1 win, −1 loss, 0 draw.  After every episode
-``ε ← max(ε_min, ε·decay)``.
+``ε ← max(ε_min, ε·decay)`` and ``α ← max(α_min, α·α_decay)``.
+
+Self-play (``mode`` 1): both sides ε-greedy on the same table; the mover's
+target is r if its move ended the game, else ``−γ·max_a' Q(s',a')`` over the
+opponent's legal moves (negamax), so Q converges to minimax values.
+
+Symmetry: every position reads and writes the row of its canonical form
+(smallest index among its 8 rotations/reflections), cells mapped through the
+transform (``_canon``/``_ctrans``/``_perm``, built once at import);
+``expand_symmetric`` fills the other rows afterwards.
 
 Shaping (optional, seed 000 §2.2.1 and §4.4): if the agent's move does not end
 the game but leaves the opponent a cell that completes one of the opponent's
@@ -28,7 +38,7 @@ xoshiro256** with one 64-bit draw split into the ε coin (low 32 bits) and the
 random cell (high 32 bits), and one branch-free 9-cell scan giving max and
 argmax at once (ties go to the lowest cell).
 """
-from libc.stdint cimport uint64_t, uint32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, int64_t, uint16_t
 from libc.math cimport INFINITY
 from ttt_engine.rng cimport rng_t, rng_seed, rng_next
 from ttt_engine cimport ttt
@@ -42,6 +52,81 @@ ttt.ttt_init_tables()
 N_STATES = TTT_STATES
 SHAPING_REWARD = -0.8
 
+# ---------------------------------------------------------------- symmetry tables
+# _perm[t][i]: where cell i goes under symmetry t (t = 0 is the identity);
+# _canon[idx]: smallest index among the 8 images of position idx;
+# _ctrans[idx]: the first t mapping idx to _canon[idx] (0 for canonical indices).
+cdef signed char _perm[8][9]
+cdef int _canon[TTT_STATES]
+cdef unsigned char _ctrans[TTT_STATES]
+
+
+cdef void _build_symmetry() noexcept nogil:
+    cdef int t, i, r, c, rr, cc, idx, img, best, bt, x, v
+    for t in range(8):
+        for i in range(9):
+            r = i // 3
+            c = i % 3
+            if t == 0:
+                rr, cc = r, c
+            elif t == 1:
+                rr, cc = c, 2 - r          # rotate 90
+            elif t == 2:
+                rr, cc = 2 - r, 2 - c      # rotate 180
+            elif t == 3:
+                rr, cc = 2 - c, r          # rotate 270
+            elif t == 4:
+                rr, cc = r, 2 - c          # mirror left-right
+            elif t == 5:
+                rr, cc = 2 - r, c          # mirror top-bottom
+            elif t == 6:
+                rr, cc = c, r              # transpose
+            else:
+                rr, cc = 2 - c, 2 - r      # anti-transpose
+            _perm[t][i] = rr * 3 + cc
+    for idx in range(TTT_STATES):
+        best = idx
+        bt = 0
+        for t in range(1, 8):
+            img = 0
+            x = idx
+            for i in range(9):
+                v = x % 3
+                x = x // 3
+                img += v * ttt_pow3[_perm[t][i]]
+            if img < best:
+                best = img
+                bt = t
+        _canon[idx] = best
+        _ctrans[idx] = bt
+
+
+_build_symmetry()
+
+
+def symmetry_tables():
+    """``(perm, canon, ctrans)`` as numpy arrays (see the module source)."""
+    import numpy as np
+    perm = np.array([[_perm[t][i] for i in range(9)] for t in range(8)], dtype=np.int8)
+    canon = np.array([_canon[i] for i in range(TTT_STATES)], dtype=np.int32)
+    ctrans = np.array([_ctrans[i] for i in range(TTT_STATES)], dtype=np.uint8)
+    return perm, canon, ctrans
+
+
+def expand_symmetric(double[:, ::1] q not None):
+    """Fill every non-canonical row from its canonical row in place:
+    ``Q[i, c] = Q[canon[i], perm[ctrans[i]][c]]``, so a table trained with
+    ``symmetry=True`` can be used like any other."""
+    if q.shape[0] != TTT_STATES or q.shape[1] != 9:
+        raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
+    cdef int i, c, k
+    with nogil:
+        for i in range(TTT_STATES):
+            k = _canon[i]
+            if k != i:
+                for c in range(9):
+                    q[i, c] = q[k, _perm[_ctrans[i]][c]]
+
 cdef enum:
     SIDE_X = 0
     SIDE_O = 1
@@ -54,7 +139,13 @@ cdef enum:
     R_CUT = 3
 
 
+cdef enum:
+    MODE_RANDOM = 0
+    MODE_SELF_PLAY = 1
+
+
 cdef struct QParams:
+    int mode            # MODE_RANDOM / MODE_SELF_PLAY
     double alpha        # current α (decays per episode)
     double alpha_decay
     double alpha_min
@@ -64,6 +155,7 @@ cdef struct QParams:
     double eps_min
     int side            # SIDE_X / SIDE_O / SIDE_RANDOM
     int shaping
+    int symmetry        # learn canonical rows only (8 rotations/reflections)
 
 
 cdef inline int _random_cell(int empty, uint64_t r) noexcept nogil:
@@ -85,14 +177,29 @@ cdef inline double _scan(const double* row, int empty, int* arg) noexcept nogil:
     return best
 
 
+cdef inline double _scan_perm(const double* row, const signed char* pm, int empty,
+                              int* arg) noexcept nogil:
+    """``_scan`` over ``row[pm[i]]`` (cell i of the position read in its canonical row)."""
+    cdef double best = -INFINITY, v
+    cdef int a = 0, i, take
+    for i in range(9):
+        v = row[pm[i]]
+        take = ((empty >> i) & 1) & (v > best)
+        best = v if take else best
+        a = i if take else a
+    arg[0] = a
+    return best
+
+
 cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
-                         double alpha, double gamma, int shaping) noexcept nogil:
+                         double alpha, double gamma, int shaping, int sym) noexcept nogil:
     """Play one training episode with the agent on side ``me`` (0 X, 1 O);
     return R_WIN / R_DRAW / R_LOSS / R_CUT from the agent's point of view."""
     cdef int mine = 0, theirs = 0, idx = 0, empty, a, c, greedy
     cdef int wme = me + 1, wopp = 2 - me
     cdef double* prev = NULL     # &Q[s, a] of the agent's last move
     cdef double* row
+    cdef const signed char* pm = NULL
     cdef double best
     cdef uint64_t r
     if me == SIDE_O:             # X (the opponent) opens
@@ -103,13 +210,18 @@ cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
     while True:
         # ---- agent decides at idx: one scan gives max (for the previous update) and argmax
         empty = (~(mine | theirs)) & TTT_FULL
-        row = Q + idx * 9
-        best = _scan(row, empty, &greedy)
+        if sym:                  # read/write the canonical row through the transform
+            row = Q + _canon[idx] * 9
+            pm = &_perm[_ctrans[idx]][0]
+            best = _scan_perm(row, pm, empty, &greedy)
+        else:
+            row = Q + idx * 9
+            best = _scan(row, empty, &greedy)
         if prev != NULL:
             prev[0] += alpha * (gamma * best - prev[0])
         r = rng_next(rng)
         a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
-        prev = row + a
+        prev = row + (pm[a] if sym else a)
         mine |= 1 << a
         idx += wme * ttt_pow3[a]
         if ttt_win_table[mine]:
@@ -135,6 +247,48 @@ cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
             return R_DRAW
 
 
+cdef inline int _selfplay_episode(double* Q, rng_t* rng, uint64_t eps_thr,
+                                  double alpha, double gamma, int sym) noexcept nogil:
+    """One self-play episode on the shared table, both sides ε-greedy.
+    Negamax target for the mover's (s, a): r (+1 win, 0 draw) if the move
+    ended the game, else -γ·max_a' Q(s', a') over the opponent's legal moves.
+    Returns R_WIN (X won), R_DRAW or R_LOSS (O won)."""
+    cdef int m0 = 0, m1 = 0, idx = 0, empty, a, greedy, p = 0, mover
+    cdef double* prev = NULL
+    cdef double* row
+    cdef const signed char* pm = NULL
+    cdef double best
+    cdef uint64_t r
+    while True:
+        empty = (~(m0 | m1)) & TTT_FULL
+        if sym:
+            row = Q + _canon[idx] * 9
+            pm = &_perm[_ctrans[idx]][0]
+            best = _scan_perm(row, pm, empty, &greedy)
+        else:
+            row = Q + idx * 9
+            best = _scan(row, empty, &greedy)
+        if prev != NULL:
+            prev[0] += alpha * (-gamma * best - prev[0])
+        r = rng_next(rng)
+        a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
+        prev = row + (pm[a] if sym else a)
+        idx += (p + 1) * ttt_pow3[a]
+        if p == 0:
+            m0 |= 1 << a
+            mover = m0
+        else:
+            m1 |= 1 << a
+            mover = m1
+        if ttt_win_table[mover]:
+            prev[0] += alpha * (1.0 - prev[0])
+            return R_WIN if p == 0 else R_LOSS
+        if (m0 | m1) == TTT_FULL:
+            prev[0] += alpha * (0.0 - prev[0])
+            return R_DRAW
+        p ^= 1
+
+
 cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
                         int64_t* counts) noexcept nogil:
     """Run ``n`` episodes, decaying ``p.epsilon`` after each; add the outcomes
@@ -145,16 +299,29 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
     cdef double alpha = p.alpha, alpha_decay = p.alpha_decay, alpha_min = p.alpha_min
     cdef double gamma = p.gamma
     cdef int shaping = p.shaping
+    cdef int sym = p.symmetry, mode = p.mode, side = p.side
     cdef uint64_t thr
     cdef int64_t w = 0, d = 0, l = 0, cut = 0
+    # Work on a local copy of the generator: with -fno-strict-aliasing every store
+    # into Q could alias *rng, which would force its state through memory per draw.
+    cdef rng_t g = rng[0]
     for e in range(n):
         # P(explore) = thr / 2**32 with 32-bit resolution; ε = 1 explores always.
         thr = <uint64_t>(eps * 4294967296.0)
-        if p.side == SIDE_RANDOM:
-            me = <int>(rng_next(rng) >> 63)
+        if mode == MODE_SELF_PLAY:
+            if sym:   # literal flags: gcc specializes each inlined copy
+                res = _selfplay_episode(Q, &g, thr, alpha, gamma, 1)
+            else:
+                res = _selfplay_episode(Q, &g, thr, alpha, gamma, 0)
         else:
-            me = p.side
-        res = _episode(Q, rng, me, thr, alpha, gamma, shaping)
+            if side == SIDE_RANDOM:
+                me = <int>(rng_next(&g) >> 63)
+            else:
+                me = side
+            if sym:
+                res = _episode(Q, &g, me, thr, alpha, gamma, shaping, 1)
+            else:
+                res = _episode(Q, &g, me, thr, alpha, gamma, shaping, 0)
         w += res == R_WIN
         d += res == R_DRAW
         l += res == R_LOSS
@@ -165,6 +332,7 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
         alpha = alpha * alpha_decay
         if alpha < alpha_min:
             alpha = alpha_min
+    rng[0] = g
     p.epsilon = eps
     p.alpha = alpha
     counts[R_WIN] += w
@@ -189,7 +357,7 @@ cdef class QTrainer:
     def __cinit__(self, double[:, ::1] q not None, double alpha, double gamma,
                   double epsilon, double decay, double eps_min, int side,
                   bint shaping, unsigned long long seed, double alpha_decay=1.0,
-                  double alpha_min=0.0):
+                  double alpha_min=0.0, int mode=MODE_RANDOM, bint symmetry=False):
         if q.shape[0] != TTT_STATES or q.shape[1] != 9:
             raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
         if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
@@ -203,6 +371,10 @@ cdef class QTrainer:
         self.p.decay = decay
         self.p.eps_min = eps_min
         self.p.side = side
+        self.p.mode = mode
+        self.p.symmetry = symmetry
+        if mode not in (MODE_RANDOM, MODE_SELF_PLAY):
+            raise ValueError(f"mode code must be 0 or 1, got {mode}")
         self.p.shaping = shaping
         rng_seed(&self.rng, seed)
         self.episodes = 0
@@ -212,13 +384,29 @@ cdef class QTrainer:
         """The current ε (after the episodes run so far)."""
         return self.p.epsilon
 
+    @epsilon.setter
+    def epsilon(self, double value):
+        self.p.epsilon = value
+
+    @property
+    def mode(self):
+        """0: against the random opponent, 1: self-play (settable between chunks)."""
+        return self.p.mode
+
+    @mode.setter
+    def mode(self, int value):
+        if value not in (MODE_RANDOM, MODE_SELF_PLAY):
+            raise ValueError(f"mode code must be 0 or 1, got {value}")
+        self.p.mode = value
+
     @property
     def alpha(self):
         """The current α (after the episodes run so far)."""
         return self.p.alpha
 
     def run(self, long long n):
-        """Run ``n`` episodes; return ``(wins, draws, losses, cut)`` for them."""
+        """Run ``n`` episodes; return ``(wins, draws, losses, cut)`` for them
+        (self-play: X wins, draws, O wins, 0)."""
         if n < 0:
             raise ValueError(f"episodes must be >= 0, got {n}")
         cdef int64_t counts[4]
@@ -231,12 +419,15 @@ cdef class QTrainer:
 
 # ---------------------------------------------------------------------------- evaluation
 
-cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil:
-    """One game: greedy agent on side ``me`` vs a uniformly random opponent."""
+cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
+                             const uint16_t* opt) noexcept nogil:
+    """One game: greedy agent on side ``me`` vs a uniformly random opponent
+    (``opt`` NULL) or a perfect one choosing uniformly among the optimal moves
+    ``opt[index]`` (a 9-bit mask per position, from ``ttt_engine.ttt_oracle``)."""
     cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
     cdef int wme = me + 1, wopp = 2 - me
     if me == SIDE_O:
-        c = _random_cell(TTT_FULL, rng_next(rng))
+        c = _random_cell(opt[0] if opt != NULL else TTT_FULL, rng_next(rng))
         theirs = 1 << c
         idx = wopp * ttt_pow3[c]
     while True:
@@ -248,7 +439,8 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil
             return R_WIN
         if (mine | theirs) == TTT_FULL:
             return R_DRAW
-        c = _random_cell(empty & ~(1 << a), rng_next(rng))
+        empty = empty & ~(1 << a)
+        c = _random_cell(opt[idx] if opt != NULL else empty, rng_next(rng))
         theirs |= 1 << c
         idx += wopp * ttt_pow3[c]
         if ttt_win_table[theirs]:
@@ -258,21 +450,29 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me) noexcept nogil
 
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
-                      int64_t* counts) noexcept nogil:
-    cdef int64_t g
+                      int64_t* counts, const uint16_t* opt) noexcept nogil:
+    cdef int64_t k
     cdef int me
-    for g in range(n):
+    cdef rng_t g = rng[0]          # local copy: see _run_episodes
+    cdef int64_t c[4]
+    c[0] = c[1] = c[2] = c[3] = 0
+    for k in range(n):
         if side == SIDE_RANDOM:
-            me = <int>(rng_next(rng) >> 63)
+            me = <int>(rng_next(&g) >> 63)
         else:
             me = side
-        counts[_greedy_game(Q, rng, me)] += 1
+        c[_greedy_game(Q, &g, me, opt)] += 1
+    rng[0] = g
+    for k in range(4):
+        counts[k] += c[k]
 
 
 def evaluate_random(double[:, ::1] q not None, long long games, int side,
-                    unsigned long long seed):
+                    unsigned long long seed, const uint16_t[::1] optimal=None):
     """Greedy play of ``q`` against a uniformly random opponent for ``games``
-    games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random."""
+    games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random.
+    With ``optimal`` (the oracle's uint16 masks, length 19683) the opponent is
+    perfect instead: uniform among the game-theoretically optimal moves."""
     if q.shape[0] != TTT_STATES or q.shape[1] != 9:
         raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
     if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
@@ -281,10 +481,15 @@ def evaluate_random(double[:, ::1] q not None, long long games, int side,
         raise ValueError(f"games must be >= 0, got {games}")
     cdef rng_t rng
     cdef int64_t counts[4]
+    cdef const uint16_t* opt = NULL
+    if optimal is not None:
+        if optimal.shape[0] != TTT_STATES:
+            raise ValueError(f"optimal must have length {TTT_STATES}, got {optimal.shape[0]}")
+        opt = &optimal[0]
     counts[0] = counts[1] = counts[2] = counts[3] = 0
     rng_seed(&rng, seed)
     with nogil:
-        _eval_games(&q[0, 0], &rng, games, side, counts)
+        _eval_games(&q[0, 0], &rng, games, side, counts, opt)
     return counts[0], counts[1], counts[2]
 
 

@@ -1,0 +1,287 @@
+"""Quixo: the board, tournaments, discounted state values, the epsilon-greedy
+value agent, and the seed's stages A/B/C (``python -m ttt_engine.quixo stages``).
+
+The fast parts are Cython (``quixo.pxd`` core, ``quixo_board.pyx`` Board,
+``quixo_play.pyx`` tournaments and value tables, ``quixo_solve.pyx`` exact
+solver); this module validates input and wires them together.
+
+Rules (5x5 by default, 3x3 and 4x4 too): X moves first.  A move takes a cube
+from the outer ring that is blank or shows the mover's symbol, turns it to the
+mover's symbol and pushes it back in at one end of its row or column (not the
+end it came from), sliding the line.  A full row, column or diagonal wins; a
+move that completes a line of the OPPONENT loses, even if it completes one of
+the mover's own too.  After ``max_plies`` (default 200) moves without a line
+the game is a draw.
+
+Move notation: ``<column><row><side>``: ``"a1R"`` = take the cube in column a,
+row 1 (rows count from the top), push it back in from the Right end of its row.
+Sides: T(op), B(ottom), L(eft), R(ight).  Int codes: ``(r * n + c) * 4 + side``
+with side 0..3 = T, B, L, R.
+
+State values (stage B): see ``ValueTable`` -- a state's score is from the point
+of view of the player who made the move into it; keys show that player's cubes
+as ``'X'``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from ttt_engine._util import atomic_write, check_int, check_real, check_choice, resolve_seed
+from ttt_engine.quixo_board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
+from ttt_engine.quixo_play import (
+    ValueTable, Agent, RandomAgent, GreedyValueAgent, HeuristicAgent,
+    run_games as _run_games, random_games_per_second,
+)
+
+__all__ = [
+    "Board", "move_to_str", "parse_move", "perft", "ValueTable", "Agent", "RandomAgent",
+    "GreedyValueAgent", "HeuristicAgent", "run_games", "collect_values", "save_values",
+    "load_values", "stages", "main", "DEFAULT_MAX_PLIES",
+]
+
+
+def perft(board, depth):
+    """Leaf count of ``board``'s move tree to ``depth`` plies (generic perft)."""
+    from ttt_engine.perft import perft as _perft
+    if not isinstance(board, Board):
+        raise ValueError(f"expected a quixo.Board, got {type(board).__name__}")
+    return _perft(board, check_int("depth", depth, min=0, max=64))
+
+
+def run_games(n_games, agent_a, agent_b, *, alternate=True, size=5, max_plies=DEFAULT_MAX_PLIES,
+              seed=None, collect=None, gamma=0.85, draw_score=0.5, progress=False):
+    """Play ``n_games`` between two agents (``RandomAgent``, ``GreedyValueAgent``,
+    ``HeuristicAgent``) in C.
+
+    ``alternate=True``: agent A is X in even games, O in odd ones; else A is
+    always X.  ``collect``: a ``ValueTable`` receiving the discounted score of
+    every state of every game (stage B).  Returns a dict: ``games``,
+    ``x_wins``, ``o_wins``, ``draws`` (move cap), ``a_wins``, ``b_wins``,
+    ``plies``, ``mean_length``, ``lengths`` (numpy: games per length) and the
+    resolved ``seed``.  Same seed => same result.
+    """
+    n_games = check_int("n_games", n_games, min=0)
+    size = check_int("size", size, min=3, max=5)
+    max_plies = check_int("max_plies", max_plies, min=1, max=100_000)
+    gamma = check_real("gamma", gamma, low=0, high=1, low_open=True)
+    draw_score = check_real("draw_score", draw_score, low=0, high=1)
+    for name, ag in (("agent_a", agent_a), ("agent_b", agent_b)):
+        if not isinstance(ag, Agent):
+            raise ValueError(f"{name} must be a quixo agent (RandomAgent, GreedyValueAgent, "
+                             f"HeuristicAgent), got {type(ag).__name__}")
+    if collect is not None and not isinstance(collect, ValueTable):
+        raise ValueError(f"collect must be a ValueTable or None, got {type(collect).__name__}")
+    seed = resolve_seed(seed)
+    res = _run_games(n_games, agent_a, agent_b, alternate=bool(alternate), size=size,
+                     max_plies=max_plies, seed=seed, collect=collect, gamma=gamma,
+                     draw_score=draw_score, progress=progress)
+    res["seed"] = seed
+    return res
+
+
+def collect_values(n_games, agent_a=None, agent_b=None, *, size=5, max_plies=DEFAULT_MAX_PLIES,
+                   gamma=0.85, draw_score=0.5, seed=None, progress=False, capacity=None,
+                   symmetric=False):
+    """Stage B: play ``n_games`` (random vs random by default) and return
+    ``(ValueTable, results)`` with every state's discounted score.
+    ``symmetric=True`` merges each state with its 7 rotations/reflections."""
+    n_games = check_int("n_games", n_games, min=0)
+    if capacity is None:
+        capacity = max(1 << 16, min(n_games * 48, 1_000_000_000))
+    table = ValueTable(check_int("capacity", capacity, min=1), size, bool(symmetric))
+    res = run_games(n_games, agent_a or RandomAgent(), agent_b or RandomAgent(), size=size,
+                    max_plies=max_plies, seed=seed, collect=table, gamma=gamma,
+                    draw_score=draw_score, progress=progress)
+    return table, res
+
+
+def save_values(table, path):
+    """Write ``table`` to ``path`` in the seed's JSON format, atomically."""
+    if not isinstance(table, ValueTable):
+        raise ValueError(f"expected a ValueTable, got {type(table).__name__}")
+    data = table.to_json_bytes()
+    atomic_write(path, lambda f: f.write(data))
+    return len(data)
+
+
+def load_values(path, symmetric=False):
+    """Read a states JSON file (``{"<board>": [average, count], ...}``) into a
+    ``ValueTable``; ``ValueError`` naming the byte offset if malformed.
+    ``symmetric=True`` for files written by a symmetric table (it also merges
+    the images of a plain file)."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ValueError(f"no such file: {path}")
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return ValueTable.from_json_bytes(data, symmetric=bool(symmetric))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+# ---------------------------------------------------------------------- stages A/B/C
+def _pct(a, n):
+    return f"{100.0 * a / n:.2f}%" if n else "n/a"
+
+
+def _print_result(title, res, a_name=None, b_name=None, out=print):
+    n = res["games"]
+    out(f"{title}: {n:,} games (seed {res['seed']})")
+    out(f"  X wins: {res['x_wins']:,} ({_pct(res['x_wins'], n)})   "
+        f"O wins: {res['o_wins']:,} ({_pct(res['o_wins'], n)})   "
+        f"draws by move cap: {res['draws']:,} ({_pct(res['draws'], n)})")
+    if a_name:
+        out(f"  {a_name} wins: {res['a_wins']:,} ({_pct(res['a_wins'], n)})   "
+            f"{b_name} wins: {res['b_wins']:,} ({_pct(res['b_wins'], n)})")
+    lengths = res["lengths"]
+    nz = lengths.nonzero()[0]
+    if len(nz):
+        out(f"  game length: mean {res['mean_length']:.2f} plies, min {nz[0]}, max {nz[-1]}")
+
+
+def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
+           games_c_collect=100_000, size=5, max_plies=DEFAULT_MAX_PLIES, gamma=0.85,
+           epsilon=0.1, unknown=0.5, draw_score=0.5, seed_faithful=False, symmetric=False,
+           out_dir=".", seed=None, progress=True, out=print):
+    """Reproduce the seed's stages end to end and print its statistics.
+
+    A: random vs random tournament (X / O wins).  B: ``games_b`` random games,
+    every state scored ``gamma**(N-1-i)`` for its player's win (0 for a loss),
+    saved to ``<out_dir>/states_random.json``.  C: the epsilon-greedy value
+    agent (unknown states ``unknown``) against random over ``games_c_eval``
+    games, then ``games_c_collect`` greedy-vs-greedy games saved to
+    ``<out_dir>/states_greedy.json``.  C without B in the same call loads
+    ``states_random.json``.  ``seed_faithful=True`` makes the greedy agent
+    look terminal states up in the table like the seed (else a move that ends
+    the game is scored by its true result: 1 win, 0 loss).  ``symmetric=True``
+    merges every state with its rotations/reflections (not in the seed).
+    Returns a dict of the results.
+    """
+    which = str(which).lower()
+    if not which or set(which) - set("abc"):
+        raise ValueError(f"stages must be letters among 'a', 'b', 'c', got {which!r}")
+    games_a = check_int("games_a", games_a, min=1)
+    games_b = check_int("games_b", games_b, min=1)
+    games_c_eval = check_int("games_c_eval", games_c_eval, min=1)
+    games_c_collect = check_int("games_c_collect", games_c_collect, min=0)
+    epsilon = check_real("epsilon", epsilon, low=0, high=1)
+    unknown = check_real("unknown", unknown, low=0, high=1)
+    seed = resolve_seed(seed)
+    out_dir = os.fspath(out_dir)
+    random_path = os.path.join(out_dir, "states_random.json")
+    greedy_path = os.path.join(out_dir, "states_greedy.json")
+    common = dict(size=size, max_plies=max_plies, progress=progress)
+    results = {"seed": seed}
+    table = None
+    if "a" in which:
+        out("== Stage A: random vs random ==")
+        t0 = time.perf_counter()
+        res = run_games(games_a, RandomAgent(), RandomAgent(), seed=seed, **common)
+        dt = time.perf_counter() - t0
+        _print_result("Tournament", res, out=out)
+        out(f"  time {dt:.2f} s ({games_a / dt:,.0f} games/s)")
+        results["a"] = res
+    if "b" in which:
+        out("== Stage B: discounted state values from random games ==")
+        t0 = time.perf_counter()
+        table, res = collect_values(games_b, size=size, max_plies=max_plies, gamma=gamma,
+                                    draw_score=draw_score, seed=seed + 1, progress=progress,
+                                    symmetric=symmetric)
+        t1 = time.perf_counter()
+        nbytes = save_values(table, random_path)
+        t2 = time.perf_counter()
+        _print_result("Games", res, out=out)
+        empty = " " * (size * size)
+        out(f"  unique states: {len(table):,}   scored states: {table.observations:,}   "
+            f"gamma {gamma}")
+        out(f"  empty board: {table.get(empty)}")
+        out(f"  saved {random_path} ({nbytes / 1e6:.1f} MB)   play+score {t1 - t0:.2f} s, "
+            f"JSON {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
+        results["b"] = dict(res, states=len(table), seconds=t2 - t0, path=random_path)
+    if "c" in which:
+        out("== Stage C: epsilon-greedy value agent ==")
+        if table is None:
+            t0 = time.perf_counter()
+            table = load_values(random_path, symmetric=symmetric)
+            out(f"  loaded {random_path}: {len(table):,} states in {time.perf_counter() - t0:.2f} s")
+        greedy = GreedyValueAgent(table, epsilon=epsilon, unknown=unknown,
+                                  exact_terminal=not seed_faithful)
+        res = run_games(games_c_eval, greedy, RandomAgent(), seed=seed + 2, **common)
+        _print_result(f"Greedy (eps={epsilon}, unknown={unknown}) vs random, alternating sides",
+                      res, "greedy", "random", out=out)
+        results["c_eval"] = res
+        if games_c_collect:
+            t0 = time.perf_counter()
+            gtable, gres = collect_values(games_c_collect, greedy,
+                                          GreedyValueAgent(table, epsilon=epsilon, unknown=unknown,
+                                                           exact_terminal=not seed_faithful),
+                                          size=size, max_plies=max_plies, gamma=gamma,
+                                          draw_score=draw_score, seed=seed + 3, progress=progress,
+                                          symmetric=symmetric)
+            nbytes = save_values(gtable, greedy_path)
+            _print_result("Greedy vs greedy data games", gres, out=out)
+            out(f"  unique states: {len(gtable):,}   saved {greedy_path} ({nbytes / 1e6:.1f} MB) "
+                f"in {time.perf_counter() - t0:.2f} s")
+            results["c_collect"] = dict(gres, states=len(gtable), path=greedy_path)
+    return results
+
+
+def main(argv=None):
+    """``python -m ttt_engine.quixo stages [abc] [options]``."""
+    p = argparse.ArgumentParser(prog="python -m ttt_engine.quixo",
+                                description="Quixo: the seed's stages A/B/C and tools.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("stages", help="reproduce the seed's stages A, B, C end to end")
+    s.add_argument("which", nargs="?", default="abc",
+                   help="stages to run, e.g. 'abc' (default), 'a', 'bc'")
+    s.add_argument("--games-a", type=int, default=10_000, help="stage A tournament games")
+    s.add_argument("--games-b", type=int, default=100_000, help="stage B random games")
+    s.add_argument("--games-c-eval", type=int, default=10_000, help="stage C greedy vs random games")
+    s.add_argument("--games-c-collect", type=int, default=100_000,
+                   help="stage C greedy games collected to states_greedy.json (0: skip)")
+    s.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
+    s.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, help="move cap (draw)")
+    s.add_argument("--gamma", type=float, default=0.85)
+    s.add_argument("--epsilon", type=float, default=0.1)
+    s.add_argument("--unknown", type=float, default=0.5, help="value of unseen states")
+    s.add_argument("--draw-score", type=float, default=0.5, help="reward of a draw by the cap")
+    s.add_argument("--seed-faithful", action="store_true",
+                   help="greedy looks up terminal states in the table too (as the seed)")
+    s.add_argument("--symmetric", action="store_true",
+                   help="merge states over the 8 board symmetries (not in the seed)")
+    s.add_argument("--out-dir", default=".", help="where states_*.json go")
+    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--no-progress", action="store_true")
+    r = sub.add_parser("play", help="random-vs-random speed check")
+    r.add_argument("--games", type=int, default=1_000_000)
+    r.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
+    r.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    try:
+        if args.cmd == "stages":
+            stages(args.which, games_a=args.games_a, games_b=args.games_b,
+                   games_c_eval=args.games_c_eval, games_c_collect=args.games_c_collect,
+                   size=args.size, max_plies=args.max_plies, gamma=args.gamma,
+                   epsilon=args.epsilon, unknown=args.unknown, draw_score=args.draw_score,
+                   seed_faithful=args.seed_faithful, symmetric=args.symmetric,
+                   out_dir=args.out_dir, seed=args.seed,
+                   progress=not args.no_progress)
+        else:
+            n = check_int("games", args.games, min=1)
+            t0 = time.perf_counter()
+            xw, ow, dr, plies = random_games_per_second(n, args.size, DEFAULT_MAX_PLIES,
+                                                        resolve_seed(args.seed))
+            dt = time.perf_counter() - t0
+            print(f"{n:,} random games in {dt:.3f} s: {n / dt:,.0f} games/s; "
+                  f"X {xw:,} O {ow:,} draws {dr:,}; mean length {plies / n:.2f}")
+    except (ValueError, OSError, MemoryError) as e:
+        p.exit(2, f"error: {e}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

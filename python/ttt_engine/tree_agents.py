@@ -1,0 +1,182 @@
+"""Tree Q-learning and Sarsa agents (seed 003) for any game on the interface.
+
+The learning happens at play time: before each move the agent runs training
+simulations from the current board for a time or iteration budget, keeping its
+Q tree between turns (only the subtree of the new current board survives).
+See ``ttt_engine.treelearn`` (Cython) for the exact update rules.
+
+>>> from ttt_engine import uttt
+>>> agent = TreeQAgent(iterations=2000, seed=1)
+>>> agent.select_move(uttt.Board()) in range(81)
+True
+"""
+from __future__ import annotations
+
+import importlib
+import math
+
+from ttt_engine._util import check_int, check_real, resolve_seed
+
+_tl = importlib.import_module("ttt_engine.treelearn")
+
+__all__ = ["TreeQAgent", "SarsaAgent"]
+
+
+def _check_board(board):
+    if not hasattr(board, "legal_moves") or not hasattr(board, "is_terminal"):
+        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
+    if board.is_terminal():
+        raise ValueError("the game is over on this board: there is no move to select")
+
+
+def _dispatch(fn, *args):
+    try:
+        return fn(*args)
+    except TypeError as exc:
+        if "signature" in str(exc) or "argument" in str(exc):
+            raise ValueError(
+                f"unsupported board type {type(args[1]).__name__}: it is not registered "
+                "in the GameBoard fused type (src/engine/game.pxd)") from None
+        raise
+
+
+class _TreeLearnerAgent:
+    DEFAULT_ITERATIONS = 10_000
+    _algo = None
+    _label = None
+
+    def __init__(self, iterations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth):
+        self.iterations = check_int("iterations", iterations, min=1, allow_none=True)
+        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        if self.iterations is None and self.time is None:
+            self.iterations = self.DEFAULT_ITERATIONS
+        self.epsilon = check_real("epsilon", epsilon, low=0, high=1)
+        self.win = check_real("win", win, low=0, low_open=True, high=1e6)
+        self.seed = resolve_seed(seed)
+        self.max_nodes = check_int("max_nodes", max_nodes, min=int(_tl.MIN_NODES),
+                                   max=(1 << 31) - 1)
+        self.reuse = bool(reuse)
+        self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=16)
+        self._tree = _tl.TreeLearner(self.max_nodes, self._algo, self.seed)
+        self._root = None
+        self.last_stats = {}
+        budget = (f"{self.iterations} iters" if self.time is None
+                  else f"{self.time}s" if self.iterations is None
+                  else f"{self.iterations} iters/{self.time}s")
+        self.name = f"{self._label}({budget})"
+
+    def _configure(self, alpha, gamma):
+        self._tree.configure(self.epsilon, self.win, alpha, gamma)
+
+    def reset(self, seed=None):
+        """Forget the tree; with ``seed``, restart the random stream from it."""
+        self._tree.clear()
+        self._root = None
+        self.last_stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+            self._tree.reseed(self.seed)
+
+    def search(self, board, iterations=None, time=None):
+        """Train from ``board`` (budget: arguments, else the agent's) and return
+        the move with the lowest child Q.  ``board`` is not changed."""
+        _check_board(board)
+        iters = check_int("iterations", iterations, min=1, allow_none=True)
+        t = check_real("time", time, low=0, low_open=True, allow_none=True)
+        if iters is None and t is None:
+            iters, t = self.iterations, self.time
+        reused = False
+        if self.reuse and self._root is not None and type(self._root) is type(board):
+            reused = bool(_dispatch(_tl.tl_reroot, self._tree, self._root, board,
+                                    self.reuse_depth))
+        else:
+            self._tree.clear()
+        reused_visits = self._tree.root_visits
+        self._root = board.copy()
+        done, seconds = _dispatch(_tl.tl_search, self._tree, board, iters or 0, t or 0.0)
+        move = self._tree.best_move()
+        if move is None:
+            raise RuntimeError(f"{self._label}: root was not expanded")
+        self.last_stats = {
+            "simulations": int(done), "time": float(seconds),
+            "simulations_per_s": done / seconds if seconds > 0 else float("inf"),
+            "nodes_used": self._tree.nodes_used, "max_nodes": self._tree.max_nodes,
+            "reused": reused, "reused_visits": int(reused_visits),
+            "root_visits": self._tree.root_visits,
+            "tail_simulations": int(self._tree.tail_simulations),
+            "best_move": move,
+        }
+        return move
+
+    def select_move(self, board):
+        """The agent's move on ``board`` after its training budget."""
+        return self.search(board)
+
+    def root_children(self):
+        """``[(move, q, visits)]`` of the last search's root (q: lower is better)."""
+        return self._tree.root_children()
+
+    def child_visits(self, move):
+        return self._tree.child_visits(int(move))
+
+    def grandchild_visits(self, move1, move2):
+        return self._tree.grandchild_visits(int(move1), int(move2))
+
+    @property
+    def root_visits(self):
+        return self._tree.root_visits
+
+    def __repr__(self):
+        return f"{type(self).__name__}(iterations={self.iterations}, time={self.time})"
+
+
+class TreeQAgent(_TreeLearnerAgent):
+    """Tree Q-learning (seed 003): Q tree, epsilon-greedy simulations from the
+    current board, ``Q <- Q + alpha (u - Q)`` along the path with ``u``'s sign
+    alternating, ``alpha(x) = max(A e^(-k x), alpha_min)`` with ``x`` plies from
+    the end of the game; plays the move to the lowest child Q.
+
+    iterations / time: training budget per move (either; both = whichever ends
+    first; neither = 10,000 simulations).  epsilon: probability of a random move
+    in a simulation (seed: 0.1).  A, alpha_min, k: learning-rate schedule (seed:
+    0.4, 0.01, ln(A/alpha_min)/30 so alpha reaches alpha_min 30 plies from the
+    end; ``alpha_min=0`` gives the bare ``A e^(-k x)``).  win: utility of a win
+    (seed: 10).  max_nodes: arena size (24-byte nodes, allocated once).  reuse:
+    keep the subtree of the new board between moves.
+    """
+    _algo = _tl.PY_QLEARN
+    _label = "treeq"
+
+    def __init__(self, iterations=None, time=None, *, epsilon=0.1, A=0.4, alpha_min=0.01,
+                 k=None, win=10.0, seed=None, max_nodes=2_000_000, reuse=True, reuse_depth=2):
+        super().__init__(iterations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth)
+        self.A = check_real("A", A, low=0, low_open=True, high=1)
+        self.alpha_min = check_real("alpha_min", alpha_min, low=0, high=1)
+        if k is None:
+            k = math.log(self.A / self.alpha_min) / 30.0 if self.alpha_min > 0 else 0.1
+        self.k = check_real("k", k, low=0, high=100)
+        self._tree.set_learning_rate(self.A, self.alpha_min, self.k)
+        self._configure(0.15, 0.99)
+
+    def alpha(self, x):
+        """Learning rate ``x`` plies from the end of the game."""
+        return self._tree.alpha_at(check_int("x", x, min=0))
+
+
+class SarsaAgent(_TreeLearnerAgent):
+    """Sarsa on the same Q tree (seed 003):
+    ``Q[s,a] <- Q[s,a] + alpha (r - Q[s,a] + gamma Q[s',a'])``, reward only at the
+    end, ``a'`` the move the simulation took next (negamax signs).
+
+    alpha: learning rate (seed code: 0.15).  gamma: discount (seed: 0.99).
+    win: utility of a win (seed code: 100).  Other arguments as :class:`TreeQAgent`.
+    """
+    _algo = _tl.PY_SARSA
+    _label = "sarsa"
+
+    def __init__(self, iterations=None, time=None, *, epsilon=0.1, alpha=0.15, gamma=0.99,
+                 win=100.0, seed=None, max_nodes=2_000_000, reuse=True, reuse_depth=2):
+        super().__init__(iterations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth)
+        self.alpha = check_real("alpha", alpha, low=0, low_open=True, high=1)
+        self.gamma = check_real("gamma", gamma, low=0, high=1)
+        self._configure(self.alpha, self.gamma)
