@@ -8,13 +8,12 @@ the other core(s) disturbs less than wall time; compare medians.
 Baselines measured in the same run: plain minimax (no pruning) for the
 depth-first searches, bare random playouts (no tree) for MCTS.
 """
-import importlib
 import time
 
 from ttt_engine import Board, MCTS
 from ttt_engine.search import alphabeta, minimax, negamax
+from ttt_engine.playout import random_playouts
 
-_mcts = importlib.import_module("ttt_engine.mcts")
 
 
 def _cpu(fn):
@@ -91,7 +90,7 @@ def test_mcts_empty_20k(benchmark):
 def test_random_playouts_baseline(benchmark):
     """Baseline for MCTS: bare random playouts through the interface (no tree)."""
     n = 1_000_000
-    run, acc = _cpu(lambda: _mcts.random_playouts(Board(), n, 1))
+    run, acc = _cpu(lambda: random_playouts(Board(), n, seed=1))
     benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
     med = benchmark.stats.stats.median
     benchmark.extra_info.update({"playouts_per_s": n / med,

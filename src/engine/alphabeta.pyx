@@ -26,7 +26,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport INFINITY
 from libc.float cimport DBL_MAX
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from ttt_engine.clock cimport now_monotonic
 
 from ttt_engine.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
@@ -45,10 +45,7 @@ PY_MATE_BOUND = MATE_BOUND
 PY_MAX_PLY = MAX_PLY
 
 
-cdef inline double now_monotonic() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+
 
 
 cdef inline double terminal_score(int status, int to_move, int ply) noexcept nogil:

@@ -24,7 +24,8 @@ becomes the live one; everything else is dropped.
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport sqrtf, logf
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from ttt_engine.clock cimport now_monotonic
+from ttt_engine.tree cimport tree_find
 
 from ttt_engine.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine.game cimport (
@@ -58,10 +59,7 @@ cdef inline float sqrt_log(int32_t n) noexcept nogil:
 cdef int32_t MAX_VISITS = 2000000000
 
 
-cdef inline double now_monotonic() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+
 
 
 cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
@@ -288,29 +286,6 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
     return done
 
 
-cdef int32_t find_descendant(GameState* s, MTree* t, int32_t node, uint64_t key,
-                             int to_move, int depth) noexcept nogil:
-    """Node exactly ``depth`` plies below ``node`` (``s`` is its position)
-    whose position matches ``key`` and ``to_move``; -1 if none."""
-    cdef int32_t k, r, first
-    cdef MNode* nd = &t.nodes[node]
-    cdef undo_t u
-    if depth == 0:
-        if game_hash(s) == key and game_to_move(s) == to_move:
-            return node
-        return -1
-    first = nd.first_child
-    if first < 0:
-        return -1
-    for k in range(first, first + nd.nchildren):
-        u = game_make(s, t.nodes[k].move)
-        r = find_descendant(s, t, k, key, to_move, depth - 1)
-        game_unmake(s, t.nodes[k].move, u)
-        if r >= 0:
-            return r
-    return -1
-
-
 cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
     """Copy the subtree under ``new_root`` breadth first into the second arena
     (root at index 0, each child block kept contiguous) and swap arenas."""
@@ -484,45 +459,9 @@ def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_d
     cdef int32_t found
     if tree.t.used == 0:
         return False
-    found = _find(&old_root.state, &tree.t, &new_root.state, max_depth)
+    found = tree_find(&old_root.state, tree.t.nodes, &new_root.state, max_depth)
     if found < 0:
         tree.t.used = 0
         return False
     tree._compact(found)
     return True
-
-
-cdef int32_t _find(GameState* old_root, MTree* t, GameState* new_root, int max_depth) noexcept nogil:
-    # Shallowest match first (depth 0, 1, 2, ...): a move pair is found at depth
-    # 2 without walking the deeper subtrees of the other children.
-    cdef GameState work = old_root[0]
-    cdef uint64_t key = game_hash(new_root)
-    cdef int to_move = game_to_move(new_root), d
-    cdef int32_t r
-    for d in range(max_depth + 1):
-        r = find_descendant(&work, t, 0, key, to_move, d)
-        if r >= 0:
-            return r
-    return -1
-
-
-cdef uint64_t _playouts(GameState* root, uint64_t n, rng_t* rng) noexcept nogil:
-    cdef GameState work
-    cdef uint64_t i, acc = 0
-    for i in range(n):
-        work = root[0]
-        acc += <uint64_t>game_playout(&work, rng)
-    return acc
-
-
-def random_playouts(GameBoard board, uint64_t n, uint64_t seed):
-    """Baseline for benchmarks: ``n`` bare random playouts from ``board`` (no
-    tree); returns ``(sum of final statuses, seconds)``."""
-    cdef rng_t rng
-    cdef uint64_t acc
-    cdef double t0
-    rng_seed(&rng, seed)
-    t0 = now_monotonic()
-    with nogil:
-        acc = _playouts(&board.state, n, &rng)
-    return acc, now_monotonic() - t0

@@ -40,7 +40,8 @@ front of the arena; everything else is dropped.
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport exp, pow, log
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from ttt_engine.clock cimport now_monotonic
+from ttt_engine.tree cimport tree_find
 
 from ttt_engine.rng cimport rng_t, rng_seed, rng_below, rng_uniform
 from ttt_engine.game cimport (
@@ -58,10 +59,7 @@ cdef enum:
     TAIL_CAP = 1000000        # plies: a random tail longer than this counts as a draw
 
 
-cdef inline double now_monotonic() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+
 
 
 cdef inline void node_init(TLNode* nd, int move) noexcept nogil:
@@ -222,24 +220,6 @@ cdef uint64_t tl_run(GameState* root, TLTree* t, uint64_t iters, double time_lim
             break
     elapsed[0] = now_monotonic() - t0
     return done
-
-
-cdef int32_t find_descendant(GameState* s, TLTree* t, int32_t node, uint64_t key,
-                             int to_move, int depth) noexcept nogil:
-    cdef int32_t k, r, first
-    cdef undo_t u
-    if game_hash(s) == key and game_to_move(s) == to_move:
-        return node
-    first = t.nodes[node].first_child
-    if depth <= 0 or first < 0:
-        return -1
-    for k in range(first, first + t.nodes[node].nchildren):
-        u = game_make(s, t.nodes[k].move)
-        r = find_descendant(s, t, k, key, to_move, depth - 1)
-        game_unmake(s, t.nodes[k].move, u)
-        if r >= 0:
-            return r
-    return -1
 
 
 cdef void compact(TLTree* t, int32_t new_root) noexcept nogil:
@@ -420,15 +400,10 @@ def tl_reroot(TreeLearner tree, GameBoard old_root, GameBoard new_root, int max_
     if tree.t.used == 0:
         return False
     with nogil:
-        found = _find(&old_root.state, &tree.t, &new_root.state, max_depth)
+        found = tree_find(&old_root.state, tree.t.nodes, &new_root.state, max_depth)
         if found >= 0:
             if found > 0:
                 compact(&tree.t, found)
         else:
             tree.t.used = 0
     return found >= 0
-
-
-cdef int32_t _find(GameState* old_root, TLTree* t, GameState* new_root, int max_depth) noexcept nogil:
-    cdef GameState work = old_root[0]
-    return find_descendant(&work, t, 0, game_hash(new_root), game_to_move(new_root), max_depth)
