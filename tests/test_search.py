@@ -221,6 +221,37 @@ def test_searcher_settings_keep_values():
         ABSearcher(0)
 
 
+def test_proven_win_or_loss_is_exact_at_limited_depth():
+    # every forced win/loss whose distance fits in the depth is reported exact
+    checked = 0
+    for cells in POSITIONS[::5]:
+        if ref_winner(cells) or all(cells):
+            continue
+        ref = ref_score(cells)
+        if ref == 0:
+            continue
+        dist = W - abs(ref)
+        r = alphabeta(board_of(cells), dist)
+        assert r.exact and r.value == ref, (cells, r)
+        checked += 1
+        if dist > 1:
+            assert not alphabeta(board_of(cells), dist - 1).exact or (
+                alphabeta(board_of(cells), dist - 1).value == ref)
+    assert checked > 100
+    # iterative deepening stops at the proof instead of going to the end
+    r = alphabeta(Board.from_string("XX.OO...."), time_limit=5.0)
+    assert r.exact and r.depth == 1 and r.plies_to_end == 1
+
+
+def test_ply_in_key_keeps_values():
+    from ttt_engine.search import ABSearcher
+    S = ABSearcher(ply_in_key=True)
+    assert S.ply_in_key and not ABSearcher().ply_in_key
+    for cells in POSITIONS[::7]:
+        r = alphabeta(board_of(cells), searcher=S)
+        assert r.value == ref_score(cells) and r.exact
+
+
 def test_iterative_deepening_reaches_exact():
     r = alphabeta(Board(), time_limit=5.0)
     assert r.exact and r.value == 0.0 and r.depth <= 9

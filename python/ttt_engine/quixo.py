@@ -230,9 +230,10 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
     return results
 
 
-def main(argv=None):
-    """``python -m ttt_engine.quixo stages [abc] [options]``."""
-    p = argparse.ArgumentParser(prog="python -m ttt_engine.quixo",
+def main(argv=None, prog="python -m ttt_engine.quixo"):
+    """``python -m ttt_engine.quixo stages [abc] [options]`` (``prog``: the name
+    shown in usage lines, e.g. ``ttt-engine quixo`` when run from the console tool)."""
+    p = argparse.ArgumentParser(prog=prog,
                                 description="Quixo: the seed's stages A/B/C and tools.")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("stages", help="reproduce the seed's stages A, B, C end to end")

@@ -31,8 +31,11 @@ __all__ = [
     "optimal_moves", "MCTS", "ABSearcher", "WIN_SCORE", "MAX_PLY",
 ]
 
-#: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2)``; pass
-#: one as ``searcher=`` to keep its table size / settings (one search at a time).
+#: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2,
+#: ply_in_key=False)``; pass one as ``searcher=`` to keep its table size /
+#: settings (one search at a time).  ``ply_in_key=True`` matches table entries
+#: only at the same distance from the root: needed for exact searches of games
+#: whose outcome depends on a ply count the game hash leaves out (Quixo's cap).
 ABSearcher = _ab.ABSearcher
 
 WIN_SCORE = float(_ab.PY_WIN_SCORE)
@@ -64,7 +67,8 @@ class SearchResult:
         iterative deepening sums all iterations).
     time: seconds.
     depth: plies of the last completed iteration (``MAX_PLY`` = to the end).
-    exact: True when no horizon position influenced ``value``: it is then the
+    exact: True when no horizon position influenced ``value``, or when the
+        value is a forced win/loss found within the depth: it is then the
         game-theoretic value (with win distance).
     """
     value: float

@@ -38,6 +38,7 @@ cdef struct SearchCtx:
     uint8_t gen
     bint use_tt
     int tt_min_depth    # nodes with less remaining depth skip the table
+    bint ply_in_key     # table key includes the distance from the root
     bint ordering
     bint pruning
     bint pvs            # principal variation search (null windows after the first move)

@@ -78,6 +78,13 @@ cdef inline double next_up(double x) noexcept nogil:
     return x
 
 
+cdef inline bint proven(double v) noexcept nogil:
+    """A forced win or loss found within the searched depth is the exact
+    game value (a shorter win would have been seen; a loss score means every
+    escape was refuted before the horizon), even if other branches met it."""
+    return v >= MATE_BOUND or v <= -MATE_BOUND
+
+
 cdef inline double to_tt(double v, int ply) noexcept nogil:
     if v >= MATE_BOUND:
         return v + ply
@@ -92,6 +99,16 @@ cdef inline double from_tt(double v, int ply) noexcept nogil:
     if v <= -MATE_BOUND:
         return v + ply
     return v
+
+
+cdef inline uint64_t tt_key(GameState* s, SearchCtx* c, int ply) noexcept nogil:
+    """Table key: the game's hash, and with ``ply_in_key`` also the distance
+    from the root, so that positions only match at the same ply (needed for an
+    exact search of games whose outcome depends on the ply count, e.g. a move
+    cap that ``game_hash`` leaves out)."""
+    if c.ply_in_key:
+        return game_hash(s) ^ ((<uint64_t>(ply + 1)) * <uint64_t>0xD6E8FEB86659FD93ULL)
+    return game_hash(s)
 
 
 cdef inline TTEntry* tt_slot(SearchCtx* c, uint64_t key) noexcept nogil:
@@ -253,7 +270,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
     # (Clobber depth 9: -29% time, UTTT depth 10: -12%; Quixo prefers 1).
     cdef bint use_tt = c.use_tt and depth >= c.tt_min_depth
     if use_tt:
-        key = game_hash(s)
+        key = tt_key(s, c, ply)
         e = tt_slot(c, key)
         if e.key == key and e.gen == c.gen:
             tt_move = e.move
@@ -367,6 +384,7 @@ cdef int pv_extend(GameState* root, SearchCtx* c, int* out, int depth) noexcept 
     cdef GameState work = root[0]
     cdef int moves[MAX_MOVES]
     cdef int k, n, i, m, length = c.pv_len[0], remaining, fills = 0
+    cdef uint64_t key
     cdef bint ok, timed = c.timed
     cdef uint64_t nodes = c.nodes, horizon = c.horizon
     cdef int root_best = c.root_best
@@ -378,10 +396,11 @@ cdef int pv_extend(GameState* root, SearchCtx* c, int* out, int depth) noexcept 
         return length
     c.timed = False
     while length < MAX_PLY and game_status(&work) == GAME_ONGOING:
-        e = tt_slot(c, game_hash(&work))
+        key = tt_key(&work, c, length)
+        e = tt_slot(c, key)
         # EXACT entries give the best move; LOWER ones (null-window fail highs of
         # PVS) a move proven at least as good as needed, which keeps the line going.
-        if (e.key == game_hash(&work) and e.gen == c.gen and e.flag != TT_UPPER
+        if (e.key == key and e.gen == c.gen and e.flag != TT_UPPER
                 and e.move >= 0):
             m = e.move
         else:
@@ -430,7 +449,7 @@ cdef double run_search(GameState* root, SearchCtx* c, int kind, int depth) noexc
 cdef class ABSearcher:
     """Owns the transposition table and search context (one search at a time)."""
 
-    def __cinit__(self, tt_size=1 << 18, tt_min_depth=2):
+    def __cinit__(self, tt_size=1 << 18, tt_min_depth=2, ply_in_key=False):
         cdef uint64_t size = 1
         cdef int bits = 0
         tt_size = int(tt_size)
@@ -456,6 +475,12 @@ cdef class ABSearcher:
             self.ctx.tt_size = 2
         self.tt_size = self.ctx.tt_size
         self.tt_min_depth = tt_min_depth
+        self.ctx.ply_in_key = bool(ply_in_key)
+
+    @property
+    def ply_in_key(self):
+        """True if table entries only match at the same distance from the root."""
+        return bool(self.ctx.ply_in_key)
 
     @property
     def tt_min_depth(self):
@@ -520,7 +545,7 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
             ctx_start(c, budget)
             value = run_search(&board.state, c, kind, depth)
             done_depth = depth
-            exact = c.horizon == 0 and not c.stopped
+            exact = (c.horizon == 0 or proven(value)) and not c.stopped
             total_nodes = c.nodes
         else:
             ctx_start(c, 0.0)
@@ -542,7 +567,7 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
                 pvlen = c.pv_len[0]
                 for k in range(pvlen):
                     pv_save[k] = c.pv[0][k]
-                exact = c.horizon == 0
+                exact = c.horizon == 0 or proven(v)
                 if exact or d >= depth:
                     break
                 d += 1
@@ -580,20 +605,24 @@ def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):
     c.pvs = True
     with nogil:
         ctx_start(c, 0.0)
-        n = _root_values(&board.state, c, depth, moves, vals)
-        exact = c.horizon == 0
+        n = _root_values(&board.state, c, depth, moves, vals, &exact)
     return [(moves[i], vals[i]) for i in range(n)], c.nodes, exact
 
 
 cdef int _root_values(GameState* root, SearchCtx* c, int depth, int* moves,
-                      double* vals) noexcept nogil:
+                      double* vals, bint* exact) noexcept nogil:
     cdef GameState work = root[0]
     cdef int n = game_legal_moves(&work, moves)
     cdef int i
     cdef undo_t u
+    cdef uint64_t h0
+    exact[0] = True
     for i in range(n):
         u = game_make(&work, moves[i])
+        h0 = c.horizon
         # ply 1 so that win distances count from the root position
         vals[i] = -ab_search(&work, c, depth - 1, 1, -SCORE_INF, SCORE_INF)
+        if c.horizon != h0 and not proven(vals[i]):
+            exact[0] = False
         game_unmake(&work, moves[i], u)
     return n

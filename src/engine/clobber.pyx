@@ -621,8 +621,7 @@ cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t
     touch nothing else (an isolated domino B-W, a line B-W-B, ...), is the game
     * = {0 | 0} in combinatorial game theory: any move by either side leaves
     only dead stones.  * + * = 0, so claws cancel in pairs: the key keeps the
-    other groups plus one flag for an odd number of claws (bit 63 set in both
-    halves, which no real position has)."""
+    other groups plus the parity of the number of claws (encoded below)."""
     cdef uint64_t live = _live(own, opp)
     cdef uint64_t stars
     cdef int nstars
@@ -637,8 +636,13 @@ cdef inline void _canonical(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t
             opp &= ~stars
     _canon_geom(own, opp, kown, kopp)
     if odd:
-        kown[0] |= (<uint64_t>1) << 63
-        kopp[0] |= (<uint64_t>1) << 63
+        # (own, opp) -> (own | opp, own): the halves of a real key never share
+        # a bit, these always do (own is not empty in a live rest), so the two
+        # kinds cannot collide and each is one-to-one.  An empty rest gives
+        # (0, 0) either way, which the table never stores.
+        opp = kopp[0]
+        kopp[0] = kown[0]
+        kown[0] = kown[0] | opp
 
 
 # Module switch for the star reduction (Solver.solve(cancel=...)).

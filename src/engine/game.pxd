@@ -48,20 +48,20 @@ from ttt_engine.ttt cimport (
     TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
     ttt_playout, ttt_evaluate,
 )
-from ttt_engine cimport clobber
-from ttt_engine.clobber cimport (
-    ClobberState, clobber_make, clobber_unmake, clobber_legal_moves, clobber_hash,
-    clobber_evaluate, clobber_playout, clobber_random_move,
+from ttt_engine cimport uttt
+from ttt_engine.uttt cimport (
+    UTTTState, uttt_make, uttt_unmake, uttt_legal_moves, uttt_random_move,
+    uttt_playout, uttt_evaluate, uttt_hash,
 )
 from ttt_engine cimport quixo_board
 from ttt_engine.quixo cimport (
     QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
     quixo_playout, quixo_evaluate, quixo_hash,
 )
-from ttt_engine cimport uttt
-from ttt_engine.uttt cimport (
-    UTTTState, uttt_make, uttt_unmake, uttt_legal_moves, uttt_random_move,
-    uttt_playout, uttt_evaluate, uttt_hash,
+from ttt_engine cimport clobber
+from ttt_engine.clobber cimport (
+    ClobberState, clobber_make, clobber_unmake, clobber_legal_moves, clobber_hash,
+    clobber_evaluate, clobber_playout, clobber_random_move,
 )
 
 ctypedef uint64_t undo_t
@@ -75,9 +75,9 @@ cdef enum:
 
 ctypedef fused GameState:
     TTTState
-    ClobberState
-    QuixoState
     UTTTState
+    QuixoState
+    ClobberState
 
 # The Python board classes, one per game; each holds its struct in ``.state``.
 # A ``def f(GameBoard board)`` dispatches on the board's type at run time and
@@ -86,113 +86,113 @@ ctypedef fused GameState:
 # ...): Cython keys fused specializations by the type's name, so two classes
 # both called ``Board`` would collide and only one game would dispatch.
 ctypedef ttt.Board TTTBoard
-ctypedef clobber.Board ClobberBoard
-ctypedef quixo_board.Board QuixoBoard
 ctypedef uttt.Board UTTTBoard
+ctypedef quixo_board.Board QuixoBoard
+ctypedef clobber.Board ClobberBoard
 
 ctypedef fused GameBoard:
     TTTBoard
-    ClobberBoard
-    QuixoBoard
     UTTTBoard
+    QuixoBoard
+    ClobberBoard
 
 
 cdef inline int game_to_move(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return s.to_move
-    elif GameState is ClobberState:
+    elif GameState is UTTTState:
         return s.to_move
     elif GameState is QuixoState:
         return s.to_move
-    elif GameState is UTTTState:
+    elif GameState is ClobberState:
         return s.to_move
 
 
 cdef inline int game_legal_moves(const GameState* s, int* moves) noexcept nogil:
     if GameState is TTTState:
         return ttt_legal_moves(s, moves)
-    elif GameState is ClobberState:
-        return clobber_legal_moves(s, moves)
-    elif GameState is QuixoState:
-        return quixo_legal_moves(s, moves)
     elif GameState is UTTTState:
         return uttt_legal_moves(s, moves)
+    elif GameState is QuixoState:
+        return quixo_legal_moves(s, moves)
+    elif GameState is ClobberState:
+        return clobber_legal_moves(s, moves)
 
 
 cdef inline undo_t game_make(GameState* s, int move) noexcept nogil:
     if GameState is TTTState:
         ttt_make(s, move)
         return 0
+    elif GameState is UTTTState:
+        return uttt_make(s, move)
+    elif GameState is QuixoState:
+        return quixo_make(s, move)
     elif GameState is ClobberState:
         clobber_make(s, move)
         return 0
-    elif GameState is QuixoState:
-        return quixo_make(s, move)
-    elif GameState is UTTTState:
-        return uttt_make(s, move)
 
 
 cdef inline void game_unmake(GameState* s, int move, undo_t undo) noexcept nogil:
     if GameState is TTTState:
         ttt_unmake(s, move)
-    elif GameState is ClobberState:
-        clobber_unmake(s, move)
-    elif GameState is QuixoState:
-        quixo_unmake(s, move, undo)
     elif GameState is UTTTState:
         uttt_unmake(s, move, undo)
+    elif GameState is QuixoState:
+        quixo_unmake(s, move, undo)
+    elif GameState is ClobberState:
+        clobber_unmake(s, move)
 
 
 cdef inline int game_status(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return s.status
-    elif GameState is ClobberState:
+    elif GameState is UTTTState:
         return s.status
     elif GameState is QuixoState:
         return s.status
-    elif GameState is UTTTState:
+    elif GameState is ClobberState:
         return s.status
 
 
 cdef inline uint64_t game_hash(const GameState* s) noexcept nogil:
     if GameState is TTTState:
         return <uint64_t>s.index
-    elif GameState is ClobberState:
-        return clobber_hash(s)
-    elif GameState is QuixoState:
-        return quixo_hash(s)
     elif GameState is UTTTState:
         return uttt_hash(s)
+    elif GameState is QuixoState:
+        return quixo_hash(s)
+    elif GameState is ClobberState:
+        return clobber_hash(s)
 
 
 cdef inline double game_evaluate(const GameState* s, int heuristic) noexcept nogil:
     if GameState is TTTState:
         return ttt_evaluate(s)
-    elif GameState is ClobberState:
-        return clobber_evaluate(s, heuristic)
-    elif GameState is QuixoState:
-        return quixo_evaluate(s)
     elif GameState is UTTTState:
         return uttt_evaluate(s)
+    elif GameState is QuixoState:
+        return quixo_evaluate(s)
+    elif GameState is ClobberState:
+        return clobber_evaluate(s, heuristic)
 
 
 cdef inline int game_playout(GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_playout(s, rng)
-    elif GameState is ClobberState:
-        return clobber_playout(s, rng)
-    elif GameState is QuixoState:
-        return quixo_playout(s, rng)
     elif GameState is UTTTState:
         return uttt_playout(s, rng)
+    elif GameState is QuixoState:
+        return quixo_playout(s, rng)
+    elif GameState is ClobberState:
+        return clobber_playout(s, rng)
 
 
 cdef inline int game_random_move(const GameState* s, rng_t* rng) noexcept nogil:
     if GameState is TTTState:
         return ttt_random_move(s, rng)
-    elif GameState is ClobberState:
-        return clobber_random_move(s, rng)
-    elif GameState is QuixoState:
-        return quixo_random_move(s, rng)
     elif GameState is UTTTState:
         return uttt_random_move(s, rng)
+    elif GameState is QuixoState:
+        return quixo_random_move(s, rng)
+    elif GameState is ClobberState:
+        return clobber_random_move(s, rng)

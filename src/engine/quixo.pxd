@@ -309,8 +309,12 @@ cdef inline uint64_t quixo_key(const QuixoState* s) noexcept nogil:
 
 
 cdef inline uint64_t quixo_hash(const QuixoState* s) noexcept nogil:
-    """Well-mixed and still unique per (masks, side to move, size)."""
-    return quixo_mix64(quixo_key(s))
+    """64-bit hash of everything that decides the game from here: masks, side
+    to move, size AND the plies left before the move cap.  With the cap, the
+    same cubes with fewer plies left can have another value (a cap draw stored
+    deep in a search must not be reused near the root), so a search table keyed
+    by this hash stays exact.  Masks + side + size alone: ``quixo_key``."""
+    return quixo_mix64(quixo_key(s) ^ quixo_mix64(<uint64_t>(s.max_plies - s.ply) + 0x9E3779B97F4A7C15ULL))
 
 
 cdef inline uint64_t quixo_mover_key(const QuixoState* s) noexcept nogil:
