@@ -47,6 +47,16 @@ def test_alphabeta_tt_start(benchmark, depth):
     benchmark.extra_info["nodes_per_wall_s"] = r.nodes / r.time
 
 
+@pytest.mark.parametrize("depth", [6, 7, 8, 9])
+@pytest.mark.parametrize("heuristic", ["safe", "own_moves", "centre", "adaptive"])
+def test_alphabeta_tt16_start(benchmark, depth, heuristic):
+    """Same with a 2**16-entry table (1.5 MB, the ClobberAgent default)."""
+    searcher = S.ABSearcher(1 << 16)
+    h = C.heuristic_id(heuristic, "B")
+    r = _run(benchmark, lambda: S.alphabeta(START, depth, heuristic=h, searcher=searcher))
+    benchmark.extra_info["nodes_per_wall_s"] = r.nodes / r.time
+
+
 @pytest.mark.parametrize("depth", [6, 7])
 def test_alphabeta_plain_start(benchmark, depth):
     """The seed's alpha-beta (MAX/MIN with pruning, no table, no ordering)."""
