@@ -18,13 +18,22 @@ ttt_engine time for searches).  Rows:
 - MCTS simulations/s, one random rollout per simulation, from the initial
   position, the same number of simulations on both sides: OpenSpiel's C++
   ``MCTSBot`` (UCT, c = sqrt(2), ``RandomRolloutEvaluator(1)``, solve off) vs
-  ttt_engine's MCTS; Tic-Tac-Toe and Ultimate Tic-Tac-Toe.
+  ``ttt_engine.MCTS`` (same c, no tree reuse, ``expand_after=1``: OpenSpiel's
+  expansion rule); Tic-Tac-Toe and Ultimate Tic-Tac-Toe.
 - Random playouts (complete games) per second: OpenSpiel's C++
   ``RandomRolloutEvaluator`` rollouts (run inside ``MCTSBot`` with one
   simulation, i.e. n rollouts from the root) vs ``ttt_engine.playout``.
 - Alpha-beta: Tic-Tac-Toe solved from the empty board, and Clobber 6x5 from
   the start position at fixed depths: OpenSpiel's Python
-  ``minimax.alpha_beta_search`` vs ttt_engine's alpha-beta, nodes and time.
+  ``minimax.alpha_beta_search`` vs ttt_engine's alpha-beta, nodes and time:
+  "plain" (``search.minimax(..., alphabeta=True)``, the same algorithm) and
+  "TT + ordering" (``search.alphabeta``, the engine's default search).
+
+Each side is timed by wall clock and by its thread's CPU time (both engines
+run single-threaded in this thread); the table gives both, since the machine
+may be shared.  An untimed rules check ends the run: both engines' random
+games give the same mean result and length.  Details and fairness notes:
+docs/performance.md.
 
 OpenSpiel's Ultimate Tic-Tac-Toe spends two actions on a free move (choose
 the board, then the cell); every figure here counts marks / games /
