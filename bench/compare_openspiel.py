@@ -646,11 +646,17 @@ def markdown(results, info, args):
                  "processes.")
     shares = [v for r in results for v in r["summary"].get("cpu_share", {}).values() if v]
     if shares:
-        lines.append(f"During the timed work this process got a median {100 * _median(shares):.0f}% "
-                     "of one core (thread CPU time / wall time; 100% on an idle machine), so the "
-                     "wall-clock rates are that much below an idle machine's; the per-CPU-second "
-                     "rates much less so (they still share caches and memory bandwidth with the "
-                     "other jobs).")
+        share = _median(shares)
+        if share >= 0.95:
+            verdict = ("a whole core, so the wall-clock and per-CPU-second rates agree "
+                       "and are those of an unloaded core.")
+        else:
+            verdict = ("less than a whole core, so the wall-clock rates are that much below "
+                       "an idle machine's; the per-CPU-second rates much less so (they still "
+                       "share caches and memory bandwidth with the other jobs).")
+        lines.append(f"During the timed work this process got a median {100 * share:.0f}% "
+                     "of one core (thread CPU time / wall time; 100% on an idle machine): "
+                     + verdict)
     lines.append("")
     rate_rows = [r for r in results if r["kind"] == "rate"]
     search_rows = [r for r in results if r["kind"] == "search"]
