@@ -376,12 +376,14 @@ def test_load_rejects_bad_files(tmp_path):
 
     garbage = tmp_path / "garbage.npz"
     garbage.write_bytes(b"this is not a zip file at all" * 10)
-    with pytest.raises(ValueError, match="not a readable ttt_engine model"):
+    with pytest.raises(ValueError, match=r"not a ttt_engine model \(.npz\) file: it is a file "
+                                         r"starting with b'this', not a zip archive") as e:
         QAgent.load(garbage)
+    assert "pickle" not in str(e.value)          # never advise unpickling a stranger's file
 
     empty = tmp_path / "empty.npz"
     empty.write_bytes(b"")
-    with pytest.raises(ValueError, match="not a readable ttt_engine model"):
+    with pytest.raises(ValueError, match="it is an empty file"):
         QAgent.load(empty)
 
     for frac in (0.3, 0.7, 0.95):

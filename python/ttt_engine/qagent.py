@@ -187,6 +187,14 @@ class QAgent:
         path = os.fspath(path)
         if not os.path.exists(path):
             raise FileNotFoundError(f"model file {path!r} does not exist")
+        # An .npz is a zip archive; anything else would reach numpy's pickle
+        # branch, whose message advises unpickling: say plainly what it is instead.
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if head != b"PK\x03\x04":
+            what = "an empty file" if not head else f"a file starting with {head!r}"
+            raise ValueError(f"{path}: not a ttt_engine model (.npz) file: it is {what}, "
+                             "not a zip archive written by QAgent.save")
         try:
             with np.load(path, allow_pickle=False) as z:
                 raw = {k: z[k] for k in z.files}
