@@ -16,28 +16,11 @@ import importlib
 import math
 
 from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine.search import _check_board, _dispatch
 
 _tl = importlib.import_module("ttt_engine.treelearn")
 
 __all__ = ["TreeQAgent", "SarsaAgent"]
-
-
-def _check_board(board):
-    if not hasattr(board, "legal_moves") or not hasattr(board, "is_terminal"):
-        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
-    if board.is_terminal():
-        raise ValueError("the game is over on this board: there is no move to select")
-
-
-def _dispatch(fn, *args):
-    try:
-        return fn(*args)
-    except TypeError as exc:
-        if "signature" in str(exc) or "argument" in str(exc):
-            raise ValueError(
-                f"unsupported board type {type(args[1]).__name__}: it is not registered "
-                "in the GameBoard fused type (src/engine/game.pxd)") from None
-        raise
 
 
 class _TreeLearnerAgent:
@@ -80,7 +63,7 @@ class _TreeLearnerAgent:
     def search(self, board, iterations=None, time=None):
         """Train from ``board`` (budget: arguments, else the agent's) and return
         the move with the lowest child Q.  ``board`` is not changed."""
-        _check_board(board)
+        _check_board(board, allow_terminal=False)
         iters = check_int("iterations", iterations, min=1, allow_none=True)
         t = check_real("time", time, low=0, low_open=True, allow_none=True)
         if iters is None and t is None:
