@@ -327,16 +327,12 @@ def default_model_path(side="O"):
     return os.path.join(cache_dir(), f"ttt-q-{side}.npz")
 
 
-def _train_q(console, path, episodes, side, seed, progress=True):
-    train = _import("ttt_engine.train", "the Q-learning trainer")
-    kw = _kwargs_for(train, episodes=episodes, seed=seed, progress=progress)
-    if not _trainer_has_selfplay():
-        kw.update(_kwargs_for(train, side=side))
-    what = f"{episodes:,} episodes" if episodes else "default settings"
-    console.say(f"Training a Q-learning model ({what}); this happens once.")
+def _train_and_save(train, kwargs, path):
+    """Run ``train(**kwargs)`` and save the model to ``path``; one-line errors.
+    Returns ``(agent, training seconds)``."""
     t0 = time.perf_counter()
     try:
-        agent = train(**kw)
+        agent = train(**kwargs)
     except ValueError as e:
         raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
     dt = time.perf_counter() - t0
@@ -344,6 +340,17 @@ def _train_q(console, path, episodes, side, seed, progress=True):
         agent.save(path)
     except OSError as e:
         raise CLIError(f"cannot save the model to {path}: {e.strerror or e}") from None
+    return agent, dt
+
+
+def _train_q(console, path, episodes, side, seed, progress=True):
+    train = _import("ttt_engine.train", "the Q-learning trainer")
+    kw = _kwargs_for(train, episodes=episodes, seed=seed, progress=progress)
+    if not _trainer_has_selfplay():
+        kw.update(_kwargs_for(train, side=side))
+    what = f"{episodes:,} episodes" if episodes else "default settings"
+    console.say(f"Training a Q-learning model ({what}); this happens once.")
+    agent, dt = _train_and_save(train, kw, path)
     console.say(f"Trained in {dt:.1f} s; saved to {path} (the next run loads it at once).")
     return agent
 
@@ -1215,16 +1222,7 @@ def cmd_train(args, console):
             raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
                            "(nothing was trained)", EXIT_USAGE) from None
     out = args.out or default_model_path(args.side or "O")
-    t0 = time.perf_counter()
-    try:
-        agent = train(**accepted)
-    except ValueError as e:
-        raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
-    dt = time.perf_counter() - t0
-    try:
-        agent.save(out)
-    except OSError as e:
-        raise CLIError(f"cannot save the model to {out}: {e.strerror or e}") from None
+    agent, dt = _train_and_save(train, accepted, out)
     episodes = getattr(agent, "episodes", None)
     if episodes is None:
         last = _history_last(getattr(agent, "history", None)) or {}
