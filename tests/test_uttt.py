@@ -419,6 +419,72 @@ def test_random_playouts_counts():
     assert uttt.random_playouts(500, seed=3) == uttt.random_playouts(500, seed=3)
 
 
+def _exact_outcomes(ref, memo, budget):
+    """(P[X wins], P[O wins], P[draw], E[plies]) of uniformly random play from
+    ``ref``, by full enumeration; budget[0] counts positions (None if exceeded)."""
+    key = (tuple(ref.grid), ref.forced_board(), ref.player)
+    if key in memo:
+        return memo[key]
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    if ref.result is not None:
+        out = ((1.0, 0.0, 0.0) if ref.result == "X" else (0.0, 1.0, 0.0)
+               if ref.result == "O" else (0.0, 0.0, 1.0)) + (0.0,)
+    else:
+        moves = ref.legal()
+        acc = [0.0, 0.0, 0.0, 0.0]
+        for m in moves:
+            child = ref.copy()
+            child.play(m, check=False)
+            sub = _exact_outcomes(child, memo, budget)
+            if sub is None:
+                return None
+            for i in range(3):
+                acc[i] += sub[i] / len(moves)
+            acc[3] += (1.0 + sub[3]) / len(moves)
+        out = tuple(acc)
+    memo[key] = out
+    return out
+
+
+def test_random_playouts_match_exact_outcome_probabilities():
+    """The playout loop (a register-resident copy of the rules, the engine's
+    hottest code) against exact outcome probabilities and game lengths
+    enumerated with the naive reference, from late positions of random games
+    (forced and free moves, closed boards, both draw rules)."""
+    rng = random.Random(11)
+    checked = free_starts = 0
+    n = 40_000
+    while checked < 8:
+        tiebreak = checked % 2 == 1
+        b, ref = _random_game(rng, tiebreak=tiebreak)
+        # back off from the end while the random-play tree stays small
+        found = None
+        for back in range(3, 12):
+            if b.ply - back < 1:
+                break
+            start, sref = Board(tiebreak=tiebreak), Ref(tiebreak)
+            for m in b.moves[:b.ply - back]:
+                start.push(m)
+                sref.play(m, check=False)
+            exact = _exact_outcomes(sref, {}, [4_000])
+            if exact is None:
+                break
+            found = start, exact
+        if found is None:
+            continue
+        start, exact = found
+        x, o, d, plies = uttt.random_playouts(n, seed=checked, board=start)
+        for got, p in zip((x, o, d), exact[:3]):
+            sd = (p * (1 - p) / n) ** 0.5
+            assert abs(got / n - p) <= 5 * sd + 1e-9, (start.to_string(), got / n, p)
+        assert abs(plies / n - exact[3]) < 0.05 * max(1.0, exact[3]), (plies / n, exact[3])
+        free_starts += start.forced_board is None
+        checked += 1
+    assert free_starts >= 1
+
+
 # --------------------------------------------------------------------------- console play
 
 def test_console_play_scripted_game():

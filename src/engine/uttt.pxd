@@ -94,17 +94,22 @@ cdef inline int uttt_empty(const UTTTState* s, int b) noexcept nogil:
     return (~(s.local[0][b] | s.local[1][b])) & UTTT_FULL
 
 
-cdef inline int uttt_closure_result(const UTTTState* s) noexcept nogil:
+cdef inline int _uttt_closure(int won0, int won1, int tiebreak) noexcept nogil:
     """Status when every local board is closed and nobody has a big-board line."""
     cdef int nx, no
-    if s.tiebreak:
-        nx = ttt_popcount9[s.won[0]]
-        no = ttt_popcount9[s.won[1]]
+    if tiebreak:
+        nx = ttt_popcount9[won0]
+        no = ttt_popcount9[won1]
         if nx > no:
             return 1
         if no > nx:
             return 2
     return 3
+
+
+cdef inline int uttt_closure_result(const UTTTState* s) noexcept nogil:
+    """Status when every local board is closed and nobody has a big-board line."""
+    return _uttt_closure(s.won[0], s.won[1], s.tiebreak)
 
 
 cdef inline void uttt_make_bc(UTTTState* s, int b, int c) noexcept nogil:
@@ -203,17 +208,97 @@ cdef inline int uttt_random_move(const UTTTState* s, rng_t* rng) noexcept nogil:
 
 
 cdef inline int uttt_playout(UTTTState* s, rng_t* rng) noexcept nogil:
-    """Uniformly random moves in place until the game ends; return the status."""
-    cdef int b, e, bc
-    while s.status == 0:
-        b = s.forced
-        if b >= 0:
-            e = uttt_empty(s, b)
-            uttt_make_bc(s, b, ttt_kth_cell[e][rng_below(rng, ttt_popcount9[e])])
+    """Uniformly random moves in place until the game ends; return the status.
+
+    Same moves, from the same random numbers, as repeating ``uttt_random_bc``
+    and ``uttt_make_bc``, but on local copies: the side to move, forced board,
+    closed/won masks and the generator's 256 bits stay in registers, and an
+    occupancy mask per local board replaces the two-mask OR.  Through the
+    pointers, every byte-sized store (``forced``, ``to_move``) may alias the
+    generator state, so the compiler had to reload and store it every ply."""
+    cdef uint16_t mark[2][9]
+    cdef uint16_t occ[9]
+    cdef int nempty[9]       # empty cells per local board (0 once closed)
+    cdef int b, c, r, total, lm, bit, k, acc, base, lt
+    cdef int p = s.to_move, forced = s.forced, closed = s.closed, status = s.status
+    cdef int won0 = s.won[0], won1 = s.won[1], nmoves = s.nmoves, w
+    cdef uint64_t r0 = rng.s0, r1 = rng.s1, r2 = rng.s2, r3 = rng.s3, x, t
+    for b in range(9):
+        mark[0][b] = s.local[0][b]
+        mark[1][b] = s.local[1][b]
+        occ[b] = s.local[0][b] | s.local[1][b]
+        nempty[b] = 0 if (closed >> b) & 1 else ttt_popcount9[(~occ[b]) & UTTT_FULL]
+    while status == 0:
+        # xoshiro256** step (as rng_next), kept in registers
+        x = ((((r1 * 5) << 7) | ((r1 * 5) >> 57)) * 9) >> 32
+        t = r1 << 17
+        r2 ^= r0
+        r3 ^= r1
+        r1 ^= r2
+        r0 ^= r3
+        r2 ^= t
+        r3 = (r3 << 45) | (r3 >> 19)
+        if forced >= 0:
+            b = forced
+            # the count comes from its own array, loaded alongside ``occ``
+            # instead of after it (a table lookup off the critical path)
+            c = ttt_kth_cell[(~occ[b]) & UTTT_FULL][<int>((x * <uint64_t>nempty[b]) >> 32)]
         else:
-            bc = uttt_random_bc(s, rng)
-            uttt_make_bc(s, bc >> 4, bc & 15)
-    return s.status
+            total = 0
+            for b in range(9):
+                total += nempty[b]
+            r = <int>((x * <uint64_t>total) >> 32)
+            # board = how many boards end at or before r (closed ones are
+            # empty ranges); branch-free, a search loop mispredicted
+            b = 0
+            base = 0
+            acc = 0
+            for k in range(9):
+                acc += nempty[k]
+                lt = acc <= r
+                b += lt
+                base = acc if lt else base
+            c = ttt_kth_cell[(~occ[b]) & UTTT_FULL][r - base]
+        bit = 1 << c
+        lm = mark[p][b] | bit
+        mark[p][b] = <uint16_t>lm
+        occ[b] |= bit
+        nempty[b] -= 1
+        if ttt_win_table[lm]:
+            closed |= 1 << b
+            nempty[b] = 0
+            if p == 0:
+                won0 |= 1 << b
+                w = won0
+            else:
+                won1 |= 1 << b
+                w = won1
+            if ttt_win_table[w]:
+                status = p + 1
+            elif closed == UTTT_FULL:
+                status = _uttt_closure(won0, won1, s.tiebreak)
+        elif occ[b] == UTTT_FULL:
+            closed |= 1 << b
+            if closed == UTTT_FULL:
+                status = _uttt_closure(won0, won1, s.tiebreak)
+        forced = UTTT_FREE if (closed >> c) & 1 else c
+        p ^= 1
+        nmoves += 1
+    for b in range(9):
+        s.local[0][b] = mark[0][b]
+        s.local[1][b] = mark[1][b]
+    s.won[0] = <uint16_t>won0
+    s.won[1] = <uint16_t>won1
+    s.closed = <uint16_t>closed
+    s.forced = <int8_t>forced
+    s.to_move = <uint8_t>p
+    s.status = <uint8_t>status
+    s.nmoves = <uint8_t>nmoves
+    rng.s0 = r0
+    rng.s1 = r1
+    rng.s2 = r2
+    rng.s3 = r3
+    return status
 
 
 cdef inline uint64_t _uttt_mix(uint64_t z) noexcept nogil:
