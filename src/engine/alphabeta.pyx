@@ -22,7 +22,8 @@ Every node is one call of the search function, root included; ``nodes``
 counts them.
 """
 from libc.stdint cimport uint64_t, int16_t, uint8_t
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport calloc, free
+from ttt_engine.bigmem cimport big_alloc, big_free
 from libc.string cimport memset, memcpy
 from libc.math cimport INFINITY
 from libc.float cimport DBL_MAX
@@ -458,18 +459,16 @@ cdef class ABSearcher:
         self.ctx = <SearchCtx*>calloc(1, sizeof(SearchCtx))
         if self.ctx == NULL:
             raise MemoryError("cannot allocate the search context")
-        self.ctx.tt = <TTEntry*>calloc(size, sizeof(TTEntry))
+        # bits == 0 (one slot): a shift by 64 is undefined in C, use 63 and a 2-slot view.
+        if bits == 0:
+            size = 2
+        self.ctx.tt = <TTEntry*>big_alloc(size * sizeof(TTEntry))
         if self.ctx.tt == NULL:
             free(self.ctx)
             self.ctx = NULL
             raise MemoryError(f"cannot allocate a transposition table of {size} entries")
         self.ctx.tt_size = size
-        # bits == 0 (one slot): a shift by 64 is undefined in C, use 63 and a 2-slot view.
         self.ctx.tt_shift = 64 - bits if bits > 0 else 63
-        if bits == 0:
-            free(self.ctx.tt)
-            self.ctx.tt = <TTEntry*>calloc(2, sizeof(TTEntry))
-            self.ctx.tt_size = 2
         self.tt_size = self.ctx.tt_size
         self.tt_min_depth = tt_min_depth
         self.ctx.ply_in_key = bool(ply_in_key)
@@ -493,7 +492,7 @@ cdef class ABSearcher:
 
     def __dealloc__(self):
         if self.ctx != NULL:
-            free(self.ctx.tt)
+            big_free(self.ctx.tt, self.ctx.tt_size * sizeof(TTEntry))
             free(self.ctx)
             self.ctx = NULL
 

@@ -15,7 +15,7 @@ move is ``(r1 * 8 + c1) * 4 + direction`` with directions 0 down, 1 up,
 or a seed-style tuple.
 """
 from libc.stdint cimport uint64_t, uint8_t, uint32_t
-from libc.stdlib cimport calloc, free
+from ttt_engine.bigmem cimport big_alloc, big_free
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from ttt_engine.clobber cimport (
@@ -834,32 +834,6 @@ cdef bint _solve_rec(SolverCtx* c, ClobberState* s, uint64_t kown, uint64_t kopp
     return False
 
 
-cdef extern from *:
-    """
-    /* The table is probed at random: ask for transparent huge pages (Linux) so
-       a probe costs one cache miss instead of a miss plus a page-table walk. */
-    #include <stdlib.h>
-    #include <string.h>
-    #if defined(__linux__)
-    #include <sys/mman.h>
-    static void* _table_alloc(size_t bytes) {
-        void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return NULL;
-    #ifdef MADV_HUGEPAGE
-        madvise(p, bytes, MADV_HUGEPAGE);
-    #endif
-        return p;   /* anonymous pages are zero-filled */
-    }
-    static void _table_free(void* p, size_t bytes) { if (p) munmap(p, bytes); }
-    #else
-    static void* _table_alloc(size_t bytes) { return calloc(1, bytes); }
-    static void _table_free(void* p, size_t bytes) { (void)bytes; free(p); }
-    #endif
-    """
-    void* _table_alloc(size_t bytes) nogil
-    void _table_free(void* p, size_t bytes) nogil
-
-
 cdef class Solver:
     """Exact win/loss solver with a transposition table of ``2**tt_bits`` entries
     (24 bytes each; kept between calls, so solving related positions is cheap)."""
@@ -869,13 +843,13 @@ cdef class Solver:
     def __cinit__(self, tt_bits=22):
         from ttt_engine._util import check_int
         self.tt_bits = check_int("tt_bits", tt_bits, min=4, max=30)
-        self.ctx.tt = <SolverEntry*>_table_alloc(((<uint64_t>1) << self.tt_bits) * sizeof(SolverEntry))
+        self.ctx.tt = <SolverEntry*>big_alloc(((<uint64_t>1) << self.tt_bits) * sizeof(SolverEntry))
         if self.ctx.tt == NULL:
             raise MemoryError(f"cannot allocate a 2**{self.tt_bits}-entry table")
         self.ctx.mask = ((<uint64_t>1) << self.tt_bits) - 1
 
     def __dealloc__(self):
-        _table_free(self.ctx.tt, ((<uint64_t>1) << self.tt_bits) * sizeof(SolverEntry))
+        big_free(self.ctx.tt, ((<uint64_t>1) << self.tt_bits) * sizeof(SolverEntry))
 
     def clear(self):
         """Forget every stored result."""

@@ -22,7 +22,7 @@ compacts that subtree, breadth first, into the second arena, which then
 becomes the live one; everything else is dropped.
 """
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
-from libc.stdlib cimport malloc, free
+from ttt_engine.bigmem cimport big_alloc, big_free
 from libc.math cimport sqrtf, logf
 from ttt_engine.clock cimport now_monotonic
 from ttt_engine.tree cimport tree_find
@@ -316,7 +316,7 @@ cdef class MCTSTree:
                   bint solver=False):
         if max_nodes < MIN_NODES:
             raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
-        self.t.nodes = <MNode*>malloc(<size_t>max_nodes * sizeof(MNode))
+        self.t.nodes = <MNode*>big_alloc(<size_t>max_nodes * sizeof(MNode))
         if self.t.nodes == NULL:
             raise MemoryError(f"cannot allocate {max_nodes} MCTS nodes")
         self.t.alt = NULL
@@ -332,8 +332,8 @@ cdef class MCTSTree:
         rng_seed(&self.t.rng, seed)
 
     def __dealloc__(self):
-        free(self.t.nodes)
-        free(self.t.alt)
+        big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
+        big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
 
     def clear(self):
         """Drop the whole tree (the RNG stream continues)."""
@@ -434,7 +434,7 @@ cdef class MCTSTree:
         if new_root == 0:
             return 0
         if self.t.alt == NULL:
-            self.t.alt = <MNode*>malloc(<size_t>self.t.cap * sizeof(MNode))
+            self.t.alt = <MNode*>big_alloc(<size_t>self.t.cap * sizeof(MNode))
             if self.t.alt == NULL:
                 raise MemoryError("cannot allocate the MCTS compaction arena")
         with nogil:

@@ -38,7 +38,7 @@ move order).  Between turns the subtree of the new current board is kept
 front of the arena; everything else is dropped.
 """
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
-from libc.stdlib cimport malloc, free
+from ttt_engine.bigmem cimport big_alloc, big_free
 from libc.math cimport exp, pow, log
 from ttt_engine.clock cimport now_monotonic
 from ttt_engine.tree cimport tree_find
@@ -265,8 +265,9 @@ cdef class TreeLearner:
             raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
         if algo != TL_QLEARN and algo != TL_SARSA:
             raise ValueError(f"algo must be {TL_QLEARN} (Q-learning) or {TL_SARSA} (Sarsa)")
-        self.t.nodes = <TLNode*>malloc(<size_t>max_nodes * sizeof(TLNode))
-        self.t.remap = <int32_t*>malloc(<size_t>max_nodes * sizeof(int32_t))
+        self.t.cap = max_nodes
+        self.t.nodes = <TLNode*>big_alloc(<size_t>max_nodes * sizeof(TLNode))
+        self.t.remap = <int32_t*>big_alloc(<size_t>max_nodes * sizeof(int32_t))
         if self.t.nodes == NULL or self.t.remap == NULL:
             raise MemoryError(f"cannot allocate {max_nodes} tree nodes")
         self.t.cap = max_nodes
@@ -282,8 +283,8 @@ cdef class TreeLearner:
         rng_seed(&self.t.rng, seed)
 
     def __dealloc__(self):
-        free(self.t.nodes)
-        free(self.t.remap)
+        big_free(self.t.nodes, <size_t>self.t.cap * sizeof(TLNode))
+        big_free(self.t.remap, <size_t>self.t.cap * sizeof(int32_t))
 
     def configure(self, double epsilon, double win, double alpha, double gamma):
         self.t.epsilon = epsilon
