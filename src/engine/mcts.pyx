@@ -59,6 +59,17 @@ cdef inline float sqrt_log(int32_t n) noexcept nogil:
 cdef int32_t MAX_VISITS = 2000000000
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define mcts_prefetch(p) __builtin_prefetch(p)
+    #else
+    #define mcts_prefetch(p) ((void)0)
+    #endif
+    """
+    void prefetch "mcts_prefetch"(const void* p) noexcept nogil
+
+
 
 
 
@@ -101,6 +112,10 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
                 best = k
                 break
             sc = ch.mean + kexp * ch.isq
+            # start fetching every candidate's child block while the scan
+            # goes on: deep blocks are cold, and the next level needs one
+            if ch.first_child >= 0:
+                prefetch(&nodes[ch.first_child])
             if sc > bscore:
                 bscore = sc
                 best = k
