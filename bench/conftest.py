@@ -22,6 +22,9 @@ Conventions (so ``pytest bench/`` stays within a few minutes on 2 shared cores):
   from the report, not enforced in CI.
 - Seeds are fixed so every round does the same work.
 """
+import statistics
+import time
+
 import pytest
 
 
@@ -55,3 +58,23 @@ def throughput(benchmark):
         record_throughput(benchmark, n, unit, **extra)
         return result
     return run
+
+
+def pedantic_cpu(benchmark, fn, *, rounds, warmup_rounds=1):
+    """``benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=...)``
+    that also times each timed round in CPU time of the calling thread
+    (``time.thread_time``: the engine's loops run in the caller's thread, so
+    other threads, such as OpenBLAS's briefly spinning workers after numpy is
+    imported, and other processes do not count).  Returns ``(last result,
+    median CPU seconds per timed round)``."""
+    times = []
+    last = []
+
+    def run():
+        t = time.thread_time()
+        r = fn()
+        times.append(time.thread_time() - t)
+        last[:] = [r]
+        return r
+    benchmark.pedantic(run, rounds=rounds, iterations=1, warmup_rounds=warmup_rounds)
+    return last[0], statistics.median(times[warmup_rounds:])
