@@ -235,8 +235,10 @@ class MCTS:
     """Monte Carlo tree search (UCT) with a preallocated node arena and tree reuse.
 
     c: exploration constant of UCB1 (default sqrt(2)).
-    max_nodes: arena size (nodes of 40 bytes, allocated once); when it is full
-        the tree stops growing and simulations continue from its leaves.
+    max_nodes: arena size (nodes of 32 bytes, allocated once, in huge pages on
+        Linux; a second arena of the same size is added at the first tree
+        reuse); when it is full the tree stops growing and simulations
+        continue from its leaves.
     seed: RNG seed (None: random; see ``ttt_engine._util.resolve_seed``).
     reuse: keep the subtree of the new position between searches.  ``search``
         looks for the new board among the previous root's descendants up to

@@ -27,7 +27,7 @@ with ``ttt.pxd`` and filled by ``uttt_init_tables()`` (= ``ttt_init_tables``);
 the move <-> (board, cell) tables are compile-time constants.
 """
 from libc.stdint cimport uint64_t, uint16_t, uint8_t, int8_t
-from ttt_engine.rng cimport rng_t, rng_below
+from ttt_engine.rng cimport rng_t, rng_below, rng_next
 from ttt_engine.ttt cimport (
     ttt_win_table, ttt_kth_cell, ttt_popcount9, ttt_init_tables, ttt_open_lines,
 )
@@ -222,22 +222,15 @@ cdef inline int uttt_playout(UTTTState* s, rng_t* rng) noexcept nogil:
     cdef int b, c, r, total, lm, bit, k, acc, base, lt
     cdef int p = s.to_move, forced = s.forced, closed = s.closed, status = s.status
     cdef int won0 = s.won[0], won1 = s.won[1], nmoves = s.nmoves, w
-    cdef uint64_t r0 = rng.s0, r1 = rng.s1, r2 = rng.s2, r3 = rng.s3, x, t
+    cdef rng_t g = rng[0]     # a local copy: its address never escapes, so it lives in registers
+    cdef uint64_t x
     for b in range(9):
         mark[0][b] = s.local[0][b]
         mark[1][b] = s.local[1][b]
         occ[b] = s.local[0][b] | s.local[1][b]
         nempty[b] = 0 if (closed >> b) & 1 else ttt_popcount9[(~occ[b]) & UTTT_FULL]
     while status == 0:
-        # xoshiro256** step (as rng_next), kept in registers
-        x = ((((r1 * 5) << 7) | ((r1 * 5) >> 57)) * 9) >> 32
-        t = r1 << 17
-        r2 ^= r0
-        r3 ^= r1
-        r1 ^= r2
-        r0 ^= r3
-        r2 ^= t
-        r3 = (r3 << 45) | (r3 >> 19)
+        x = rng_next(&g) >> 32
         if forced >= 0:
             b = forced
             # the count comes from its own array, loaded alongside ``occ``
@@ -294,10 +287,7 @@ cdef inline int uttt_playout(UTTTState* s, rng_t* rng) noexcept nogil:
     s.to_move = <uint8_t>p
     s.status = <uint8_t>status
     s.nmoves = <uint8_t>nmoves
-    rng.s0 = r0
-    rng.s1 = r1
-    rng.s2 = r2
-    rng.s3 = r3
+    rng[0] = g
     return status
 
 
