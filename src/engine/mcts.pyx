@@ -86,16 +86,51 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.proven = 0
 
 
+cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nogil:
+    """Expansion: create every child of leaf ``node`` (position ``work``) in
+    one block and play a uniformly random one; return it.  Return ``node``
+    itself, unexpanded, when the arena has no room for the block or the leaf
+    has fewer than ``expand_after`` visits (the root always expands)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = 0, k, r, mover
+    cdef int32_t first
+    if t.used < t.cap and (node == 0 or t.nodes[node].visits >= t.expand_after):
+        n = game_legal_moves(work, moves)
+    if n == 0 or t.used + n > t.cap:
+        return node
+    first = t.used
+    t.used += n
+    mover = game_to_move(work)
+    t.nodes[node].first_child = first
+    t.nodes[node].nchildren = <int16_t>n
+    for k in range(n):
+        node_init(&t.nodes[first + k], node, moves[k], mover)
+    r = rng_below(&t.rng, n)
+    game_make(work, moves[r])
+    return first + r
+
+
+cdef inline void record(MNode* nd, int winner) noexcept nogil:
+    """Back-propagation at one node: one more visit, won by ``winner`` (-1: a
+    draw), scored from the node's mover's side (negamax)."""
+    cdef float inv
+    nd.visits += 1
+    if winner >= 0:
+        nd.wsum += 1 if winner == nd.mover else -1
+    inv = 1.0 / <float>nd.visits
+    nd.mean = <float>nd.wsum * inv
+    nd.isq = sqrtf(inv)
+
+
 cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
     """One select / expand / simulate / back-propagate cycle."""
     cdef GameState work = root[0]
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
     cdef MNode* ch
-    cdef int32_t node = 0, first, k, end, best
-    cdef int n, r, status, mover, winner
-    cdef float bscore, sc, kexp, inv
-    cdef int moves[MAX_MOVES]
+    cdef int32_t node = 0, first, k, end, best, leaf
+    cdef int status, winner
+    cdef float bscore, sc, kexp
     # 1. selection
     while True:
         nd = &nodes[node]
@@ -125,21 +160,9 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
     #    the leaf has fewer than ``expand_after`` visits; the root always expands)
     status = game_status(&work)
     if status == GAME_ONGOING:
-        n = 0
-        if t.used < t.cap and (node == 0 or nodes[node].visits >= t.expand_after):
-            n = game_legal_moves(&work, moves)
-        if n > 0 and t.used + n <= t.cap:
-            first = t.used
-            t.used += n
-            mover = game_to_move(&work)
-            nd = &nodes[node]
-            nd.first_child = first
-            nd.nchildren = <int16_t>n
-            for k in range(n):
-                node_init(&nodes[first + k], node, moves[k], mover)
-            r = rng_below(&t.rng, n)
-            node = first + r
-            game_make(&work, moves[r])
+        leaf = node
+        node = expand(&work, t, node)
+        if node != leaf:
             status = game_status(&work)
         # 3. simulation
         if status == GAME_ONGOING:
@@ -147,14 +170,8 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
     # 4. back-propagation (negamax: each node from its mover's side)
     winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
     while node >= 0:
-        nd = &nodes[node]
-        nd.visits += 1
-        if winner >= 0:
-            nd.wsum += 1 if winner == nd.mover else -1
-        inv = 1.0 / <float>nd.visits
-        nd.mean = <float>nd.wsum * inv
-        nd.isq = sqrtf(inv)
-        node = nd.parent
+        record(&nodes[node], winner)
+        node = nodes[node].parent
 
 
 cdef inline int8_t proof_of(int status, int mover) noexcept nogil:
@@ -175,10 +192,9 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
     cdef MNode* ch
-    cdef int32_t node = 0, first, k, end, best
-    cdef int n, r, status = GAME_ONGOING, mover, winner = -1
-    cdef float bscore, sc, kexp, inv
-    cdef int moves[MAX_MOVES]
+    cdef int32_t node = 0, first, k, end, best, leaf
+    cdef int status = GAME_ONGOING, winner = -1
+    cdef float bscore, sc, kexp
     cdef bint proved = False, done = False
     cdef int8_t pr
     # 1. selection
@@ -226,24 +242,12 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
             nd.proven = proof_of(status, nd.mover)
             proved = nd.proven != 0
         else:
-            n = 0
-            if t.used < t.cap and (node == 0 or nodes[node].visits >= t.expand_after):
-                n = game_legal_moves(&work, moves)
-            if n > 0 and t.used + n <= t.cap:
-                first = t.used
-                t.used += n
-                mover = game_to_move(&work)
-                nd = &nodes[node]
-                nd.first_child = first
-                nd.nchildren = <int16_t>n
-                for k in range(n):
-                    node_init(&nodes[first + k], node, moves[k], mover)
-                r = rng_below(&t.rng, n)
-                node = first + r
-                game_make(&work, moves[r])
+            leaf = node
+            node = expand(&work, t, node)
+            if node != leaf:
                 status = game_status(&work)
                 if status != GAME_ONGOING:
-                    nodes[node].proven = proof_of(status, mover)
+                    nodes[node].proven = proof_of(status, nodes[node].mover)
                     proved = nodes[node].proven != 0
             # 3. simulation
             if status == GAME_ONGOING:
@@ -252,12 +256,7 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
     # 4. back-propagation, carrying proofs upwards while they hold
     while node >= 0:
         nd = &nodes[node]
-        nd.visits += 1
-        if winner >= 0:
-            nd.wsum += 1 if winner == nd.mover else -1
-        inv = 1.0 / <float>nd.visits
-        nd.mean = <float>nd.wsum * inv
-        nd.isq = sqrtf(inv)
+        record(nd, winner)
         if proved and nd.proven == 0 and nd.first_child >= 0:
             pr = 1
             for k in range(nd.first_child, nd.first_child + nd.nchildren):
