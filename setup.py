@@ -1,4 +1,4 @@
-"""Build script: cythonize every ``src/engine/*.pyx`` into ``ttt_engine.<name>``.
+"""Build script: cythonize every ``src/engine/*.pyx`` into ``ttt_engine._core.<name>``.
 
 Cython finds a module's ``.pxd`` (and resolves ``cimport ttt_engine.x``) from
 the directory layout, so the sources must appear to it as a package called
@@ -17,11 +17,15 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join("src", "engine")
 MIRROR_ROOT = os.path.join("build", "cython")
-MIRROR = os.path.join(MIRROR_ROOT, "ttt_engine")
+MIRROR_PACKAGE = os.path.join(MIRROR_ROOT, "ttt_engine")
+MIRROR = os.path.join(MIRROR_PACKAGE, "_core")
 
 
 def _make_mirror():
-    os.makedirs(MIRROR_ROOT, exist_ok=True)
+    if os.path.islink(MIRROR_PACKAGE):      # layout of older builds: the package itself a link
+        os.remove(MIRROR_PACKAGE)
+    os.makedirs(MIRROR_PACKAGE, exist_ok=True)
+    open(os.path.join(MIRROR_PACKAGE, "__init__.pxd"), "a").close()
     target = os.path.join(HERE, SRC)
     if os.path.islink(MIRROR) and os.path.realpath(MIRROR) == os.path.realpath(target):
         return
@@ -40,7 +44,7 @@ if sys.platform == "win32":  # pragma: no cover - MSVC spelling
 
 extensions = [
     Extension(
-        f"ttt_engine.{os.path.splitext(os.path.basename(path))[0]}",
+        f"ttt_engine._core.{os.path.splitext(os.path.basename(path))[0]}",
         [os.path.join(MIRROR, os.path.basename(path))],
         include_dirs=[numpy.get_include()],
         extra_compile_args=COMPILE_ARGS,

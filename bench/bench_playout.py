@@ -1,4 +1,4 @@
-"""Random playouts per second, per game, through the generic ``ttt_engine.playout``.
+"""Random playouts per second, per game, through the generic ``ttt_engine._core.playout``.
 
 Games whose module has not landed yet on this branch are skipped.
 """
@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from ttt_engine.playout import random_playouts
+from ttt_engine._core.playout import random_playouts
 
 # games per call: about 0.05-0.2 s each on one core of the project's machine
 GAMES = {"ttt": 1_000_000, "uttt": 100_000, "clobber": 50_000, "quixo": 50_000}
@@ -19,7 +19,7 @@ def _board(game):
     try:
         mod = importlib.import_module(f"ttt_engine.{game}")
     except ImportError:
-        try:  # quixo's Cython Board lives in ttt_engine.quixo_board
+        try:  # quixo's Cython Board lives in ttt_engine._core.quixo
             mod = importlib.import_module(f"ttt_engine.{game}_board")
         except ImportError:
             pytest.skip(f"ttt_engine.{game} not built on this branch")

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from ttt_engine import quixo
-from ttt_engine.quixo_play import random_games_per_second
+from ttt_engine._core.quixo_play import random_games_per_second
 
 N_GAMES = 200_000
 
@@ -63,6 +63,6 @@ def test_stage_b_100k_games_with_json(benchmark, tmp_path):
 
 
 def test_solve_3x3(benchmark):
-    from ttt_engine import quixo_solve
+    from ttt_engine._core import quixo_solve
     s = benchmark.pedantic(quixo_solve.solve, args=(3,), rounds=3, iterations=1)
     benchmark.extra_info.update(s.summary())

@@ -8,7 +8,7 @@ import resource
 import sys
 import time
 
-from ttt_engine import quixo_solve
+from ttt_engine._core import quixo_solve
 
 
 def main(sizes):

@@ -10,7 +10,6 @@ interface.  ``select_move`` never changes the board it is given.
 from __future__ import annotations
 
 import inspect
-import importlib
 import math
 import random
 import time
@@ -18,9 +17,8 @@ from dataclasses import dataclass, field
 
 from ttt_engine._util import check_int, check_real, resolve_seed
 
-# importlib: ``ttt_engine.alphabeta`` names a module, not a package attribute, here.
-_ab = importlib.import_module("ttt_engine.alphabeta")
-_search = importlib.import_module("ttt_engine.search")
+from ttt_engine._core import alphabeta as _ab
+from ttt_engine import search as _search
 
 __all__ = [
     "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "MatchResult", "play_match",

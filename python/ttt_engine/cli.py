@@ -605,7 +605,7 @@ def _quixo_board_module():
             return quixo
     except ImportError:
         pass
-    from ttt_engine import quixo_board
+    from ttt_engine._core import quixo as quixo_board
     return quixo_board
 
 
@@ -874,7 +874,7 @@ register_game(GameSpec(
 ))
 
 register_game(GameSpec(
-    key="quixo", title="Quixo", sides=("X", "O"), module="ttt_engine.quixo_board",
+    key="quixo", title="Quixo", sides=("X", "O"), module="ttt_engine._core.quixo",
     new_board=_quixo_new, parse_move=_quixo_parse, move_text=_quixo_move_text,
     draw=_quixo_draw, legend=_quixo_legend, prompt_hint=_quixo_hint,
     engines={e.name: e for e in (_quixo_greedy_engine(), _mcts_engine(),

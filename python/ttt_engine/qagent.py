@@ -1,6 +1,6 @@
 """Tabular Q-learning for Tic-Tac-Toe: ``train``, ``QAgent``, ``evaluate``.
 
-The hot loops live in the Cython module ``ttt_engine.qlearning``; this module
+The hot loops live in the Cython module ``ttt_engine._core.qlearning``; this module
 validates arguments, drives training in chunks (progress bar, history) and
 reads/writes model files.
 
@@ -20,7 +20,7 @@ import zlib
 import numpy as np
 
 from ttt_engine import _util
-from ttt_engine import qlearning as _ql
+from ttt_engine._core import qlearning as _ql
 from ttt_engine.ttt import Board
 
 __all__ = ["QAgent", "EvalResult", "train", "evaluate", "FORMAT_VERSION", "DEFAULT_EPISODES"]
@@ -267,7 +267,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
           agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
 
-    The whole loop runs in C (``ttt_engine.qlearning``), ``chunk`` episodes at a
+    The whole loop runs in C (``ttt_engine._core.qlearning``), ``chunk`` episodes at a
     time between progress-bar updates and history records.
 
     Modes
@@ -493,7 +493,7 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
     seed = _util.resolve_seed(seed)
     opt = None
     if opponent == "perfect":
-        from ttt_engine import ttt_oracle
+        from ttt_engine._core import ttt_oracle
         opt = ttt_oracle.optimal_mask_array()
     w, d, l = _ql.evaluate_random(q, games, _SIDES[side], seed, opt)
     return EvalResult(w, d, l, side, opponent)

@@ -30,8 +30,8 @@ import sys
 import time
 
 from ttt_engine._util import atomic_write, check_int, check_real, check_choice, resolve_seed
-from ttt_engine.quixo_board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
-from ttt_engine.quixo_play import (
+from ttt_engine._core.quixo import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
+from ttt_engine._core.quixo_play import (
     ValueTable, Agent, RandomAgent, GreedyValueAgent, HeuristicAgent,
     run_games as _run_games, random_games_per_second,
 )
@@ -45,7 +45,7 @@ __all__ = [
 
 def perft(board, depth):
     """Leaf count of ``board``'s move tree to ``depth`` plies (generic perft)."""
-    from ttt_engine.perft import perft as _perft
+    from ttt_engine._core.perft import perft as _perft
     if not isinstance(board, Board):
         raise ValueError(f"expected a quixo.Board, got {type(board).__name__}")
     return _perft(board, check_int("depth", depth, min=0, max=64))

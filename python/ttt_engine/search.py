@@ -4,7 +4,7 @@ deepening) and MCTS (UCT with a node arena and tree reuse).
 Every function takes any game's ``Board`` (Tic-Tac-Toe, and every game added to
 the ``GameBoard`` fused type in ``src/engine/game.pxd``) and searches a private
 copy: the caller's board is never changed.  The hot loops are in
-``ttt_engine.alphabeta`` and ``ttt_engine.mcts`` (Cython, no GIL, no Python
+``ttt_engine._core.alphabeta`` and ``ttt_engine._core.mcts`` (Cython, no GIL, no Python
 object per node); this module validates arguments and packages results.
 
 Scores (alpha-beta family) are from the point of view of the side to move at
@@ -15,16 +15,14 @@ fastest scores highest, and among losses the slowest.
 """
 from __future__ import annotations
 
-import importlib
 import math
 import threading
 from dataclasses import dataclass, field
 
 from ttt_engine._util import check_int, check_real, resolve_seed
 
-# importlib: ``ttt_engine.alphabeta`` names a module, not a package attribute, here.
-_ab = importlib.import_module("ttt_engine.alphabeta")
-_mcts = importlib.import_module("ttt_engine.mcts")
+from ttt_engine._core import alphabeta as _ab
+from ttt_engine._core import mcts as _mcts
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
@@ -160,7 +158,7 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     iterative: force iterative deepening on/off (default: on iff time_limit).
     pvs: principal variation search (null windows after the first move); with
         ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
-    searcher: an ``ttt_engine.alphabeta.ABSearcher`` to use instead of the shared one.
+    searcher: an ``ttt_engine._core.alphabeta.ABSearcher`` to use instead of the shared one.
 
     >>> from ttt_engine import Board
     >>> r = alphabeta(Board())

@@ -3,7 +3,7 @@
 The learning happens at play time: before each move the agent runs training
 simulations from the current board for a time or iteration budget, keeping its
 Q tree between turns (only the subtree of the new current board survives).
-See ``ttt_engine.treelearn`` (Cython) for the exact update rules.
+See ``ttt_engine._core.treelearn`` (Cython) for the exact update rules.
 
 >>> from ttt_engine import uttt
 >>> agent = TreeQAgent(iterations=2000, seed=1)
@@ -12,13 +12,12 @@ True
 """
 from __future__ import annotations
 
-import importlib
 import math
 
 from ttt_engine._util import check_int, check_real, resolve_seed
 from ttt_engine.search import _check_board, _dispatch
 
-_tl = importlib.import_module("ttt_engine.treelearn")
+from ttt_engine._core import treelearn as _tl
 
 __all__ = ["TreeQAgent", "SarsaAgent"]
 

@@ -8,7 +8,7 @@ the fused search functions in alphabeta.pyx run without the GIL and allocate
 nothing per node.
 """
 from libc.stdint cimport uint64_t, int32_t, int16_t, uint8_t
-from ttt_engine.game cimport MAX_MOVES
+from ttt_engine._core.game cimport MAX_MOVES
 
 cdef enum:
     MAX_PLY = 256            # deepest ply searched; deeper nodes are horizon nodes

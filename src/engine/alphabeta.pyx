@@ -23,18 +23,18 @@ counts them.
 """
 from libc.stdint cimport uint64_t, int16_t, uint8_t
 from libc.stdlib cimport calloc, free
-from ttt_engine.bigmem cimport big_alloc, big_free
+from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.string cimport memset, memcpy
 from libc.math cimport INFINITY
 from libc.float cimport DBL_MAX
-from ttt_engine.clock cimport now_monotonic
+from ttt_engine._core.clock cimport now_monotonic
 
-from ttt_engine.game cimport (
+from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
     game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
     game_evaluate,
 )
-from ttt_engine cimport ttt
+from ttt_engine._core cimport ttt
 ttt.ttt_init_tables()
 
 cdef double WIN_SCORE = 1e9

@@ -32,7 +32,7 @@ initialisation, so algorithm modules that cimport ``game.pxd`` need no setup
 call for Clobber.
 """
 from libc.stdint cimport uint64_t
-from ttt_engine.rng cimport rng_t, rng_below
+from ttt_engine._core.rng cimport rng_t, rng_below
 
 cdef extern from *:
     """

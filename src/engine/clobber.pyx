@@ -15,10 +15,10 @@ move is ``(r1 * 8 + c1) * 4 + direction`` with directions 0 down, 1 up,
 or a seed-style tuple.
 """
 from libc.stdint cimport uint64_t, uint8_t, uint32_t
-from ttt_engine.bigmem cimport big_alloc, big_free
+from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from ttt_engine.clobber cimport (
+from ttt_engine._core.clobber cimport (
     ClobberState, clobber_setup, clobber_full_mask, clobber_centre_mask,
     clobber_compute_status, clobber_legal_moves, clobber_make, clobber_unmake,
     clobber_is_legal, clobber_hash, clobber_evaluate, clobber_heuristic,
@@ -522,7 +522,7 @@ def _check_side(name, v):
 def perft(Board board, depth):
     """Leaf count of the move tree from ``board`` to ``depth`` plies (the generic
     perft of ``perft.pyx`` through the game interface)."""
-    from ttt_engine.perft import perft as _perft
+    from ttt_engine._core.perft import perft as _perft
     from ttt_engine._util import check_int
     return _perft(board, check_int("depth", depth, min=0, max=64))
 

@@ -42,24 +42,24 @@ Algorithms that must not disturb the caller's board copy the struct first
 (``cdef GameState work = root[0]`` inside a fused function).
 """
 from libc.stdint cimport uint64_t
-from ttt_engine.rng cimport rng_t
-from ttt_engine cimport ttt
-from ttt_engine.ttt cimport (
+from ttt_engine._core.rng cimport rng_t
+from ttt_engine._core cimport ttt
+from ttt_engine._core.ttt cimport (
     TTTState, ttt_make, ttt_unmake, ttt_legal_moves, ttt_random_move,
     ttt_playout, ttt_evaluate,
 )
-from ttt_engine cimport uttt
-from ttt_engine.uttt cimport (
+from ttt_engine._core cimport uttt
+from ttt_engine._core.uttt cimport (
     UTTTState, uttt_make, uttt_unmake, uttt_legal_moves, uttt_random_move,
     uttt_playout, uttt_evaluate, uttt_hash,
 )
-from ttt_engine cimport quixo_board
-from ttt_engine.quixo cimport (
+from ttt_engine._core cimport quixo
+from ttt_engine._core.quixo cimport (
     QuixoState, quixo_make, quixo_unmake, quixo_legal_moves, quixo_random_move,
     quixo_playout, quixo_evaluate, quixo_hash,
 )
-from ttt_engine cimport clobber
-from ttt_engine.clobber cimport (
+from ttt_engine._core cimport clobber
+from ttt_engine._core.clobber cimport (
     ClobberState, clobber_make, clobber_unmake, clobber_legal_moves, clobber_hash,
     clobber_evaluate, clobber_playout, clobber_random_move,
 )
@@ -87,7 +87,7 @@ ctypedef fused GameState:
 # both called ``Board`` would collide and only one game would dispatch.
 ctypedef ttt.Board TTTBoard
 ctypedef uttt.Board UTTTBoard
-ctypedef quixo_board.Board QuixoBoard
+ctypedef quixo.Board QuixoBoard
 ctypedef clobber.Board ClobberBoard
 
 ctypedef fused GameBoard:

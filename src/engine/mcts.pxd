@@ -7,7 +7,7 @@ it is expanded; when the arena is full no node is expanded any more and the
 search keeps simulating from the leaves it reaches.
 """
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
-from ttt_engine.rng cimport rng_t
+from ttt_engine._core.rng cimport rng_t
 
 
 cdef struct MNode:          # 32 bytes

@@ -1,10 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Perft (leaf count of the move tree to a fixed depth), written once for every game."""
 from libc.stdint cimport uint64_t
-from ttt_engine.game cimport (
+from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, game_legal_moves, game_make, game_unmake,
 )
-from ttt_engine cimport ttt
+from ttt_engine._core cimport ttt
 ttt.ttt_init_tables()
 
 

@@ -11,16 +11,16 @@ move to also count plies and a histogram of game lengths (Quixo's stage A
 statistics, for any game).
 """
 from libc.stdint cimport uint64_t, int64_t
-from ttt_engine.game cimport (
+from ttt_engine._core.game cimport (
     GameState, GameBoard, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW, game_playout,
     game_status, game_make, game_random_move,
 )
 import numpy as np
-from ttt_engine.rng cimport rng_t, rng_seed
-from ttt_engine cimport ttt
+from ttt_engine._core.rng cimport rng_t, rng_seed
+from ttt_engine._core cimport ttt
 from ttt_engine._util import check_int, resolve_seed
 
-from ttt_engine.quixo cimport quixo_init_tables
+from ttt_engine._core.quixo cimport quixo_init_tables
 
 ttt.ttt_init_tables()   # also the UTTT tables (uttt_init_tables is ttt_init_tables)
 quixo_init_tables()

@@ -40,9 +40,9 @@ argmax at once (ties go to the lowest cell).
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t, uint16_t
 from libc.math cimport INFINITY
-from ttt_engine.rng cimport rng_t, rng_seed, rng_next
-from ttt_engine cimport ttt
-from ttt_engine.ttt cimport (
+from ttt_engine._core.rng cimport rng_t, rng_seed, rng_next
+from ttt_engine._core cimport ttt
+from ttt_engine._core.ttt cimport (
     ttt_win_table, ttt_kth_cell, ttt_popcount9, ttt_pow3, ttt_win_cells,
     TTT_STATES, TTT_FULL, Board,
 )

@@ -30,7 +30,7 @@ algorithms (perft, alpha-beta, MCTS) need no Quixo-specific init call;
 ``quixo_init_tables()`` does the same explicitly (cheap, idempotent).
 """
 from libc.stdint cimport uint64_t, uint32_t
-from ttt_engine.rng cimport rng_t, rng_below, rng_next
+from ttt_engine._core.rng cimport rng_t, rng_below, rng_next
 
 cdef extern from *:
     """
@@ -360,3 +360,8 @@ cdef inline int quixo_compute_status(uint32_t xb, uint32_t ob, int n, int last_m
     if ol:
         return 2
     return 0
+
+
+cdef class Board:
+    cdef QuixoState state
+    cdef list _history      # (move code, undo token) per push, for pop()

@@ -42,13 +42,13 @@ cdef extern from "Python.h":
     char* PyOS_double_to_string(double val, char format_code, int precision, int flags, int* ptype)
     int Py_DTSF_ADD_DOT_0
 from libc.stdio cimport snprintf
-from ttt_engine.rng cimport rng_t, rng_seed, rng_below, rng_uniform
-from ttt_engine.quixo cimport (
+from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below, rng_uniform
+from ttt_engine._core.quixo cimport (
     QuixoState, quixo_reset, quixo_make_index, quixo_random_index, quixo_mover_key,
     quixo_mix64, quixo_evaluate, quixo_has_line, quixo_init_tables, quixo_playout,
     qx_nall, qx_src, qx_code, qx_index, qx_border, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
-from ttt_engine.quixo_board cimport Board
+from ttt_engine._core.quixo cimport Board
 import numpy as np
 cimport numpy as cnp
 

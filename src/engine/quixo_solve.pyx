@@ -27,11 +27,11 @@ Distances are plies to the end under optimal play (fastest win, slowest loss).
 """
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from libc.stdlib cimport malloc, calloc, free
-from ttt_engine.quixo cimport (
+from ttt_engine._core.quixo cimport (
     qx_nall, qx_src, qx_seg, qx_keep, qx_dest, qx_shl, qx_shr, qx_full, qx_code,
     quixo_line_flags, quixo_push, quixo_init_tables,
 )
-from ttt_engine.quixo_board cimport Board
+from ttt_engine._core.quixo cimport Board
 import time as _time
 
 quixo_init_tables()

@@ -8,11 +8,11 @@ block (``first_child``, ``nchildren``) and the ``move`` that led to a node, so
 one fused implementation serves both.
 """
 from libc.stdint cimport int32_t, uint64_t
-from ttt_engine.game cimport (
+from ttt_engine._core.game cimport (
     GameState, undo_t, game_hash, game_to_move, game_make, game_unmake,
 )
-from ttt_engine.mcts cimport MNode
-from ttt_engine.treelearn cimport TLNode
+from ttt_engine._core.mcts cimport MNode
+from ttt_engine._core.treelearn cimport TLNode
 
 ctypedef fused TreeNode:
     MNode

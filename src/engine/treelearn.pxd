@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Tree Q-learning and Sarsa (seed 003): node arena shared by both learners."""
 from libc.stdint cimport int32_t, int16_t, int8_t, uint8_t, uint64_t
-from ttt_engine.rng cimport rng_t
+from ttt_engine._core.rng cimport rng_t
 
 cdef enum:
     TL_QLEARN = 0

@@ -38,18 +38,18 @@ move order).  Between turns the subtree of the new current board is kept
 front of the arena; everything else is dropped.
 """
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
-from ttt_engine.bigmem cimport big_alloc, big_free
+from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.math cimport exp, pow, log
-from ttt_engine.clock cimport now_monotonic
-from ttt_engine.tree cimport tree_find
+from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._core.tree cimport tree_find
 
-from ttt_engine.rng cimport rng_t, rng_seed, rng_below, rng_uniform
-from ttt_engine.game cimport (
+from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below, rng_uniform
+from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
     game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
     game_random_move,
 )
-from ttt_engine cimport ttt
+from ttt_engine._core cimport ttt
 ttt.ttt_init_tables()
 
 MIN_NODES = 1 + MAX_MOVES

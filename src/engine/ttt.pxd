@@ -17,7 +17,7 @@ including module (static C arrays) and are filled by ``ttt_init_tables()``,
 which every module that cimports this file calls once at import.
 """
 from libc.stdint cimport uint64_t
-from ttt_engine.rng cimport rng_t, rng_below
+from ttt_engine._core.rng cimport rng_t, rng_below
 
 cdef extern from *:
     """

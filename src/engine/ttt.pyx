@@ -5,7 +5,7 @@ Cells are numbered 0..8 row by row (0 1 2 / 3 4 5 / 6 7 8).  X moves first.
 ``Board.winner`` is ``None`` while the game is on, else ``"X"``, ``"O"`` or
 ``"draw"``.
 """
-from ttt_engine.ttt cimport (
+from ttt_engine._core.ttt cimport (
     TTTState, ttt_init_tables, ttt_reset, ttt_make, ttt_unmake, ttt_legal_moves,
     ttt_set_index, ttt_empty_mask, ttt_evaluate, TTT_STATES,
 )

@@ -18,8 +18,8 @@ a uniformly random opponent, and the worst case against any opponent.
 """
 from libc.string cimport memset
 from libc.stdint cimport uint16_t, int8_t
-from ttt_engine cimport ttt
-from ttt_engine.ttt cimport (
+from ttt_engine._core cimport ttt
+from ttt_engine._core.ttt cimport (
     TTTState, ttt_reset, ttt_make, ttt_unmake, ttt_empty_mask, ttt_popcount9,
     ttt_kth_cell, TTT_STATES, TTT_FULL,
 )

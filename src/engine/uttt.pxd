@@ -27,8 +27,8 @@ with ``ttt.pxd`` and filled by ``uttt_init_tables()`` (= ``ttt_init_tables``);
 the move <-> (board, cell) tables are compile-time constants.
 """
 from libc.stdint cimport uint64_t, uint16_t, uint8_t, int8_t
-from ttt_engine.rng cimport rng_t, rng_below, rng_next
-from ttt_engine.ttt cimport (
+from ttt_engine._core.rng cimport rng_t, rng_below, rng_next
+from ttt_engine._core.ttt cimport (
     ttt_win_table, ttt_kth_cell, ttt_popcount9, ttt_init_tables, ttt_open_lines,
 )
 

@@ -33,14 +33,14 @@ column (0..8), and can be written as the string ``"R, C"`` (``Board.parse_move``
 8
 """
 import operator
-from ttt_engine.uttt cimport (
+from ttt_engine._core.uttt cimport (
     UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake,
     uttt_legal_moves, uttt_empty, uttt_hash, uttt_evaluate, uttt_closure_result,
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
 )
-from ttt_engine.ttt cimport ttt_win_table
-from ttt_engine.uttt cimport uttt_playout
-from ttt_engine.rng cimport rng_t, rng_seed
+from ttt_engine._core.ttt cimport ttt_win_table
+from ttt_engine._core.uttt cimport uttt_playout
+from ttt_engine._core.rng cimport rng_t, rng_seed
 from libc.stdint cimport uint64_t
 
 uttt_init_tables()
@@ -457,7 +457,7 @@ def perft(depth, board=None):
     start position); 81, 720, 6336, ... from the start.  Uses the generic
     ``ttt_engine.perft`` through the game interface."""
     from ttt_engine._util import check_int
-    from ttt_engine.perft import perft as _perft
+    from ttt_engine._core.perft import perft as _perft
     depth = check_int("depth", depth, min=0, max=81)
     if board is None:
         board = Board()

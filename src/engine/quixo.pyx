@@ -14,7 +14,7 @@ Integer move codes are ``cell * 4 + side`` with cell ``r * n + c`` and side
 0..3 = T, B, L, R.
 """
 from libc.stdint cimport uint64_t, uint32_t
-from ttt_engine.quixo cimport (
+from ttt_engine._core.quixo cimport (
     QuixoState, quixo_init_tables, quixo_reset, quixo_make, quixo_unmake,
     quixo_legal_moves, quixo_is_legal, quixo_evaluate, quixo_hash, quixo_key,
     quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
@@ -205,7 +205,7 @@ cdef class Board:
 
     def perft(self, int depth):
         """Leaf count of the move tree to ``depth`` plies (generic perft)."""
-        from ttt_engine.perft import perft
+        from ttt_engine._core.perft import perft
         return perft(self, depth)
 
     # ------------------------------------------------------------------ state
