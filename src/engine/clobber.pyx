@@ -28,6 +28,13 @@ from ttt_engine._core.clobber cimport (
 )
 import io
 import operator
+cimport numpy as cnp
+import numpy as np
+from libc.stdint cimport int8_t, uint8_t
+cnp.import_array()
+from ttt_engine._core.clobber_actions cimport (
+    clobber_write_observation, clobber_write_action_mask, clobber_action_to_move, clobber_move_to_action,
+)
 import os
 import sys
 import time
@@ -393,6 +400,42 @@ cdef class Board:
         cdef int moves[CLOBBER_MAX_MOVES]
         cdef int n = clobber_legal_moves(&self.state, moves)
         return [moves[i] for i in range(n)]
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: rows * cols * 4, action (r * cols + c) * 4 + direction."""
+        return self.state.ncells * 4
+
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(self.state.ncells * 4, dtype=np.bool_)
+        clobber_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [2, rows, cols]`` from the side to move's view (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty((2, self.state.rows, self.state.cols), dtype=np.int8)
+        clobber_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        cdef int m = _to_move_int(move)
+        cdef int sq = m >> 2
+        if (sq >> 3) >= self.state.rows or (sq & 7) >= self.state.cols:
+            raise ValueError(f"move {format_move(m)} starts off this {self.state.rows}x{self.state.cols} board")
+        return clobber_move_to_action(&self.state, m)
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{self.state.ncells * 4 - 1}, got {action!r}") from None
+        if not 0 <= a < self.state.ncells * 4:
+            raise ValueError(f"action {a} is out of range: actions are 0..{self.state.ncells * 4 - 1}")
+        return clobber_action_to_move(&self.state, a)
 
     def legal_moves_str(self):
         """Legal moves in notation (same order as ``legal_moves``)."""

@@ -20,6 +20,11 @@ from ttt_engine._core.quixo cimport (
     quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
 import operator
+cimport numpy as cnp
+import numpy as np
+from libc.stdint cimport int8_t, uint8_t
+cnp.import_array()
+from ttt_engine._core.quixo_actions cimport quixo_write_observation, quixo_write_action_mask
 
 quixo_init_tables()
 
@@ -185,6 +190,38 @@ cdef class Board:
         cdef int moves[QX_MAX_MOVES]
         cdef int k, cnt = quixo_legal_moves(&self.state, moves)
         return [moves[k] for k in range(cnt)]
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: size * size * 4, the move codes (r * size + c) * 4 + side."""
+        return self.state.n * self.state.n * 4
+
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(self.state.n * self.state.n * 4, dtype=np.bool_)
+        quixo_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [2, size, size]`` from the side to move's view (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty((2, self.state.n, self.state.n), dtype=np.int8)
+        quixo_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        return parse_move(move, self.state.n)
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{self.state.n * self.state.n * 4 - 1}, got {action!r}") from None
+        if not 0 <= a < self.state.n * self.state.n * 4:
+            raise ValueError(f"action {a} is out of range: actions are 0..{self.state.n * self.state.n * 4 - 1}")
+        return a
 
     def legal_moves_str(self):
         """Legal moves in notation, same order as ``legal_moves``."""

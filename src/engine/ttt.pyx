@@ -10,6 +10,11 @@ from ttt_engine._core.ttt cimport (
     ttt_set_index, ttt_empty_mask, ttt_evaluate, TTT_STATES,
 )
 import operator
+cimport numpy as cnp
+import numpy as np
+from libc.stdint cimport int8_t, uint8_t
+cnp.import_array()
+from ttt_engine._core.ttt_actions cimport ttt_write_observation, ttt_write_action_mask
 
 ttt_init_tables()
 
@@ -136,6 +141,38 @@ cdef class Board:
         cdef int moves[9]
         cdef int n = ttt_legal_moves(&self.state, moves)
         return [moves[i] for i in range(n)]
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: 9, one action per cell 0..8."""
+        return 9
+
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(9, dtype=np.bool_)
+        ttt_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [2, 3, 3]`` from the side to move's view (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty((2, 3, 3), dtype=np.int8)
+        ttt_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        return _as_cell(move)
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{9 - 1}, got {action!r}") from None
+        if not 0 <= a < 9:
+            raise ValueError(f"action {a} is out of range: actions are 0..{9 - 1}")
+        return a
 
     @property
     def moves(self):

@@ -33,6 +33,11 @@ column (0..8), and can be written as the string ``"R, C"`` (``Board.parse_move``
 8
 """
 import operator
+cimport numpy as cnp
+import numpy as np
+from libc.stdint cimport int8_t, uint8_t
+cnp.import_array()
+from ttt_engine._core.uttt_actions cimport uttt_write_observation, uttt_write_action_mask
 from ttt_engine._core.uttt cimport (
     UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake,
     uttt_legal_moves, uttt_empty, uttt_hash, uttt_evaluate, uttt_closure_result,
@@ -170,6 +175,38 @@ cdef class Board:
         cdef int moves[81]
         cdef int n = uttt_legal_moves(&self.state, moves)
         return sorted([moves[i] for i in range(n)])
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: 81, one action per grid cell 9*R + C."""
+        return 81
+
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(81, dtype=np.bool_)
+        uttt_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [3, 9, 9]`` from the side to move's view (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty((3, 9, 9), dtype=np.int8)
+        uttt_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        return _parse_move(move)
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{81 - 1}, got {action!r}") from None
+        if not 0 <= a < 81:
+            raise ValueError(f"action {a} is out of range: actions are 0..{81 - 1}")
+        return a
 
     @property
     def moves(self):
