@@ -26,8 +26,9 @@ cdef inline int ttt_action_to_move(const TTTState* s, int action) noexcept nogil
 
 
 cdef inline void ttt_write_observation(const TTTState* s, int8_t* out) noexcept nogil:
-    planes_store9(out, s.mask[s.to_move])
-    planes_store9(out + 9, s.mask[s.to_move ^ 1])
+    cdef int own = s.mask[s.to_move], opp = s.mask[s.to_move ^ 1]
+    planes_store9(out, own)
+    planes_store9(out + 9, opp)
 
 
 cdef inline void ttt_write_action_mask(const TTTState* s, uint8_t* out) noexcept nogil:

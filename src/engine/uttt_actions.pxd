@@ -48,12 +48,15 @@ cdef inline uint64_t _uttt_grid_row(const unsigned short* boards, int big_row, i
 
 
 cdef inline void uttt_write_observation(const UTTTState* s, int8_t* out) noexcept nogil:
+    # the masks are copied first: the byte stores below may alias the state
+    cdef unsigned short own[9]
+    cdef unsigned short opp[9]
     cdef unsigned short legal[9]
-    cdef int b, R, allowed = uttt_allowed_boards(s)
-    cdef const unsigned short* own = s.local[s.to_move]
-    cdef const unsigned short* opp = s.local[s.to_move ^ 1]
+    cdef int b, R, allowed = uttt_allowed_boards(s), p = s.to_move
     for b in range(9):
-        legal[b] = <unsigned short>(uttt_empty(s, b) & -((allowed >> b) & 1))
+        own[b] = s.local[p][b]
+        opp[b] = s.local[p ^ 1][b]
+        legal[b] = <unsigned short>((~(own[b] | opp[b])) & UTTT_FULL & -((allowed >> b) & 1))
     for R in range(9):
         planes_store9(out + 9 * R, _uttt_grid_row(own, R // 3, R % 3))
         planes_store9(out + 81 + 9 * R, _uttt_grid_row(opp, R // 3, R % 3))
