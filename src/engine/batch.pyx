@@ -146,8 +146,9 @@ cdef void batch_reset(GameState* states, const GameState* initial, const Arrays*
 
 
 cdef void batch_step(GameState* states, const GameState* initial, const Arrays* A, Py_ssize_t n,
-                     const int32_t* actions, bint autoreset) noexcept nogil:
-    """One action per game (actions already checked to be in range).
+                     const int32_t* actions, const uint8_t* where, bint autoreset) noexcept nogil:
+    """One action per game (actions already checked to be in range); with
+    ``where`` (not NULL) only the games where it is set.
 
     Every array pointer is a local: stores through ``int8``/``uint8`` pointers
     may alias anything, so fields read through ``A`` would be reloaded after
@@ -155,15 +156,23 @@ cdef void batch_step(GameState* states, const GameState* initial, const Arrays* 
     cdef Py_ssize_t i
     cdef int a, p, st, cap = A.draw_truncates
     cdef GameState* s
-    cdef int8_t* obs = A.obs
-    cdef uint8_t* mask = A.mask
+    cdef int8_t* obs
+    cdef uint8_t* mask
+    cdef float* r
+    cdef int8_t* obs0 = A.obs
+    cdef uint8_t* mask0 = A.mask
+    cdef float* r0 = A.rewards
     cdef int8_t* player = A.player
-    cdef float* r = A.rewards
     cdef uint8_t* term = A.term
     cdef uint8_t* trunc = A.trunc
     cdef Py_ssize_t osz = A.obs_size, nact = A.num_actions
     for i in range(n):
         s = &states[i]
+        obs = obs0 + i * osz
+        mask = mask0 + i * nact
+        r = r0 + 2 * i
+        if where != NULL and not where[i]:
+            continue
         if term[i] | trunc[i]:
             r[0] = 0.0
             r[1] = 0.0
@@ -189,9 +198,6 @@ cdef void batch_step(GameState* states, const GameState* initial, const Arrays* 
                 r[p ^ 1] = 1.0
                 term[i] = 1
                 memset(mask, 0, nact)
-        obs += osz
-        mask += nact
-        r += 2
 
 
 cdef void batch_random(const GameState* states, const Arrays* A, Py_ssize_t n, int32_t* out,
@@ -390,13 +396,16 @@ cdef class BatchEnv:
         if mask is None:
             self._reset(NULL)
         else:
-            arr = np.asarray(mask)
-            if arr.dtype != np.bool_ or arr.shape != (self.num_envs,):
-                raise ValueError(f"mask must be a bool array of shape ({self.num_envs},), "
-                                 f"got {arr.dtype} array of shape {arr.shape}")
-            m = np.ascontiguousarray(arr).view(np.uint8)
+            m = self._bool_mask("mask", mask)
             self._reset(<const uint8_t*>cnp.PyArray_DATA(m))
         return self.observation
+
+    cdef cnp.ndarray _bool_mask(self, name, value):
+        arr = np.asarray(value)
+        if arr.dtype != np.bool_ or arr.shape != (self.num_envs,):
+            raise ValueError(f"{name} must be a bool array of shape ({self.num_envs},), "
+                             f"got {arr.dtype} array of shape {arr.shape}")
+        return np.ascontiguousarray(arr).view(np.uint8)
 
     cdef cnp.ndarray _actions(self, actions):
         """``actions`` as a C-contiguous int32 array of shape ``[n]``, every entry
@@ -434,22 +443,31 @@ cdef class BatchEnv:
                              f"{self.game} actions are {rng}")
         return arr
 
-    def step(self, actions):
+    def step(self, actions, where=None):
         """Play one action per game (int32 array ``[n]``, values in
         ``0..num_actions-1``); returns ``(observation, rewards, terminated,
-        truncated)`` -- the same views as the attributes."""
+        truncated)`` -- the same views as the attributes.
+
+        ``where`` (optional bool array ``[n]``): step only those games; the
+        others are left exactly as they are (rewards and flags included) and
+        their actions are ignored (but must still be in range)."""
         cdef cnp.ndarray arr = self._actions(actions)
         cdef const int32_t* p = <const int32_t*>cnp.PyArray_DATA(arr)
         cdef bint ar = self.autoreset
+        cdef const uint8_t* w = NULL
+        cdef cnp.ndarray wa
+        if where is not None:
+            wa = self._bool_mask("where", where)
+            w = <const uint8_t*>cnp.PyArray_DATA(wa)
         with nogil:
             if self.kind == KIND_TTT:
-                batch_step(<TTTState*>self.states, <TTTState*>self.initial, &self.A, self.num_envs, p, ar)
+                batch_step(<TTTState*>self.states, <TTTState*>self.initial, &self.A, self.num_envs, p, w, ar)
             elif self.kind == KIND_UTTT:
-                batch_step(<UTTTState*>self.states, <UTTTState*>self.initial, &self.A, self.num_envs, p, ar)
+                batch_step(<UTTTState*>self.states, <UTTTState*>self.initial, &self.A, self.num_envs, p, w, ar)
             elif self.kind == KIND_CLOBBER:
-                batch_step(<ClobberState*>self.states, <ClobberState*>self.initial, &self.A, self.num_envs, p, ar)
+                batch_step(<ClobberState*>self.states, <ClobberState*>self.initial, &self.A, self.num_envs, p, w, ar)
             else:
-                batch_step(<QuixoState*>self.states, <QuixoState*>self.initial, &self.A, self.num_envs, p, ar)
+                batch_step(<QuixoState*>self.states, <QuixoState*>self.initial, &self.A, self.num_envs, p, w, ar)
         return self.observation, self.rewards, self.terminated, self.truncated
 
     def random_actions(self):

@@ -1,0 +1,295 @@
+"""Gymnasium environments (needs the ``[rl]`` extra).
+
+- :class:`GameEnv`, registered as ``ttt_engine/TicTacToe-v0``,
+  ``ttt_engine/UltimateTicTacToe-v0``, ``ttt_engine/Clobber-v0`` and
+  ``ttt_engine/Quixo-v0``: one game against a ttt_engine agent.
+- :class:`VectorGameEnv`: a ``gymnasium.vector.VectorEnv`` of ``num_envs``
+  games over the batched C core, against a built-in opponent or in self-play,
+  in Gymnasium's next-step autoreset mode.
+
+Rewards are from the learner's point of view: +1 win, -1 loss, 0 draw; an
+illegal action ends the episode with -1.  The legal actions are in
+``info["action_mask"]`` and, for sb3-contrib's MaskablePPO, ``action_masks()``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import gymnasium as gym
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from ttt_engine._util import check_choice, check_int
+from ttt_engine.envs import _games
+from ttt_engine._core.batch import BatchEnv
+
+__all__ = ["GameEnv", "VectorGameEnv", "register_envs", "ENV_IDS"]
+
+#: Gymnasium id -> game key
+ENV_IDS = {f"ttt_engine/{_games.env_name(k)}-v0": k for k in _games.GAME_KEYS}
+
+
+def register_envs():
+    """Register the ``ttt_engine/<Game>-v0`` ids (idempotent); returns them."""
+    for env_id, key in ENV_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="ttt_engine.envs.gymnasium:GameEnv",
+                         kwargs={"game": key})
+    return list(ENV_IDS)
+
+
+def _side_index(game, side):
+    sides = _games.SIDES[game]
+    if side in (0, 1) and not isinstance(side, bool):
+        return int(side)
+    if side in sides:
+        return sides.index(side)
+    raise ValueError(f"agent_side must be 0, 1 or one of {sides}, got {side!r}")
+
+
+def _seeded_reset(agent, seed):
+    reset = getattr(agent, "reset", None)
+    if reset is None:
+        return
+    try:
+        reset(seed=seed)
+    except TypeError:
+        reset()
+
+
+class GameEnv(gym.Env):
+    """One game against an opponent agent, from the learner's side.
+
+    ``GameEnv(game="ttt", opponent="random", agent_side=0, render_mode=None,
+    **game_options)``: ``opponent`` is ``"random"``, ``"perfect"`` (TTT
+    only), ``"mcts"`` or any object with ``select_move(board)``;
+    ``agent_side`` 0/1 or the side's symbol (``"X"``/``"O"``, Clobber
+    ``"B"``/``"W"``).  Observation: int8 planes from the learner's view (see
+    docs/envs.md); action: ``Discrete(num_actions)``.  ``reset(seed=...)``
+    also reseeds the opponent.  Quixo's move cap ends an episode as
+    *truncated*.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(self, game="ttt", opponent="random", agent_side=0, render_mode=None,
+                 **game_options):
+        self.game = _games.game_key(game)
+        self._options = dict(game_options)
+        board = _games.new_board(self.game, self._options)
+        self.agent_side = _side_index(self.game, agent_side)
+        if isinstance(opponent, str):
+            _games.make_agent(self.game, opponent, seed=0)     # validates the name now
+        elif not callable(getattr(opponent, "select_move", None)):
+            raise ValueError("opponent must be 'random', 'perfect', 'mcts' or an agent with "
+                             f"select_move(board), got {opponent!r}")
+        self._opponent_spec = opponent
+        self.opponent = None if isinstance(opponent, str) else opponent
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        self.render_mode = render_mode
+        self.num_actions = board.num_actions
+        self.observation_space = spaces.Box(0, 1, board.observation().shape, np.int8)
+        self.action_space = spaces.Discrete(self.num_actions)
+        self._board = board
+        self._mask = board.action_mask()
+
+    # ------------------------------------------------------------------ helpers
+    def _new_opponent(self, seed):
+        if isinstance(self._opponent_spec, str):
+            self.opponent = _games.make_agent(self.game, self._opponent_spec, seed=seed)
+        else:
+            _seeded_reset(self.opponent, seed)
+
+    def _side_to_move(self):
+        return 0 if self._board.to_move == _games.SIDES[self.game][0] else 1
+
+    def _outcome(self):
+        """(reward for the learner, terminated, truncated) of the board now."""
+        w = self._board.winner
+        if w is None:
+            return 0.0, False, False
+        if w == "draw":
+            return 0.0, self.game != "quixo", self.game == "quixo"
+        won = _games.SIDES[self.game].index(w) == self.agent_side
+        return (1.0 if won else -1.0), True, False
+
+    def _opponent_moves(self):
+        self._board.push(self.opponent.select_move(self._board))
+
+    def _obs_info(self):
+        self._mask = self._board.action_mask()
+        return self._board.observation(), {"action_mask": self._mask}
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if seed is not None or self.opponent is None:
+            self._new_opponent(int(self.np_random.integers(0, 2 ** 63)))
+        self._board = _games.new_board(self.game, self._options)
+        if self.agent_side == 1:
+            self._opponent_moves()
+        return self._obs_info()
+
+    def step(self, action):
+        try:
+            a = int(action)
+            if a != action:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer in 0..{self.num_actions - 1}, "
+                             f"got {action!r}") from None
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {a} is out of range: {self.game} actions are "
+                             f"0..{self.num_actions - 1}")
+        if self._board.is_terminal():
+            raise ValueError("the episode is over: call reset()")
+        if not self._mask[a]:
+            # an illegal action ends the episode as a loss; the position stays
+            self._mask = np.zeros(self.num_actions, bool)
+            return self._board.observation(), -1.0, True, False, {"action_mask": self._mask,
+                                                                   "illegal_action": True}
+        self._board.push(self._board.action_to_move(a))
+        if not self._board.is_terminal():
+            self._opponent_moves()
+        reward, terminated, truncated = self._outcome()
+        obs, info = self._obs_info()
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self):
+        """Bool ``[num_actions]``: the legal actions now (MaskablePPO's hook)."""
+        return self._mask
+
+    @property
+    def board(self):
+        """The current position (a copy)."""
+        return self._board.copy()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return str(self._board) + "\n"
+        if self.render_mode == "human":
+            print(self._board, end="\n\n")
+        return None
+
+
+class VectorGameEnv(gym.vector.VectorEnv):
+    """``num_envs`` games over the batched C core (:class:`~ttt_engine.envs.BatchEnv`).
+
+    ``VectorGameEnv(game="ttt", num_envs=64, opponent="random", agent_side=0,
+    seed=None, copy=True, **game_options)``:
+
+    - ``opponent="random"`` (uniform, drawn in C) or ``"perfect"`` (TTT only:
+      a uniformly random optimal move from the solved game): every step plays
+      the learner's action, then the opponent's reply; rewards are the
+      learner's.
+    - ``opponent=None``: self-play; each step plays the side to move's action
+      and the reward is that mover's (``info["current_player"]`` says whose
+      turn it is in the new observation).
+
+    Autoreset is Gymnasium's next-step mode: the step after a game ended
+    resets it (its action is ignored) and returns its first observation with
+    reward 0.  ``info["action_mask"]`` holds the legal actions.  With
+    ``copy=False`` the returned arrays are the core's views, overwritten by
+    the next step.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, game="ttt", num_envs=64, opponent="random", agent_side=0, seed=None,
+                 copy=True, **game_options):
+        self.game = _games.game_key(game)
+        self.num_envs = check_int("num_envs", num_envs, min=1, max=1 << 24)
+        if opponent is not None:
+            check_choice("opponent", opponent, ("random", "perfect"))
+            if opponent == "perfect" and self.game != "ttt":
+                raise ValueError("opponent 'perfect' is only offered for 'ttt' in the vector env; "
+                                 "use 'random' or None (self-play)")
+        self.opponent = opponent
+        self.agent_side = _side_index(self.game, agent_side)
+        self.copy = bool(copy)
+        self.core = BatchEnv(self.game, self.num_envs, seed=seed, **game_options)
+        self.num_actions = self.core.num_actions
+        self.single_observation_space = spaces.Box(0, 1, self.core.obs_shape, np.int8)
+        self.single_action_space = spaces.Discrete(self.num_actions)
+        self.observation_space = spaces.Box(0, 1, (self.num_envs, *self.core.obs_shape), np.int8)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.num_actions))
+        self.render_mode = None
+        self._done = np.zeros(self.num_envs, bool)
+        self._np_rng = np.random.default_rng(self.core.seed)
+        self._optimal = None
+        if opponent == "perfect":
+            from ttt_engine._core import ttt_oracle
+            optimal = ttt_oracle.tables()[1]
+            bits = (np.asarray(optimal, np.int64)[:, None] >> np.arange(9)) & 1
+            self._optimal = bits.astype(bool)
+            self._pow3 = 3 ** np.arange(9)
+
+    # ------------------------------------------------------------------ opponent
+    def _opponent_actions(self):
+        if self.opponent == "random":
+            return self.core.random_actions()
+        obs = self.core.observation.reshape(self.num_envs, 2, 9).astype(np.int64)
+        x_first = (self.core.current_player == 0)[:, None]
+        cells = np.where(x_first, obs[:, 0] + 2 * obs[:, 1], 2 * obs[:, 0] + obs[:, 1])
+        index = cells @ self._pow3
+        choices = self._optimal[index] & self.core.legal_action_mask
+        # a uniformly random optimal move: argmax of random keys on the optimal cells
+        keys = np.where(choices, self._np_rng.random(choices.shape), -1.0)
+        return keys.argmax(axis=1).astype(np.int32)
+
+    def _opponent_step(self, where):
+        if where.any():
+            self.core.step(self._opponent_actions(), where=where)
+
+    def _out(self, reward, terminated, truncated):
+        info = {"action_mask": self.core.legal_action_mask}
+        obs = self.core.observation
+        if self.opponent is None:
+            info["current_player"] = self.core.current_player
+        if self.copy:
+            obs = obs.copy()
+            info = {k: v.copy() for k, v in info.items()}
+        return obs, reward, terminated, truncated, info
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.core.reset(seed=seed)
+            self._np_rng = np.random.default_rng(self.core.seed)
+        else:
+            self.core.reset()
+        self._done[:] = False
+        if self.opponent is not None and self.agent_side == 1:
+            self._opponent_step(np.ones(self.num_envs, bool))
+        obs, _, _, _, info = self._out(None, None, None)
+        return obs, info
+
+    def step(self, actions):
+        core = self.core
+        prev_done = self._done
+        active = ~prev_done
+        n = self.num_envs
+        if self.opponent is None:
+            mover = core.current_player.astype(np.intp)
+            core.step(actions, where=active)
+            reward = core.rewards[np.arange(n), mover].astype(np.float32)
+        else:
+            side = self.agent_side
+            core.step(actions, where=active)
+            reward = core.rewards[:, side].copy()
+            opp_turn = active & ~(core.terminated | core.truncated)
+            self._opponent_step(opp_turn)
+            reward += np.where(opp_turn, core.rewards[:, side], 0.0).astype(np.float32)
+        if prev_done.any():
+            core.reset(prev_done)
+            if self.opponent is not None and self.agent_side == 1:
+                self._opponent_step(prev_done)
+            reward[prev_done] = 0.0
+        terminated = core.terminated & active
+        truncated = core.truncated & active
+        self._done = terminated | truncated
+        return self._out(reward, terminated.copy(), truncated.copy())
+
+    def action_masks(self):
+        """Bool ``[num_envs, num_actions]``: the legal actions now."""
+        return self.core.legal_action_mask.copy()

@@ -1,0 +1,143 @@
+"""PettingZoo AEC environments, one per game (needs the ``[rl]`` extra).
+
+``env(game="ttt", render_mode=None, **game_options)`` returns the raw env
+wrapped like PettingZoo's classic games (``TerminateIllegalWrapper`` with
+reward -1, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``);
+``raw_env`` is the bare AEC env.  Agents ``"player_0"`` (moves first: X, or B
+in Clobber) and ``"player_1"``.  Observations are dicts
+``{"observation": int8 planes from the observing agent's view,
+"action_mask": int8 [num_actions]}`` (the mask is all zero for the agent not
+to move); rewards +1 / -1 / 0 at the end.  Quixo's move cap ends a game as
+truncated.
+
+Tic-Tac-Toe cells: ttt_engine numbers them row by row (``0 1 2 / 3 4 5 /
+6 7 8``) and its planes are ``[2, 3, 3]`` (channel first);
+``pettingzoo.classic.tictactoe_v3`` numbers them column by column
+(``0 3 6 / 1 4 7 / 2 5 8``) with a ``(3, 3, 2)`` observation.  PettingZoo's
+action ``a`` is our action ``3 * (a % 3) + a // 3``, and the mapping is its
+own inverse.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ttt_engine._util import check_choice
+from ttt_engine.envs import _games
+
+__all__ = ["env", "raw_env", "pettingzoo_ttt_action"]
+
+
+def pettingzoo_ttt_action(action):
+    """Convert a Tic-Tac-Toe action between ``pettingzoo.classic`` numbering
+    (column by column) and ttt_engine's (row by row); the map is an involution."""
+    return 3 * (action % 3) + action // 3
+
+
+def env(game="ttt", render_mode=None, **game_options):
+    """The AEC env of ``game`` with PettingZoo's standard wrappers."""
+    e = raw_env(game=game, render_mode=render_mode, **game_options)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """Bare two-player AEC env over a ttt_engine ``Board`` (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "ttt_engine_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, game="ttt", render_mode=None, **game_options):
+        super().__init__()
+        self.game = _games.game_key(game)
+        self._options = dict(game_options)
+        self.board = _games.new_board(self.game, self._options)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        self.render_mode = render_mode
+        self.metadata = dict(self.metadata, name=f"ttt_engine_{self.game}_v0")
+        self.possible_agents = ["player_0", "player_1"]
+        self.agents = self.possible_agents[:]
+        self.num_actions = self.board.num_actions
+        shape = self.board.observation().shape
+        space = spaces.Dict({
+            "observation": spaces.Box(0, 1, shape, np.int8),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+        })
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._sides = _games.SIDES[self.game]
+        self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._reset_state()
+
+    def _reset_state(self):
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _mover(self):
+        return 0 if self.board.to_move == self._sides[0] else 1
+
+    def observe(self, agent):
+        b = self.board
+        obs = b.observation()
+        if agent == self.possible_agents[self._mover()] and not b.is_terminal():
+            mask = b.action_mask().view(np.int8)
+        else:
+            mask = self._zero_mask.copy()
+            if agent != self.possible_agents[self._mover()]:
+                obs[[0, 1]] = obs[[1, 0]]       # the observing agent's pieces first
+                if self.game == "uttt":
+                    obs[2] = 0                  # it may play nowhere now
+        return {"observation": obs, "action_mask": mask}
+
+    def reset(self, seed=None, options=None):
+        self.board = _games.new_board(self.game, self._options)
+        self._reset_state()
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        b = self.board
+        move = b.action_to_move(action)
+        b.push(move)        # ValueError if illegal (the wrapper ends the game with -1 first)
+        self._cumulative_rewards[agent] = 0
+        w = b.winner
+        if w is not None:
+            if w == "draw":
+                if self.game == "quixo":
+                    self.truncations = {a: True for a in self.agents}
+                else:
+                    self.terminations = {a: True for a in self.agents}
+            else:
+                winner = self.possible_agents[self._sides.index(w)]
+                for a in self.agents:
+                    self.rewards[a] = 1 if a == winner else -1
+                self.terminations = {a: True for a in self.agents}
+        self.agent_selection = self.possible_agents[self._mover()]
+        self._accumulate_rewards()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return str(self.board) + "\n"
+        if self.render_mode == "human":
+            print(self.board, end="\n\n")
+        return None
+
+    def close(self):
+        pass

@@ -1,0 +1,203 @@
+"""Gymnasium and PettingZoo adapters: the libraries' own checkers, seeding, rules."""
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+import ttt_engine.envs  # noqa: E402,F401  (registers the ids)
+from ttt_engine.envs.gymnasium import ENV_IDS, GameEnv, VectorGameEnv  # noqa: E402
+from ttt_engine.envs import pettingzoo as pz_envs  # noqa: E402
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
+
+GAME_KEYS = ["ttt", "uttt", "clobber", "quixo"]
+
+
+def test_import_ttt_engine_does_not_import_gymnasium():
+    code = ("import sys, ttt_engine, ttt_engine.ttt, ttt_engine.uttt, ttt_engine.clobber; "
+            "print('gymnasium' in sys.modules, 'pettingzoo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("env_id", list(ENV_IDS))
+def test_gymnasium_check_env(env_id):
+    env = gym.make(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=False)
+    with warnings.catch_warnings():      # check_env notes that gym.make's env is wrapped
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped version")
+        check_env(gym.make(env_id, render_mode="ansi"), skip_render_check=False)
+
+
+@pytest.mark.parametrize("game", GAME_KEYS)
+@pytest.mark.parametrize("side", [0, 1])
+def test_gymnasium_episode_rules(game, side):
+    env = gym.make(f"ttt_engine/{ttt_engine.envs._games.env_name(game)}-v0", agent_side=side)
+    rng = np.random.default_rng(0)
+    results = []
+    for ep in range(20):
+        obs, info = env.reset(seed=ep)
+        assert obs.dtype == np.int8 and info["action_mask"].any()
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            np.testing.assert_array_equal(mask, env.unwrapped.action_masks())
+            a = int(rng.choice(np.flatnonzero(mask)))
+            obs, r, term, trunc, info = env.step(a)
+            done = term or trunc
+        results.append(r)
+        b = env.unwrapped.board
+        if r == 1:
+            assert b.winner == ttt_engine.envs._games.SIDES[game][side]
+        if trunc:
+            assert game == "quixo" and b.winner == "draw"
+    assert set(results) <= {-1.0, 0.0, 1.0}
+
+
+def test_gymnasium_seed_reproduces_opponent():
+    def episode(seed):
+        env = gym.make("ttt_engine/UltimateTicTacToe-v0", opponent="random")
+        obs, info = env.reset(seed=seed)
+        trace = []
+        done = False
+        while not done:
+            a = int(np.flatnonzero(info["action_mask"])[0])
+            obs, r, term, trunc, info = env.step(a)
+            trace.append(obs.tobytes())
+            done = term or trunc
+        return trace
+    assert episode(5) == episode(5)
+    assert episode(5) != episode(6)
+
+
+def test_gymnasium_illegal_action_and_bad_input():
+    env = gym.make("ttt_engine/TicTacToe-v0")
+    env.reset(seed=0)
+    env.step(4)
+    obs, r, term, trunc, info = env.step(4)        # X's own cell: illegal
+    assert r == -1.0 and term and not info["action_mask"].any()
+    assert env.unwrapped.board.cells[4] == 1
+    env.reset(seed=0)
+    for bad in (9, -1, 2.5, "a", None):
+        with pytest.raises(ValueError, match="0..8"):
+            env.step(bad)
+    with pytest.raises(ValueError, match="opponent"):
+        GameEnv("ttt", opponent="grandmaster")
+    with pytest.raises(ValueError, match="only offered for 'ttt'"):
+        GameEnv("uttt", opponent="perfect")
+    with pytest.raises(ValueError, match="agent_side"):
+        GameEnv("ttt", agent_side=2)
+    with pytest.raises(ValueError, match="game"):
+        GameEnv("go")
+
+
+def test_gymnasium_perfect_opponent_never_loses():
+    env = gym.make("ttt_engine/TicTacToe-v0", opponent="perfect")
+    rng = np.random.default_rng(1)
+    for ep in range(10):
+        obs, info = env.reset(seed=ep)
+        done = False
+        while not done:
+            a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, r, term, trunc, info = env.step(a)
+            done = term or trunc
+        assert r <= 0
+
+
+def test_gymnasium_agent_object_opponent():
+    from ttt_engine.agents import MCTSAgent
+    env = GameEnv("clobber", opponent=MCTSAgent(simulations=50, seed=1), rows=3, cols=3)
+    obs, info = env.reset(seed=2)
+    assert obs.shape == (2, 3, 3)
+    obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert obs.shape == (2, 3, 3)
+
+
+@pytest.mark.parametrize("game", GAME_KEYS)
+@pytest.mark.parametrize("opponent,side", [("random", 0), ("random", 1), (None, 0)])
+def test_vector_env_next_step_autoreset(game, opponent, side):
+    if opponent is None and side:
+        pytest.skip("self-play has no side")
+    venv = VectorGameEnv(game, num_envs=32, opponent=opponent, agent_side=side, seed=3)
+    assert venv.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    obs, info = venv.reset(seed=4)
+    assert obs.shape == (32, *venv.single_observation_space.shape)
+    prev_done = np.zeros(32, bool)
+    finished = 0
+    start = VectorGameEnv(game, num_envs=1, opponent=None).reset()[0][0]
+    for t in range(300):
+        mask = info["action_mask"]
+        acts = np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in mask], np.int32)
+        obs, rew, term, trunc, info = venv.step(acts)
+        # games that ended last step come back at the start with reward 0 and no flags
+        assert not rew[prev_done].any() and not term[prev_done].any() and not trunc[prev_done].any()
+        if opponent is None or side == 0:
+            for i in np.flatnonzero(prev_done):
+                np.testing.assert_array_equal(obs[i], start)
+        assert set(np.unique(rew)) <= {-1.0, 0.0, 1.0}
+        assert not rew[~(term | trunc)].any()
+        finished += int((term | trunc).sum())
+        prev_done = term | trunc
+        assert (info["action_mask"][~prev_done].any(axis=1)).all()
+    assert finished > 0
+
+
+def test_vector_env_perfect_opponent_and_errors():
+    venv = VectorGameEnv("ttt", num_envs=256, opponent="perfect", seed=0)
+    obs, info = venv.reset()
+    total = []
+    for _ in range(40):
+        acts = np.array([np.random.default_rng(len(total)).choice(np.flatnonzero(m)) if m.any() else 0
+                         for m in info["action_mask"]], np.int32)
+        obs, rew, term, trunc, info = venv.step(acts)
+        total.extend(rew[term].tolist())
+    assert total and max(total) <= 0          # nobody beats the perfect player
+    with pytest.raises(ValueError, match="0..8"):
+        venv.step(np.full(256, 9, np.int32))
+    with pytest.raises(ValueError, match="num_envs"):
+        VectorGameEnv("ttt", num_envs=0)
+    with pytest.raises(ValueError, match="only offered for 'ttt'"):
+        VectorGameEnv("quixo", opponent="perfect")
+    with pytest.raises(ValueError, match="opponent"):
+        VectorGameEnv("ttt", opponent="mcts")
+
+
+@pytest.mark.parametrize("game", GAME_KEYS)
+def test_pettingzoo_api_seed_render(game):
+    opts = {"rows": 4, "cols": 4} if game == "clobber" else {}
+    api_test(pz_envs.env(game=game, **opts), num_cycles=200)
+    seed_test(lambda **kw: pz_envs.env(game=game, **opts, **kw), num_cycles=50)
+    render_test(lambda render_mode=None: pz_envs.env(game=game, render_mode=render_mode, **opts))
+
+
+def test_pettingzoo_rules_and_ttt_numbering():
+    env = pz_envs.env(game="ttt")
+    env.reset(seed=0)
+    for a in (0, 3, 1, 4, 2):           # X takes the top row
+        env.step(a)
+    obs, r, term, trunc, info = env.last()
+    assert term
+    assert env.rewards == {"player_0": 1, "player_1": -1}
+    assert [pz_envs.pettingzoo_ttt_action(a) for a in range(9)] == [0, 3, 6, 1, 4, 7, 2, 5, 8]
+    # an illegal move ends the game with -1 for the mover (the wrapper's rule)
+    env.reset()
+    env.step(4)
+    env.step(4)
+    assert env.terminations["player_1"] and env.rewards["player_1"] == -1
+
+
+def test_pettingzoo_observation_is_the_observers_view():
+    env = pz_envs.raw_env(game="uttt")
+    env.reset()
+    env.step(40)
+    o0 = env.observe("player_0")
+    o1 = env.observe("player_1")
+    assert o0["observation"][0, 4, 4] == 1 and o1["observation"][1, 4, 4] == 1
+    assert not o0["action_mask"].any() and o1["action_mask"].sum() == 8
