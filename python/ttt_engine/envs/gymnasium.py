@@ -38,7 +38,7 @@ def register_envs():
 
 
 def _side_index(game, side):
-    sides = _games.SIDES[game]
+    sides = _games.sides(game)
     if side in (0, 1) and not isinstance(side, bool):
         return int(side)
     if side in sides:
@@ -60,8 +60,9 @@ class GameEnv(gym.Env):
     """One game against an opponent agent, from the learner's side.
 
     ``GameEnv(game="ttt", opponent="random", agent_side=0, render_mode=None,
-    **game_options)``: ``opponent`` is ``"random"``, ``"perfect"`` (TTT
-    only), ``"mcts"`` or any object with ``select_move(board)``;
+    **game_options)``: ``opponent`` is an engine name of the game in the
+    registry ``ttt_engine.games`` (``"random"``, ``"mcts"``, TTT's
+    ``"perfect"``, ...) or any object with ``select_move(board)``;
     ``agent_side`` 0/1 or the side's symbol (``"X"``/``"O"``, Clobber
     ``"B"``/``"W"``).  Observation: int8 planes from the learner's view (see
     docs/envs.md); action: ``Discrete(num_actions)``.  ``reset(seed=...)``
@@ -78,7 +79,11 @@ class GameEnv(gym.Env):
         board = _games.new_board(self.game, self._options)
         self.agent_side = _side_index(self.game, agent_side)
         if isinstance(opponent, str):
-            _games.make_agent(self.game, opponent, seed=0)     # validates the name now
+            engines = _games.get(self.game).engines
+            if opponent not in engines:
+                raise ValueError(f"opponent must be an agent object or one of the "
+                                 f"{self.game} engines {', '.join(map(repr, engines))}; "
+                                 f"got {opponent!r}")
         elif not callable(getattr(opponent, "select_move", None)):
             raise ValueError("opponent must be 'random', 'perfect', 'mcts' or an agent with "
                              f"select_move(board), got {opponent!r}")
@@ -95,13 +100,13 @@ class GameEnv(gym.Env):
 
     # ------------------------------------------------------------------ helpers
     def _new_opponent(self, seed):
-        if isinstance(self._opponent_spec, str):
+        if self.opponent is None:
             self.opponent = _games.make_agent(self.game, self._opponent_spec, seed=seed)
         else:
             _seeded_reset(self.opponent, seed)
 
     def _side_to_move(self):
-        return 0 if self._board.to_move == _games.SIDES[self.game][0] else 1
+        return 0 if self._board.to_move == _games.sides(self.game)[0] else 1
 
     def _outcome(self):
         """(reward for the learner, terminated, truncated) of the board now."""
@@ -110,7 +115,7 @@ class GameEnv(gym.Env):
             return 0.0, False, False
         if w == "draw":
             return 0.0, self.game != "quixo", self.game == "quixo"
-        won = _games.SIDES[self.game].index(w) == self.agent_side
+        won = _games.sides(self.game).index(w) == self.agent_side
         return (1.0 if won else -1.0), True, False
 
     def _opponent_moves(self):

@@ -70,7 +70,7 @@ class raw_env(AECEnv):
         })
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
-        self._sides = _games.SIDES[self.game]
+        self._sides = _games.sides(self.game)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
         self._reset_state()
 
