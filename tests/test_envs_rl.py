@@ -201,3 +201,18 @@ def test_pettingzoo_observation_is_the_observers_view():
     o1 = env.observe("player_1")
     assert o0["observation"][0, 4, 4] == 1 and o1["observation"][1, 4, 4] == 1
     assert not o0["action_mask"].any() and o1["action_mask"].sum() == 8
+
+
+def test_example_learns_to_never_lose(capsys):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "vector_q_learning.py"
+    spec = importlib.util.spec_from_file_location("vector_q_learning", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--steps", "600", "--envs", "1024", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "as X: worst case over every opponent = draw" in out
+    assert "as O: worst case over every opponent = draw" in out
+    assert out.count(" 0 losses") == 2
+    assert "never loses to the perfect player: yes" in out
