@@ -175,6 +175,17 @@ def test_pettingzoo_api_seed_render(game):
     api_test(pz_envs.env(game=game, **opts), num_cycles=200)
     seed_test(lambda **kw: pz_envs.env(game=game, **opts, **kw), num_cycles=50)
     render_test(lambda render_mode=None: pz_envs.env(game=game, render_mode=render_mode, **opts))
+    api_test(pz_envs.wrapped_env(game=game, **opts), num_cycles=100)
+
+
+def test_pettingzoo_order_and_range_errors():
+    e = pz_envs.env(game="quixo", size=3)
+    with pytest.raises(AssertionError, match="reset\(\) needs to be called"):   # PettingZoo's own message
+        e.step(1)
+    e.reset()
+    for bad in (36, -1, 1.5, "x"):
+        with pytest.raises(ValueError, match="0..35"):
+            e.step(bad)
 
 
 def test_pettingzoo_rules_and_ttt_numbering():

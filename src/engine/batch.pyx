@@ -39,7 +39,7 @@ from ttt_engine._core.uttt_actions cimport (
     uttt_action_legal, uttt_write_observation, uttt_write_action_mask,
 )
 from ttt_engine._core.clobber_actions cimport (
-    clobber_action_legal, clobber_action_to_move, clobber_move_to_action,
+    clobber_action_legal, clobber_action_to_move, clobber_random_action,
     clobber_write_observation, clobber_write_action_mask,
 )
 from ttt_engine._core.quixo_actions cimport (
@@ -106,7 +106,7 @@ cdef inline int env_move(const GameState* s, int a) noexcept nogil:
 
 cdef inline int env_random_action(const GameState* s, rng_t* rng) noexcept nogil:
     if GameState is ClobberState:
-        return clobber_move_to_action(s, game_random_move(s, rng))
+        return clobber_random_action(s, rng)
     else:
         return game_random_move(s, rng)
 

@@ -1,9 +1,15 @@
 """PettingZoo AEC environments, one per game (needs the ``[rl]`` extra).
 
-``env(game="ttt", render_mode=None, **game_options)`` returns the raw env
-wrapped like PettingZoo's classic games (``TerminateIllegalWrapper`` with
-reward -1, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``);
-``raw_env`` is the bare AEC env.  Agents ``"player_0"`` (moves first: X, or B
+``env(game="ttt", render_mode=None, **game_options)`` returns the env with
+the rules of PettingZoo's classic wrappers built in: an illegal action ends
+the game with -1 for the mover and 0 for the other (``TerminateIllegalWrapper``),
+an action outside the action space is an error (``AssertOutOfBoundsWrapper``;
+here a ``ValueError`` naming the range), and stepping or observing before
+``reset()`` is an error (``OrderEnforcingWrapper``).  Built in rather than
+wrapped because the wrapper classes forward every attribute through
+``__getattr__``, which costs several times the game itself.  ``raw_env`` is
+the bare AEC env; ``wrapped_env`` applies PettingZoo's own three wrappers to it
+(same behaviour, slower).  Agents ``"player_0"`` (moves first: X, or B
 in Clobber) and ``"player_1"``.  Observations are dicts
 ``{"observation": int8 planes from the observing agent's view,
 "action_mask": int8 [num_actions]}`` (the mask is all zero for the agent not
@@ -23,11 +29,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from ttt_engine._util import check_choice
 from ttt_engine.envs import _games
 
-__all__ = ["env", "raw_env", "pettingzoo_ttt_action"]
+__all__ = ["env", "raw_env", "wrapped_env", "GameAECEnv", "pettingzoo_ttt_action"]
 
 
 def pettingzoo_ttt_action(action):
@@ -37,7 +44,13 @@ def pettingzoo_ttt_action(action):
 
 
 def env(game="ttt", render_mode=None, **game_options):
-    """The AEC env of ``game`` with PettingZoo's standard wrappers."""
+    """The AEC env of ``game`` with the classic wrappers' rules built in."""
+    return GameAECEnv(game=game, render_mode=render_mode, **game_options)
+
+
+def wrapped_env(game="ttt", render_mode=None, **game_options):
+    """``raw_env`` inside PettingZoo's ``TerminateIllegalWrapper(-1)``,
+    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``."""
     e = raw_env(game=game, render_mode=render_mode, **game_options)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
@@ -141,3 +154,56 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
+
+
+class GameAECEnv(raw_env):
+    """``raw_env`` with the rules of PettingZoo's classic wrappers built in
+    (see the module docstring)."""
+
+    def __init__(self, game="ttt", render_mode=None, **game_options):
+        super().__init__(game=game, render_mode=render_mode, **game_options)
+        self._has_reset = False
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed, options=options)
+        self._has_reset = True
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def render(self):
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def step(self, action):
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        try:
+            a = int(action)
+            ok = a == action and 0 <= a < self.num_actions
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"action {action!r} is out of range: {self.game} actions are "
+                             f"0..{self.num_actions - 1}")
+        if not self.board.action_mask()[a]:
+            # the illegal-move rule of TerminateIllegalWrapper(illegal_reward=-1)
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self.rewards[agent] = -1.0
+            self._accumulate_rewards()
+            self._deads_step_first()
+            return
+        super().step(a)
