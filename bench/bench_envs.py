@@ -13,7 +13,6 @@ import random
 
 import numpy as np
 import pytest
-
 from conftest import pedantic_cpu, record_throughput
 from ttt_engine.envs import BatchEnv
 

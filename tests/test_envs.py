@@ -3,7 +3,6 @@ import random
 
 import numpy as np
 import pytest
-
 from ttt_engine._core import clobber, quixo, ttt, uttt
 from ttt_engine.envs import BatchEnv
 from ttt_engine.envs._games import new_board
@@ -293,3 +292,19 @@ def test_views_are_read_only_and_stable():
     assert env.observation.shape == (3, 2, 2, 3)
     assert env.legal_action_mask.shape == (3, 24)
     assert env.rewards.dtype == np.float32 and env.rewards.shape == (3, 2)
+
+
+def test_step_where_leaves_other_games_untouched():
+    env = BatchEnv("quixo", 4, seed=2, size=4)
+    env.step(env.random_actions())
+    before = (env.observation.copy(), env.rewards.copy(), env.current_player.copy())
+    where = np.array([True, False, True, False])
+    acts = env.random_actions().copy()
+    env.step(acts, where=where)
+    for i in (1, 3):
+        np.testing.assert_array_equal(env.observation[i], before[0][i])
+        assert env.current_player[i] == before[2][i]
+    for i in (0, 2):
+        assert env.current_player[i] != before[2][i]
+    with pytest.raises(ValueError, match="where must be a bool array of shape"):
+        env.step(acts, where=[1, 0, 1, 0])

@@ -9,11 +9,11 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
-import ttt_engine.envs  # noqa: E402,F401  (registers the ids)
-from ttt_engine.envs.gymnasium import ENV_IDS, GameEnv, VectorGameEnv  # noqa: E402
-from ttt_engine.envs import pettingzoo as pz_envs  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
+import ttt_engine.envs
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, render_test, seed_test
+from ttt_engine.envs import pettingzoo as pz_envs
+from ttt_engine.envs.gymnasium import ENV_IDS, GameEnv, VectorGameEnv
 
 GAME_KEYS = ["ttt", "uttt", "clobber", "quixo"]
 
@@ -180,7 +180,7 @@ def test_pettingzoo_api_seed_render(game):
 
 def test_pettingzoo_order_and_range_errors():
     e = pz_envs.env(game="quixo", size=3)
-    with pytest.raises(AssertionError, match="reset\(\) needs to be called"):   # PettingZoo's own message
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called"):   # PettingZoo's own message
         e.step(1)
     e.reset()
     for bad in (36, -1, 1.5, "x"):

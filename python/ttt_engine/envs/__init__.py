@@ -17,7 +17,7 @@ finished games: docs/envs.md.
 from ttt_engine._core.batch import BatchEnv
 from ttt_engine.envs._games import GAME_KEYS
 
-__all__ = ["BatchEnv", "GAME_KEYS", "register_envs"]
+__all__ = ["GAME_KEYS", "BatchEnv", "register_envs"]
 
 
 def register_envs():

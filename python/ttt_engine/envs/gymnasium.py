@@ -13,16 +13,16 @@ illegal action ends the episode with -1.  The legal actions are in
 """
 from __future__ import annotations
 
-import numpy as np
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from ttt_engine._core.batch import BatchEnv
 from ttt_engine._util import check_choice, check_int
 from ttt_engine.envs import _games
-from ttt_engine._core.batch import BatchEnv
 
-__all__ = ["GameEnv", "VectorGameEnv", "register_envs", "ENV_IDS"]
+__all__ = ["ENV_IDS", "GameEnv", "VectorGameEnv", "register_envs"]
 
 #: Gymnasium id -> game key
 ENV_IDS = {f"ttt_engine/{_games.env_name(k)}-v0": k for k in _games.GAME_KEYS}

@@ -34,7 +34,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from ttt_engine._util import check_choice
 from ttt_engine.envs import _games
 
-__all__ = ["env", "raw_env", "wrapped_env", "GameAECEnv", "pettingzoo_ttt_action"]
+__all__ = ["GameAECEnv", "env", "pettingzoo_ttt_action", "raw_env", "wrapped_env"]
 
 
 def pettingzoo_ttt_action(action):
