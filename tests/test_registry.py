@@ -230,3 +230,16 @@ def test_solve_scores_a_finished_game_for_the_player_to_move(game):
     r = game.module.solve(b, **kw)
     want = ("draw" if b.winner == "draw" else "win" if b.winner == b.to_move else "loss")
     assert r.value == want and r.best_move is None and r.exact
+
+
+def test_old_uttt_signatures_still_work_with_a_warning():
+    from ttt_engine import uttt
+    with pytest.warns(DeprecationWarning, match=r"perft\(board, depth\)"):
+        assert uttt.perft(2) == 720
+    with pytest.warns(DeprecationWarning):
+        assert uttt.perft(1, uttt.Board()) == 81
+    with pytest.warns(DeprecationWarning, match=r"random_playouts\(board, n, seed\)"):
+        x, o, d, plies = uttt.random_playouts(50, seed=1)
+    assert x + o + d == 50 and plies > 0
+    new = uttt.random_playouts(uttt.Board(), 50, seed=1)
+    assert (new["first_wins"], new["second_wins"], new["draws"]) == (x, o, d)
