@@ -114,9 +114,9 @@ def test_illegal_moves_say_why():
         q.parse_move(b, "c3T")
 
 
-def test_wrong_board_type_is_a_type_error():
+def test_wrong_board_type_is_a_value_error_like_everywhere():
     from ttt_engine import uttt
-    with pytest.raises(TypeError, match="ttt_engine.ttt.Board"):
+    with pytest.raises(ValueError, match="ttt_engine.ttt.Board"):
         games.get("ttt").parse_move(uttt.Board(), "1")
 
 

@@ -96,7 +96,7 @@ class Game:
 
     def _check_board(self, board):
         if not isinstance(board, self.Board):
-            raise TypeError(f"expected a {self.module_name}.Board, got "
+            raise ValueError(f"expected a {self.module_name}.Board, got "
                             f"{type(board).__module__}.{type(board).__name__}")
 
     def _check_notation(self, kw):
