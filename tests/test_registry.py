@@ -128,10 +128,10 @@ def test_perft(game):
     assert [game.module.perft(b, d) for d in (0, 1, 2)] == [1, *PERFT[game.key]]
     with pytest.raises(ValueError, match="depth"):
         game.module.perft(b, -1)
-    with pytest.raises(TypeError, match="Board"):
+    with pytest.raises(ValueError, match="Board"):
         game.module.perft(None, 2)
     other = games.get("ttt" if game.key != "ttt" else "uttt").new_board()
-    with pytest.raises(TypeError, match="Board"):
+    with pytest.raises(ValueError, match="Board"):
         game.module.perft(other, 1)
 
 
@@ -145,7 +145,7 @@ def test_random_playouts(game):
     assert b.ply == 0
     with pytest.raises(ValueError, match="n"):
         game.module.random_playouts(b, -1)
-    with pytest.raises(TypeError, match="Board"):
+    with pytest.raises(ValueError, match="Board"):
         game.module.random_playouts("start", 10)
 
 
@@ -197,7 +197,7 @@ def test_solve_limits(game):
         game.module.solve(b, max_nodes=0)
     with pytest.raises(ValueError, match="time_limit"):
         game.module.solve(b, time_limit=-1)
-    with pytest.raises(TypeError, match="Board"):
+    with pytest.raises(ValueError, match="Board"):
         game.module.solve(None)
 
 
@@ -230,3 +230,16 @@ def test_solve_scores_a_finished_game_for_the_player_to_move(game):
     r = game.module.solve(b, **kw)
     want = ("draw" if b.winner == "draw" else "win" if b.winner == b.to_move else "loss")
     assert r.value == want and r.best_move is None and r.exact
+
+
+def test_old_uttt_signatures_still_work_with_a_warning():
+    from ttt_engine import uttt
+    with pytest.warns(DeprecationWarning, match=r"perft\(board, depth\)"):
+        assert uttt.perft(2) == 720
+    with pytest.warns(DeprecationWarning):
+        assert uttt.perft(1, uttt.Board()) == 81
+    with pytest.warns(DeprecationWarning, match=r"random_playouts\(board, n, seed\)"):
+        x, o, d, plies = uttt.random_playouts(50, seed=1)
+    assert x + o + d == 50 and plies > 0
+    new = uttt.random_playouts(uttt.Board(), 50, seed=1)
+    assert (new["first_wins"], new["second_wins"], new["draws"]) == (x, o, d)

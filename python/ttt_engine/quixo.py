@@ -30,7 +30,7 @@ import sys
 import time
 
 from ttt_engine import _verbs
-from ttt_engine._util import atomic_write, check_int, check_real, check_choice, resolve_seed
+from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
 from ttt_engine._core.quixo import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
 from ttt_engine._core.quixo_play import (
