@@ -9,11 +9,11 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
-import ttt_engine.envs
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, render_test, seed_test
-from ttt_engine.envs import pettingzoo as pz_envs
-from ttt_engine.envs.gymnasium import ENV_IDS, GameEnv, VectorGameEnv
+import ttt_engine.envs  # noqa: E402  (registers the ids)
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
+from ttt_engine.envs import pettingzoo as pz_envs  # noqa: E402
+from ttt_engine.envs.gymnasium import ENV_IDS, GameEnv, VectorGameEnv  # noqa: E402
 
 GAME_KEYS = ["ttt", "uttt", "clobber", "quixo"]
 

@@ -26,7 +26,7 @@ _EXPORTS = {
     "play_match": "ttt_engine.agents",
 }
 # documented submodules, reachable as attributes without an explicit import
-_MODULES = ("games", "ttt", "uttt", "clobber", "quixo", "search", "agents")
+_MODULES = ("games", "ttt", "uttt", "clobber", "quixo", "search", "agents", "envs")
 # further modules kept reachable by attribute for existing code (not listed by dir)
 _OTHER_MODULES = ("qagent", "exact", "plot", "tree_agents", "clobber_play", "uttt_play", "cli")
 
