@@ -134,14 +134,14 @@ def _reference_step(boards, done, actions, autoreset, game, options, cap_truncat
 @pytest.mark.parametrize("autoreset", [False, True])
 @pytest.mark.parametrize("game,options", GAMES, ids=IDS)
 def test_batch_equals_boards_one_by_one(game, options, autoreset):
-    n = 24
+    n = 32
     env = BatchEnv(game, n, seed=7, autoreset=autoreset, **options)
     boards = [new_board(game, options) for _ in range(n)]
     done = [None] * n
     rng = np.random.default_rng(3)
     cap = game == "quixo"
     steps = 0
-    for t in range(250):
+    for t in range(400):
         acts = env.random_actions().copy()
         # one action in 40 is any in-range action (mostly illegal)
         wild = rng.random(n) < 0.025
@@ -167,7 +167,7 @@ def test_batch_equals_boards_one_by_one(game, options, autoreset):
                 assert not env.legal_action_mask[i].any()
             assert env.current_player[i] == (0 if b.to_move in ("X", "B") else 1)
             assert env.boards(i) == b
-    assert steps >= 6000
+    assert steps >= 12_000
 
 
 @pytest.mark.parametrize("game,options", GAMES, ids=IDS)
