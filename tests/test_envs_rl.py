@@ -227,3 +227,36 @@ def test_example_learns_to_never_lose(capsys):
     assert "as O: worst case over every opponent = draw" in out
     assert out.count(" 0 losses") == 2
     assert "never loses to the perfect player: yes" in out
+
+
+@pytest.mark.parametrize("kwargs", [{"agent_side": 1}, {"agent_side": "W", "rows": 3, "cols": 4},
+                                    {"size": 3, "max_plies": 6}])
+def test_gymnasium_check_env_with_options(kwargs):
+    env_id = "ttt_engine/Clobber-v0" if "rows" in kwargs else (
+        "ttt_engine/Quixo-v0" if "size" in kwargs else "ttt_engine/UltimateTicTacToe-v0")
+    check_env(gym.make(env_id, **kwargs).unwrapped, skip_render_check=True)
+
+
+def test_quixo_move_cap_truncates_everywhere():
+    env = gym.make("ttt_engine/Quixo-v0", size=3, max_plies=4)
+    truncated = 0
+    for ep in range(30):
+        obs, info = env.reset(seed=ep)
+        done = False
+        while not done:
+            obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            done = term or trunc
+        truncated += trunc
+        if trunc:
+            assert r == 0.0 and not term
+    assert truncated > 0
+    e = pz_envs.env(game="quixo", size=3, max_plies=4)
+    api_test(e, num_cycles=100)
+    e.reset(seed=0)
+    ends = []
+    for _agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            ends.append((term, trunc, reward))
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert ends == [(False, True, 0), (False, True, 0)]     # 4 plies, no line: both truncated
