@@ -260,3 +260,15 @@ def test_quixo_move_cap_truncates_everywhere():
             ends.append((term, trunc, reward))
         e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     assert ends == [(False, True, 0), (False, True, 0)]     # 4 plies, no line: both truncated
+
+
+def test_compare_envs_script_prints_the_table():
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "bench" / "compare_envs.py"), "--repeat", "1",
+                          "--turns", "300"], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root / "python")})
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("| environment")
+    assert any("BatchEnv('ttt', 4096)" in line for line in lines)
+    assert any("PettingZoo AEC env" in line for line in lines)
