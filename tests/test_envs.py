@@ -7,7 +7,7 @@ from ttt_engine._core import clobber, quixo, ttt, uttt
 from ttt_engine.envs import BatchEnv
 from ttt_engine.envs._games import new_board
 
-GAMES = [("ttt", {}), ("uttt", {}), ("clobber", {}), ("clobber", {"rows": 3, "cols": 7}),
+GAMES = [("ttt", {}), ("uttt", {}), ("uttt", {"tiebreak": True}), ("clobber", {}), ("clobber", {"rows": 3, "cols": 7}),
          ("clobber", {"rows": 1, "cols": 2}), ("clobber", {"rows": 3, "cols": 3}),
          ("clobber", {"rows": 2, "cols": 1}),
          ("clobber", {"rows": 8, "cols": 8}), ("quixo", {}), ("quixo", {"size": 3, "max_plies": 12}),
