@@ -27,13 +27,13 @@ import numpy as np
 
 from ttt_engine._core.rng cimport rng_t, rng_seed
 from ttt_engine._core.game cimport (
-    GameState, game_make, game_status, game_to_move, game_random_move,
+    GameState, game_make, game_status, game_to_move, game_random_move, game_init_tables,
 )
 from ttt_engine._core cimport ttt, uttt, clobber, quixo
-from ttt_engine._core.ttt cimport TTTState, ttt_init_tables
+from ttt_engine._core.ttt cimport TTTState
 from ttt_engine._core.uttt cimport UTTTState
 from ttt_engine._core.clobber cimport ClobberState
-from ttt_engine._core.quixo cimport QuixoState, quixo_init_tables
+from ttt_engine._core.quixo cimport QuixoState
 from ttt_engine._core.ttt_actions cimport ttt_action_legal, ttt_write_observation, ttt_write_action_mask
 from ttt_engine._core.uttt_actions cimport (
     uttt_action_legal, uttt_write_observation, uttt_write_action_mask,
@@ -52,8 +52,7 @@ from ttt_engine._core.clobber import Board as _Clobber
 from ttt_engine._core.quixo import Board as _Quixo
 
 cnp.import_array()
-ttt_init_tables()
-quixo_init_tables()
+game_init_tables()   # every game's lookup tables
 
 cdef enum:
     KIND_TTT = 0
