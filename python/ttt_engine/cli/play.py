@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import CACHE_HELP, build_agent
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
 from ttt_engine.cli._games import (
     GAMES, check_engine_options, engine_help, new_board, notation, resolve_engine,
 )
@@ -18,6 +18,9 @@ from ttt_engine.cli._report import engine_stats, exact_score_text, format_stats
 from ttt_engine.cli.console import Console
 
 __all__ = ["add_parser", "run", "play_one_game", "Table"]
+
+#: Longest text read as a move (longer input is refused without being echoed whole).
+MOVE_TEXT_MAX = 40
 
 
 @dataclass
@@ -102,6 +105,10 @@ def _ask_human_move(table, board, side):
             legal = ("; " if any("," in t for t in texts) else ", ").join(texts)
             console.say(game.legend(board, **table.notation))
             console.say(f"Legal moves: {legal}")
+            continue
+        if len(text) > MOVE_TEXT_MAX:
+            console.say(console.style(f"Not a legal move: {shorten(text)} is too long for a "
+                                      f"move ({len(text)} characters; type {hint})", "red"))
             continue
         try:
             return game.parse_move(board, text, **table.notation)
