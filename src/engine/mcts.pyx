@@ -25,6 +25,9 @@ from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.math cimport sqrtf, logf
 from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 from ttt_engine._core.tree cimport tree_find
 
 from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below
@@ -273,9 +276,11 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
 
 
 cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_limit,
-                       double* elapsed) noexcept nogil:
+                       double* elapsed, interrupt_t* it) noexcept nogil:
     """Simulate until ``sims`` simulations (0 = no limit) or ``time_limit``
-    seconds (<= 0 = no limit) are used up; returns the simulations done."""
+    seconds (<= 0 = no limit) are used up, or ``it`` reports an interrupt
+    (between simulations: the tree stays consistent); returns the simulations
+    done."""
     cdef double t0 = now_monotonic(), deadline = t0 + time_limit
     cdef uint64_t done = 0
     cdef bint timed = time_limit > 0
@@ -286,6 +291,8 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
         if sims and done >= sims:
             break
         if t.nodes[0].visits >= MAX_VISITS:
+            break
+        if interrupt_poll(it):
             break
         if t.solver:
             if t.nodes[0].proven != 0:
@@ -461,8 +468,11 @@ def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double tim
     see ``mcts_reroot``); returns ``(simulations_done, seconds)``."""
     cdef uint64_t done
     cdef double elapsed = 0.0
+    cdef interrupt_t it
+    interrupt_init(&it, 64, NULL)
     with nogil:
-        done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed)
+        done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed, &it)
+    interrupt_finish(&it)
     return done, elapsed
 
 
