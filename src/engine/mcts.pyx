@@ -331,7 +331,9 @@ cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
 
 
 cdef class MCTSTree:
-    """Node arena + RNG for one MCTS player.  Not thread-safe: one search at a time."""
+    """Node arena + RNG for one MCTS player.  One search at a time: a caller
+    that runs several steps on the tree (reroot, search, read the root) holds
+    it with ``acquire()`` / ``release()``, which refuse a second owner."""
 
     def __cinit__(self, int max_nodes, double c, uint64_t seed, int expand_after=0,
                   bint solver=False):
@@ -355,6 +357,17 @@ cdef class MCTSTree:
     def __dealloc__(self):
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
         big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
+
+    def acquire(self, what="MCTS"):
+        """Take the tree for one thread; ``RuntimeError`` if another thread has
+        it (test and set in one step under the GIL: two threads cannot both win)."""
+        if self.busy:
+            raise RuntimeError(f"this {what} is already searching in another thread")
+        self.busy = True
+
+    def release(self):
+        """Give the tree back (see ``acquire``)."""
+        self.busy = False
 
     def clear(self):
         """Drop the whole tree (the RNG stream continues)."""
@@ -463,13 +476,16 @@ cdef class MCTSTree:
         return 0
 
 
-def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double time_limit):
+def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double time_limit,
+                int[::1] stop=None):
     """Run simulations from ``board`` (which must be the tree's root position,
-    see ``mcts_reroot``); returns ``(simulations_done, seconds)``."""
+    see ``mcts_reroot``); returns ``(simulations_done, seconds)``.  Stops early,
+    between simulations, on Ctrl-C (``KeyboardInterrupt``) or when the shared
+    ``stop`` flag of a root-parallel search is set."""
     cdef uint64_t done
     cdef double elapsed = 0.0
     cdef interrupt_t it
-    interrupt_init(&it, 64, NULL)
+    interrupt_init(&it, 64, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
         done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed, &it)
     interrupt_finish(&it)
