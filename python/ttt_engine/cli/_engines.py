@@ -1,0 +1,186 @@
+"""Engines from the command line options (through the registry's
+``Game.make_agent``), and the models learned on first use: kept in the cache
+folder, trained once, loaded at once afterwards."""
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import time
+
+from ttt_engine.cli import _files
+from ttt_engine.cli._errors import EXIT_USAGE, CLIError
+from ttt_engine.cli._games import ENGINE_OPTIONS, learned_kind
+
+__all__ = ["build_agent", "cache_dir", "default_model_path", "engine_seed", "trained_side",
+           "CACHE_ENV", "CACHE_HELP", "DEFAULT_SIMULATIONS"]
+
+CACHE_ENV = "TTT_ENGINE_CACHE_DIR"
+
+#: MCTS simulations per move when neither --simulations nor --time is given
+DEFAULT_SIMULATIONS = 20_000
+
+
+def engine_seed(args, side_index):
+    """Per-side seed derived from --seed so both engines are reproducible."""
+    if args.seed is None:
+        return None
+    return (args.seed * 2 + side_index) % (2**63)
+
+
+def _make(game, name, **kw):
+    try:
+        return game.make_agent(name, **kw)
+    except (ValueError, TypeError) as e:
+        raise CLIError(f"cannot build the {name} engine: {e}", EXIT_USAGE) from None
+
+
+def build_agent(game, name, args, side_index, board, console):
+    """Engine ``name`` of ``game`` for side ``side_index`` with the options of
+    ``args`` that it takes (``check_engine_options`` has refused the others);
+    ``board`` is the start position (its size picks a learned engine's file)."""
+    engine = game.engines[name]
+    kind = learned_kind(engine)
+    if kind == "model":
+        return load_or_train(game, name, args, game.sides[side_index], console)
+    if kind == "values":
+        return _values_engine(game, name, args, side_index, board, console)
+    kw = {}
+    for key, budget in ENGINE_OPTIONS.values():
+        value = getattr(args, key, None)
+        if value is not None and key in (engine.budgets if budget else engine.extra):
+            kw[key] = value
+    if "simulations" in engine.budgets and args.simulations is None and args.time is None:
+        kw["simulations"] = DEFAULT_SIMULATIONS
+    return _make(game, name, seed=engine_seed(args, side_index), **kw)
+
+
+# ---------------------------------------------------------------------------- model cache
+CACHE_HELP = textwrap.fill(
+    f"Learned engines keep their model in ${CACHE_ENV} if set, else in "
+    "$XDG_CACHE_HOME/ttt_engine, else in ~/.cache/ttt_engine; the first run trains and "
+    "saves it (creating that folder, and saying so), later runs load it at once.", 79)
+
+
+def cache_dir():
+    """``$TTT_ENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttt_engine``, else
+    ``~/.cache/ttt_engine``."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ttt_engine")
+
+
+def default_model_path(game_key="ttt", engine="q"):
+    """The cache file of a learned engine's model (``ttt-q.npz``: the model
+    ``play --opponent q`` loads and ``train`` writes by default)."""
+    return os.path.join(cache_dir(), f"{game_key}-{engine}.npz")
+
+
+def _output(args, console, default_path, what):
+    """The file a learned engine writes: ``--model`` (its folder must exist) or the
+    cache file (its folder is created, and the console says so); checked to be
+    writable before any work."""
+    if args.model:
+        return _files.check_output(args.model, what)
+    return _files.check_output(default_path, what, create_folder=console)
+
+
+def _label(engine):
+    """What an engine learns, for messages: "tabular Q-learning model"."""
+    return engine.help.split(" (")[0] + " model"
+
+
+def _train(game, name, args, console, path):
+    label = _label(game.engines[name])
+    episodes = args.train_episodes
+    what = f"{episodes:,} episodes" if episodes else "default settings"
+    console.say(f"Training a {label} ({what}); this happens once.")
+    t0 = time.perf_counter()
+    agent = _make(game, name, seed=args.seed, episodes=episodes, progress=True)
+    dt = time.perf_counter() - t0
+    _files.save(agent.save, path, "model file")
+    console.say(f"Trained in {dt:.1f} s; saved to {path} (the next run loads it at once).")
+    return agent
+
+
+def load_or_train(game, name, args, side, console):
+    """Seed 000's start-up: load the saved model (``--model`` or the cache), else
+    train one and save it; ``--retrain`` trains anew.  The output is checked
+    before any training."""
+    label = _label(game.engines[name])
+    path = args.model or default_model_path(game.key, name)
+
+    def train():
+        return _train(game, name, args, console, _output(args, console, path, "model file"))
+
+    if args.retrain:
+        return train()
+    if not os.path.exists(path):
+        if args.model:      # a path the user typed: maybe a typo, so ask first
+            console.say(f"No model file at {path}.")
+            if not console.yes_no("Train a new model and save it there?", default=True):
+                raise CLIError(f"no model file at {path}") from None
+        else:               # the first run: train, save, play
+            console.say(f"No saved {label} yet ({path}).")
+        return train()
+    try:
+        agent = game.make_agent(name, model=path)
+    except (ValueError, OSError) as e:
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        console.say(f"The model file {path} cannot be used: {reason}")
+        if console.yes_no("Train a new model and overwrite it?", default=True):
+            return train()
+        raise CLIError(f"no usable {label} (use --retrain, or --model PATH)") from None
+    console.say(f"Loaded the {label} from {path}.")
+    trained = trained_side(agent)
+    if trained is not None and trained != side:
+        console.say(f"note: this model learned to play {trained} against a random player; "
+                    f"here it plays {side}.")
+    return agent
+
+
+def trained_side(agent, requested=None):
+    """"X"/"O" for a model that learned one side against random, None for both sides."""
+    side = getattr(agent, "side", None) or requested
+    mode = (getattr(agent, "hyperparameters", None) or {}).get("mode")
+    if mode not in (None, "random") or side not in ("X", "O"):
+        return None
+    return side
+
+
+def _values(game, args, console, size):
+    """State values for a value engine: loaded from the cache (or --model), else
+    collected from random games and saved."""
+    mod = game.module
+    tag = f"-{size}x{size}" if size else ""
+    path = args.model or os.path.join(cache_dir(), f"{game.key}-states{tag}.json")
+    games = args.train_episodes or 100_000
+    if os.path.exists(path) and not args.retrain:
+        try:
+            table = mod.load_values(path)
+            console.say(f"Loaded {game.title} state values from {path} ({len(table):,} "
+                        "states).")
+            return table
+        except (ValueError, OSError) as e:
+            console.say(f"The state-value file {path} cannot be used: {e}")
+            if not console.yes_no("Collect new values and overwrite it?", default=True):
+                raise CLIError(f"no usable {game.title} state values (use --retrain, or "
+                               "--model PATH)") from None
+    elif not args.retrain:
+        console.say(f"No saved {game.title} state values yet ({path}).")
+    path = _output(args, console, path, "state-value file")
+    console.say(f"Scoring the states of {games:,} random games; this happens once.")
+    t0 = time.perf_counter()
+    kw = {"size": size} if size else {}
+    table, _res = mod.collect_values(games, seed=args.seed, progress=sys.stderr.isatty(), **kw)
+    _files.save(lambda p: mod.save_values(table, p), path, "state-value file")
+    console.say(f"Collected {len(table):,} states in {time.perf_counter() - t0:.1f} s; saved to "
+                f"{path} (the next run loads it at once).")
+    return table
+
+
+def _values_engine(game, name, args, side_index, board, console):
+    table = _values(game, args, console, getattr(board, "size", None))
+    return _make(game, name, seed=engine_seed(args, side_index), values=table)

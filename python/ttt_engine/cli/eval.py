@@ -1,0 +1,131 @@
+"""``ttt-engine eval``: a saved model or an engine against another engine, a
+wins/draws/losses table per side."""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._engines import build_agent
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._games import (
+    GAMES, check_engine_options, engine_help, learned_kind, new_board, resolve_engine,
+)
+from ttt_engine.cli._report import pct, table
+from ttt_engine.cli.console import Console
+
+__all__ = ["add_parser", "run"]
+
+
+def _play_games(game, start, agent_a, agent_b, n, a_side):
+    """Games from ``start`` where agent_a plays ``a_side``: (wins, draws, losses)
+    for agent_a."""
+    b_side = game.sides[1] if a_side == game.sides[0] else game.sides[0]
+    agents = {a_side: agent_a, b_side: agent_b}
+    wins = draws = losses = 0
+    for _ in range(n):
+        board = start.copy()
+        for agent in (agent_a, agent_b):
+            if hasattr(agent, "reset"):     # learned agents have no per-game state
+                agent.reset()
+        while not board.is_terminal():
+            board.push(agents[board.to_move].select_move(board.copy()))
+        if board.winner == "draw":
+            draws += 1
+        elif board.winner == a_side:
+            wins += 1
+        else:
+            losses += 1
+    return wins, draws, losses
+
+
+def _model_engine(game):
+    """The engine of ``game`` that plays a saved model (``--model``)."""
+    for name, engine in game.engines.items():
+        if learned_kind(engine) == "model":
+            return name
+    raise CLIError(f"--model does not apply to {game.title}: none of its engines plays a "
+                   "saved model", EXIT_USAGE)
+
+
+def _load_model(game, name, path):
+    if not os.path.exists(path):
+        raise CLIError(f"no model file at {path}")
+    try:
+        return game.make_agent(name, model=path)
+    except (ValueError, OSError) as e:
+        raise CLIError(f"the model file {path} cannot be used: {e}") from None
+
+
+def _sides(game, text):
+    if text.lower() == "both":
+        return list(game.sides)
+    if text.upper() not in game.sides:
+        raise CLIError(f"--side must be one of {', '.join(game.sides)} or both; got "
+                       f"{shorten(text)}", EXIT_USAGE)
+    return [text.upper()]
+
+
+def _row(name, w, d, l):  # noqa: E741 - wins, draws, losses
+    n = w + d + l
+    return [name, f"{n:,}", f"{w:,}", f"{d:,}", f"{l:,}", pct(w, n), pct(d, n), pct(l, n)]
+
+
+def run(args):
+    """Play the games and print the table; returns the exit status."""
+    console = Console.for_args(args)
+    game = GAMES[args.game]
+    if args.model and args.engine:
+        raise CLIError("give either --model or --engine, not both", EXIT_USAGE)
+    sides = _sides(game, args.side)
+    resolve_engine(game, args.against, "--against")
+    if args.model:
+        name = _model_engine(game)
+    else:
+        name = resolve_engine(game, args.engine or game.default_engine, "--engine").name
+    check_engine_options(game, [name, args.against], args)
+    start = new_board(game, args)
+    rows = []
+    total = [0, 0, 0]
+    t0 = time.perf_counter()
+    for side in sides:
+        side_index = game.sides.index(side)
+        if args.model:
+            player = _load_model(game, name, args.model)
+            label = f"model {os.path.basename(args.model)}"
+        else:
+            player = build_agent(game, name, args, side_index, start, console)
+            label = name
+        opponent = build_agent(game, args.against, args, 1 - side_index, start, console)
+        wdl = _play_games(game, start, player, opponent, args.games, side)
+        total = [t + x for t, x in zip(total, wdl)]
+        rows.append(_row(f"{label} as {side}", *wdl))
+    if len(sides) > 1:
+        rows.append(_row("total", *total))
+    console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s")
+    console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
+    return EXIT_OK
+
+
+def add_parser(subparsers):
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "eval", formatter_class=fmt,
+        help="evaluate a saved model or an engine: W/D/L table",
+        description="Play a saved Q-learning model (--model) or an engine (--engine) against "
+                    "another\nengine (--against) and print wins/draws/losses.",
+        epilog="engines per game:\n" + engine_help() + "\n\nexamples:\n"
+               f"  {PROG} eval --model ~/.cache/ttt_engine/ttt-q.npz --against perfect\n"
+               f"  {PROG} eval --engine mcts --simulations 2000 --against random --games 200")
+    O.add_common(p, GAMES)
+    p.add_argument("--engine", metavar="ENGINE", help="engine to evaluate")
+    p.add_argument("--against", metavar="ENGINE", default="random",
+                   help="opponent engine (default random)")
+    p.add_argument("--games", type=O.count(1, O.MAX_GAMES), default=1000, metavar="N",
+                   help="games per side (default 1000)")
+    p.add_argument("--side", default="both", metavar="SIDE",
+                   help="side of the evaluated player: X, O or both (default)")
+    O.add_engine_options(p)
+    p.set_defaults(run=run)
+    return p

@@ -1,0 +1,241 @@
+"""``ttt-engine play``: a game against an engine in the console, or two engines
+watched; every game of the registry (``ttt_engine.games``), every engine of
+the game.  The registry reads, writes and draws the moves; this module runs
+the games, the prompts and the score."""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._engines import CACHE_HELP, build_agent
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._games import (
+    GAMES, check_engine_options, engine_help, new_board, notation, resolve_engine,
+)
+from ttt_engine.cli._report import engine_stats, exact_score_text, format_stats
+from ttt_engine.cli.console import Console
+
+__all__ = ["add_parser", "run", "play_one_game", "Table"]
+
+#: Longest text read as a move (longer input is refused without being echoed whole).
+MOVE_TEXT_MAX = 40
+
+
+@dataclass
+class Table:
+    """One game set up from the command line: the registry's game, the start
+    position, the move notation and the console."""
+    game: object
+    start: object
+    notation: dict
+    console: Console
+    verbose: bool = False
+
+    def draw(self, board, last=None):
+        self.console.say(self.game.draw(board, self.console.style, last, **self.notation))
+
+    def move_text(self, board, move):
+        return self.game.move_to_str(board, move, **self.notation)
+
+
+def _result_line(winner, names, style):
+    """``names``: symbol -> display name."""
+    if winner == "draw":
+        return style("Draw.", "bold", "yellow")
+    if winner is None:
+        return "Game not finished."
+    return style(f"{winner} wins: {names[winner]}.", "bold", "green")
+
+
+def _stats_text(agent, board, move, elapsed):
+    stats = engine_stats(agent)
+    if stats is None and hasattr(agent, "move_scores"):
+        stats = {"exact": exact_score_text(agent.move_scores(board)[move])}
+    elif stats is None and hasattr(agent, "q_values"):
+        stats = {"Q": float(agent.q_values(board)[move])}
+    return format_stats(stats, elapsed)
+
+
+def play_one_game(table, agents, names, delay=0.0):
+    """Play one game from ``table.start``; ``agents``: symbol -> agent (None for
+    the person at the console).  Returns the winner symbol (or "draw")."""
+    console, style = table.console, table.console.style
+    board = table.start.copy()
+    last = None
+    for agent in agents.values():
+        if agent is not None and hasattr(agent, "reset"):
+            agent.reset()
+    console.say()
+    table.draw(board)
+    while not board.is_terminal():
+        side = board.to_move
+        agent = agents[side]
+        if agent is None:
+            move = _ask_human_move(table, board, side)
+        else:
+            t0 = time.perf_counter()
+            move = agent.select_move(board.copy())
+            elapsed = time.perf_counter() - t0
+            line = f"{names[side]} ({side}) plays {style(table.move_text(board, move), 'bold')}"
+            if table.verbose:
+                line += f"  [{_stats_text(agent, board, move, elapsed)}]"
+            console.say(line)
+            if delay:
+                time.sleep(delay)
+        try:
+            board.push(move)
+        except ValueError as e:  # an engine returned an illegal move: a bug, say it plainly
+            raise CLIError(f"{names[side]} returned an illegal move: {e}") from None
+        last = move
+        console.say()
+        table.draw(board, last)
+    console.say(_result_line(board.winner, names, style))
+    return board.winner
+
+
+def _ask_human_move(table, board, side):
+    console, game = table.console, table.game
+    hint = game.prompt_hint(board, **table.notation)
+    while True:
+        text = console.ask(f"Your move ({side}) [{hint}]: ")
+        if text in ("?", "h", "help"):
+            texts = [table.move_text(board, m) for m in board.legal_moves]
+            legal = ("; " if any("," in t for t in texts) else ", ").join(texts)
+            console.say(game.legend(board, **table.notation))
+            console.say(f"Legal moves: {legal}")
+            continue
+        if len(text) > MOVE_TEXT_MAX:
+            console.say(console.style(f"Not a legal move: {shorten(text)} is too long for a "
+                                      f"move ({len(text)} characters; type {hint})", "red"))
+            continue
+        try:
+            return game.parse_move(board, text, **table.notation)
+        except ValueError as e:
+            console.say(console.style(f"Not a legal move: {e}", "red"))
+
+
+def _sides(game, args):
+    """The symbol of "you" (or the watched engine) in the first game."""
+    first, second = game.sides
+    you = None
+    if args.side is not None:
+        you = args.side.upper()
+        if you not in game.sides:
+            raise CLIError(f"--side must be one of {', '.join(game.sides)} for {game.title}; "
+                           f"got {args.side!r:.40}", EXIT_USAGE)
+    if args.first is not None:
+        wanted = first if args.first in ("you", "alternate") else second
+        if you is not None and you != wanted:
+            raise CLIError(f"--side {you} contradicts --first {args.first} "
+                           f"({first} always moves first in {game.title})", EXIT_USAGE)
+        you = wanted
+    return you or first
+
+
+def run(args):
+    """Play the games; returns the exit status."""
+    console = Console.for_args(args)
+    game = GAMES[args.game]
+    opp_name = args.opponent or game.default_engine
+    resolve_engine(game, opp_name)
+    watch = args.watch is not None
+    if watch:
+        resolve_engine(game, args.watch, "--watch")
+    elif args.delay is not None:
+        raise CLIError("--delay applies to watching two engines (--watch ENGINE)", EXIT_USAGE)
+    check_engine_options(game, [opp_name] + ([args.watch] if watch else []), args)
+    you = _sides(game, args)
+    first, second = game.sides
+    alternate = args.first == "alternate"
+    if args.board == "-":
+        raise CLIError("--board - cannot be used with play: the moves are read from stdin; "
+                       "give a file", EXIT_USAGE)
+    table = Table(game, new_board(game, args), notation(game, args), console, args.verbose)
+    if not watch:
+        console.say(console.style(f"{game.title}: you against the {opp_name} engine.", "bold"))
+        console.say(game.legend(table.start, **table.notation))
+    cache = {}
+
+    def agent_for(name, symbol):
+        key = (name, symbol)
+        if key not in cache:
+            cache[key] = build_agent(game, name, args, game.sides.index(symbol), table.start,
+                                     console)
+        return cache[key]
+
+    score = {"you": 0, "them": 0, "draw": 0}
+    you_label = f"{args.watch} (watched)" if watch else "you"
+    them_label = opp_name if not watch or args.watch != opp_name else f"{opp_name} (opponent)"
+    games_played = 0
+    while True:
+        them = second if you == first else first
+        agents = {you: agent_for(args.watch, you) if watch else None,
+                  them: agent_for(opp_name, them)}
+        names = {you: you_label, them: them_label}
+        if watch:
+            console.say(f"\n{names[first]} ({first}) against {names[second]} ({second}).")
+        winner = play_one_game(table, agents, names, delay=args.delay or 0.0)
+        games_played += 1
+        if winner == "draw":
+            score["draw"] += 1
+        elif winner == you:
+            score["you"] += 1
+        else:
+            score["them"] += 1
+        console.say(f"Score: {you_label} {score['you']}, {them_label} {score['them']}, "
+                    f"draws {score['draw']}")
+        if args.games is not None:
+            if games_played >= args.games:
+                return EXIT_OK
+        elif not console.yes_no("Play again?"):
+            console.say("Bye.")
+            return EXIT_OK
+        if alternate:
+            you = them
+
+
+def add_parser(subparsers):
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "play", formatter_class=fmt,
+        help="play against an engine, or watch two engines",
+        description="Play a game against an engine in the console, or watch two engines.\n\n"
+                    "Tic-Tac-Toe cells are numbered 1-9 like a phone keypad (7 8 9 is the "
+                    "bottom row);\n--zero-based uses 0-8. The "
+                    "board is drawn after\nevery move with the numbers of the free cells. "
+                    "At the prompt: a move, ? for the\nlegal moves, q to quit. Ctrl-D ends "
+                    "(status 0), Ctrl-C interrupts (status 130).",
+        epilog="engines per game:\n" + engine_help() + "\n\n" + CACHE_HELP + "\n\nexamples:\n"
+               f"  {PROG} play                          you (X) against the perfect engine\n"
+               f"  {PROG} play --opponent q --side O    the Q-learning engine moves first\n"
+               f"  {PROG} play --opponent mcts --time 0.5 --verbose\n"
+               f"  {PROG} play --watch random --opponent perfect --games 3")
+    O.add_common(p, GAMES)
+    p.add_argument("--opponent", metavar="ENGINE",
+                   help="the engine you play against (see the list below)")
+    p.add_argument("--watch", metavar="ENGINE",
+                   help="engine vs engine: ENGINE plays your side against --opponent")
+    p.add_argument("--side", metavar="SIDE",
+                   help="your side (ttt/uttt/quixo: X or O; X moves first); default: first")
+    p.add_argument("--first", choices=("you", "engine", "alternate"),
+                   help="who moves first; 'alternate' swaps sides after each game")
+    p.add_argument("--games", type=O.count(1, O.MAX_GAMES), metavar="N",
+                   help="play N games and stop (no 'play again?' question)")
+    p.add_argument("--delay", type=O.seconds(0, O.MAX_DELAY, lo_open=False), metavar="SECONDS",
+                   help="pause after each engine move when watching (default 0)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="show the engine's statistics (simulations, nodes, value, time)")
+    p.add_argument("--zero-based", action="store_true",
+                   help="Tic-Tac-Toe: number cells 0-8 instead of 1-9")
+    p.add_argument("--size", metavar="SIZE",
+                   help="board size: Clobber ROWSxCOLS (default 6x5, up to 8x8), "
+                        "Quixo 3, 4 or 5 (default 5)")
+    p.add_argument("--board", metavar="FILE",
+                   help="start position from a file: Clobber rows of B, W, _; Quixo the "
+                        "25-character string; UTTT Board.to_string() (81 cells, ':', forced "
+                        "board or *)")
+    O.add_engine_options(p)
+    p.set_defaults(run=run)
+    return p
