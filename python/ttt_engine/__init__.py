@@ -17,10 +17,12 @@ __version__ = "0.1.0"
 # mcts are the Cython modules' names in this package.)
 from ttt_engine.search import SearchResult, solve, optimal_moves, MCTS  # noqa: E402
 from ttt_engine.agents import (  # noqa: E402
-    RandomAgent, PerfectAgent, MCTSAgent, AlphaBetaAgent, play_match,
+    RandomAgent, PerfectAgent, MCTSAgent, AlphaBetaAgent, MinimaxAgent, play_match,
 )
+from ttt_engine._modelfile import load  # noqa: E402
 
 __all__ += [
     "SearchResult", "solve", "optimal_moves", "MCTS",
-    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "play_match",
+    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "MinimaxAgent", "play_match",
+    "load",
 ]
