@@ -15,7 +15,6 @@ the same table fields plus ``epsilon``, ``unknown``, ``exact_terminal`` and
 """
 from __future__ import annotations
 
-import math
 import os
 import zipfile
 
@@ -33,48 +32,23 @@ _FORMATS = ("binary", "json")
 BYTES_PER_STATE = {"binary": 5.5, "json": 47.1}
 
 
-def _key_bytes(size):
-    return (math.ceil(size * size * math.log2(3)) + 7) // 8
-
-
-def _encode_keys(keys, size):
-    mine = keys & np.uint64(0x1FFFFFF)
-    theirs = keys >> np.uint64(25)
-    code = np.zeros(len(keys), dtype=np.uint64)
-    weight = np.uint64(1)
-    for cell in range(size * size):
-        bit = np.uint64(1 << cell)
-        digit = ((mine & bit) != 0).astype(np.uint64) + 2 * ((theirs & bit) != 0).astype(np.uint64)
-        code += digit * weight
-        weight *= np.uint64(3)
-    nb = _key_bytes(size)
-    return np.ascontiguousarray(code.view(np.uint8).reshape(-1, 8)[:, :nb])
-
-
 def _decode_keys(cells, size, path):
-    nb = _key_bytes(size)
-    if cells.ndim != 2 or cells.shape[1] != nb or cells.dtype != np.uint8:
-        raise ValueError(f"{path}: cells must be a uint8 array of shape (states, {nb}), "
-                         f"got dtype {cells.dtype} shape {cells.shape}")
-    padded = np.zeros((len(cells), 8), dtype=np.uint8)
-    padded[:, :nb] = cells
-    code = padded.view(np.uint64).ravel()
-    if (code >= np.uint64(3 ** (size * size))).any():
-        i = int(np.argmax(code >= np.uint64(3 ** (size * size))))
-        raise ValueError(f"{path}: state {i} is not a {size}x{size} board code")
-    keys = np.zeros(len(code), dtype=np.uint64)
-    for cell in range(size * size):
-        digit = code % np.uint64(3)
-        code //= np.uint64(3)
-        keys |= (digit == 1).astype(np.uint64) << np.uint64(cell)
-        keys |= (digit == 2).astype(np.uint64) << np.uint64(25 + cell)
+    from ttt_engine.quixo import ValueTable
+    if cells.dtype != np.uint8:
+        raise ValueError(f"{path}: cells must be a uint8 array, got dtype {cells.dtype}")
+    try:
+        keys, bad = ValueTable.keys_from_base3(cells, size)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    if bad >= 0:
+        raise ValueError(f"{path}: state {bad} is not a {size}x{size} board code")
     return keys
 
 
 def _table_arrays(table):
-    keys, sums, counts = table.to_arrays()
+    _keys, sums, counts = table.to_arrays()
     return {"size": np.int64(table.size), "symmetric": np.bool_(table.symmetric),
-            "states": np.int64(len(keys)), "cells": _encode_keys(keys, table.size),
+            "states": np.int64(len(sums)), "cells": table.to_base3(),
             "sums": sums, "counts": counts}
 
 

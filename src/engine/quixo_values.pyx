@@ -34,6 +34,11 @@ cnp.import_array()
 quixo_init_tables()
 
 
+cdef inline int base3_bytes(int n) noexcept nogil:
+    """Bytes that hold a base-3 number of n*n digits (3x3: 2, 4x4: 4, 5x5: 5)."""
+    return 2 if n == 3 else (4 if n == 4 else 5)
+
+
 # ---------------------------------------------------------------------- symmetries
 # qx_symbyte[n][t][j][v]: image under symmetry t of the cells 8j..8j+7 set in byte v
 cdef uint32_t qx_symbyte[6][8][4][256]
@@ -360,6 +365,66 @@ cdef class ValueTable:
         if err == 2:
             raise ValueError(f"entry {i2} repeats key {int(kv[i2]):#x}")
         return t
+
+    def to_base3(self):
+        """The keys as base-3 numbers (cell ``r * n + c`` the digit of weight
+        ``3**(r*n+c)``: 0 blank, 1 the mover's cube, 2 the opponent's), each
+        little-endian in the fewest bytes that hold ``3**(n*n) - 1`` (5 on
+        5x5): a ``uint8`` array ``[states, bytes]`` in insertion order."""
+        cdef int cells = self.size * self.size, nb = base3_bytes(self.size), c, j
+        cdef uint64_t i, k, code, w
+        out = np.empty((self.t.size, nb), dtype=np.uint8)
+        cdef unsigned char[:, ::1] o = out
+        with nogil:
+            for i in range(self.t.size):
+                k = self.t.keys[i]
+                code = 0
+                w = 1
+                for c in range(cells):
+                    if (k >> c) & 1:
+                        code += w
+                    elif (k >> (25 + c)) & 1:
+                        code += 2 * w
+                    w *= 3
+                for j in range(nb):
+                    o[i, j] = <unsigned char>(code >> (8 * j))
+        return out
+
+    @staticmethod
+    def keys_from_base3(cells, size):
+        """Inverse of ``to_base3``: ``(keys, bad)`` with ``keys`` uint64 and
+        ``bad`` the index of the first number that is not a board code (-1: none)."""
+        if int(size) not in (3, 4, 5):
+            raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
+        cdef int n = int(size), ncell = n * n, nb = base3_bytes(n), c, j
+        arr = np.ascontiguousarray(cells, dtype=np.uint8)
+        if arr.ndim != 2 or arr.shape[1] != nb:
+            raise ValueError(f"cells must have shape (states, {nb}), got {np.shape(cells)}")
+        cdef const unsigned char[:, ::1] a = arr
+        keys = np.empty(arr.shape[0], dtype=np.uint64)
+        cdef uint64_t[::1] kv = keys
+        cdef Py_ssize_t i, bad = -1
+        cdef uint64_t code, k, limit = 1, digit
+        for c in range(ncell):
+            limit *= 3
+        with nogil:
+            for i in range(a.shape[0]):
+                code = 0
+                for j in range(nb):
+                    code |= (<uint64_t>a[i, j]) << (8 * j)
+                if code >= limit:
+                    bad = i
+                    break
+                k = 0
+                for c in range(ncell):
+                    digit = code % 3
+                    code = code // 3
+                    if digit == 1:
+                        k |= (<uint64_t>1) << c
+                    elif digit == 2:
+                        k |= (<uint64_t>1) << (25 + c)
+                kv[i] = k
+        return keys, bad
 
     def __reduce__(self):
         keys, sums, counts = self.to_arrays()
