@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ttt_engine import _util
+from ttt_engine._agent import no_budget
 from ttt_engine._core import qlearning as _ql
 from ttt_engine.ttt import Board
 
@@ -87,8 +88,10 @@ class QAgent:
     highest Q, the lowest cell among ties: the same rule as training and
     :func:`evaluate`.
 
-    Agent protocol (shared with the search agents): ``select_move(board)`` and
-    ``name``.
+    Agent protocol (shared with the search agents): ``select_move(board)``,
+    ``name`` and ``reset()``; the budget keywords ``simulations``/``time``/
+    ``depth`` do not apply (None); ``seed`` is the training seed.  Pickles
+    with its table; ``save``/``load`` write and read model files.
 
     Attributes: ``q``, ``name``, ``hyperparameters`` (dict), ``episodes``
     (trained so far), ``seed`` (resolved training seed or None), ``side``,
@@ -103,7 +106,8 @@ class QAgent:
 
     def __init__(self, q=None, *, name="Q-learning", hyperparameters=None, episodes=0,
                  seed=None, side="O", shaping=False, history=None, mode="random",
-                 symmetry=False):
+                 symmetry=False, simulations=None, time=None, depth=None):
+        no_budget("QAgent", simulations=simulations, time=time, depth=depth)
         self.q = np.zeros(Q_SHAPE) if q is None else _check_q(q)
         self.name = str(name)
         self.hyperparameters = dict(hyperparameters or {})

@@ -1,9 +1,11 @@
 """Quixo: the board, tournaments, discounted state values, the epsilon-greedy
 value agent, and the seed's stages A/B/C (``python -m ttt_engine.quixo stages``).
 
-The fast parts are Cython (``quixo.pxd`` core, ``quixo_board.pyx`` Board,
-``quixo_play.pyx`` tournaments and value tables, ``quixo_solve.pyx`` exact
-solver); this module validates input and wires them together.
+The fast parts are Cython (``quixo.pxd`` core and ``quixo.pyx`` Board,
+``quixo_values.pyx`` the value table, ``quixo_agents.pyx`` the agents,
+``quixo_tournament.pyx`` the C tournament runner, ``quixo_solve.pyx`` the
+exact solver); this module validates input and wires them together.  Value
+files: ``_quixo_files`` (binary by default, JSON as an export).
 
 Rules (5x5 by default, 3x3 and 4x4 too): X moves first.  A move takes a cube
 from the outer ring that is blank or shows the mover's symbol, turns it to the
@@ -39,7 +41,8 @@ from ttt_engine._core.quixo_tournament import run_games as _run_games, random_ga
 __all__ = [
     "Board", "move_to_str", "parse_move", "perft", "ValueTable", "Agent", "RandomAgent",
     "GreedyValueAgent", "HeuristicAgent", "run_games", "collect_values", "save_values",
-    "load_values", "stages", "main", "DEFAULT_MAX_PLIES",
+    "load_values", "estimate_value_file_size", "random_games_per_second", "stages", "main",
+    "DEFAULT_MAX_PLIES",
 ]
 
 
@@ -108,6 +111,14 @@ def save_values(table, path, format=None):
     return _qfiles.save_values(table, path, format)
 
 
+def estimate_value_file_size(games, format="binary"):
+    """Approximate bytes of the value file of ``games`` 5x5 games (about 40
+    new states a game from random play), to say what will be written before
+    collecting."""
+    games = check_int("games", games, min=0)
+    return _qfiles.estimate_bytes(games * 40, format)
+
+
 def load_values(path, symmetric=False):
     """Read a value file, binary or JSON (told apart by content), into a
     ``ValueTable``; ``ValueError`` naming what is wrong (for JSON the byte
@@ -173,8 +184,8 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
     greedy_path = os.path.join(out_dir, "states_greedy" + ext)
 
     def announce(games, path):
-        est = _qfiles.estimate_bytes(games * 40, format)      # ~40 new states a game
-        out(f"  writes {path} ({format}, about {est / 1e6:,.0f} MB for {games:,} games)")
+        est = estimate_value_file_size(games, format)
+        out(f"  writes {path} ({format}, about {est / 1e6:,.1f} MB for {games:,} games)")
     common = dict(size=size, max_plies=max_plies, progress=progress)
     results = {"seed": seed}
     table = None
