@@ -32,7 +32,7 @@ def no_budget(cls_name, **budgets):
                              f"(pass None), got {value!r}")
 
 
-def alias(cls_name, name, value, old_name, old_value, *, stacklevel=4):
+def alias(cls_name, name, value, old_name, old_value, *, stacklevel=3):
     """The value of keyword ``name``, taking the deprecated ``old_name`` if it
     was given instead (with a ``DeprecationWarning``); both given: ``ValueError``."""
     if old_value is None:
@@ -56,12 +56,11 @@ class Agent:
 
     Subclasses implement ``select_move(board)``, set ``self.name`` and return
     their constructor keywords from ``_config()``; agents that learn override
-    ``_state()`` / ``_set_state(state)``.
+    ``_state()`` / ``_set_state(state)``; agents that search keep a
+    ``last_stats`` dict (agents that do not search have no such attribute).
     """
 
     name = "agent"
-    #: statistics of the last ``select_move`` (searching agents), else ``{}``
-    last_stats = {}
 
     def select_move(self, board):  # pragma: no cover - every agent overrides it
         raise NotImplementedError

@@ -36,7 +36,7 @@ class _TreeLearnerAgent(Agent):
         if iterations is not None:
             iterations = check_int("iterations", iterations, min=1)
         simulations = alias(cls, "simulations", simulations, "iterations", iterations,
-                            stacklevel=5)
+                            stacklevel=4)
         self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
         self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
         if self.simulations is None and self.time is None:
