@@ -28,9 +28,6 @@ cdef struct VTab:
 
 cdef uint64_t qx_canonical(int n, uint64_t key) noexcept nogil
 cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil
-cdef int64_t vt_slot(VTab* t, uint64_t key) noexcept nogil
-cdef int vt_add(VTab* t, uint64_t key, double score) noexcept nogil
-cdef int vt_put(VTab* t, uint64_t key, double total, uint32_t count) noexcept nogil
 
 
 cdef inline uint64_t vt_key(const VTab* t, uint64_t key) noexcept nogil:
@@ -51,6 +48,54 @@ cdef inline int64_t vt_find(const VTab* t, uint64_t key) noexcept nogil:
         if t.slot_keys[i] == key:
             return d
         i = (i + 1) & t.slot_mask
+
+
+cdef inline int64_t vt_slot(VTab* t, uint64_t key) noexcept nogil:
+    """Dense index of ``key``, inserting it with sum 0 and count 0 if new;
+    -1 if the table could not grow (out of memory)."""
+    cdef uint64_t i = quixo_mix64(key) & t.slot_mask
+    cdef uint32_t d
+    while True:
+        d = t.slots[i]
+        if d == VT_EMPTY_SLOT:
+            break
+        if t.slot_keys[i] == key:
+            return d
+        i = (i + 1) & t.slot_mask
+    if (t.size + 1) * 2 > t.slot_mask + 1 or t.size + 1 > t.dense_cap:
+        if vt_reserve(t, (t.size + 1) * 2) != 0:
+            return -1
+        i = quixo_mix64(key) & t.slot_mask
+        while t.slots[i] != VT_EMPTY_SLOT:
+            i = (i + 1) & t.slot_mask
+    d = <uint32_t>t.size
+    t.slots[i] = d
+    t.slot_keys[i] = key
+    t.keys[d] = key
+    t.sums[d] = 0.0
+    t.counts[d] = 0
+    t.size += 1
+    return d
+
+
+cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:
+    """Add one observation; -1 if the table could not grow (out of memory)."""
+    cdef int64_t d = vt_slot(t, key)
+    if d < 0:
+        return -1
+    t.sums[d] += score
+    t.counts[d] += 1
+    return 0
+
+
+cdef inline int vt_put(VTab* t, uint64_t key, double total, uint32_t count) noexcept nogil:
+    """Insert or overwrite an entry (used by the loader)."""
+    cdef int64_t d = vt_slot(t, key)
+    if d < 0:
+        return -1
+    t.sums[d] = total
+    t.counts[d] = count
+    return 0
 
 
 cdef class ValueTable:
