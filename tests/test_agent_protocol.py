@@ -13,7 +13,6 @@ import ttt_engine
 from ttt_engine import agents as A
 from ttt_engine import clobber, quixo, uttt
 from ttt_engine.clobber_play import ClobberAgent
-from ttt_engine.qagent import QAgent
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
 

@@ -74,14 +74,14 @@ def test_load_opens_every_kind(files):
 
 
 @pytest.mark.parametrize("reader, path, message", [
-    (QAgent.load, "treeq.npz", r"treeq.npz is a TreeQAgent \(any game\) file, not a "
-                               r"Tic-Tac-Toe QAgent file"),
-    (QAgent.load, "greedy.npz", "greedy.npz is a Quixo GreedyValueAgent file, not a "
-                                "Tic-Tac-Toe QAgent file"),
+    (QAgent.load, "treeq.npz", (r"treeq.npz is a TreeQAgent \(any game\) file, not a "
+                                r"Tic-Tac-Toe QAgent file")),
+    (QAgent.load, "greedy.npz", ("greedy.npz is a Quixo GreedyValueAgent file, not a "
+                                 "Tic-Tac-Toe QAgent file")),
     (TreeQAgent.load, "sarsa.npz", r"is a SarsaAgent \(any game\) file, not a TreeQAgent"),
     (SarsaAgent.load, "q.npz", r"is a Tic-Tac-Toe QAgent file, not a SarsaAgent"),
-    (quixo.GreedyValueAgent.load, "values.npz", "is a Quixo value table file, not a Quixo "
-                                                "GreedyValueAgent file"),
+    (quixo.GreedyValueAgent.load, "values.npz", ("is a Quixo value table file, not a Quixo "
+                                                 "GreedyValueAgent file")),
     (quixo.load_values, "greedy.npz", "is a Quixo GreedyValueAgent file, not a Quixo value table"),
 ])
 def test_foreign_files_are_refused_naming_both(files, reader, path, message):

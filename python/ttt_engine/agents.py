@@ -116,14 +116,41 @@ class PerfectAgent(Agent):
         return f"PerfectAgent(randomize={self.randomize})"
 
 
-def _search_stats(result):
-    """``last_stats`` of a depth-first search agent from a :class:`SearchResult`."""
-    return {"value": result.value, "best_move": result.best_move, "pv": list(result.pv),
-            "nodes": result.nodes, "time": result.time, "depth": result.depth,
-            "exact": result.exact}
+class _DepthFirstAgent(Agent):
+    """Shared part of the depth-first search agents: ``time`` (seconds) with
+    its deprecated name ``time_limit``, ``last_result`` / ``last_stats``."""
+
+    def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
+        no_budget(cls_name, simulations=simulations)
+        time = alias(cls_name, "time", time, "time_limit", time_limit, stacklevel=4)
+        self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        self.seed = resolve_seed(seed)
+        self.last_result = None
+        self.last_stats = {}
+
+    @property
+    def time_limit(self):
+        """Deprecated name of :attr:`time`."""
+        return self.time
+
+    def reset(self, seed=None):
+        """Forget the last search's statistics; ``seed`` is recorded."""
+        self.last_result = None
+        self.last_stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+
+    def select_move(self, board):
+        _require_moves(board)
+        r = self.last_result = self._search(board)
+        self.last_stats = {"value": r.value, "best_move": r.best_move, "pv": list(r.pv),
+                           "nodes": r.nodes, "time": r.time, "depth": r.depth,
+                           "exact": r.exact}
+        return r.best_move
 
 
-class AlphaBetaAgent(Agent):
+class AlphaBetaAgent(_DepthFirstAgent):
     """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
     the horizon; ``depth=None`` searches to the end; ``time`` (seconds)
     switches to iterative deepening and plays the last completed depth's move
@@ -139,37 +166,16 @@ class AlphaBetaAgent(Agent):
 
     def __init__(self, depth=None, heuristic=0, time=None, tt_size=1 << 18,
                  tt_min_depth=2, *, time_limit=None, seed=None, simulations=None):
-        no_budget("AlphaBetaAgent", simulations=simulations)
-        time = alias("AlphaBetaAgent", "time", time, "time_limit", time_limit)
+        self._init_common("AlphaBetaAgent", heuristic, time, time_limit, seed, simulations)
         self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
-        self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self.tt_min_depth = check_int("tt_min_depth", tt_min_depth, min=1, max=30000)
-        self.seed = resolve_seed(seed)
         self._searcher = _ab.ABSearcher(self.tt_size, tt_min_depth=self.tt_min_depth)
-        self.last_result = None
-        self.last_stats = {}
         self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
 
-    @property
-    def time_limit(self):
-        """Deprecated name of :attr:`time`."""
-        return self.time
-
-    def reset(self, seed=None):
-        """Forget the last search's statistics; ``seed`` is recorded."""
-        self.last_result = None
-        self.last_stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
-
-    def select_move(self, board):
-        _require_moves(board)
-        self.last_result = _search.alphabeta(board, self.depth, heuristic=self.heuristic,
-                                             time_limit=self.time, searcher=self._searcher)
-        self.last_stats = _search_stats(self.last_result)
-        return self.last_result.best_move
+    def _search(self, board):
+        return _search.alphabeta(board, self.depth, heuristic=self.heuristic,
+                                 time_limit=self.time, searcher=self._searcher)
 
     def _config(self):
         return {"depth": self.depth, "heuristic": self.heuristic, "time": self.time,
@@ -179,7 +185,7 @@ class AlphaBetaAgent(Agent):
         return f"AlphaBetaAgent(depth={self.depth}, heuristic={self.heuristic})"
 
 
-class MinimaxAgent(Agent):
+class MinimaxAgent(_DepthFirstAgent):
     """Plain minimax (MAX/MIN, no pruning, no table) at a fixed depth with the
     game's heuristic ``heuristic`` at the horizon (:func:`ttt_engine.search.minimax`);
     node counts are the textbook ones.  ``time`` (seconds) stops a search that
@@ -190,34 +196,13 @@ class MinimaxAgent(Agent):
 
     def __init__(self, depth=3, heuristic=0, time=None, *, time_limit=None, seed=None,
                  simulations=None):
-        no_budget("MinimaxAgent", simulations=simulations)
-        time = alias("MinimaxAgent", "time", time, "time_limit", time_limit)
+        self._init_common("MinimaxAgent", heuristic, time, time_limit, seed, simulations)
         self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY)
-        self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
-        self.seed = resolve_seed(seed)
-        self.last_result = None
-        self.last_stats = {}
         self.name = f"minimax(d={self.depth})"
 
-    @property
-    def time_limit(self):
-        """Deprecated name of :attr:`time`."""
-        return self.time
-
-    def reset(self, seed=None):
-        """Forget the last search's statistics; ``seed`` is recorded."""
-        self.last_result = None
-        self.last_stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
-
-    def select_move(self, board):
-        _require_moves(board)
-        self.last_result = _search.minimax(board, self.depth, heuristic=self.heuristic,
-                                           time_limit=self.time)
-        self.last_stats = _search_stats(self.last_result)
-        return self.last_result.best_move
+    def _search(self, board):
+        return _search.minimax(board, self.depth, heuristic=self.heuristic,
+                               time_limit=self.time)
 
     def _config(self):
         return {"depth": self.depth, "heuristic": self.heuristic, "time": self.time,
