@@ -26,6 +26,7 @@ cdef class Agent:
     cdef readonly object seed   # the resolved seed of select_move's generator
     cdef object _ref            # keeps the ValueTable alive
     cdef _seed(self, seed)
+    cdef _init_plain(self, int kind, str name, seed, simulations, time, depth)
 
 
 cdef int agent_choose(const AgentSpec* a, const QuixoState* s, rng_t* rng) noexcept nogil

@@ -61,6 +61,16 @@ cdef class Agent:
         self.seed = resolve_seed(seed)
         rng_seed(&self.rng, <uint64_t>self.seed)
 
+    cdef _init_plain(self, int kind, str name, seed, simulations, time, depth):
+        """Set up an agent without a value table (random, heuristic)."""
+        _no_budget(type(self).__name__, simulations, time, depth)
+        self.spec.kind = kind
+        self.name = name
+        self._seed(seed)
+
+    def __reduce__(self):
+        return (type(self), (self.seed,))
+
     def reset(self, seed=None):
         """Agent protocol: nothing to forget between games; with ``seed``,
         restart ``select_move``'s generator from it (``run_games`` uses its
@@ -88,13 +98,7 @@ cdef class RandomAgent(Agent):
     """Uniformly random legal moves.  ``seed``: see :class:`Agent`; the
     budget keywords ``simulations``/``time``/``depth`` do not apply (None)."""
     def __init__(self, seed=None, *, simulations=None, time=None, depth=None):
-        _no_budget("RandomAgent", simulations, time, depth)
-        self.spec.kind = AGENT_RANDOM
-        self.name = "random"
-        self._seed(seed)
-
-    def __reduce__(self):
-        return (type(self), (self.seed,))
+        self._init_plain(AGENT_RANDOM, "random", seed, simulations, time, depth)
 
 
 cdef class HeuristicAgent(Agent):
@@ -102,13 +106,7 @@ cdef class HeuristicAgent(Agent):
     else the move with the best line-count evaluation (random tie break).
     ``seed`` and budget keywords as :class:`RandomAgent`."""
     def __init__(self, seed=None, *, simulations=None, time=None, depth=None):
-        _no_budget("HeuristicAgent", simulations, time, depth)
-        self.spec.kind = AGENT_HEURISTIC
-        self.name = "heuristic"
-        self._seed(seed)
-
-    def __reduce__(self):
-        return (type(self), (self.seed,))
+        self._init_plain(AGENT_HEURISTIC, "heuristic", seed, simulations, time, depth)
 
 
 cdef class GreedyValueAgent(Agent):

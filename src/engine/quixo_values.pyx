@@ -29,6 +29,7 @@ from libc.stdio cimport snprintf
 from ttt_engine._core.quixo cimport quixo_mover_key, quixo_mix64, quixo_init_tables, Board
 import numpy as np
 cimport numpy as cnp
+from ttt_engine._util import check_int
 
 cnp.import_array()
 quixo_init_tables()
@@ -163,10 +164,8 @@ cdef class ValueTable:
 
     def __cinit__(self, capacity=1 << 20, size=5, symmetric=False):
         memset(&self.t, 0, sizeof(VTab))
-        cap = int(capacity)
-        if cap < 1 or cap > 2_000_000_000:
-            raise ValueError(f"capacity must be in [1, 2e9], got {cap}")
-        if int(size) not in (3, 4, 5):
+        cap = check_int("capacity", capacity, min=1, max=2_000_000_000)
+        if isinstance(size, bool) or size not in (3, 4, 5):
             raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
         self.size = int(size)
         self.t.n = self.size
