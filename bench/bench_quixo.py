@@ -11,7 +11,7 @@ import time
 import pytest
 
 from ttt_engine import quixo
-from ttt_engine._core.quixo_play import random_games_per_second
+from ttt_engine._core.quixo_tournament import random_games_per_second
 
 N_GAMES = 200_000
 
@@ -60,6 +60,24 @@ def test_stage_b_100k_games_with_json(benchmark, tmp_path):
     (_, cpu) = _cpu(run)
     benchmark.pedantic(run, rounds=3, iterations=1)
     benchmark.extra_info.update(parts, cpu_s_one_run=round(cpu, 2))
+
+
+@pytest.mark.parametrize("fmt", ["binary", "json"])
+def test_value_file_write_and_read(benchmark, tmp_path, fmt):
+    """The stage-B table (100k random games) written and read back in each format."""
+    table, _ = quixo.collect_values(100_000, seed=1)
+    path = tmp_path / ("states.json" if fmt == "json" else "states.npz")
+    info = {}
+
+    def run():
+        t0 = time.process_time()
+        nbytes = quixo.save_values(table, path, fmt)
+        t1 = time.process_time()
+        quixo.load_values(path)
+        info.update(mb=round(nbytes / 1e6, 1), bytes_per_state=round(nbytes / len(table), 2),
+                    write_cpu_s=round(t1 - t0, 3), read_cpu_s=round(time.process_time() - t1, 3))
+    benchmark.pedantic(run, rounds=3, iterations=1)
+    benchmark.extra_info.update(info, states=len(table))
 
 
 def test_solve_3x3(benchmark):

@@ -55,8 +55,9 @@ JOBS = {
     "perft": "uttt.perft(20)",
     "quixo_solve": ("from ttt_engine._core.quixo_solve import solve\n"
                     "solve(4)"),
-    "quixo_games": ("from ttt_engine._core import quixo_play as qp\n"
-                    "qp.run_games(10**15, qp.RandomAgent(1), qp.RandomAgent(2), seed=1)"),
+    "quixo_games": ("from ttt_engine._core.quixo_agents import RandomAgent\n"
+                    "from ttt_engine._core.quixo_tournament import run_games\n"
+                    "run_games(10**15, RandomAgent(1), RandomAgent(2), seed=1)"),
 }
 
 

@@ -35,7 +35,7 @@ def test_dir_shows_no_implementation_modules():
     import ttt_engine.search  # noqa: F401
     shown = set(dir(ttt_engine))
     assert shown == set(ttt_engine.__all__) | {"__version__"}
-    for impl in ("_core", "_util", "alphabeta", "mcts", "qlearning", "quixo_play",
+    for impl in ("_core", "_util", "alphabeta", "mcts", "qlearning", "quixo_tournament",
                  "ttt_oracle", "treelearn", "qagent", "exact"):
         assert impl not in shown
 

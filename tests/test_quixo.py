@@ -379,10 +379,20 @@ def test_stages_command(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "Stage A" in out and "X wins" in out and "unique states" in out and "greedy wins" in out
-    assert (tmp_path / "states_random.json").exists() and (tmp_path / "states_greedy.json").exists()
-    # stage C alone reloads states_random.json
+    # value files are binary by default, and announced with their size before the work
+    assert (tmp_path / "states_random.npz").exists() and (tmp_path / "states_greedy.npz").exists()
+    assert f"writes {tmp_path / 'states_random.npz'} (binary, about" in out
+    # stage C alone reloads states_random
     quixo.main(["stages", "c", "--games-c-eval", "200", "--games-c-collect", "0",
                 "--out-dir", str(tmp_path), "--seed", "5", "--no-progress"])
+    assert "loaded" in capsys.readouterr().out
+    # the seed's JSON stays available as an export, and stage C reads it too
+    json_dir = tmp_path / "json"
+    quixo.main(["stages", "b", "--games-b", "300", "--out-dir", str(json_dir), "--seed", "5",
+                "--no-progress", "--format", "json"])
+    assert json.loads((json_dir / "states_random.json").read_text())
+    quixo.main(["stages", "c", "--games-c-eval", "100", "--games-c-collect", "0",
+                "--out-dir", str(json_dir), "--seed", "5", "--no-progress"])
     assert "loaded" in capsys.readouterr().out
     with pytest.raises(SystemExit) as e:
         quixo.main(["stages", "xyz", "--out-dir", str(tmp_path)])

@@ -23,7 +23,8 @@ _EXPORTS = {
     "optimal_moves": "ttt_engine.search", "MCTS": "ttt_engine.search",
     "RandomAgent": "ttt_engine.agents", "PerfectAgent": "ttt_engine.agents",
     "MCTSAgent": "ttt_engine.agents", "AlphaBetaAgent": "ttt_engine.agents",
-    "play_match": "ttt_engine.agents",
+    "MinimaxAgent": "ttt_engine.agents", "play_match": "ttt_engine.agents",
+    "load": "ttt_engine._modelfile",
 }
 # documented submodules, reachable as attributes without an explicit import
 _MODULES = ("games", "ttt", "uttt", "clobber", "quixo", "search", "agents", "envs")

@@ -2,7 +2,9 @@
 
 An agent is any object with ``select_move(board) -> move`` and a ``name``;
 optionally ``reset(seed=None)`` (called by :func:`play_match` before each game)
-and a ``seed`` attribute.  Agents only use the board's verbs (``legal_moves``,
+and a ``seed`` attribute.  The library's agents all have the three, take the
+budget keywords ``simulations=``, ``time=``, ``depth=``, ``seed=`` and pickle
+(see :mod:`ttt_engine._agent` and docs/agents.md).  Agents only use the board's verbs (``legal_moves``,
 ``push``/``pop``, ``copy``, ``is_terminal``, ``winner``, ``to_move``) and the
 game-generic search in :mod:`ttt_engine.search`, so they play every game on the
 interface.  ``select_move`` never changes the board it is given.
@@ -16,12 +18,14 @@ import time
 from dataclasses import dataclass, field
 
 from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._agent import Agent, alias, no_budget
 
 from ttt_engine._core import alphabeta as _ab
 from ttt_engine import search as _search
 
 __all__ = [
-    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "MatchResult", "play_match",
+    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
+    "play_match",
 ]
 
 
@@ -32,15 +36,18 @@ def _require_moves(board):
         raise ValueError("the game is over on this board: there is no move to select")
 
 
-class RandomAgent:
-    """Uniformly random legal move (Python ``random.Random`` seeded from ``seed``)."""
+class RandomAgent(Agent):
+    """Uniformly random legal move (Python ``random.Random`` seeded from ``seed``;
+    None: a fresh seed).  The budget keywords do not apply (None)."""
 
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, *, simulations=None, time=None, depth=None):
+        no_budget("RandomAgent", simulations=simulations, time=time, depth=depth)
         self.seed = resolve_seed(seed)
         self._rng = random.Random(self.seed)
         self.name = "random"
 
     def reset(self, seed=None):
+        """Nothing to forget; with ``seed``, restart the random stream from it."""
         if seed is not None:
             self.seed = resolve_seed(seed)
             self._rng = random.Random(self.seed)
@@ -49,11 +56,14 @@ class RandomAgent:
         _require_moves(board)
         return self._rng.choice(list(board.legal_moves))
 
+    def _config(self):
+        return {"seed": self.seed}
+
     def __repr__(self):
         return f"RandomAgent(seed={self.seed})"
 
 
-class PerfectAgent:
+class PerfectAgent(Agent):
     """Plays exactly (exhaustive alpha-beta; for games small enough to solve,
     such as Tic-Tac-Toe or small endgames).
 
@@ -62,17 +72,22 @@ class PerfectAgent:
     the agent plays the highest score, i.e. the **fastest win**, else a draw,
     else the **slowest loss**.  Among moves with equal scores it takes the
     first in ``board.legal_moves`` order, or, with ``randomize=True``, a
-    uniformly random one (seeded by ``seed``).
+    uniformly random one (seeded by ``seed``).  It always searches to the end:
+    the budget keywords do not apply (None).
     """
 
-    def __init__(self, randomize=False, seed=None, tt_size=1 << 16):
+    def __init__(self, randomize=False, seed=None, tt_size=1 << 16, *, simulations=None,
+                 time=None, depth=None):
+        no_budget("PerfectAgent", simulations=simulations, time=time, depth=depth)
         self.randomize = bool(randomize)
         self.seed = resolve_seed(seed)
         self._rng = random.Random(self.seed)
-        self._searcher = _ab.ABSearcher(check_int("tt_size", tt_size, min=1, max=1 << 30))
+        self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
+        self._searcher = _ab.ABSearcher(self.tt_size)
         self.name = "perfect"
 
     def reset(self, seed=None):
+        """Nothing to forget; with ``seed``, restart the tie-break stream from it."""
         if seed is not None:
             self.seed = resolve_seed(seed)
             self._rng = random.Random(self.seed)
@@ -94,46 +109,110 @@ class PerfectAgent:
             return self._rng.choice(ties)
         return ties[0]
 
+    def _config(self):
+        return {"randomize": self.randomize, "seed": self.seed, "tt_size": self.tt_size}
+
     def __repr__(self):
         return f"PerfectAgent(randomize={self.randomize})"
 
 
-class AlphaBetaAgent:
-    """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
-    the horizon; ``depth=None`` searches to the end; ``time_limit`` (seconds)
-    switches to iterative deepening and plays the last completed depth's move.
-    tt_size / tt_min_depth: table entries and the smallest remaining depth that
-    uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
-    faster with ``tt_min_depth=1``).
-    """
+class _DepthFirstAgent(Agent):
+    """Shared part of the depth-first search agents: ``time`` (seconds) with
+    its deprecated name ``time_limit``, ``last_result`` / ``last_stats``."""
 
-    def __init__(self, depth=None, heuristic=0, time_limit=None, tt_size=1 << 18,
-                 tt_min_depth=2):
-        self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
+    def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
+        no_budget(cls_name, simulations=simulations)
+        time = alias(cls_name, "time", time, "time_limit", time_limit, stacklevel=4)
         self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-        self.time_limit = check_real("time_limit", time_limit, low=0, low_open=True,
-                                     allow_none=True)
-        self._searcher = _ab.ABSearcher(
-            check_int("tt_size", tt_size, min=1, max=1 << 30),
-            tt_min_depth=check_int("tt_min_depth", tt_min_depth, min=1, max=30000))
+        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        self.seed = resolve_seed(seed)
         self.last_result = None
-        self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
+        self.last_stats = {}
+
+    @property
+    def time_limit(self):
+        """Deprecated name of :attr:`time`."""
+        return self.time
 
     def reset(self, seed=None):
+        """Forget the last search's statistics; ``seed`` is recorded."""
         self.last_result = None
+        self.last_stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
 
     def select_move(self, board):
         _require_moves(board)
-        self.last_result = _search.alphabeta(board, self.depth, heuristic=self.heuristic,
-                                             time_limit=self.time_limit,
-                                             searcher=self._searcher)
-        return self.last_result.best_move
+        r = self.last_result = self._search(board)
+        self.last_stats = {"value": r.value, "best_move": r.best_move, "pv": list(r.pv),
+                           "nodes": r.nodes, "time": r.time, "depth": r.depth,
+                           "exact": r.exact}
+        return r.best_move
+
+
+class AlphaBetaAgent(_DepthFirstAgent):
+    """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
+    the horizon; ``depth=None`` searches to the end; ``time`` (seconds)
+    switches to iterative deepening and plays the last completed depth's move
+    (``time_limit``: deprecated name of ``time``).
+    tt_size / tt_min_depth: table entries and the smallest remaining depth that
+    uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
+    faster with ``tt_min_depth=1``).  ``seed`` is recorded (the search is
+    deterministic); ``simulations`` does not apply (None).
+
+    ``last_stats``: value, best_move, pv, nodes, time, depth, exact of the last
+    search; ``last_result``: the same as a :class:`ttt_engine.search.SearchResult`.
+    """
+
+    def __init__(self, depth=None, heuristic=0, time=None, tt_size=1 << 18,
+                 tt_min_depth=2, *, time_limit=None, seed=None, simulations=None):
+        self._init_common("AlphaBetaAgent", heuristic, time, time_limit, seed, simulations)
+        self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
+        self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
+        self.tt_min_depth = check_int("tt_min_depth", tt_min_depth, min=1, max=30000)
+        self._searcher = _ab.ABSearcher(self.tt_size, tt_min_depth=self.tt_min_depth)
+        self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
+
+    def _search(self, board):
+        return _search.alphabeta(board, self.depth, heuristic=self.heuristic,
+                                 time_limit=self.time, searcher=self._searcher)
+
+    def _config(self):
+        return {"depth": self.depth, "heuristic": self.heuristic, "time": self.time,
+                "tt_size": self.tt_size, "tt_min_depth": self.tt_min_depth, "seed": self.seed}
 
     def __repr__(self):
         return f"AlphaBetaAgent(depth={self.depth}, heuristic={self.heuristic})"
 
 
-class MCTSAgent:
+class MinimaxAgent(_DepthFirstAgent):
+    """Plain minimax (MAX/MIN, no pruning, no table) at a fixed depth with the
+    game's heuristic ``heuristic`` at the horizon (:func:`ttt_engine.search.minimax`);
+    node counts are the textbook ones.  ``time`` (seconds) stops a search that
+    runs too long (``TimeoutError``; ``time_limit``: deprecated name).  ``seed``
+    is recorded (deterministic); ``simulations`` does not apply (None).
+    ``last_stats`` / ``last_result`` as :class:`AlphaBetaAgent`.
+    """
+
+    def __init__(self, depth=3, heuristic=0, time=None, *, time_limit=None, seed=None,
+                 simulations=None):
+        self._init_common("MinimaxAgent", heuristic, time, time_limit, seed, simulations)
+        self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY)
+        self.name = f"minimax(d={self.depth})"
+
+    def _search(self, board):
+        return _search.minimax(board, self.depth, heuristic=self.heuristic,
+                               time_limit=self.time)
+
+    def _config(self):
+        return {"depth": self.depth, "heuristic": self.heuristic, "time": self.time,
+                "seed": self.seed}
+
+    def __repr__(self):
+        return f"MinimaxAgent(depth={self.depth}, heuristic={self.heuristic})"
+
+
+class MCTSAgent(Agent):
     """UCT agent (:class:`ttt_engine.search.MCTS`) with tree reuse across its moves.
 
     simulations / time: budget per move (either, both = whichever ends first,
@@ -142,11 +221,15 @@ class MCTSAgent:
     expanded; solver: MCTS-Solver proofs; threads: root-parallel search over
     that many trees and threads, the budget shared (see
     :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
-    calling ``select_move`` meanwhile gets a ``RuntimeError``.
+    calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
+    not apply (None).  ``last_stats``: the last search's statistics
+    (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
     """
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
-                 max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1):
+                 max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
+                 *, depth=None):
+        no_budget("MCTSAgent", depth=depth)
         self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
         self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
         if self.simulations is None and self.time is None:
@@ -162,11 +245,17 @@ class MCTSAgent:
         return self._mcts.seed
 
     @property
-    def stats(self):
+    def last_stats(self):
         """Statistics of the last search (see :attr:`ttt_engine.search.MCTS.stats`)."""
         return self._mcts.stats
 
+    @property
+    def stats(self):
+        """Old name of :attr:`last_stats`."""
+        return self._mcts.stats
+
     def reset(self, seed=None):
+        """Drop the search tree; with ``seed``, restart the random stream from it."""
         self._mcts.reset(seed)
 
     def select_move(self, board):
@@ -176,6 +265,12 @@ class MCTSAgent:
     @property
     def threads(self):
         return self._mcts.threads
+
+    def _config(self):
+        m = self._mcts
+        return {"simulations": self.simulations, "time": self.time, "c": self.c,
+                "seed": m.seed, "max_nodes": m.max_nodes, "reuse": m.reuse,
+                "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads}
 
     def __repr__(self):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from ttt_engine import clobber as C
 from ttt_engine import search as S
-from ttt_engine._util import check_choice, check_int, check_real
+from ttt_engine._util import check_choice, check_int, check_real, resolve_seed
+from ttt_engine._agent import Agent, alias, no_budget
 
 __all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
            "play_extended", "main", "ALGORITHMS"]
@@ -70,7 +71,7 @@ class GameRecord:
         return sum(m.nodes for m in ms), sum(m.seconds for m in ms)
 
 
-class ClobberAgent:
+class ClobberAgent(Agent):
     """The seed's ``Agent``: a search algorithm, a heuristic and a depth.
 
     algorithm: one of ``ALGORITHMS``.
@@ -82,15 +83,24 @@ class ClobberAgent:
         at every leaf instead of once per turn).  Leaves are scored from the
         mover's point of view (the seed's ``root_player``).
     depth: plies (the seed's default is 3).
-    time_limit: seconds per move; turns on iterative deepening (1, 2, ...
-        plies up to ``depth``; the last completed depth is played).
+    time: seconds per move; turns on iterative deepening (1, 2, ...
+        plies up to ``depth``; the last completed depth is played);
+        ``time_limit`` is its deprecated name.
+    seed: recorded (the searches are deterministic); ``simulations`` does
+        not apply (None).
     tt_size: entries of the agent's own transposition table (``alphabeta-tt``);
         the default 2**16 (1.5 MB) stays in cache, which on Clobber is faster
         per node than a larger table (see docs/clobber.md).
+
+    ``last_stats``: the last move's value, move (also ``best_move``), nodes,
+    seconds (also ``time``), depth and heuristic; ``last`` is its old name.
     """
 
     def __init__(self, algorithm="minimax", heuristic="adaptive", depth=SEED_DEPTH,
-                 time_limit=None, tt_size=DEFAULT_TT_SIZE):
+                 time=None, tt_size=DEFAULT_TT_SIZE, *, time_limit=None, seed=None,
+                 simulations=None):
+        no_budget("ClobberAgent", simulations=simulations)
+        time_limit = alias("ClobberAgent", "time", time, "time_limit", time_limit)
         self.algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
         if not isinstance(heuristic, str):
             raise ValueError(f"heuristic must be a string, got {heuristic!r}")
@@ -98,11 +108,26 @@ class ClobberAgent:
             C.heuristic_id(heuristic)          # validates the name
         self.heuristic = heuristic
         self.depth = check_int("depth", depth, min=1, max=64)
-        self.time_limit = check_real("time_limit", time_limit, low=0, low_open=True,
+        self.time_limit = check_real("time", time_limit, low=0, low_open=True,
                                      allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
+        self.seed = resolve_seed(seed)
         self._searcher = None
-        self.last = None
+        self.last_stats = {}
+
+    @property
+    def time(self):
+        """Seconds per move (None: fixed depth)."""
+        return self.time_limit
+
+    @property
+    def last(self):
+        """Old name of :attr:`last_stats` (None before the first move)."""
+        return self.last_stats or None
+
+    def _config(self):
+        return {"algorithm": self.algorithm, "heuristic": self.heuristic, "depth": self.depth,
+                "time": self.time_limit, "tt_size": self.tt_size, "seed": self.seed}
 
     @property
     def name(self):
@@ -138,7 +163,7 @@ class ClobberAgent:
 
     def get_move_and_stats(self, board):
         """The seed's ``get_move_and_stats``: ``(value, move, nodes, seconds)``;
-        also kept as ``self.last`` (a dict with the heuristic and depth)."""
+        also kept as ``self.last_stats`` (a dict with the heuristic and depth)."""
         if board.is_terminal():
             raise ValueError("the game is over on this board: there is no move to choose")
         label, h = self.heuristic_for(board)
@@ -168,8 +193,9 @@ class ClobberAgent:
         seconds = time.perf_counter() - t0
         if move is None:                      # cannot happen on a live board
             move = board.legal_moves[0]
-        self.last = {"value": value, "move": move, "nodes": nodes, "seconds": seconds,
-                     "depth": depth, "heuristic": label}
+        self.last_stats = {"value": value, "move": move, "best_move": move, "nodes": nodes,
+                           "seconds": seconds, "time": seconds, "depth": depth,
+                           "heuristic": label}
         return value, move, nodes, seconds
 
     def select_move(self, board):
@@ -177,7 +203,10 @@ class ClobberAgent:
         return self.get_move_and_stats(board)[1]
 
     def reset(self, seed=None):
-        self.last = None
+        """Forget the last move's statistics; ``seed`` is recorded."""
+        self.last_stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
 
 
 def _fmt_value(v):
@@ -206,7 +235,7 @@ def play_game(board, agent_b, agent_w, *, out=None, err=None, max_rounds=None):
         agent = agents[p]
         if hasattr(agent, "get_move_and_stats"):
             value, move, nodes, seconds = agent.get_move_and_stats(b)
-            info = agent.last
+            info = agent.last_stats
         else:
             t0 = time.perf_counter()
             move = agent.select_move(b)
@@ -245,7 +274,7 @@ def play_extended(board, b_settings=None, w_settings=None, *, out=None, err=None
     ``time_limit``); missing keys take the seed's defaults (minimax, adaptive, 3)."""
     def make(settings):
         settings = dict(settings or {})
-        unknown = set(settings) - {"algorithm", "heuristic", "depth", "time_limit"}
+        unknown = set(settings) - {"algorithm", "heuristic", "depth", "time", "time_limit"}
         if unknown:
             raise ValueError(f"unknown agent setting(s): {', '.join(sorted(unknown))}")
         return ClobberAgent(**settings)

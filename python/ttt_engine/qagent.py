@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import zipfile
-import zlib
 
 import numpy as np
 
 from ttt_engine import _parallel, _util
+from ttt_engine._agent import no_budget
 from ttt_engine._core import qlearning as _ql
 from ttt_engine._training import run_training
 from ttt_engine.ttt import Board
@@ -91,8 +89,10 @@ class QAgent:
     highest Q, the lowest cell among ties: the same rule as training and
     :func:`evaluate`.
 
-    Agent protocol (shared with the search agents): ``select_move(board)`` and
-    ``name``.
+    Agent protocol (shared with the search agents): ``select_move(board)``,
+    ``name`` and ``reset()``; the budget keywords ``simulations``/``time``/
+    ``depth`` do not apply (None); ``seed`` is the training seed.  Pickles
+    with its table; ``save``/``load`` write and read model files.
 
     Attributes: ``q``, ``name``, ``hyperparameters`` (dict), ``episodes``
     (trained so far), ``seed`` (resolved training seed or None), ``side``,
@@ -107,7 +107,8 @@ class QAgent:
 
     def __init__(self, q=None, *, name="Q-learning", hyperparameters=None, episodes=0,
                  seed=None, side="O", shaping=False, history=None, mode="random",
-                 symmetry=False):
+                 symmetry=False, simulations=None, time=None, depth=None):
+        no_budget("QAgent", simulations=simulations, time=time, depth=depth)
         self.q = np.zeros(Q_SHAPE) if q is None else _check_q(q)
         self.name = str(name)
         self.hyperparameters = dict(hyperparameters or {})
@@ -141,123 +142,50 @@ class QAgent:
     def save(self, path):
         """Write the model to ``path`` (``.npz``, no pickle) atomically.
 
-        Fields: ``format_version`` (int, currently 1), ``q`` (float64 19683x9),
-        the hyperparameters (``alpha``, ``gamma``, ``epsilon``, ``epsilon_decay``,
-        ``epsilon_min``, ``alpha_decay``, ``alpha_min``; NaN where unknown),
+        Fields: ``kind`` (``"ttt_engine.QAgent"``), ``format_version`` (int,
+        currently 1), ``q`` (float64 19683x9), the hyperparameters (``alpha``,
+        ``gamma``, ``epsilon``, ``epsilon_decay``, ``epsilon_min``,
+        ``alpha_decay``, ``alpha_min``; NaN where unknown),
         ``curriculum_fraction``/``curriculum_epsilon`` when used, ``side``,
         ``shaping``, ``mode``, ``symmetry``, ``episodes``, ``seed`` (uint64, with ``has_seed``),
         ``name``, and ``history`` (float64, one row per record, NaN where a record
         lacks a column) with ``history_columns``.
         The path is used exactly as given (no ``.npz`` is appended).
         """
-        arrays = {
-            "format_version": np.int64(FORMAT_VERSION),
-            "kind": np.str_("ttt_engine.QAgent"),
-            "q": self.q,
-            "side": np.str_(self.side),
-            "shaping": np.bool_(self.shaping),
-            "episodes": np.int64(self.episodes),
-            "has_seed": np.bool_(self.seed is not None),
-            "seed": np.uint64(self.seed or 0),
-            "name": np.str_(self.name),
-            "mode": np.str_(self.mode),
-            "symmetry": np.bool_(self.symmetry),
-        }
-        cols = list(_HISTORY_COLUMNS)
-        for rec in self.history:
-            cols += [k for k in rec if k not in cols]
-        arrays["history_columns"] = np.array(cols)
-        arrays["history"] = np.array([[rec.get(c, np.nan) for c in cols] for rec in self.history],
-                                     dtype=np.float64).reshape(-1, len(cols))
-        for k in _HYPER_KEYS:
-            arrays[k] = np.float64(self.hyperparameters.get(k, np.nan))
-        for k in _OPTIONAL_HYPER_KEYS:
-            if k in self.hyperparameters:
-                arrays[k] = np.float64(self.hyperparameters[k])
-        _util.atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+        from ttt_engine._modelfile import save_qagent
+        save_qagent(self, path)
 
     @classmethod
     def load(cls, path):
         """Read a model written by :meth:`save`.
 
         Raises ``FileNotFoundError`` if there is no such file and ``ValueError``
-        saying exactly what is wrong otherwise (not an .npz, truncated, missing
-        field, wrong version, wrong shape or dtype, non-finite values).
-        Never unpickles anything.
+        saying exactly what is wrong otherwise (not an .npz, another kind of
+        model file, truncated, missing field, wrong version, wrong shape or
+        dtype, non-finite values).  Never unpickles anything.
         """
-        path = os.fspath(path)
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"model file {path!r} does not exist")
-        # An .npz is a zip archive; anything else would reach numpy's pickle
-        # branch, whose message advises unpickling: say plainly what it is instead.
-        with open(path, "rb") as f:
-            head = f.read(4)
-        if head != b"PK\x03\x04":
-            what = "an empty file" if not head else f"a file starting with {head!r}"
-            raise ValueError(f"{path}: not a ttt_engine model (.npz) file: it is {what}, "
-                             "not a zip archive written by QAgent.save")
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                raw = {k: z[k] for k in z.files}
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:
-            raise ValueError(f"{path}: not a readable ttt_engine model (.npz) file: "
-                             f"{type(e).__name__}: {e}") from None
-        if not isinstance(raw, dict) or "format_version" not in raw:
-            raise ValueError(f"{path}: not a ttt_engine model file (no 'format_version' field)")
-        try:
-            version = int(raw["format_version"])
-        except (TypeError, ValueError):
-            raise ValueError(f"{path}: format_version is not an integer: {raw['format_version']!r}") from None
-        if version != FORMAT_VERSION:
-            raise ValueError(f"{path}: unsupported model format version {version} "
-                             f"(this ttt_engine reads version {FORMAT_VERSION})")
-        required = ("q", "side", "shaping", "episodes", "has_seed", "seed", "history",
-                    "history_columns") + _HYPER_KEYS
-        missing = [k for k in required if k not in raw]
-        if missing:
-            raise ValueError(f"{path}: missing field(s): {', '.join(missing)}")
-        q = _check_q(raw["q"], what=f"{path}: q")
+        from ttt_engine._modelfile import load_qagent
+        return load_qagent(cls, path)
 
-        def scalar(key, kind):
-            a = raw[key]
-            if a.shape != () or a.dtype.kind not in kind:
-                raise ValueError(f"{path}: field {key!r} must be a scalar of kind {kind!r}, "
-                                 f"got dtype {a.dtype} shape {a.shape}")
-            return a.item()
+    # ------------------------------------------------------------------ protocol
+    def reset(self, seed=None):
+        """Agent protocol: a greedy table player has nothing to forget between
+        games and no randomness (``seed`` is ignored)."""
 
-        hyper = {k: float(scalar(k, "f")) for k in _HYPER_KEYS}
-        hyper.update({k: float(scalar(k, "f")) for k in _OPTIONAL_HYPER_KEYS if k in raw})
-        mode = scalar("mode", "U") if "mode" in raw else "random"
-        if mode not in _MODES:
-            raise ValueError(f"{path}: mode must be one of {', '.join(_MODES)}, got {mode!r}")
-        side = scalar("side", "U")
-        if side not in _SIDES:
-            raise ValueError(f"{path}: side must be one of {', '.join(_SIDES)}, got {side!r}")
-        episodes = scalar("episodes", "iu")
-        if episodes < 0:
-            raise ValueError(f"{path}: episodes must be >= 0, got {episodes}")
-        seed = int(scalar("seed", "u")) if scalar("has_seed", "b") else None
-        cols = [str(c) for c in raw["history_columns"]]
-        hist = raw["history"]
-        if hist.ndim != 2 or hist.shape[1] != len(cols) or hist.dtype.kind != "f":
-            raise ValueError(f"{path}: history must be a float array with {len(cols)} columns, "
-                             f"got dtype {hist.dtype} shape {hist.shape}")
-        history = []
-        for row in hist:
-            d = {}
-            for c, v in zip(cols, row):
-                if math.isnan(v):
-                    continue          # column absent from this record
-                d[c] = int(v) if c in _INT_COLUMNS else float(v)
-            history.append(d)
-        name = str(raw["name"].item()) if "name" in raw and raw["name"].shape == () else "Q-learning"
-        return cls(q, name=name, hyperparameters=hyper, episodes=episodes, seed=seed, side=side,
-                   shaping=bool(scalar("shaping", "b")), history=history, mode=mode,
-                   symmetry=bool(scalar("symmetry", "b")) if "symmetry" in raw else False)
+    def __reduce__(self):
+        return (_rebuild_qagent, (self.q, self.name, self.hyperparameters, self.episodes,
+                                  self.seed, self.side, self.shaping, self.history, self.mode,
+                                  self.symmetry))
 
     def __repr__(self):
         return (f"<QAgent {self.name!r}: mode={self.mode}, side={self.side}, episodes={self.episodes:,}, "
                 f"seed={self.seed}>")
+
+
+def _rebuild_qagent(q, name, hyperparameters, episodes, seed, side, shaping, history, mode,
+                    symmetry):
+    return QAgent(q, name=name, hyperparameters=hyperparameters, episodes=episodes, seed=seed,
+                  side=side, shaping=shaping, history=history, mode=mode, symmetry=symmetry)
 
 
 def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_decay=0.999999,

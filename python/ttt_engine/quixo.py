@@ -1,9 +1,11 @@
 """Quixo: the board, tournaments, discounted state values, the epsilon-greedy
 value agent, and the seed's stages A/B/C (``python -m ttt_engine.quixo stages``).
 
-The fast parts are Cython (``quixo.pxd`` core, ``quixo_board.pyx`` Board,
-``quixo_play.pyx`` tournaments and value tables, ``quixo_solve.pyx`` exact
-solver); this module validates input and wires them together.
+The fast parts are Cython (``quixo.pxd`` core and ``quixo.pyx`` Board,
+``quixo_values.pyx`` the value table, ``quixo_agents.pyx`` the agents,
+``quixo_tournament.pyx`` the C tournament runner, ``quixo_solve.pyx`` the
+exact solver); this module validates input and wires them together.  Value
+files: ``_quixo_files`` (binary by default, JSON as an export).
 
 Rules (5x5 by default, 3x3 and 4x4 too): X moves first.  A move takes a cube
 from the outer ring that is blank or shows the mover's symbol, turns it to the
@@ -28,20 +30,21 @@ import os
 import sys
 import time
 
+from ttt_engine import _quixo_files as _qfiles
 from ttt_engine import _verbs
-from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
+from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.quixo import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
-from ttt_engine._core.quixo_play import (
-    ValueTable, Agent, RandomAgent, GreedyValueAgent, HeuristicAgent,
-    run_games as _run_games,
-)
+from ttt_engine._core.quixo_values import ValueTable
+from ttt_engine._core.quixo_agents import Agent, RandomAgent, GreedyValueAgent, HeuristicAgent
+from ttt_engine._core.quixo_tournament import run_games as _run_games, random_games_per_second
 
 __all__ = [
     "Board", "move_to_str", "parse_move", "perft", "random_playouts", "solve", "solution",
     "SolveResult", "ValueTable", "Agent", "RandomAgent",
     "GreedyValueAgent", "HeuristicAgent", "run_games", "collect_values", "save_values",
-    "load_values", "stages", "main", "DEFAULT_MAX_PLIES",
+    "load_values", "estimate_value_file_size", "random_games_per_second", "stages", "main",
+    "DEFAULT_MAX_PLIES",
 ]
 
 
@@ -158,29 +161,30 @@ def collect_values(n_games, agent_a=None, agent_b=None, *, size=5, max_plies=DEF
     return table, res
 
 
-def save_values(table, path):
-    """Write ``table`` to ``path`` in the seed's JSON format, atomically."""
-    if not isinstance(table, ValueTable):
-        raise ValueError(f"expected a ValueTable, got {type(table).__name__}")
-    data = table.to_json_bytes()
-    atomic_write(path, lambda f: f.write(data))
-    return len(data)
+def save_values(table, path, format=None):
+    """Write ``table`` to ``path`` atomically and return the bytes written.
+
+    ``format="binary"`` (the default unless ``path`` ends in ``.json``): a
+    compact ``.npz`` model file (about 5.5 bytes a state; see docs/agents.md);
+    ``format="json"``: the seed's JSON ``{"<board>": [average, count], ...}``
+    (about 47 bytes a state), kept as an export."""
+    return _qfiles.save_values(table, path, format)
+
+
+def estimate_value_file_size(games, format="binary"):
+    """Approximate bytes of the value file of ``games`` 5x5 games (about 40
+    new states a game from random play), to say what will be written before
+    collecting."""
+    games = check_int("games", games, min=0)
+    return _qfiles.estimate_bytes(games * 40, format)
 
 
 def load_values(path, symmetric=False):
-    """Read a states JSON file (``{"<board>": [average, count], ...}``) into a
-    ``ValueTable``; ``ValueError`` naming the byte offset if malformed.
-    ``symmetric=True`` for files written by a symmetric table (it also merges
-    the images of a plain file)."""
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise ValueError(f"no such file: {path}")
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        return ValueTable.from_json_bytes(data, symmetric=bool(symmetric))
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
+    """Read a value file, binary or JSON (told apart by content), into a
+    ``ValueTable``; ``ValueError`` naming what is wrong (for JSON the byte
+    offset).  ``symmetric=True`` merges every state with its images (a binary
+    file written from a symmetric table is symmetric by itself)."""
+    return _qfiles.load_values(path, symmetric=symmetric)
 
 
 # ---------------------------------------------------------------------- stages A/B/C
@@ -206,16 +210,18 @@ def _print_result(title, res, a_name=None, b_name=None, out=print):
 def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
            games_c_collect=100_000, size=5, max_plies=DEFAULT_MAX_PLIES, gamma=0.85,
            epsilon=0.1, unknown=0.5, draw_score=0.5, seed_faithful=False, symmetric=False,
-           out_dir=".", seed=None, progress=True, out=print):
+           out_dir=".", seed=None, progress=True, out=print, format="binary"):
     """Reproduce the seed's stages end to end and print its statistics.
 
     A: random vs random tournament (X / O wins).  B: ``games_b`` random games,
     every state scored ``gamma**(N-1-i)`` for its player's win (0 for a loss),
-    saved to ``<out_dir>/states_random.json``.  C: the epsilon-greedy value
+    saved to ``<out_dir>/states_random.npz`` (``format="json"``: ``.json``, the
+    seed's format).  C: the epsilon-greedy value
     agent (unknown states ``unknown``) against random over ``games_c_eval``
     games, then ``games_c_collect`` greedy-vs-greedy games saved to
-    ``<out_dir>/states_greedy.json``.  C without B in the same call loads
-    ``states_random.json``.  ``seed_faithful=True`` makes the greedy agent
+    ``<out_dir>/states_greedy.npz`` (or ``.json``).  C without B in the same
+    call loads ``states_random`` (either format).  Before each long stage the
+    file it will write and its estimated size are printed.  ``seed_faithful=True`` makes the greedy agent
     look terminal states up in the table like the seed (else a move that ends
     the game is scored by its true result: 1 win, 0 loss).  ``symmetric=True``
     merges every state with its rotations/reflections (not in the seed).
@@ -232,8 +238,14 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
     unknown = check_real("unknown", unknown, low=0, high=1)
     seed = resolve_seed(seed)
     out_dir = os.fspath(out_dir)
-    random_path = os.path.join(out_dir, "states_random.json")
-    greedy_path = os.path.join(out_dir, "states_greedy.json")
+    format = check_choice("format", format, ("binary", "json"))
+    ext = ".json" if format == "json" else ".npz"
+    random_path = os.path.join(out_dir, "states_random" + ext)
+    greedy_path = os.path.join(out_dir, "states_greedy" + ext)
+
+    def announce(games, path):
+        est = estimate_value_file_size(games, format)
+        out(f"  writes {path} ({format}, about {est / 1e6:,.1f} MB for {games:,} games)")
     common = dict(size=size, max_plies=max_plies, progress=progress)
     results = {"seed": seed}
     table = None
@@ -247,12 +259,13 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
         results["a"] = res
     if "b" in which:
         out("== Stage B: discounted state values from random games ==")
+        announce(games_b, random_path)
         t0 = time.perf_counter()
         table, res = collect_values(games_b, size=size, max_plies=max_plies, gamma=gamma,
                                     draw_score=draw_score, seed=seed + 1, progress=progress,
                                     symmetric=symmetric)
         t1 = time.perf_counter()
-        nbytes = save_values(table, random_path)
+        nbytes = save_values(table, random_path, format)
         t2 = time.perf_counter()
         _print_result("Games", res, out=out)
         empty = " " * (size * size)
@@ -260,12 +273,15 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
             f"gamma {gamma}")
         out(f"  empty board: {table.get(empty)}")
         out(f"  saved {random_path} ({nbytes / 1e6:.1f} MB)   play+score {t1 - t0:.2f} s, "
-            f"JSON {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
+            f"writing {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
         results["b"] = dict(res, states=len(table), seconds=t2 - t0, path=random_path)
     if "c" in which:
         out("== Stage C: epsilon-greedy value agent ==")
         if table is None:
             t0 = time.perf_counter()
+            if not os.path.exists(random_path):
+                other = os.path.splitext(random_path)[0] + (".npz" if ext == ".json" else ".json")
+                random_path = other if os.path.exists(other) else random_path
             table = load_values(random_path, symmetric=symmetric)
             out(f"  loaded {random_path}: {len(table):,} states in {time.perf_counter() - t0:.2f} s")
         greedy = GreedyValueAgent(table, epsilon=epsilon, unknown=unknown,
@@ -275,6 +291,7 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
                       res, "greedy", "random", out=out)
         results["c_eval"] = res
         if games_c_collect:
+            announce(games_c_collect, greedy_path)
             t0 = time.perf_counter()
             gtable, gres = collect_values(games_c_collect, greedy,
                                           GreedyValueAgent(table, epsilon=epsilon, unknown=unknown,
@@ -282,7 +299,7 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
                                           size=size, max_plies=max_plies, gamma=gamma,
                                           draw_score=draw_score, seed=seed + 3, progress=progress,
                                           symmetric=symmetric)
-            nbytes = save_values(gtable, greedy_path)
+            nbytes = save_values(gtable, greedy_path, format)
             _print_result("Greedy vs greedy data games", gres, out=out)
             out(f"  unique states: {len(gtable):,}   saved {greedy_path} ({nbytes / 1e6:.1f} MB) "
                 f"in {time.perf_counter() - t0:.2f} s")

@@ -1,4 +1,4 @@
-"""Tree Q-learning and Sarsa agents (seed 003) for any game on the interface.
+"""Tree Q-learning and Sarsa agents for any game on the interface.
 
 The learning happens at play time: before each move the agent runs training
 simulations from the current board for a time or iteration budget, keeping its
@@ -6,7 +6,7 @@ Q tree between turns (only the subtree of the new current board survives).
 See ``ttt_engine._core.treelearn`` (Cython) for the exact update rules.
 
 >>> from ttt_engine import uttt
->>> agent = TreeQAgent(iterations=2000, seed=1)
+>>> agent = TreeQAgent(simulations=2000, seed=1)
 >>> agent.select_move(uttt.Board()) in range(81)
 True
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
+from ttt_engine._agent import Agent, alias, no_budget
 from ttt_engine.search import _check_board, _dispatch
 
 from ttt_engine._core import treelearn as _tl
@@ -22,16 +23,25 @@ from ttt_engine._core import treelearn as _tl
 __all__ = ["TreeQAgent", "SarsaAgent"]
 
 
-class _TreeLearnerAgent:
-    DEFAULT_ITERATIONS = 10_000
+class _TreeLearnerAgent(Agent):
+    DEFAULT_SIMULATIONS = 10_000
+    DEFAULT_ITERATIONS = DEFAULT_SIMULATIONS     # old name
     _algo = None
     _label = None
 
-    def __init__(self, iterations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth):
-        self.iterations = check_int("iterations", iterations, min=1, allow_none=True)
+    def __init__(self, simulations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth,
+                 iterations, depth):
+        cls = type(self).__name__
+        no_budget(cls, depth=depth)
+        if iterations is not None:
+            iterations = check_int("iterations", iterations, min=1, max=INT64_MAX)
+        simulations = alias(cls, "simulations", simulations, "iterations", iterations,
+                            stacklevel=4)
+        self.simulations = check_int("simulations", simulations, min=1, max=INT64_MAX,
+                                     allow_none=True)
         self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
-        if self.iterations is None and self.time is None:
-            self.iterations = self.DEFAULT_ITERATIONS
+        if self.simulations is None and self.time is None:
+            self.simulations = self.DEFAULT_SIMULATIONS
         self.epsilon = check_real("epsilon", epsilon, low=0, high=1)
         self.win = check_real("win", win, low=0, low_open=True, high=1e6)
         self.seed = resolve_seed(seed)
@@ -42,10 +52,15 @@ class _TreeLearnerAgent:
         self._tree = _tl.TreeLearner(self.max_nodes, self._algo, self.seed)
         self._root = None
         self.last_stats = {}
-        budget = (f"{self.iterations} iters" if self.time is None
-                  else f"{self.time}s" if self.iterations is None
-                  else f"{self.iterations} iters/{self.time}s")
+        budget = (f"{self.simulations} iters" if self.time is None
+                  else f"{self.time}s" if self.simulations is None
+                  else f"{self.simulations} iters/{self.time}s")
         self.name = f"{self._label}({budget})"
+
+    @property
+    def iterations(self):
+        """Old name of :attr:`simulations`."""
+        return self.simulations
 
     def _configure(self, alpha, gamma):
         self._tree.configure(self.epsilon, self.win, alpha, gamma)
@@ -63,14 +78,19 @@ class _TreeLearnerAgent:
         finally:
             self._tree.release()
 
-    def search(self, board, iterations=None, time=None):
+    def search(self, board, simulations=None, time=None, *, iterations=None):
         """Train from ``board`` (budget: arguments, else the agent's) and return
-        the move with the lowest child Q.  ``board`` is not changed."""
+        the move with the lowest child Q.  ``board`` is not changed.
+        (``iterations``: old name of ``simulations``.)"""
         _check_board(board, allow_terminal=False)
-        iters = check_int("iterations", iterations, min=1, max=INT64_MAX, allow_none=True)
+        if iterations is not None:
+            iterations = check_int("iterations", iterations, min=1, max=INT64_MAX)
+        simulations = alias(type(self).__name__ + ".search", "simulations", simulations,
+                            "iterations", iterations, stacklevel=3)
+        iters = check_int("simulations", simulations, min=1, max=INT64_MAX, allow_none=True)
         t = check_real("time", time, low=0, low_open=True, allow_none=True)
         if iters is None and t is None:
-            iters, t = self.iterations, self.time
+            iters, t = self.simulations, self.time
         # one search at a time: a second thread gets a RuntimeError, never a shared tree
         self._tree.acquire(type(self).__name__)
         try:
@@ -121,8 +141,28 @@ class _TreeLearnerAgent:
     def root_visits(self):
         return self._tree.root_visits
 
+    def _base_config(self):
+        return {"simulations": self.simulations, "time": self.time, "epsilon": self.epsilon,
+                "win": self.win, "seed": self.seed, "max_nodes": self.max_nodes,
+                "reuse": self.reuse, "reuse_depth": self.reuse_depth}
+
+    def save(self, path):
+        """Write the agent's settings to ``path`` (``.npz``, no pickle, atomic;
+        see docs/agents.md).  The Q tree is not saved: it is rebuilt from the
+        current board at every move and dropped at the start of a new game,
+        so nothing learned outlives a game.  Returns the bytes written."""
+        from ttt_engine._modelfile import save_settings
+        return save_settings(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read an agent written by :meth:`save`; ``ValueError`` naming both
+        kinds if the file holds another agent."""
+        from ttt_engine._modelfile import load_settings
+        return load_settings(cls, path)
+
     def __repr__(self):
-        return f"{type(self).__name__}(iterations={self.iterations}, time={self.time})"
+        return f"{type(self).__name__}(simulations={self.simulations}, time={self.time})"
 
 
 class TreeQAgent(_TreeLearnerAgent):
@@ -131,8 +171,9 @@ class TreeQAgent(_TreeLearnerAgent):
     alternating, ``alpha(x) = max(A e^(-k x), alpha_min)`` with ``x`` plies from
     the end of the game; plays the move to the lowest child Q.
 
-    iterations / time: training budget per move (either; both = whichever ends
-    first; neither = 10,000 simulations).  epsilon: probability of a random move
+    simulations / time: training budget per move (either; both = whichever ends
+    first; neither = 10,000 simulations; ``iterations``: deprecated name of
+    ``simulations``; ``depth`` does not apply).  epsilon: probability of a random move
     in a simulation (seed: 0.1).  A, alpha_min, k: learning-rate schedule (seed:
     0.4, 0.01, ln(A/alpha_min)/30 so alpha reaches alpha_min 30 plies from the
     end; ``alpha_min=0`` gives the bare ``A e^(-k x)``).  win: utility of a win
@@ -142,9 +183,11 @@ class TreeQAgent(_TreeLearnerAgent):
     _algo = _tl.PY_QLEARN
     _label = "treeq"
 
-    def __init__(self, iterations=None, time=None, *, epsilon=0.1, A=0.4, alpha_min=0.01,
-                 k=None, win=10.0, seed=None, max_nodes=2_000_000, reuse=True, reuse_depth=2):
-        super().__init__(iterations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth)
+    def __init__(self, simulations=None, time=None, *, epsilon=0.1, A=0.4, alpha_min=0.01,
+                 k=None, win=10.0, seed=None, max_nodes=2_000_000, reuse=True, reuse_depth=2,
+                 iterations=None, depth=None):
+        super().__init__(simulations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth,
+                         iterations, depth)
         self.A = check_real("A", A, low=0, low_open=True, high=1)
         self.alpha_min = check_real("alpha_min", alpha_min, low=0, high=1)
         if k is None:
@@ -152,6 +195,9 @@ class TreeQAgent(_TreeLearnerAgent):
         self.k = check_real("k", k, low=0, high=100)
         self._tree.set_learning_rate(self.A, self.alpha_min, self.k)
         self._configure(0.15, 0.99)
+
+    def _config(self):
+        return dict(self._base_config(), A=self.A, alpha_min=self.alpha_min, k=self.k)
 
     def alpha(self, x):
         """Learning rate ``x`` plies from the end of the game."""
@@ -169,9 +215,14 @@ class SarsaAgent(_TreeLearnerAgent):
     _algo = _tl.PY_SARSA
     _label = "sarsa"
 
-    def __init__(self, iterations=None, time=None, *, epsilon=0.1, alpha=0.15, gamma=0.99,
-                 win=100.0, seed=None, max_nodes=2_000_000, reuse=True, reuse_depth=2):
-        super().__init__(iterations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth)
+    def __init__(self, simulations=None, time=None, *, epsilon=0.1, alpha=0.15, gamma=0.99,
+                 win=100.0, seed=None, max_nodes=2_000_000, reuse=True, reuse_depth=2,
+                 iterations=None, depth=None):
+        super().__init__(simulations, time, epsilon, win, seed, max_nodes, reuse, reuse_depth,
+                         iterations, depth)
         self.alpha = check_real("alpha", alpha, low=0, low_open=True, high=1)
         self.gamma = check_real("gamma", gamma, low=0, high=1)
         self._configure(self.alpha, self.gamma)
+
+    def _config(self):
+        return dict(self._base_config(), alpha=self.alpha, gamma=self.gamma)

@@ -25,7 +25,7 @@ def configure(p):
     s.add_argument("--games-c-eval", type=games, default=10_000,
                    help="stage C greedy vs random games")
     s.add_argument("--games-c-collect", type=O.count(0, O.MAX_GAMES), default=100_000,
-                   help="stage C greedy games collected to states_greedy.json (0: skip)")
+                   help="stage C greedy games collected to states_greedy.npz (0: skip)")
     s.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
     s.add_argument("--max-plies", type=O.count(1, 100_000), default=DEFAULT_MAX_PLIES,
                    help="move cap (draw)")
@@ -38,7 +38,9 @@ def configure(p):
     s.add_argument("--symmetric", action="store_true",
                    help="merge states over the 8 board symmetries (not in the seed)")
     s.add_argument("--out-dir", default=".",
-                   help="an existing folder where states_*.json go (default: here)")
+                   help="an existing folder where the states_* value files go (default: here)")
+    s.add_argument("--format", default="binary", choices=("binary", "json"),
+                   help="value files: compact binary .npz (default) or the seed's JSON")
     s.add_argument("--seed", type=O.seed, default=None)
     s.add_argument("--no-progress", action="store_true")
     r = sub.add_parser("play", help="random-vs-random speed check")
@@ -65,19 +67,21 @@ def _check_outputs(args):
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist; create it first"
         raise CLIError(f"--out-dir {folder} {what}", EXIT_ERROR)
-    random_path = os.path.join(folder, "states_random.json")
+    ext = ".json" if args.format == "json" else ".npz"
+    random_path = os.path.join(folder, "states_random" + ext)
     if "b" in which:
         _files.check_output(random_path, "state-value file")
-    elif "c" in which and not os.path.isfile(random_path):
+    elif "c" in which and not any(os.path.isfile(os.path.join(folder, "states_random" + e))
+                                  for e in (".npz", ".json")):
         raise CLIError(f"stage C needs {random_path}: run stage B first", EXIT_ERROR)
     if "c" in which and args.games_c_collect:
-        _files.check_output(os.path.join(folder, "states_greedy.json"), "state-value file")
+        _files.check_output(os.path.join(folder, "states_greedy" + ext), "state-value file")
 
 
 def run(args):
     """Run the stages or the speed check; returns the exit status."""
     from ttt_engine import quixo
-    from ttt_engine._core.quixo_play import random_games_per_second
+    from ttt_engine._core.quixo_tournament import random_games_per_second
     from ttt_engine._util import resolve_seed
     try:
         if args.cmd == "stages":
@@ -88,7 +92,7 @@ def run(args):
                          epsilon=args.epsilon, unknown=args.unknown,
                          draw_score=args.draw_score, seed_faithful=args.seed_faithful,
                          symmetric=args.symmetric, out_dir=args.out_dir, seed=args.seed,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, format=args.format)
             return EXIT_OK
         n = args.games
         t0 = time.perf_counter()

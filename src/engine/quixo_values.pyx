@@ -1,16 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Quixo tournaments, discounted state values and the epsilon-greedy value agent.
-
-This is the Cython half of the seed's stages A, B and C (the Python wiring
-and the ``stages`` command are in ``ttt_engine.quixo``):
-
-- ``run_games``: N games between two agents (random, greedy-by-values,
-  one-ply heuristic), fixed or alternating sides, entirely in C under
-  ``nogil``; counts X/O/agent wins, draws by the move cap and game lengths;
-  optionally collects every state's discounted score into a ``ValueTable``.
-- ``ValueTable``: a preallocated open-addressing hash table in C (insertion
-  ordered dense arrays + a slot index), exported to and loaded from the
-  seed's JSON format ``{"<board>": [average score, count], ...}`` by C code.
+"""Quixo discounted state values: ``ValueTable``, a preallocated
+open-addressing hash table in C (insertion-ordered dense arrays + a slot
+index), with its array form (the binary value files) and the seed's JSON
+format ``{"<board>": [average score, count], ...}`` written and parsed by C
+code.
 
 Point of view of a score: a state's score belongs to the player who MADE THE
 MOVE INTO IT (the player not to move in it).  The 25-character key is written
@@ -21,64 +14,30 @@ so one table serves both sides and positions that differ only by who is to
 move never mix.  The initial empty board counts as "reached by O".  With a
 game of N states (N - 1 moves, state 0 = empty board), state i scores
 ``reward * gamma**(N - 1 - i)`` where reward is 1.0 if its player won,
-0.0 if it lost and ``draw_score`` (default 0.5) for a draw by the move cap.
+0.0 if it lost and ``draw_score`` (default 0.5) for a draw by the move cap
+(see ``quixo_tournament``).
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t
 from libc.stdlib cimport malloc, calloc, free, realloc, strtod
 from libc.string cimport memset, memcpy, strlen
 from cpython.mem cimport PyMem_Free
 
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define qx_prefetch(p) __builtin_prefetch((const void*)(p))
-    #else
-    #define qx_prefetch(p) ((void)0)
-    #endif
-    """
-    void qx_prefetch(const void* p) nogil
-
 cdef extern from "Python.h":
     char* PyOS_double_to_string(double val, char format_code, int precision, int flags, int* ptype)
     int Py_DTSF_ADD_DOT_0
 from libc.stdio cimport snprintf
-from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below, rng_uniform
-from ttt_engine._core.quixo cimport (
-    QuixoState, quixo_reset, quixo_make_index, quixo_random_index, quixo_mover_key,
-    quixo_mix64, quixo_evaluate, quixo_has_line, quixo_init_tables, quixo_playout,
-    qx_nall, qx_src, qx_code, qx_index, qx_border, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
-)
-from ttt_engine._core.quixo cimport Board
-from ttt_engine._core.interrupt cimport (
-    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
-)
+from ttt_engine._core.quixo cimport quixo_mover_key, quixo_mix64, quixo_init_tables, Board
 import numpy as np
 cimport numpy as cnp
+from ttt_engine._util import check_int
 
 cnp.import_array()
 quixo_init_tables()
 
-cdef enum:
-    AGENT_RANDOM = 0
-    AGENT_GREEDY = 1       # epsilon-greedy on a ValueTable
-    AGENT_HEURISTIC = 2    # one ply: win now, else best line-count evaluation
-    EMPTY_SLOT = 0xFFFFFFFF
 
-AGENT_KINDS = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "heuristic": AGENT_HEURISTIC}
-
-
-# ---------------------------------------------------------------------- value table
-cdef struct VTab:
-    uint32_t* slots        # open addressing: dense index or EMPTY_SLOT
-    uint64_t* slot_keys    # copy of the key beside its slot (one cache line per probe)
-    uint64_t slot_mask     # capacity - 1 (capacity a power of two)
-    uint64_t* keys         # dense, in insertion order
-    double* sums
-    uint32_t* counts
-    uint64_t size
-    uint64_t dense_cap
-    int sym                # 1: keys are canonical under the 8 board symmetries
-    int n                  # board size (for the symmetry tables)
+cdef inline int base3_bytes(int n) noexcept nogil:
+    """Bytes that hold a base-3 number of n*n digits (3x3: 2, 4x4: 4, 5x5: 5)."""
+    return 2 if n == 3 else (4 if n == 4 else 5)
 
 
 # ---------------------------------------------------------------------- symmetries
@@ -128,7 +87,7 @@ cdef inline uint32_t qx_sym_apply(int n, int t, uint32_t m) noexcept nogil:
             | qx_symbyte[n][t][2][(m >> 16) & 255] | qx_symbyte[n][t][3][(m >> 24) & 255])
 
 
-cdef inline uint64_t qx_canonical(int n, uint64_t key) noexcept nogil:
+cdef uint64_t qx_canonical(int n, uint64_t key) noexcept nogil:
     """Smallest key among the 8 rotations/reflections of the board (rules and
     lines are invariant under them, so all 8 share one value)."""
     cdef uint32_t a = <uint32_t>(key & 0x1FFFFFF), b = <uint32_t>(key >> 25)
@@ -139,25 +98,6 @@ cdef inline uint64_t qx_canonical(int n, uint64_t key) noexcept nogil:
         if k < best:
             best = k
     return best
-
-
-cdef inline uint64_t vt_key(const VTab* t, uint64_t key) noexcept nogil:
-    """The table's key for a mover-view key (canonical when symmetric)."""
-    if t.sym:
-        return qx_canonical(t.n, key)
-    return key
-
-
-cdef inline int64_t vt_find(const VTab* t, uint64_t key) noexcept nogil:
-    cdef uint64_t i = quixo_mix64(key) & t.slot_mask
-    cdef uint32_t d
-    while True:
-        d = t.slots[i]
-        if d == EMPTY_SLOT:
-            return -1
-        if t.slot_keys[i] == key:
-            return d
-        i = (i + 1) & t.slot_mask
 
 
 cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
@@ -200,7 +140,7 @@ cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
     memset(ns, 0xFF, newcap * sizeof(uint32_t))
     for d in range(t.size):
         j = quixo_mix64(t.keys[d]) & (newcap - 1)
-        while ns[j] != EMPTY_SLOT:
+        while ns[j] != VT_EMPTY_SLOT:
             j = (j + 1) & (newcap - 1)
         ns[j] = <uint32_t>d
         nk[j] = t.keys[d]
@@ -212,54 +152,6 @@ cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
     return 0
 
 
-cdef inline int64_t vt_slot(VTab* t, uint64_t key) noexcept nogil:
-    """Dense index of ``key``, inserting it with sum 0 and count 0 if new;
-    -1 if the table could not grow (out of memory)."""
-    cdef uint64_t i = quixo_mix64(key) & t.slot_mask
-    cdef uint32_t d
-    while True:
-        d = t.slots[i]
-        if d == EMPTY_SLOT:
-            break
-        if t.slot_keys[i] == key:
-            return d
-        i = (i + 1) & t.slot_mask
-    if (t.size + 1) * 2 > t.slot_mask + 1 or t.size + 1 > t.dense_cap:
-        if vt_reserve(t, (t.size + 1) * 2) != 0:
-            return -1
-        i = quixo_mix64(key) & t.slot_mask
-        while t.slots[i] != EMPTY_SLOT:
-            i = (i + 1) & t.slot_mask
-    d = <uint32_t>t.size
-    t.slots[i] = d
-    t.slot_keys[i] = key
-    t.keys[d] = key
-    t.sums[d] = 0.0
-    t.counts[d] = 0
-    t.size += 1
-    return d
-
-
-cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:
-    """Add one observation; -1 if the table could not grow (out of memory)."""
-    cdef int64_t d = vt_slot(t, key)
-    if d < 0:
-        return -1
-    t.sums[d] += score
-    t.counts[d] += 1
-    return 0
-
-
-cdef inline int vt_put(VTab* t, uint64_t key, double total, uint32_t count) noexcept nogil:
-    """Insert or overwrite an entry (used by the loader)."""
-    cdef int64_t d = vt_slot(t, key)
-    if d < 0:
-        return -1
-    t.sums[d] = total
-    t.counts[d] = count
-    return 0
-
-
 cdef class ValueTable:
     """Discounted state values ``key -> (sum of scores, count)`` in C memory.
 
@@ -267,16 +159,13 @@ cdef class ValueTable:
     ``capacity`` preallocates room for that many states (it still grows by
     doubling if exceeded, outside Python).  ``size`` is the board side of the
     states (fixes the key length in JSON: 9, 16 or 25 characters).
+    Picklable (by its arrays, see ``to_arrays``).
     """
-    cdef VTab t
-    cdef readonly int size
 
     def __cinit__(self, capacity=1 << 20, size=5, symmetric=False):
         memset(&self.t, 0, sizeof(VTab))
-        cap = int(capacity)
-        if cap < 1 or cap > 2_000_000_000:
-            raise ValueError(f"capacity must be in [1, 2e9], got {cap}")
-        if int(size) not in (3, 4, 5):
+        cap = check_int("capacity", capacity, min=1, max=2_000_000_000)
+        if isinstance(size, bool) or size not in (3, 4, 5):
             raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
         self.size = int(size)
         self.t.n = self.size
@@ -363,6 +252,134 @@ cdef class ValueTable:
             stop = min(stop, int(limit))
         for i in range(stop):
             yield (self._key_str(self.t.keys[i]), self.t.sums[i] / self.t.counts[i], self.t.counts[i])
+
+    def to_arrays(self):
+        """``(keys, sums, counts)``: copies of the table as numpy arrays
+        (``uint64``, ``float64``, ``uint32``; insertion order).  A key holds
+        the mover's cubes in bits 0-24 and the opponent's in bits 25-49
+        (bit ``r * n + c``).  The binary value files store exactly these."""
+        cdef uint64_t n = self.t.size
+        keys = np.empty(n, dtype=np.uint64)
+        sums = np.empty(n, dtype=np.float64)
+        counts = np.empty(n, dtype=np.uint32)
+        cdef cnp.ndarray ka = keys, sa = sums, ca = counts
+        if n:
+            memcpy(ka.data, self.t.keys, n * sizeof(uint64_t))
+            memcpy(sa.data, self.t.sums, n * sizeof(double))
+            memcpy(ca.data, self.t.counts, n * sizeof(uint32_t))
+        return keys, sums, counts
+
+    @staticmethod
+    def from_arrays(keys, sums, counts, size=5, symmetric=False):
+        """A new table from the arrays of ``to_arrays``; ``ValueError`` naming
+        the first bad entry (cubes outside the board or on both sides, a
+        count of 0, a non-finite sum, a repeated key).  A symmetric table
+        merges the images of every key (as ``from_json_bytes`` does)."""
+        k = np.ascontiguousarray(keys, dtype=np.uint64)
+        s = np.ascontiguousarray(sums, dtype=np.float64)
+        c = np.ascontiguousarray(counts, dtype=np.uint32)
+        if k.ndim != 1 or s.shape != k.shape or c.shape != k.shape:
+            raise ValueError(f"keys, sums and counts must be 1-d arrays of one length, got "
+                             f"shapes {np.shape(keys)}, {np.shape(sums)}, {np.shape(counts)}")
+        if int(size) not in (3, 4, 5):
+            raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
+        cells = int(size) * int(size)
+        mask = np.uint64((1 << cells) - 1)
+        mine = k & np.uint64(0x1FFFFFF)
+        theirs = k >> np.uint64(25)
+        bad = ((mine & ~mask) != 0) | ((theirs & ~mask) != 0) | ((mine & theirs) != 0)
+        bad |= (c == 0) | ~np.isfinite(s)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"entry {i} is not a {size}x{size} state value: key {int(k[i]):#x}, "
+                             f"sum {float(s[i])}, count {int(c[i])}")
+        cdef ValueTable t = ValueTable(max(1024, len(k)), size, symmetric)
+        cdef const uint64_t[:] kv = k
+        cdef const double[:] sv = s
+        cdef const uint32_t[:] cv = c
+        cdef Py_ssize_t i2, n = kv.shape[0]
+        cdef int64_t d
+        cdef int err = 0
+        with nogil:
+            for i2 in range(n):
+                d = vt_slot(&t.t, vt_key(&t.t, kv[i2]))
+                if d < 0 or <double>t.t.counts[d] + <double>cv[i2] > 4294967295.0:
+                    err = 1
+                    break
+                if t.t.counts[d] and not t.t.sym:
+                    err = 2
+                    break
+                t.t.sums[d] += sv[i2]
+                t.t.counts[d] += cv[i2]
+        if err == 1:
+            raise MemoryError("value table is out of memory (or a count overflowed)")
+        if err == 2:
+            raise ValueError(f"entry {i2} repeats key {int(kv[i2]):#x}")
+        return t
+
+    def to_base3(self):
+        """The keys as base-3 numbers (cell ``r * n + c`` the digit of weight
+        ``3**(r*n+c)``: 0 blank, 1 the mover's cube, 2 the opponent's), each
+        little-endian in the fewest bytes that hold ``3**(n*n) - 1`` (5 on
+        5x5): a ``uint8`` array ``[states, bytes]`` in insertion order."""
+        cdef int cells = self.size * self.size, nb = base3_bytes(self.size), c, j
+        cdef uint64_t i, k, code, w
+        out = np.empty((self.t.size, nb), dtype=np.uint8)
+        cdef unsigned char[:, ::1] o = out
+        with nogil:
+            for i in range(self.t.size):
+                k = self.t.keys[i]
+                code = 0
+                w = 1
+                for c in range(cells):
+                    if (k >> c) & 1:
+                        code += w
+                    elif (k >> (25 + c)) & 1:
+                        code += 2 * w
+                    w *= 3
+                for j in range(nb):
+                    o[i, j] = <unsigned char>(code >> (8 * j))
+        return out
+
+    @staticmethod
+    def keys_from_base3(cells, size):
+        """Inverse of ``to_base3``: ``(keys, bad)`` with ``keys`` uint64 and
+        ``bad`` the index of the first number that is not a board code (-1: none)."""
+        if int(size) not in (3, 4, 5):
+            raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
+        cdef int n = int(size), ncell = n * n, nb = base3_bytes(n), c, j
+        arr = np.ascontiguousarray(cells, dtype=np.uint8)
+        if arr.ndim != 2 or arr.shape[1] != nb:
+            raise ValueError(f"cells must have shape (states, {nb}), got {np.shape(cells)}")
+        cdef const unsigned char[:, ::1] a = arr
+        keys = np.empty(arr.shape[0], dtype=np.uint64)
+        cdef uint64_t[::1] kv = keys
+        cdef Py_ssize_t i, bad = -1
+        cdef uint64_t code, k, limit = 1, digit
+        for c in range(ncell):
+            limit *= 3
+        with nogil:
+            for i in range(a.shape[0]):
+                code = 0
+                for j in range(nb):
+                    code |= (<uint64_t>a[i, j]) << (8 * j)
+                if code >= limit:
+                    bad = i
+                    break
+                k = 0
+                for c in range(ncell):
+                    digit = code % 3
+                    code = code // 3
+                    if digit == 1:
+                        k |= (<uint64_t>1) << c
+                    elif digit == 2:
+                        k |= (<uint64_t>1) << (25 + c)
+                kv[i] = k
+        return keys, bad
+
+    def __reduce__(self):
+        keys, sums, counts = self.to_arrays()
+        return (_value_table_from_arrays, (keys, sums, counts, self.size, self.symmetric))
 
     def to_json_bytes(self):
         """The seed's JSON (``{"<board>": [average, count], ...}``, one entry a
@@ -592,319 +609,8 @@ cdef class ValueTable:
         return t
 
 
-# ---------------------------------------------------------------------- agents
-cdef struct AgentSpec:
-    int kind
-    double epsilon
-    double unknown
-    bint exact_terminal    # greedy: score terminal children 1/0/draw instead of the table
-    VTab* table
 
 
-cdef class Agent:
-    """A Quixo agent the C tournament can run: ``RandomAgent()``,
-    ``GreedyValueAgent(values, epsilon=0.1, unknown=0.5)``, ``HeuristicAgent()``.
-    ``select_move(board)`` plays it from Python too (one seeded rng each)."""
-    cdef AgentSpec spec
-    cdef rng_t rng
-    cdef readonly str name
-    cdef object _ref      # keeps the ValueTable alive
-
-    def __cinit__(self, *args, **kwargs):
-        memset(&self.spec, 0, sizeof(AgentSpec))
-        rng_seed(&self.rng, 0)
-
-    def reset(self, seed=None):
-        """Reseed the generator ``select_move`` uses (agents-protocol verb;
-        ``run_games`` uses its own seeded generator instead)."""
-        if seed is not None:
-            rng_seed(&self.rng, <uint64_t>seed)
-
-    def select_move(self, Board board):
-        """Move code this agent plays in ``board`` (the game must be on)."""
-        if board.state.status:
-            raise ValueError("the game is over: no move to select")
-        if self.spec.kind == AGENT_GREEDY and self.spec.table.n != board.state.n:
-            raise ValueError(f"{self.name} has values for {self.spec.table.n}x{self.spec.table.n} "
-                             f"boards, not {board.state.n}x{board.state.n}")
-        return qx_code[board.state.n][agent_choose(&self.spec, &board.state, &self.rng)]
-
-    def __repr__(self):
-        return self.name
-
-
-cdef class RandomAgent(Agent):
-    """Uniformly random legal moves."""
-    def __init__(self, seed=0):
-        self.spec.kind = AGENT_RANDOM
-        self.name = "random"
-        rng_seed(&self.rng, <uint64_t>seed)
-
-
-cdef class HeuristicAgent(Agent):
-    """One ply: take a win if there is one, never a losing move when avoidable,
-    else the move with the best line-count evaluation (random tie break)."""
-    def __init__(self, seed=0):
-        self.spec.kind = AGENT_HEURISTIC
-        self.name = "heuristic"
-        rng_seed(&self.rng, <uint64_t>seed)
-
-
-cdef class GreedyValueAgent(Agent):
-    """The seed's epsilon-greedy agent: with probability ``epsilon`` a random
-    move, else the move whose resulting state (seen from the mover) has the
-    highest average score in ``values``; unseen states count ``unknown``.
-    Ties are broken uniformly at random.  A move that ends the game is scored
-    by its true result (1 win, 0 loss, ``draw_score`` 0.5 for the cap: the
-    seed's definition of a final state's score) unless
-    ``exact_terminal=False``, which looks it up in the table like every other
-    state (the literal seed; it then hardly beats random, see docs/quixo.md)."""
-    def __init__(self, ValueTable values, double epsilon=0.1, double unknown=0.5,
-                 bint exact_terminal=True, seed=0):
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
-        self.spec.kind = AGENT_GREEDY
-        self.spec.epsilon = epsilon
-        self.spec.unknown = unknown
-        self.spec.exact_terminal = exact_terminal
-        self.spec.table = &values.t
-        self._ref = values
-        self.name = f"greedy(eps={epsilon:g})"
-        rng_seed(&self.rng, <uint64_t>seed)
-
-
-cdef inline int agent_choose(const AgentSpec* a, const QuixoState* s, rng_t* rng) noexcept nogil:
-    """Shape index (into the size tables) the agent plays; game must be on.
-
-    The greedy agent first makes every child and prefetches its table slot,
-    then looks the values up: the ~40 independent cache misses overlap."""
-    cdef int n = s.n, k, i, cnt = 0, best = -1, nties = 0, p = s.to_move
-    cdef uint32_t opp = s.bb[p ^ 1]
-    cdef QuixoState c
-    cdef double v, bestv = -1e300
-    cdef int64_t d
-    cdef int ks[QX_MAX_MOVES]
-    cdef int st[QX_MAX_MOVES]
-    cdef uint64_t keys[QX_MAX_MOVES]
-    cdef uint64_t slot
-    if a.kind == AGENT_RANDOM or (a.kind == AGENT_GREEDY and a.epsilon > 0.0
-                                  and rng_uniform(rng) < a.epsilon):
-        return quixo_random_index(s, rng)
-    if a.kind == AGENT_GREEDY:
-        for k in range(qx_nall[n]):
-            if qx_src[n][k] & opp:
-                continue
-            c = s[0]
-            quixo_make_index(&c, k)
-            ks[cnt] = k
-            st[cnt] = c.status
-            keys[cnt] = vt_key(a.table, quixo_mover_key(&c))
-            slot = quixo_mix64(keys[cnt]) & a.table.slot_mask
-            qx_prefetch(&a.table.slot_keys[slot])
-            qx_prefetch(&a.table.slots[slot])
-            cnt += 1
-    for i in range(cnt if a.kind == AGENT_GREEDY else qx_nall[n]):
-        if a.kind == AGENT_GREEDY:
-            k = ks[i]
-            if a.exact_terminal and st[i]:
-                v = 1.0 if st[i] == p + 1 else (0.0 if st[i] != 3 else 0.5)
-            else:
-                d = vt_find(a.table, keys[i])
-                v = a.unknown if d < 0 else a.table.sums[d] / a.table.counts[d]
-        else:
-            k = i
-            if qx_src[n][k] & opp:
-                continue
-            c = s[0]
-            quixo_make_index(&c, k)
-            if c.status == p + 1:
-                v = 1e9
-            elif c.status == 3:
-                v = 0.0
-            elif c.status:
-                v = -1e9
-            else:
-                v = -quixo_evaluate(&c)
-        if v > bestv:
-            bestv = v
-            best = k
-            nties = 1
-        elif v == bestv:
-            nties += 1
-            if rng_below(rng, nties) == 0:
-                best = k
-    return best
-
-
-# ---------------------------------------------------------------------- tournament
-cdef class _Runner:
-    """Owns the rng and the per-game buffers across chunks of one tournament."""
-    cdef rng_t rng
-    cdef uint64_t* keys
-    cdef double* gpow
-    cdef int cap
-
-    def __cinit__(self, uint64_t seed, int max_plies, double gamma):
-        cdef int i
-        rng_seed(&self.rng, seed)
-        self.cap = max_plies + 1
-        self.keys = <uint64_t*>malloc(self.cap * sizeof(uint64_t))
-        self.gpow = <double*>malloc(self.cap * sizeof(double))
-        if self.keys == NULL or self.gpow == NULL:
-            raise MemoryError("cannot allocate game buffers")
-        self.gpow[0] = 1.0
-        for i in range(1, self.cap):
-            self.gpow[i] = self.gpow[i - 1] * gamma
-
-    def __dealloc__(self):
-        free(self.keys)
-        free(self.gpow)
-
-
-cdef int run_chunk(_Runner run, int64_t ngames, int64_t first_game, const AgentSpec* a,
-                   const AgentSpec* b, int alternate, int size, int max_plies,
-                   VTab* table, double draw_score, int64_t* out, int64_t* lengths,
-                   interrupt_t* it) noexcept nogil:
-    """Play ``ngames``; out[0..5] += X wins, O wins, draws, A wins, B wins, plies;
-    lengths[plies] += 1.  Agent A plays X in even games when alternating
-    (game numbers count from ``first_game``), always X otherwise.  With a
-    table, every state of every game is scored (see module doc).
-    Returns 0, -1 if the table ran out of memory, -2 when ``it`` reports an
-    interrupt (between games)."""
-    cdef QuixoState s
-    cdef int64_t g
-    cdef int a_side, nst, i, k, winner, mover
-    cdef double reward
-    cdef const AgentSpec* who
-    cdef bint fast = (a.kind == AGENT_RANDOM and b.kind == AGENT_RANDOM)
-    for g in range(ngames):
-        if interrupt_poll(it):
-            return -2
-        a_side = <int>((first_game + g) & 1) if alternate else 0
-        quixo_reset(&s, size, max_plies)
-        nst = 0
-        if table != NULL:
-            run.keys[0] = quixo_mover_key(&s)
-            nst = 1
-        while s.status == 0:
-            if fast:
-                k = quixo_random_index(&s, &run.rng)
-            else:
-                who = a if s.to_move == a_side else b
-                k = agent_choose(who, &s, &run.rng)
-            quixo_make_index(&s, k)
-            if table != NULL:
-                run.keys[nst] = quixo_mover_key(&s)
-                nst += 1
-        if s.status == 1:
-            out[0] += 1
-        elif s.status == 2:
-            out[1] += 1
-        else:
-            out[2] += 1
-        if s.status == 1 or s.status == 2:
-            if s.status - 1 == a_side:
-                out[3] += 1
-            else:
-                out[4] += 1
-        out[5] += s.ply
-        lengths[s.ply] += 1
-        if table != NULL:
-            winner = s.status - 1        # 0 X, 1 O, 2 draw
-            for i in range(nst):
-                mover = (i + 1) & 1      # state i was reached by player (i - 1) % 2
-                if winner == 2:
-                    reward = draw_score
-                elif winner == mover:
-                    reward = 1.0
-                else:
-                    reward = 0.0
-                if vt_add(table, vt_key(table, run.keys[i]), reward * run.gpow[nst - 1 - i]) != 0:
-                    return -1
-    return 0
-
-
-def run_games(int64_t n_games, Agent agent_a, Agent agent_b, *, bint alternate=True,
-              int size=5, int max_plies=QX_DEFAULT_MAX_PLIES, seed=0,
-              ValueTable collect=None, double gamma=0.85, double draw_score=0.5,
-              progress=False, int64_t chunk=0):
-    """Play ``n_games`` between ``agent_a`` and ``agent_b`` in C.
-
-    ``alternate``: A plays X in even-numbered games and O in odd ones (else
-    always X).  ``collect``: a ValueTable receiving every state's discounted
-    score.  ``progress``: a tqdm bar (True, or a tqdm-like object) updated per
-    chunk.  Same seed => same games.  Returns a dict of counts and a numpy
-    array ``lengths`` (games per number of plies).
-    """
-    if n_games < 0:
-        raise ValueError(f"n_games must be >= 0, got {n_games}")
-    if size < 3 or size > 5:
-        raise ValueError(f"size must be 3, 4 or 5, got {size}")
-    if max_plies < 1:
-        raise ValueError(f"max_plies must be >= 1, got {max_plies}")
-    if collect is not None and collect.size != size:
-        raise ValueError(f"the value table is for {collect.size}x{collect.size} boards, games are {size}x{size}")
-    for ag in (agent_a, agent_b):
-        if ag.spec.kind == AGENT_GREEDY and (<ValueTable>ag._ref).size != size:
-            raise ValueError(f"agent {ag.name} has values for another board size")
-    cdef _Runner run = _Runner(<uint64_t>seed, max_plies, gamma)
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] lengths = np.zeros(max_plies + 1, dtype=np.int64)
-    cdef int64_t out[6]
-    cdef int64_t done = 0, step
-    cdef VTab* tab = &collect.t if collect is not None else NULL
-    cdef int rc = 0
-    cdef interrupt_t it
-    memset(out, 0, sizeof(out))
-    if chunk <= 0:
-        chunk = 20000 if progress else max(n_games, 1)
-    bar = None
-    if progress is True:
-        from tqdm import tqdm
-        bar = tqdm(total=n_games, unit="game", desc=f"{agent_a.name} vs {agent_b.name}")
-    elif progress:
-        bar = progress
-    try:
-        while done < n_games:
-            step = min(chunk, n_games - done)
-            interrupt_init(&it, 1, NULL)
-            with nogil:
-                rc = run_chunk(run, step, done, &agent_a.spec, &agent_b.spec, alternate, size,
-                               max_plies, tab, draw_score, out, <int64_t*>lengths.data, &it)
-            interrupt_finish(&it)
-            if rc != 0:
-                raise MemoryError("value table ran out of memory")
-            done += step
-            if bar is not None:
-                bar.update(step)
-    finally:
-        if bar is not None and progress is True:
-            bar.close()
-    return {
-        "games": n_games, "x_wins": out[0], "o_wins": out[1], "draws": out[2],
-        "a_wins": out[3], "b_wins": out[4], "plies": out[5],
-        "mean_length": (<double>out[5]) / n_games if n_games else 0.0,
-        "lengths": lengths,
-    }
-
-
-def random_games_per_second(int64_t n_games, int size=5, int max_plies=QX_DEFAULT_MAX_PLIES,
-                            seed=0):
-    """Play ``n_games`` random-vs-random games with the bare playout loop
-    (``quixo_playout``); returns (x_wins, o_wins, draws, plies)."""
-    cdef rng_t rng
-    cdef QuixoState s
-    cdef int64_t g, xw = 0, ow = 0, dr = 0, plies = 0
-    cdef int st
-    rng_seed(&rng, <uint64_t>seed)
-    with nogil:
-        for g in range(n_games):
-            quixo_reset(&s, size, max_plies)
-            st = quixo_playout(&s, &rng)
-            if st == 1:
-                xw += 1
-            elif st == 2:
-                ow += 1
-            else:
-                dr += 1
-            plies += s.ply
-    return xw, ow, dr, plies
+def _value_table_from_arrays(keys, sums, counts, size, symmetric):
+    """Unpickling helper of ``ValueTable``."""
+    return ValueTable.from_arrays(keys, sums, counts, size, symmetric)

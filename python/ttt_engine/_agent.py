@@ -1,0 +1,81 @@
+"""The agent protocol's shared pieces: budget keywords, deprecated aliases, pickling.
+
+Every agent in the library has ``select_move(board) -> move``, ``name`` and
+``reset(seed=None)``, and its constructor takes the budget keywords
+``simulations=``, ``time=``, ``depth=`` and ``seed=`` (a keyword that does not
+apply to an agent must be None, so a caller can pass all four uniformly; any
+other value is refused, never ignored).  Searching agents keep the statistics
+of their last move in ``last_stats`` (a dict; ``{}`` before the first move).
+
+Pickling: :class:`Agent` pickles by ``__reduce__`` from ``_config()`` (the
+constructor's keyword arguments, with the resolved seed) and ``_state()``
+(learned state, None for agents that learn nothing).  A restored agent is the
+agent as constructed, with its learned state: it plays the same moves as the
+original did from the same seed.  Search trees, tables and the position of the
+random stream are per-game caches and are not carried (``reset(seed)`` puts an
+agent into the same state on both sides of a process boundary).
+"""
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["Agent", "no_budget", "alias"]
+
+
+def no_budget(cls_name, **budgets):
+    """Refuse a budget keyword (``simulations``/``time``/``depth``) that an agent
+    does not use: None is accepted (so callers may pass all four), anything else
+    is a ``ValueError`` naming it."""
+    for key, value in budgets.items():
+        if value is not None:
+            raise ValueError(f"{cls_name} has no {key} budget: {key} does not apply "
+                             f"(pass None), got {value!r}")
+
+
+def alias(cls_name, name, value, old_name, old_value, *, stacklevel=3):
+    """The value of keyword ``name``, taking the deprecated ``old_name`` if it
+    was given instead (with a ``DeprecationWarning``); both given: ``ValueError``."""
+    if old_value is None:
+        return value
+    if value is not None:
+        raise ValueError(f"{cls_name}: give {name}= or its old name {old_name}=, not both")
+    warnings.warn(f"{cls_name}({old_name}=...) is deprecated; use {name}=",
+                  DeprecationWarning, stacklevel=stacklevel)
+    return old_value
+
+
+def _rebuild(cls, config, state):
+    agent = cls(**config)
+    if state is not None:
+        agent._set_state(state)
+    return agent
+
+
+class Agent:
+    """Base of the library's Python agents (the protocol above).
+
+    Subclasses implement ``select_move(board)``, set ``self.name`` and return
+    their constructor keywords from ``_config()``; agents that learn override
+    ``_state()`` / ``_set_state(state)``; agents that search keep a
+    ``last_stats`` dict (agents that do not search have no such attribute).
+    """
+
+    name = "agent"
+
+    def select_move(self, board):  # pragma: no cover - every agent overrides it
+        raise NotImplementedError
+
+    def reset(self, seed=None):
+        """Forget per-game state; with ``seed``, restart the random stream from it."""
+
+    def _config(self):  # pragma: no cover - every agent overrides it
+        raise NotImplementedError
+
+    def _state(self):
+        return None
+
+    def _set_state(self, state):  # pragma: no cover - only learning agents have state
+        raise TypeError(f"{type(self).__name__} has no learned state")
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self._config(), self._state()))

@@ -1,0 +1,276 @@
+"""Model files: one container for every learned agent, and ``ttt_engine.load``.
+
+A model file is an ``.npz`` archive (a zip of ``.npy`` arrays, never a pickle)
+written atomically (:func:`ttt_engine._util.atomic_write`).  Its header is two
+fields: ``kind`` (which agent: see :data:`KINDS`) and ``format_version`` (the
+version of that kind's fields).  Readers check the header first, so a file of
+another kind is refused with a message naming both ("m.npz is a Quixo
+GreedyValueAgent file, not a Tic-Tac-Toe QAgent file").  Field lists: see
+docs/agents.md.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import os
+import zipfile
+import zlib
+
+import numpy as np
+
+from ttt_engine import _util
+
+__all__ = ["KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings",
+           "save_qagent", "load_qagent"]
+
+#: kind -> (what it is, "module:attribute" of its reader ``f(path) -> object``)
+KINDS = {
+    "ttt_engine.QAgent": ("Tic-Tac-Toe QAgent", "ttt_engine.qagent:QAgent.load"),
+    "ttt_engine.TreeQAgent": ("TreeQAgent (any game)", "ttt_engine.tree_agents:TreeQAgent.load"),
+    "ttt_engine.SarsaAgent": ("SarsaAgent (any game)", "ttt_engine.tree_agents:SarsaAgent.load"),
+    "ttt_engine.quixo.GreedyValueAgent": ("Quixo GreedyValueAgent",
+                                          "ttt_engine.quixo:GreedyValueAgent.load"),
+    "ttt_engine.quixo.ValueTable": ("Quixo value table", "ttt_engine.quixo:load_values"),
+}
+#: version of each kind's fields
+VERSIONS = {"ttt_engine.QAgent": 1, "ttt_engine.TreeQAgent": 1, "ttt_engine.SarsaAgent": 1,
+            "ttt_engine.quixo.GreedyValueAgent": 1, "ttt_engine.quixo.ValueTable": 1}
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _describe(kind):
+    return KINDS[kind][0] if kind in KINDS else f"{kind!r}"
+
+
+def write(path, kind, arrays, *, compress=True):
+    """Write ``arrays`` (name -> numpy value) with the header of ``kind``,
+    atomically; returns the size of the file in bytes."""
+    fields = {"format_version": np.int64(VERSIONS[kind]), "kind": np.str_(kind)}
+    fields.update(arrays)
+    save = np.savez_compressed if compress else np.savez
+    _util.atomic_write(path, lambda f: save(f, **fields))
+    return os.path.getsize(path)
+
+
+def _open(path):
+    """All arrays of the model file ``path`` (``ValueError`` if it is not one)."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"model file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a directory, not a ttt_engine model (.npz) file")
+    # An .npz is a zip archive; anything else would reach numpy's pickle
+    # branch, whose message advises unpickling: say plainly what it is instead.
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head != _ZIP_MAGIC:
+        what = "an empty file" if not head else f"a file starting with {head!r}"
+        hint = (" (a JSON value table: read it with ttt_engine.quixo.load_values)"
+                if head[:1] == b"{" else "")
+        raise ValueError(f"{path}: not a ttt_engine model (.npz) file: it is {what}, "
+                         f"not a zip archive written by ttt_engine{hint}")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:
+        raise ValueError(f"{path}: not a readable ttt_engine model (.npz) file: "
+                         f"{type(e).__name__}: {e}") from None
+
+
+def _kind(path, raw):
+    if "kind" not in raw:
+        return None
+    k = raw["kind"]
+    if k.shape != () or k.dtype.kind != "U":
+        raise ValueError(f"{path}: field 'kind' must be a string, got dtype {k.dtype} "
+                         f"shape {k.shape}")
+    return str(k.item())
+
+
+def read(path, kind, *, legacy=False):
+    """The arrays of a ``kind`` model file, header checked: ``ValueError`` if
+    the file is not a model file, is another kind (naming both), or has a
+    version this library does not read.  ``legacy``: a file without ``kind``
+    (written before the field existed) is taken as ``kind``."""
+    path = os.fspath(path)
+    raw = _open(path)
+    if not isinstance(raw, dict) or "format_version" not in raw:
+        raise ValueError(f"{path}: not a ttt_engine model file (no 'format_version' field)")
+    found = _kind(path, raw)
+    if found is None and not legacy:
+        raise ValueError(f"{path}: not a ttt_engine model file (no 'kind' field), "
+                         f"not a {_describe(kind)} file")
+    if found is not None and found != kind:
+        raise ValueError(f"{path} is a {_describe(found)} file, not a {_describe(kind)} file")
+    try:
+        version = int(raw["format_version"])
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: format_version is not an integer: "
+                         f"{raw['format_version']!r}") from None
+    if version != VERSIONS[kind]:
+        raise ValueError(f"{path}: unsupported model format version {version} "
+                         f"(this ttt_engine reads version {VERSIONS[kind]})")
+    return raw
+
+
+def kind_of(path):
+    """The ``kind`` of a model file (``ValueError`` if it is not one)."""
+    path = os.fspath(path)
+    raw = _open(path)
+    if "format_version" not in raw:
+        raise ValueError(f"{path}: not a ttt_engine model file (no 'format_version' field)")
+    found = _kind(path, raw)
+    if found is None:
+        if "q" in raw:              # QAgent files from before the 'kind' field
+            return "ttt_engine.QAgent"
+        raise ValueError(f"{path}: not a ttt_engine model file (no 'kind' field)")
+    if found not in KINDS:
+        raise ValueError(f"{path}: unknown model kind {found!r} (this ttt_engine reads: "
+                         f"{', '.join(_describe(k) for k in KINDS)})")
+    return found
+
+
+def load(path):
+    """Open any model file this library writes and return what it holds:
+    a ``QAgent``, ``TreeQAgent``, ``SarsaAgent``, Quixo ``GreedyValueAgent``
+    or Quixo ``ValueTable``.  A file that is not a ttt_engine model file (not a
+    zip archive, no header, an unknown kind) is a one-line ``ValueError``;
+    a missing file a ``FileNotFoundError``."""
+    kind = kind_of(path)
+    module, attr = KINDS[kind][1].split(":")
+    obj = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj(path)
+
+
+def scalar(path, raw, key, kinds):
+    """Field ``key`` as a Python scalar of one of the numpy dtype ``kinds``."""
+    if key not in raw:
+        raise ValueError(f"{path}: missing field(s): {key}")
+    a = raw[key]
+    if a.shape != () or a.dtype.kind not in kinds:
+        raise ValueError(f"{path}: field {key!r} must be a scalar of kind {kinds!r}, "
+                         f"got dtype {a.dtype} shape {a.shape}")
+    return a.item()
+
+
+# ------------------------------------------------------------ settings-only agents
+def _settings_kind(cls):
+    return f"ttt_engine.{cls.__name__}"
+
+
+def save_settings(agent, path):
+    """Write an agent whose whole state is its constructor keywords
+    (``agent._config()``: numbers, booleans, None) as a model file."""
+    arrays = {}
+    for key, value in agent._config().items():
+        if value is None:
+            continue                           # absent field = None
+        if isinstance(value, bool):
+            arrays[key] = np.bool_(value)
+        elif isinstance(value, int):
+            arrays[key] = np.uint64(value) if key == "seed" else np.int64(value)
+        else:
+            arrays[key] = np.float64(value)
+    return write(path, _settings_kind(type(agent)), arrays)
+
+
+def load_settings(cls, path):
+    """Read a file of :func:`save_settings` into a new ``cls``; the constructor
+    validates every value (``ValueError`` prefixed with the path)."""
+    path = os.fspath(path)
+    raw = read(path, _settings_kind(cls))
+    keys = [k for k in inspect.signature(cls).parameters if k not in ("iterations", "depth")]
+    config = {}
+    for key in keys:
+        if key in raw:
+            v = scalar(path, raw, key, "biuf")
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{path}: field {key!r} is not finite: {v}")
+            config[key] = v
+        else:
+            config[key] = None
+    if config.get("seed") is None:
+        raise ValueError(f"{path}: missing field(s): seed")
+    try:
+        return cls(**config)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+# ------------------------------------------------------------------------ QAgent
+def save_qagent(agent, path):
+    """:meth:`ttt_engine.QAgent.save` (fields listed there)."""
+    from ttt_engine.qagent import _HISTORY_COLUMNS, _HYPER_KEYS, _OPTIONAL_HYPER_KEYS
+    arrays = {
+        "q": agent.q,
+        "side": np.str_(agent.side),
+        "shaping": np.bool_(agent.shaping),
+        "episodes": np.int64(agent.episodes),
+        "has_seed": np.bool_(agent.seed is not None),
+        "seed": np.uint64(agent.seed or 0),
+        "name": np.str_(agent.name),
+        "mode": np.str_(agent.mode),
+        "symmetry": np.bool_(agent.symmetry),
+    }
+    cols = list(_HISTORY_COLUMNS)
+    for rec in agent.history:
+        cols += [k for k in rec if k not in cols]
+    arrays["history_columns"] = np.array(cols)
+    arrays["history"] = np.array([[rec.get(c, np.nan) for c in cols] for rec in agent.history],
+                                 dtype=np.float64).reshape(-1, len(cols))
+    for k in _HYPER_KEYS:
+        arrays[k] = np.float64(agent.hyperparameters.get(k, np.nan))
+    for k in _OPTIONAL_HYPER_KEYS:
+        if k in agent.hyperparameters:
+            arrays[k] = np.float64(agent.hyperparameters[k])
+    return write(path, "ttt_engine.QAgent", arrays)
+
+
+def load_qagent(cls, path):
+    """:meth:`ttt_engine.QAgent.load`."""
+    from ttt_engine.qagent import (_HYPER_KEYS, _INT_COLUMNS, _MODES, _OPTIONAL_HYPER_KEYS,
+                                   _SIDES, _check_q)
+    path = os.fspath(path)
+    raw = read(path, "ttt_engine.QAgent", legacy=True)
+    required = ("q", "side", "shaping", "episodes", "has_seed", "seed", "history",
+                "history_columns") + _HYPER_KEYS
+    missing = [k for k in required if k not in raw]
+    if missing:
+        raise ValueError(f"{path}: missing field(s): {', '.join(missing)}")
+    q = _check_q(raw["q"], what=f"{path}: q")
+
+    def field(key, kinds):
+        return scalar(path, raw, key, kinds)
+
+    hyper = {k: float(field(k, "f")) for k in _HYPER_KEYS}
+    hyper.update({k: float(field(k, "f")) for k in _OPTIONAL_HYPER_KEYS if k in raw})
+    mode = field("mode", "U") if "mode" in raw else "random"
+    if mode not in _MODES:
+        raise ValueError(f"{path}: mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    side = field("side", "U")
+    if side not in _SIDES:
+        raise ValueError(f"{path}: side must be one of {', '.join(_SIDES)}, got {side!r}")
+    episodes = field("episodes", "iu")
+    if episodes < 0:
+        raise ValueError(f"{path}: episodes must be >= 0, got {episodes}")
+    seed = int(field("seed", "u")) if field("has_seed", "b") else None
+    cols = [str(c) for c in raw["history_columns"]]
+    hist = raw["history"]
+    if hist.ndim != 2 or hist.shape[1] != len(cols) or hist.dtype.kind != "f":
+        raise ValueError(f"{path}: history must be a float array with {len(cols)} columns, "
+                         f"got dtype {hist.dtype} shape {hist.shape}")
+    history = []
+    for row in hist:
+        d = {}
+        for c, v in zip(cols, row):
+            if math.isnan(v):
+                continue          # column absent from this record
+            d[c] = int(v) if c in _INT_COLUMNS else float(v)
+        history.append(d)
+    name = str(raw["name"].item()) if "name" in raw and raw["name"].shape == () else "Q-learning"
+    return cls(q, name=name, hyperparameters=hyper, episodes=episodes, seed=seed, side=side,
+               shaping=bool(field("shaping", "b")), history=history, mode=mode,
+               symmetry=bool(field("symmetry", "b")) if "symmetry" in raw else False)
