@@ -72,7 +72,8 @@ def _write_npz(path, kind, arrays):
 
 def _table_from(path, raw, symmetric=None):
     from ttt_engine.quixo import ValueTable
-    f = lambda key, kinds: _modelfile.scalar(path, raw, key, kinds)
+    def f(key, kinds):
+        return _modelfile.scalar(path, raw, key, kinds)
     size = f("size", "iu")
     if size not in (3, 4, 5):
         raise ValueError(f"{path}: size must be 3, 4 or 5, got {size}")
@@ -151,7 +152,8 @@ def load_greedy(path):
     path = os.fspath(path)
     raw = _modelfile.read(path, GREEDY_KIND)
     table = _table_from(path, raw)
-    f = lambda key, kinds: _modelfile.scalar(path, raw, key, kinds)
+    def f(key, kinds):
+        return _modelfile.scalar(path, raw, key, kinds)
     try:
         return GreedyValueAgent(table, epsilon=f("epsilon", "f"), unknown=f("unknown", "f"),
                                 exact_terminal=bool(f("exact_terminal", "b")),

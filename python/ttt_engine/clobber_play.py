@@ -271,7 +271,7 @@ def play_basic(board, depth=SEED_DEPTH, *, out=None, err=None):
 def play_extended(board, b_settings=None, w_settings=None, *, out=None, err=None):
     """The seed's ``extended`` mode: ``b_settings`` / ``w_settings`` are dicts of
     ``ClobberAgent`` arguments (``algorithm``, ``heuristic``, ``depth``,
-    ``time_limit``); missing keys take the seed's defaults (minimax, adaptive, 3)."""
+    ``time``); missing keys take the seed's defaults (minimax, adaptive, 3)."""
     def make(settings):
         settings = dict(settings or {})
         unknown = set(settings) - {"algorithm", "heuristic", "depth", "time", "time_limit"}

@@ -181,7 +181,7 @@ def _alphabeta(default_depth, **fixed):
         from ttt_engine.agents import AlphaBetaAgent
         if depth is None and time is None:
             depth = default_depth
-        return AlphaBetaAgent(depth=depth, time_limit=time, **fixed)
+        return AlphaBetaAgent(depth=depth, time=time, **fixed)
     return build
 
 
@@ -203,7 +203,7 @@ def _tree(kind):
     def build(seed=None, simulations=None, time=None):
         from ttt_engine import tree_agents
         cls = tree_agents.TreeQAgent if kind == "treeq" else tree_agents.SarsaAgent
-        return cls(iterations=simulations, time=time, seed=seed)
+        return cls(simulations=simulations, time=time, seed=seed)
     return build
 
 

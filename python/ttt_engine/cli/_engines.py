@@ -155,7 +155,7 @@ def _values(game, args, console, size):
     collected from random games and saved."""
     mod = game.module
     tag = f"-{size}x{size}" if size else ""
-    path = args.model or os.path.join(cache_dir(), f"{game.key}-states{tag}.json")
+    path = args.model or os.path.join(cache_dir(), f"{game.key}-states{tag}.npz")
     games = args.train_episodes or 100_000
     if os.path.exists(path) and not args.retrain:
         try:
@@ -171,7 +171,8 @@ def _values(game, args, console, size):
     elif not args.retrain:
         console.say(f"No saved {game.title} state values yet ({path}).")
     path = _output(args, console, path, "state-value file")
-    console.say(f"Scoring the states of {games:,} random games; this happens once.")
+    console.say(f"Scoring the states of {games:,} random games; this happens once. The "
+                f"values go to {path} (about {mod.estimate_value_file_size(games) / 1e6:,.0f} MB).")
     t0 = time.perf_counter()
     kw = {"size": size} if size else {}
     table, _res = mod.collect_values(games, seed=args.seed, progress=sys.stderr.isatty(), **kw)

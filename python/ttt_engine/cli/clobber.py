@@ -101,9 +101,9 @@ def run(args):
         else:
             play_extended(board,
                           {"algorithm": args.b_algorithm, "heuristic": args.b_heuristic,
-                           "depth": args.b_depth, "time_limit": args.b_time_limit},
+                           "depth": args.b_depth, "time": args.b_time_limit},
                           {"algorithm": args.w_algorithm, "heuristic": args.w_heuristic,
-                           "depth": args.w_depth, "time_limit": args.w_time_limit})
+                           "depth": args.w_depth, "time": args.w_time_limit})
     except ValueError as e:
         raise CLIError(str(e), EXIT_USAGE) from None
     return EXIT_OK
