@@ -19,6 +19,7 @@ import time
 import pytest
 
 from ttt_engine import uttt
+from ttt_engine._core import uttt as _core_uttt
 from ttt_engine.search import MCTS
 
 SIMS = 400_000          # per call, over all trees
@@ -41,7 +42,7 @@ def mcts_rate(threads, sims=SIMS, seed=3):
 
 def playout_rate(threads, n=PLAYOUTS):
     t = time.perf_counter()
-    r = uttt.random_playouts(n, seed=1, threads=threads)
+    r = _core_uttt.random_playouts(n, seed=1, threads=threads)
     dt = time.perf_counter() - t
     assert sum(r[:3]) == n
     return n / dt
@@ -65,7 +66,7 @@ def test_uttt_mcts_threads(benchmark, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_uttt_playouts_threads(benchmark, threads):
-    r = benchmark.pedantic(lambda: uttt.random_playouts(PLAYOUTS, seed=1, threads=threads),
+    r = benchmark.pedantic(lambda: _core_uttt.random_playouts(PLAYOUTS, seed=1, threads=threads),
                            rounds=5, iterations=1, warmup_rounds=1)
     assert sum(r[:3]) == PLAYOUTS
     benchmark.extra_info.update({"unit": "playouts", "units": PLAYOUTS, "threads": threads,

@@ -12,6 +12,7 @@ from ttt_engine._core import mcts as _mcts
 from ttt_engine._core import qlearning, treelearn
 from ttt_engine._core.perft import perft
 from ttt_engine._core.playout import random_games, random_playouts
+from ttt_engine._core import uttt as _core_uttt
 from ttt_engine.tree_agents import TreeQAgent
 
 HUGE = 2**70
@@ -29,7 +30,7 @@ CASES = {
                         "iterations"),
     "playouts games": (lambda: random_playouts(Board(), HUGE), "games"),
     "random_games games": (lambda: random_games(Board(), HUGE), "games"),
-    "uttt playouts": (lambda: uttt.random_playouts(HUGE), "n_games"),
+    "uttt playouts": (lambda: _core_uttt.random_playouts(HUGE), "n_games"),
     "perft depth": (lambda: perft(Board(), HUGE), "depth"),
     "perft depth neg": (lambda: perft(Board(), -1), "depth"),
     "absearcher tt_size": (lambda: search.ABSearcher(HUGE), "tt_size"),

@@ -46,13 +46,13 @@ JOBS = {
     "train": "train(episodes=10**13, progress=False, seed=1, metrics_every=0, chunk=10**13)",
     "evaluate": "evaluate(QAgent(), games=10**15, seed=1)",
     "evaluate_threads": "evaluate(QAgent(), games=10**15, seed=1, threads=2)",
-    "uttt_playouts": "uttt.random_playouts(10**15, seed=1)",
-    "uttt_playouts_threads": "uttt.random_playouts(10**15, seed=1, threads=2)",
+    "uttt_playouts": "from ttt_engine._core import uttt as cu\ncu.random_playouts(10**15, seed=1)",
+    "uttt_playouts_threads": "from ttt_engine._core import uttt as cu\ncu.random_playouts(10**15, seed=1, threads=2)",
     "generic_playouts": ("from ttt_engine._core.playout import random_playouts\n"
                          "random_playouts(uttt.Board(), 10**15, seed=1, threads=2)"),
     "random_games": ("from ttt_engine._core.playout import random_games\n"
                      "random_games(uttt.Board(), 10**15, seed=1)"),
-    "perft": "uttt.perft(20)",
+    "perft": "from ttt_engine._core.perft import perft\nperft(uttt.Board(), 20)",
     "quixo_solve": ("from ttt_engine._core.quixo_solve import solve\n"
                     "solve(4)"),
     "quixo_games": ("from ttt_engine._core import quixo_play as qp\n"
