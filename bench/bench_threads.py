@@ -17,7 +17,6 @@ import sys
 import time
 
 import pytest
-
 from ttt_engine import uttt
 from ttt_engine._core import uttt as _core_uttt
 from ttt_engine.search import MCTS

@@ -26,7 +26,7 @@ def main():
         stop = threading.Event()
         th = None
         if spin:
-            def spinner():
+            def spinner(stop=stop):
                 x = 0
                 while not stop.is_set():
                     x += 1

@@ -4,15 +4,23 @@ import math
 
 import numpy as np
 import pytest
-
-from ttt_engine import Board, MCTS, QAgent, evaluate, exact_vs_random, optimality, train, uttt, \
-    worst_case
-from ttt_engine import search
+from ttt_engine import (
+    MCTS,
+    Board,
+    QAgent,
+    evaluate,
+    exact_vs_random,
+    optimality,
+    search,
+    train,
+    uttt,
+    worst_case,
+)
 from ttt_engine._core import mcts as _mcts
 from ttt_engine._core import qlearning, treelearn
+from ttt_engine._core import uttt as _core_uttt
 from ttt_engine._core.perft import perft
 from ttt_engine._core.playout import random_games, random_playouts
-from ttt_engine._core import uttt as _core_uttt
 from ttt_engine.tree_agents import TreeQAgent
 
 HUGE = 2**70

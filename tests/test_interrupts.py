@@ -7,18 +7,16 @@ and exit.  The generous timeout only detects a job that ignores the signal
 (without the interrupt checks these jobs run for hours); the reaction time
 itself (~10 ms) is measured in bench/bench_interrupt.py.
 """
+import _thread
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
-import _thread
 
 import pytest
-
-from ttt_engine import Board, MCTS, uttt
-from ttt_engine import search
+from ttt_engine import MCTS, Board, search, uttt
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -5,12 +5,20 @@ import threading
 
 import numpy as np
 import pytest
-
-from ttt_engine import Board, MCTS, MCTSAgent, evaluate, train, uttt
-from ttt_engine import clobber, quixo, search
+from ttt_engine import (
+    MCTS,
+    Board,
+    MCTSAgent,
+    clobber,
+    evaluate,
+    quixo,
+    search,
+    train,
+    uttt,
+)
 from ttt_engine._core import qlearning
-from ttt_engine._core.playout import random_playouts
 from ttt_engine._core import uttt as _core_uttt
+from ttt_engine._core.playout import random_playouts
 from ttt_engine._parallel import split_seeds
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
@@ -25,7 +33,7 @@ def _race(calls, reps):
         barrier = threading.Barrier(len(calls))
         got = [None] * len(calls)
 
-        def run(i):
+        def run(i, barrier=barrier, got=got):
             barrier.wait()
             try:
                 got[i] = calls[i]()
