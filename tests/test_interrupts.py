@@ -7,18 +7,16 @@ and exit.  The generous timeout only detects a job that ignores the signal
 (without the interrupt checks these jobs run for hours); the reaction time
 itself (~10 ms) is measured in bench/bench_interrupt.py.
 """
+import _thread
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
-import _thread
 
 import pytest
-
-from ttt_engine import Board, MCTS, uttt
-from ttt_engine import search
+from ttt_engine import MCTS, Board, search, uttt
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,13 +44,13 @@ JOBS = {
     "train": "train(episodes=10**13, progress=False, seed=1, metrics_every=0, chunk=10**13)",
     "evaluate": "evaluate(QAgent(), games=10**15, seed=1)",
     "evaluate_threads": "evaluate(QAgent(), games=10**15, seed=1, threads=2)",
-    "uttt_playouts": "uttt.random_playouts(10**15, seed=1)",
-    "uttt_playouts_threads": "uttt.random_playouts(10**15, seed=1, threads=2)",
+    "uttt_playouts": "from ttt_engine._core import uttt as cu\ncu.random_playouts(10**15, seed=1)",
+    "uttt_playouts_threads": "from ttt_engine._core import uttt as cu\ncu.random_playouts(10**15, seed=1, threads=2)",
     "generic_playouts": ("from ttt_engine._core.playout import random_playouts\n"
                          "random_playouts(uttt.Board(), 10**15, seed=1, threads=2)"),
     "random_games": ("from ttt_engine._core.playout import random_games\n"
                      "random_games(uttt.Board(), 10**15, seed=1)"),
-    "perft": "uttt.perft(20)",
+    "perft": "from ttt_engine._core.perft import perft\nperft(uttt.Board(), 20)",
     "quixo_solve": ("from ttt_engine._core.quixo_solve import solve\n"
                     "solve(4)"),
     "quixo_games": ("from ttt_engine._core.quixo_agents import RandomAgent\n"

@@ -5,10 +5,19 @@ import threading
 
 import numpy as np
 import pytest
-
-from ttt_engine import Board, MCTS, MCTSAgent, evaluate, train, uttt
-from ttt_engine import clobber, quixo, search
+from ttt_engine import (
+    MCTS,
+    Board,
+    MCTSAgent,
+    clobber,
+    evaluate,
+    quixo,
+    search,
+    train,
+    uttt,
+)
 from ttt_engine._core import qlearning
+from ttt_engine._core import uttt as _core_uttt
 from ttt_engine._core.playout import random_playouts
 from ttt_engine._parallel import split_seeds
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
@@ -24,7 +33,7 @@ def _race(calls, reps):
         barrier = threading.Barrier(len(calls))
         got = [None] * len(calls)
 
-        def run(i):
+        def run(i, barrier=barrier, got=got):
             barrier.wait()
             try:
                 got[i] = calls[i]()
@@ -226,8 +235,8 @@ def test_evaluate_threads_reproducible_and_complete():
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_random_playouts_threads(threads):
-    r = uttt.random_playouts(3001, seed=5, threads=threads)
-    assert r == uttt.random_playouts(3001, seed=5, threads=threads)
+    r = _core_uttt.random_playouts(3001, seed=5, threads=threads)
+    assert r == _core_uttt.random_playouts(3001, seed=5, threads=threads)
     assert sum(r[:3]) == 3001
     g = random_playouts(uttt.Board(), 3001, seed=5, threads=threads)
     assert g == random_playouts(uttt.Board(), 3001, seed=5, threads=threads)
@@ -245,7 +254,7 @@ def test_random_playouts_one_thread_unchanged():
 @pytest.mark.parametrize("bad", [0, -1, 257, 1.5, "2", True])
 def test_threads_validated(bad):
     for call in (lambda: MCTS(threads=bad),
-                 lambda: uttt.random_playouts(10, threads=bad),
+                 lambda: _core_uttt.random_playouts(10, threads=bad),
                  lambda: evaluate(np.zeros((19683, 9)), games=10, threads=bad)):
         with pytest.raises(ValueError, match="threads"):
             call()

@@ -22,7 +22,7 @@ import numpy as np
 
 from ttt_engine._util import check_int
 
-__all__ = ["MAX_THREADS", "check_threads", "split_seeds", "split_counts", "run_parts"]
+__all__ = ["MAX_THREADS", "check_threads", "run_parts", "split_counts", "split_seeds"]
 
 #: Upper bound of ``threads=``: far above any core count; guards against typos.
 MAX_THREADS = 256
@@ -70,7 +70,7 @@ def _join_all(threads, stop):
             try:
                 t.join()
                 break
-            except BaseException as exc:   # Ctrl-C while waiting: stop the workers first
+            except BaseException as exc:  # noqa: BLE001 - Ctrl-C while waiting: stop the workers first
                 stop[0] = 1
                 if pending is None:
                     pending = exc
@@ -91,7 +91,7 @@ def run_parts(fn, parts, stop=None):
     def work(i):
         try:
             results[i] = fn(*parts[i], stop)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
             errors[i] = exc
             stop[0] = 1
 
@@ -105,7 +105,7 @@ def run_parts(fn, parts, stop=None):
         stop[0] = 1
         try:
             _join_all(threads, stop)
-        except BaseException:
+        except BaseException:  # noqa: BLE001, S110 - this thread's exception wins
             pass
         raise
     _join_all(threads, stop)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ttt_engine._core import qlearning as _ql
 
-__all__ = ["run_training", "CounterBar"]
+__all__ = ["CounterBar", "run_training"]
 
 _REPORT_KEYS = ("optimality", "optimality_reached_x", "optimality_reached_o",
                 "exact_win_x", "exact_draw_x", "exact_loss_x",

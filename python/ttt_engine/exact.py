@@ -53,6 +53,11 @@ def policy_table(agent):
 def _q_of(agent):
     q = getattr(agent, "q", agent)
     if isinstance(q, np.ndarray) and q.shape == (19683, 9) and q.dtype == np.float64:
+        bad = ~np.isfinite(q)
+        if bad.any():
+            st, cell = np.argwhere(bad)[0]
+            raise ValueError(f"agent Q table has {int(bad.sum())} non-finite value(s) (NaN or "
+                             f"inf), first at state {st}, cell {cell}: {q[st, cell]}")
         return np.ascontiguousarray(q)
     if callable(getattr(agent, "select_move", None)):
         return policy_table(agent)

@@ -40,6 +40,7 @@ from ttt_engine._core.game cimport (
 from ttt_engine._core cimport ttt
 from ttt_engine._core.game cimport game_init_tables
 game_init_tables()   # every game's lookup tables
+from ttt_engine._util import check_int
 
 cdef double WIN_SCORE = 1e9
 cdef double MATE_BOUND = 1e9 - 2.0 * MAX_PLY - 10.0
@@ -468,9 +469,7 @@ cdef class ABSearcher:
     def __cinit__(self, tt_size=1 << 18, tt_min_depth=2, ply_in_key=False):
         cdef uint64_t size = 1
         cdef int bits = 0
-        tt_size = int(tt_size)
-        if tt_size < 1 or tt_size > (1 << 30):
-            raise ValueError(f"tt_size must be in [1, 2**30], got {tt_size}")
+        tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         while size < <uint64_t>tt_size:
             size <<= 1
             bits += 1
@@ -503,9 +502,7 @@ cdef class ABSearcher:
 
     @tt_min_depth.setter
     def tt_min_depth(self, value):
-        value = int(value)
-        if not 1 <= value <= DEPTH_INF:
-            raise ValueError(f"tt_min_depth must be in [1, {DEPTH_INF}], got {value}")
+        value = check_int("tt_min_depth", value, min=1, max=DEPTH_INF)
         self.ctx.tt_min_depth = value
 
     def __dealloc__(self):

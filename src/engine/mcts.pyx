@@ -39,6 +39,7 @@ from ttt_engine._core.game cimport (
 from ttt_engine._core cimport ttt
 from ttt_engine._core.game cimport game_init_tables
 game_init_tables()   # every game's lookup tables
+from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
 
 MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
 
@@ -336,17 +337,16 @@ cdef class MCTSTree:
     that runs several steps on the tree (reroot, search, read the root) holds
     it with ``acquire()`` / ``release()``, which refuse a second owner."""
 
-    def __cinit__(self, int max_nodes, double c, uint64_t seed, int expand_after=0,
-                  bint solver=False):
-        if max_nodes < MIN_NODES:
-            raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
+    def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False):
+        max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
+        c = check_real("c", c, low=0)
+        seed = resolve_seed(seed)
+        expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
         self.t.nodes = <MNode*>big_alloc(<size_t>max_nodes * sizeof(MNode))
         if self.t.nodes == NULL:
             raise MemoryError(f"cannot allocate {max_nodes} MCTS nodes")
         self.t.alt = NULL
         self.t.cap = max_nodes
-        if expand_after < 0:
-            raise ValueError(f"expand_after must be >= 0, got {expand_after}")
         self.t.expand_after = expand_after
         self.t.solver = solver
         self.t.used = 0
@@ -477,18 +477,20 @@ cdef class MCTSTree:
         return 0
 
 
-def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double time_limit,
+def mcts_search(MCTSTree tree, GameBoard board, simulations, time_limit,
                 int[::1] stop=None):
     """Run simulations from ``board`` (which must be the tree's root position,
     see ``mcts_reroot``); returns ``(simulations_done, seconds)``.  Stops early,
     between simulations, on Ctrl-C (``KeyboardInterrupt``) or when the shared
     ``stop`` flag of a root-parallel search is set."""
     cdef uint64_t done
+    cdef uint64_t sims = check_int("simulations", simulations, min=0, max=INT64_MAX)
+    cdef double seconds = check_real("time_limit", time_limit, low=0)
     cdef double elapsed = 0.0
     cdef interrupt_t it
     interrupt_init(&it, 64, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
-        done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed, &it)
+        done = mcts_run(&board.state, &tree.t, sims, seconds, &elapsed, &it)
     interrupt_finish(&it)
     return done, elapsed
 

@@ -10,6 +10,7 @@ from ttt_engine._core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
 game_init_tables()   # every game's lookup tables
+from ttt_engine._util import check_int
 
 
 cdef uint64_t perft_state(GameState* s, int depth, interrupt_t* it) noexcept nogil:
@@ -39,18 +40,17 @@ cdef uint64_t perft_state(GameState* s, int depth, interrupt_t* it) noexcept nog
     return total
 
 
-def perft(GameBoard board, int depth):
+def perft(GameBoard board, depth):
     """Leaf count of the game tree from ``board`` to ``depth`` plies, any game.
 
     One ply is one move; positions where the game ends before ``depth`` count
     as leaves.  The board is left unchanged.
     """
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
+    cdef int d = check_int("depth", depth, min=0, max=1000)
     cdef uint64_t n
     cdef interrupt_t it
     interrupt_init(&it, 64, NULL)
     with nogil:
-        n = perft_state(&board.state, depth, &it)
+        n = perft_state(&board.state, d, &it)
     interrupt_finish(&it)
     return n

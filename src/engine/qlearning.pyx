@@ -54,6 +54,7 @@ from ttt_engine._core.ttt cimport (
 )
 
 ttt.ttt_init_tables()
+from ttt_engine._util import INT64_MAX, check_int, resolve_seed
 
 N_STATES = TTT_STATES
 SHAPING_REWARD = -0.8
@@ -458,11 +459,10 @@ cdef class QTrainer:
         """The current α (after the episodes run so far)."""
         return self.p.alpha
 
-    def run(self, long long n):
+    def run(self, episodes):
         """Run ``n`` episodes; return ``(wins, draws, losses, cut)`` for them
         (self-play: X wins, draws, O wins, 0)."""
-        if n < 0:
-            raise ValueError(f"episodes must be >= 0, got {n}")
+        cdef int64_t n = check_int("episodes", episodes, min=0, max=INT64_MAX)
         cdef int64_t counts[4]
         cdef int64_t done
         cdef interrupt_t it
@@ -614,9 +614,8 @@ cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
         counts[k] += c[k]
 
 
-def evaluate_random(const double[:, ::1] q not None, long long games, int side,
-                    unsigned long long seed, const uint16_t[::1] optimal=None,
-                    int[::1] stop=None):
+def evaluate_random(const double[:, ::1] q not None, games, int side,
+                    seed, const uint16_t[::1] optimal=None, int[::1] stop=None):
     """Greedy play of ``q`` against a uniformly random opponent for ``games``
     games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random.
     With ``optimal`` (the oracle's uint16 masks, length 19683) the opponent is
@@ -627,8 +626,8 @@ def evaluate_random(const double[:, ::1] q not None, long long games, int side,
         raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
     if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
         raise ValueError(f"side code must be 0, 1 or 2, got {side}")
-    if games < 0:
-        raise ValueError(f"games must be >= 0, got {games}")
+    cdef int64_t n = check_int("games", games, min=0, max=INT64_MAX)
+    cdef uint64_t s = resolve_seed(seed)
     cdef rng_t rng
     cdef int64_t counts[4]
     cdef const uint16_t* opt = NULL
@@ -638,10 +637,10 @@ def evaluate_random(const double[:, ::1] q not None, long long games, int side,
             raise ValueError(f"optimal must have length {TTT_STATES}, got {optimal.shape[0]}")
         opt = &optimal[0]
     counts[0] = counts[1] = counts[2] = counts[3] = 0
-    rng_seed(&rng, seed)
+    rng_seed(&rng, s)
     interrupt_init(&it, 1, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
-        _eval_games(&q[0, 0], &rng, games, side, counts, opt, &it)
+        _eval_games(&q[0, 0], &rng, n, side, counts, opt, &it)
     interrupt_finish(&it)
     return counts[0], counts[1], counts[2]
 

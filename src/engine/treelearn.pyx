@@ -41,6 +41,7 @@ from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.math cimport exp, pow, log
 from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
 from ttt_engine._core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
@@ -267,9 +268,9 @@ cdef class TreeLearner:
     arguments are validated there.
     """
 
-    def __cinit__(self, int max_nodes, int algo, uint64_t seed):
-        if max_nodes < MIN_NODES:
-            raise ValueError(f"max_nodes must be >= {MIN_NODES}, got {max_nodes}")
+    def __cinit__(self, max_nodes, int algo, seed):
+        max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
+        seed = resolve_seed(seed)
         if algo != TL_QLEARN and algo != TL_SARSA:
             raise ValueError(f"algo must be {TL_QLEARN} (Q-learning) or {TL_SARSA} (Sarsa)")
         self.t.cap = max_nodes
@@ -401,14 +402,16 @@ cdef class TreeLearner:
         return None
 
 
-def tl_search(TreeLearner tree, GameBoard board, uint64_t iterations, double time_limit):
+def tl_search(TreeLearner tree, GameBoard board, iterations, time_limit):
     """Train from ``board`` (the tree's root position); ``(simulations, seconds)``."""
     cdef uint64_t done
+    cdef uint64_t iters = check_int("iterations", iterations, min=0, max=INT64_MAX)
+    cdef double seconds = check_real("time_limit", time_limit, low=0)
     cdef double elapsed = 0.0
     cdef interrupt_t it
     interrupt_init(&it, 64, NULL)
     with nogil:
-        done = tl_run(&board.state, &tree.t, iterations, time_limit, &elapsed, &it)
+        done = tl_run(&board.state, &tree.t, iters, seconds, &elapsed, &it)
     interrupt_finish(&it)
     return done, elapsed
 

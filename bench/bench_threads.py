@@ -1,0 +1,105 @@
+"""Both cores in one process: root-parallel UTTT MCTS, and threads= for playouts.
+
+Wall-clock rates (CPU time cannot show a parallel speed-up), k=1 and k=2 in the
+same run.  Bar: UTTT MCTS with ``threads=2`` reaches >= 1.7x the simulations/s
+of ``threads=1``.  The machine must be otherwise idle for the ratio to mean
+anything (2 cores): the script form alternates k=1 and k=2 several times and
+prints the medians with the load average::
+
+    PYTHONPATH=python python -m pytest bench/bench_threads.py --benchmark-only
+    PYTHONPATH=python python bench/bench_threads.py --repeats 7 [--json out.json]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import pytest
+from ttt_engine import uttt
+from ttt_engine._core import uttt as _core_uttt
+from ttt_engine.search import MCTS
+
+SIMS = 400_000          # per call, over all trees
+NODES = 2_000_000       # per tree: the trees never fill up
+PLAYOUTS = 400_000
+
+
+def mcts_rate(threads, sims=SIMS, seed=3):
+    """Simulations per wall-clock second of one fresh UTTT search from the start."""
+    m = MCTS(seed=seed, max_nodes=NODES, threads=threads)
+    b = uttt.Board()
+    m.search(b, simulations=1000)            # touch the arenas outside the timing
+    m.reset()
+    t = time.perf_counter()
+    m.search(b, simulations=sims)
+    dt = time.perf_counter() - t
+    assert m.stats["simulations"] == sims
+    return sims / dt
+
+
+def playout_rate(threads, n=PLAYOUTS):
+    t = time.perf_counter()
+    r = _core_uttt.random_playouts(n, seed=1, threads=threads)
+    dt = time.perf_counter() - t
+    assert sum(r[:3]) == n
+    return n / dt
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_uttt_mcts_threads(benchmark, threads):
+    m = MCTS(seed=3, max_nodes=NODES, threads=threads)
+    b = uttt.Board()
+
+    def search():
+        m.reset()
+        m.search(b, simulations=SIMS)
+        return m.stats
+
+    stats = benchmark.pedantic(search, rounds=5, iterations=1, warmup_rounds=1)
+    assert stats["simulations"] == SIMS
+    benchmark.extra_info.update({"unit": "simulations", "units": SIMS, "threads": threads,
+                                 "per_s": SIMS / benchmark.stats.stats.median})
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_uttt_playouts_threads(benchmark, threads):
+    r = benchmark.pedantic(lambda: _core_uttt.random_playouts(PLAYOUTS, seed=1, threads=threads),
+                           rounds=5, iterations=1, warmup_rounds=1)
+    assert sum(r[:3]) == PLAYOUTS
+    benchmark.extra_info.update({"unit": "playouts", "units": PLAYOUTS, "threads": threads,
+                                 "per_s": PLAYOUTS / benchmark.stats.stats.median})
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--json", help="also write the numbers to this file")
+    args = ap.parse_args(argv)
+    load_before = os.getloadavg()
+    rates = {"mcts": {1: [], 2: []}, "playouts": {1: [], 2: []}}
+    for _ in range(args.repeats):           # alternate, so drifts in load hit both
+        for k in (1, 2):
+            rates["mcts"][k].append(mcts_rate(k))
+            rates["playouts"][k].append(playout_rate(k))
+    load_after = os.getloadavg()
+    out = {"repeats": args.repeats, "cpus": os.cpu_count(),
+           "loadavg_before": load_before, "loadavg_after": load_after}
+    for what, by_k in rates.items():
+        med = {k: statistics.median(v) for k, v in by_k.items()}
+        out[what] = {"median_per_s_k1": med[1], "median_per_s_k2": med[2],
+                     "ratio_k2_k1": med[2] / med[1],
+                     "ratios_per_repeat": [b / a for a, b in zip(by_k[1], by_k[2])]}
+        print(f"{what:9s} k=1 {med[1] / 1e6:6.2f} M/s   k=2 {med[2] / 1e6:6.2f} M/s   "
+              f"ratio {med[2] / med[1]:.2f}")
+    print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} "
+          f"({os.cpu_count()} cpus)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
