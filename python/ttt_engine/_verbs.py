@@ -77,12 +77,13 @@ def perft(board, depth, cls, where):
     return _perft(board, check_int("depth", depth, min=0, max=64))
 
 
-def random_playouts(board, n, seed, cls, where):
+def random_playouts(board, n, seed, cls, where, threads=1):
     """``{"games", "first_wins", "second_wins", "draws", "seed"}`` of ``n``
-    uniformly random games from ``board`` (unchanged); same seed, same counts."""
+    uniformly random games from ``board`` (unchanged); same seed, same counts
+    (for the same ``threads``: the games are split over that many threads)."""
     from ttt_engine._core.playout import random_playouts as _playouts
     check_board(board, cls, where)
-    return _playouts(board, check_int("n", n, min=0), seed)
+    return _playouts(board, check_int("n", n, min=0), seed, threads=threads)
 
 
 def _winner(board, value):

@@ -23,11 +23,12 @@ def perft(board, depth):
     return _verbs.perft(board, depth, Board, "clobber.perft")
 
 
-def random_playouts(board, n, seed=None):
+def random_playouts(board, n, seed=None, threads=1):
     """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
     ``{"games", "first_wins", "second_wins", "draws", "seed"}`` (first = B).
     Same seed, same counts."""
-    return _verbs.random_playouts(board, n, seed, Board, "clobber.random_playouts")
+    return _verbs.random_playouts(board, n, seed, Board, "clobber.random_playouts",
+                                  threads=threads)
 
 
 def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22):

@@ -53,11 +53,12 @@ def perft(board, depth):
     return _verbs.perft(board, depth, Board, "quixo.perft")
 
 
-def random_playouts(board, n, seed=None):
+def random_playouts(board, n, seed=None, threads=1):
     """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
     ``{"games", "first_wins", "second_wins", "draws", "seed"}`` (draws: the move
     cap).  Same seed, same counts."""
-    return _verbs.random_playouts(board, n, seed, Board, "quixo.random_playouts")
+    return _verbs.random_playouts(board, n, seed, Board, "quixo.random_playouts",
+                                  threads=threads)
 
 
 _solutions = {}

@@ -16,10 +16,12 @@ def perft(board, depth):
     return _verbs.perft(board, depth, Board, "ttt.perft")
 
 
-def random_playouts(board, n, seed=None):
+def random_playouts(board, n, seed=None, threads=1):
     """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
-    ``{"games", "first_wins", "second_wins", "draws", "seed"}``.  Same seed, same counts."""
-    return _verbs.random_playouts(board, n, seed, Board, "ttt.random_playouts")
+    ``{"games", "first_wins", "second_wins", "draws", "seed"}``.  Same seed, same counts
+    (for the same ``threads``, the number of threads the games are split over)."""
+    return _verbs.random_playouts(board, n, seed, Board, "ttt.random_playouts",
+                                  threads=threads)
 
 
 def solve(board, *, max_nodes=None, time_limit=None):

@@ -53,8 +53,9 @@ def random_playouts(*args, **kwargs):
     return _random_playouts(*args, **kwargs)
 
 
-def _random_playouts(board, n, seed=None):
-    return _verbs.random_playouts(board, n, seed, Board, "uttt.random_playouts")
+def _random_playouts(board, n, seed=None, threads=1):
+    return _verbs.random_playouts(board, n, seed, Board, "uttt.random_playouts",
+                                  threads=threads)
 
 
 def solve(board, *, max_nodes=None, time_limit=None):
