@@ -358,7 +358,7 @@ def test_quixo_greedy_engine_collects_values_once(env, tmp_path):
     r = run(args, env, stdin="a1R\nq\n")
     assert r.returncode == 0, r.stderr
     assert "Scoring the states of 2,000 random games" in r.stdout
-    assert (tmp_path / "cache" / "quixo-states-5x5.json").is_file()
+    assert (tmp_path / "cache" / "quixo-states-5x5.npz").is_file()
     r = run(args, env, stdin="q\n")
     assert "Loaded Quixo state values" in r.stdout and "Scoring" not in r.stdout
 

@@ -388,6 +388,7 @@ def test_stages_command(tmp_path, capsys):
     assert "loaded" in capsys.readouterr().out
     # the seed's JSON stays available as an export, and stage C reads it too
     json_dir = tmp_path / "json"
+    json_dir.mkdir()       # the console never creates a folder it was given
     quixo.main(["stages", "b", "--games-b", "300", "--out-dir", str(json_dir), "--seed", "5",
                 "--no-progress", "--format", "json"])
     assert json.loads((json_dir / "states_random.json").read_text())
