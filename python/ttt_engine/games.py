@@ -1,0 +1,290 @@
+"""The game registry: one entry per game, the single place that lists them.
+
+>>> from ttt_engine import games
+>>> sorted(games.GAMES)
+['clobber', 'quixo', 'ttt', 'uttt']
+>>> g = games.get("clobber")
+>>> b = g.new_board(rows=4, cols=4)
+>>> m = g.parse_move(b, "a1-a2")
+>>> g.move_to_str(b, m)
+'a1-a2'
+
+Each :class:`Game` knows its title, its two sides in move order, its board
+options and their defaults, how to make a board, how to read a move typed by a
+person (with the reason when the move is refused), how to write one, how to
+draw the board as text, and the engines (agents) that play it.
+
+Move text: Tic-Tac-Toe cells ``1``-``9`` row by row (``zero_based=True``:
+``0``-``8``, the cell numbers of ``Board.push``); Ultimate Tic-Tac-Toe ``"R, C"``
+(row and column 0-8); Clobber ``"b3-b4"`` (from-square, captured square);
+Quixo ``"a1R"`` (the cube taken, the end it is pushed back in from).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ttt_engine import _game_text as _text
+from ttt_engine._util import resolve_seed
+
+__all__ = ["GAMES", "Game", "Engine", "get", "BUDGETS"]
+
+#: The budget keywords every engine factory understands (the ones an engine
+#: does not use are refused by :meth:`Game.make_agent`).
+BUDGETS = ("simulations", "time", "depth")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine of a game.
+
+    ``factory(seed=None, simulations=None, time=None, depth=None, **extra)``
+    builds the agent; ``budgets`` are the budget keywords it uses, ``extra``
+    the further keywords it accepts.
+    """
+    name: str
+    help: str
+    factory: Callable
+    budgets: tuple = ()
+    extra: tuple = ()
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game of the registry (see the module docstring)."""
+    key: str
+    title: str
+    sides: tuple
+    options: dict
+    module_name: str
+    engines: dict = field(default_factory=dict)
+    default_engine: str = "random"
+    notation: tuple = ()           # extra keywords of the move-text functions
+
+    @property
+    def module(self):
+        """The public module, e.g. ``ttt_engine.clobber``."""
+        return importlib.import_module(self.module_name)
+
+    @property
+    def Board(self):
+        """The game's board class."""
+        return self.module.Board
+
+    # ---------------------------------------------------------------- boards
+    def _check_options(self, options):
+        bad = sorted(set(options) - set(self.options))
+        if bad:
+            valid = ", ".join(self.options) or "none"
+            raise ValueError(f"{self.title} has no option {', '.join(map(repr, bad))}; "
+                             f"valid options: {valid}")
+
+    def new_board(self, **options):
+        """A board at the start, with ``options`` (see ``options``) changed from
+        their defaults; an unknown option is a ``ValueError`` listing the valid ones."""
+        self._check_options(options)
+        kw = dict(self.options, **options)
+        return self.Board(**kw)
+
+    def from_string(self, text, **kw):
+        """A board read from text in the game's ``to_string`` format."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        return self.Board.from_string(text.strip("\n") if self.key != "uttt" else text.strip(),
+                                      **kw)
+
+    def _check_board(self, board):
+        if not isinstance(board, self.Board):
+            raise TypeError(f"expected a {self.module_name}.Board, got "
+                            f"{type(board).__module__}.{type(board).__name__}")
+
+    def _check_notation(self, kw):
+        bad = sorted(set(kw) - set(self.notation))
+        if bad:
+            raise ValueError(f"{self.title} move text has no option "
+                             f"{', '.join(map(repr, bad))}; valid: "
+                             f"{', '.join(self.notation) or 'none'}")
+
+    def _fn(self, i):
+        return _text.GAME_TEXT[self.key][i]
+
+    # ---------------------------------------------------------------- moves
+    def parse_move(self, board, text, **notation):
+        """The legal move ``text`` names on ``board``; ``ValueError`` with the
+        reason (the game's move syntax when the text is not a move of this game)."""
+        self._check_board(board)
+        self._check_notation(notation)
+        return self._fn(0)(board, text, **notation)
+
+    def move_to_str(self, board, move, **notation):
+        """``move`` as :meth:`parse_move` reads it."""
+        self._check_board(board)
+        self._check_notation(notation)
+        return self._fn(1)(board, move, **notation)
+
+    def draw(self, board, style=None, last_move=None, **notation):
+        """The board as text.  ``style(text, *tags)`` may colour it (see
+        :mod:`ttt_engine._game_text`); ``last_move`` is highlighted."""
+        self._check_board(board)
+        self._check_notation(notation)
+        return self._fn(2)(board, style or _text.plain, last_move, **notation)
+
+    def legend(self, board=None, **notation):
+        """A few lines telling a person how to type moves."""
+        self._check_notation(notation)
+        return self._fn(3)(board, **notation)
+
+    def prompt_hint(self, board=None, **notation):
+        """A short hint for a move prompt, e.g. ``"1-9"`` or ``"e.g. b3-b4"``."""
+        self._check_notation(notation)
+        return self._fn(4)(board, **notation)
+
+    # ---------------------------------------------------------------- engines
+    def make_agent(self, name, *, seed=None, simulations=None, time=None, depth=None, **kw):
+        """Build engine ``name`` (see ``engines``).  Budget keywords that the
+        engine does not use, and unknown names, are ``ValueError``."""
+        engine = self.engines.get(name)
+        if engine is None:
+            raise ValueError(f"unknown {self.title} engine {name!r}; valid engines: "
+                             f"{', '.join(self.engines)}")
+        budgets = {"simulations": simulations, "time": time, "depth": depth}
+        for key, value in budgets.items():
+            if value is not None and key not in engine.budgets:
+                takes = ", ".join(engine.budgets) or "no budget"
+                raise ValueError(f"the {self.title} {name} engine does not take {key}= "
+                                 f"(it takes {takes})")
+        bad = sorted(set(kw) - set(engine.extra))
+        if bad:
+            raise ValueError(f"the {self.title} {name} engine has no option "
+                             f"{', '.join(map(repr, bad))}; valid: "
+                             f"{', '.join(engine.extra) or 'none'}")
+        budgets = {k: v for k, v in budgets.items() if k in engine.budgets}
+        return engine.factory(seed=seed, **budgets, **kw)
+
+
+# ---------------------------------------------------------------------------- engines
+def _random(seed=None):
+    from ttt_engine.agents import RandomAgent
+    return RandomAgent(seed=seed)
+
+
+def _mcts(seed=None, simulations=None, time=None):
+    from ttt_engine.agents import MCTSAgent
+    return MCTSAgent(simulations=simulations, time=time, seed=seed)
+
+
+def _alphabeta(default_depth, **fixed):
+    def build(seed=None, depth=None, time=None):
+        from ttt_engine.agents import AlphaBetaAgent
+        if depth is None and time is None:
+            depth = default_depth
+        return AlphaBetaAgent(depth=depth, time_limit=time, **fixed)
+    return build
+
+
+def _perfect(seed=None, randomize=True):
+    from ttt_engine.agents import PerfectAgent
+    return PerfectAgent(randomize=randomize, seed=seed)
+
+
+def _q(seed=None, model=None, episodes=None, progress=False):
+    """A saved Q-learning model (``model=path``), else a freshly trained one."""
+    import ttt_engine
+    if model is not None:
+        return ttt_engine.QAgent.load(model)
+    kw = {} if episodes is None else {"episodes": episodes}
+    return ttt_engine.train(seed=seed, progress=progress, **kw)
+
+
+def _tree(kind):
+    def build(seed=None, simulations=None, time=None):
+        from ttt_engine import tree_agents
+        cls = tree_agents.TreeQAgent if kind == "treeq" else tree_agents.SarsaAgent
+        return cls(iterations=simulations, time=time, seed=seed)
+    return build
+
+
+def _clobber(algorithm):
+    def build(seed=None, depth=None, time=None, heuristic="adaptive"):
+        from ttt_engine.clobber_play import ClobberAgent
+        if depth is None:
+            depth = 64 if time is not None else 3
+        return ClobberAgent(algorithm, heuristic, depth, time)
+    return build
+
+
+def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
+    """Quixo's state-value agent: ``values`` a ValueTable or a saved file; without
+    one, values are collected from ``games`` random games first."""
+    from ttt_engine import quixo
+    if values is None:
+        values, _ = quixo.collect_values(games, seed=seed)
+    elif not isinstance(values, quixo.ValueTable):
+        values = quixo.load_values(values)
+    return quixo.GreedyValueAgent(values, epsilon=epsilon, exact_terminal=True,
+                                  seed=resolve_seed(seed))
+
+
+_SEARCH = ("simulations", "time")
+_DEPTH = ("depth", "time")
+
+
+def _engines(*specs):
+    return {e.name: e for e in specs}
+
+
+GAMES = {g.key: g for g in (
+    Game("ttt", "Tic-Tac-Toe", ("X", "O"), {}, "ttt_engine.ttt",
+         _engines(
+             Engine("perfect", "exact alpha-beta: never loses (fastest win, slowest loss; "
+                    "a random choice among equal moves, fixed by the seed)", _perfect,
+                    extra=("randomize",)),
+             Engine("q", "tabular Q-learning (a saved model, or trained first)", _q,
+                    extra=("model", "episodes", "progress")),
+             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
+                    _SEARCH),
+             Engine("alphabeta", "alpha-beta with a table (depth, default to the end; time "
+                    "for iterative deepening)", _alphabeta(None), _DEPTH),
+             Engine("random", "uniformly random legal moves", _random)),
+         default_engine="perfect", notation=("zero_based",)),
+    Game("uttt", "Ultimate Tic-Tac-Toe", ("X", "O"), {"tiebreak": False}, "ttt_engine.uttt",
+         _engines(
+             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
+                    _SEARCH),
+             Engine("treeq", "tree Q-learning (simulations or time per move)", _tree("treeq"),
+                    _SEARCH),
+             Engine("sarsa", "Sarsa on the tree (simulations or time per move)",
+                    _tree("sarsa"), _SEARCH),
+             Engine("random", "uniformly random legal moves", _random)),
+         default_engine="mcts"),
+    Game("clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, "ttt_engine.clobber",
+         _engines(
+             Engine("alphabeta", "alpha-beta with a table and the game's heuristics (depth, "
+                    "default 3; time for iterative deepening)", _clobber("alphabeta-tt"),
+                    _DEPTH, ("heuristic",)),
+             Engine("minimax", "plain minimax, no pruning (depth, default 3)",
+                    _clobber("minimax"), _DEPTH, ("heuristic",)),
+             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
+                    _SEARCH),
+             Engine("random", "uniformly random legal moves", _random)),
+         default_engine="alphabeta"),
+    Game("quixo", "Quixo", ("X", "O"), {"size": 5, "max_plies": 200}, "ttt_engine.quixo",
+         _engines(
+             Engine("greedy", "the state-value agent, played greedily (values from random "
+                    "games)", _greedy, extra=("values", "games", "epsilon")),
+             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
+                    _SEARCH),
+             Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
+                    "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH),
+             Engine("random", "uniformly random legal moves", _random)),
+         default_engine="mcts"),
+)}
+
+
+def get(key):
+    """The :class:`Game` registered as ``key``; ``ValueError`` listing the valid keys."""
+    game = GAMES.get(key) if isinstance(key, str) else None
+    if game is None:
+        raise ValueError(f"unknown game {key!r}; valid games: {', '.join(GAMES)}")
+    return game

@@ -1,0 +1,196 @@
+"""The game registry: boards, move text, drawings, engines and bad input."""
+import pytest
+
+from ttt_engine import games
+
+KEYS = ["ttt", "uttt", "clobber", "quixo"]
+ENGINES = {
+    "ttt": ["perfect", "q", "mcts", "alphabeta", "random"],
+    "uttt": ["mcts", "treeq", "sarsa", "random"],
+    "clobber": ["alphabeta", "minimax", "mcts", "random"],
+    "quixo": ["greedy", "mcts", "alphabeta", "random"],
+}
+# a move of each game, as text, and a text of another game's syntax
+SAMPLE = {"ttt": "5", "uttt": "4, 4", "clobber": "a1-a2", "quixo": "a1R"}
+SYNTAX = {"ttt": "cell number 1-9", "uttt": "'R, C'", "clobber": "b3-b4", "quixo": "'a1R'"}
+
+
+def test_registry_lists_the_four_games():
+    assert list(games.GAMES) == KEYS
+    assert games.get("ttt").sides == ("X", "O")
+    assert games.get("clobber").sides == ("B", "W")
+    assert games.get("clobber").options == {"rows": 6, "cols": 5}
+    assert games.get("quixo").options["size"] == 5
+
+
+@pytest.mark.parametrize("bad", ["chess", "", None, 3, "TTT"])
+def test_unknown_game_lists_the_valid_ones(bad):
+    with pytest.raises(ValueError, match="valid games: ttt, uttt, clobber, quixo"):
+        games.get(bad)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_game_shape(key):
+    g = games.get(key)
+    assert g.key == key and g.title
+    assert g.module.__name__ == f"ttt_engine.{key}"
+    assert list(g.engines) == ENGINES[key]
+    assert g.default_engine in g.engines
+    for e in g.engines.values():
+        assert e.help and callable(e.factory)
+    b = g.new_board()
+    assert isinstance(b, g.module.Board)
+    assert b.to_move == g.sides[0]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_unknown_option_lists_the_valid_ones(key):
+    g = games.get(key)
+    with pytest.raises(ValueError, match="valid options") as e:
+        g.new_board(colour="red")
+    for name in g.options:
+        assert name in str(e.value)
+
+
+def test_options_reach_the_board():
+    b = games.get("clobber").new_board(rows=4, cols=3)
+    assert (b.rows, b.cols) == (4, 3)
+    assert games.get("quixo").new_board(size=3).size == 3
+    with pytest.raises(ValueError):
+        games.get("quixo").new_board(size=9)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_legal_move_round_trips_through_its_text(key):
+    g = games.get(key)
+    b = g.new_board()
+    for _ in range(6):
+        for m in b.legal_moves:
+            assert g.parse_move(b, g.move_to_str(b, m)) == m
+        b.push(b.legal_moves[len(b.legal_moves) // 2])
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("other", KEYS)
+def test_a_move_of_another_game_gets_this_games_syntax(key, other):
+    g = games.get(key)
+    b = g.new_board()
+    if key == other:
+        assert g.parse_move(b, SAMPLE[key]) in b.legal_moves
+        return
+    with pytest.raises(ValueError, match=SYNTAX[key]):
+        g.parse_move(b, SAMPLE[other])
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_empty_and_non_text_moves_are_refused(key):
+    g = games.get(key)
+    b = g.new_board()
+    with pytest.raises(ValueError, match="empty input"):
+        g.parse_move(b, "  ")
+    with pytest.raises(ValueError):
+        g.parse_move(b, None)
+
+
+def test_illegal_moves_say_why():
+    ttt = games.get("ttt")
+    b = ttt.new_board()
+    b.push(4)
+    with pytest.raises(ValueError, match="cell 5 is already taken by X"):
+        ttt.parse_move(b, "5")
+    with pytest.raises(ValueError, match="out of range"):
+        ttt.parse_move(b, "10")
+    assert ttt.parse_move(b, "0", zero_based=True) == 0
+    assert ttt.move_to_str(b, 0, zero_based=True) == "0"
+    with pytest.raises(ValueError, match="zero_based"):
+        ttt.parse_move(b, "1", base=0)
+    cl = games.get("clobber")
+    b = cl.new_board(rows=4, cols=4)
+    with pytest.raises(ValueError, match="off the 4x4 board"):
+        cl.parse_move(b, "e1-e2")
+    q = games.get("quixo")
+    b = q.new_board()
+    with pytest.raises(ValueError, match="outer ring"):
+        q.parse_move(b, "c3T")
+
+
+def test_wrong_board_type_is_a_type_error():
+    from ttt_engine import uttt
+    with pytest.raises(TypeError, match="ttt_engine.ttt.Board"):
+        games.get("ttt").parse_move(uttt.Board(), "1")
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_draw_is_plain_text_and_styles_hook_in(key):
+    g = games.get(key)
+    b = g.new_board()
+    m = b.legal_moves[0]
+    b.push(m)
+    text = g.draw(b, last_move=m)
+    assert "\x1b" not in text and len(text.splitlines()) >= 3
+    tags = []
+
+    def style(s, *t):
+        tags.append(t)
+        return f"<{s}>" if "reverse" in t else s
+    shown = g.draw(b, style=style, last_move=m)
+    assert "reverse" in sum(tags, ())                    # the last move is highlighted
+    assert shown.replace("<", "").replace(">", "") == text
+    assert g.legend(b) and g.prompt_hint(b)
+
+
+def test_drawings_show_the_position():
+    b = games.get("ttt").new_board()
+    b.push(4)
+    assert games.get("ttt").draw(b).splitlines()[2] == "   4 | X | 6"
+    q = games.get("quixo")
+    b = q.new_board(size=3)
+    b.push(q.parse_move(b, "a1R"))
+    assert q.draw(b).splitlines()[1].split()[1:4] == [".", ".", "X"]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_cheap_engine_plays_a_legal_move(key):
+    g = games.get(key)
+    b = g.new_board()
+    for name in g.engines:
+        if name in ("q", "greedy"):
+            continue          # trained first: covered below with a small budget
+        budget = {"simulations": 200} if "simulations" in g.engines[name].budgets else {}
+        if "depth" in g.engines[name].budgets:
+            budget = {"depth": 1}
+        agent = g.make_agent(name, seed=3, **budget)
+        assert agent.select_move(b.copy()) in b.legal_moves
+
+
+def test_learned_engines_with_small_budgets():
+    b = games.get("ttt").new_board()
+    agent = games.get("ttt").make_agent("q", seed=1, episodes=20_000)
+    assert agent.select_move(b) in b.legal_moves
+    q = games.get("quixo")
+    b = q.new_board()
+    agent = q.make_agent("greedy", seed=1, games=200)
+    assert agent.select_move(b) in b.legal_moves
+
+
+def test_same_seed_same_moves():
+    g = games.get("uttt")
+    b = g.new_board()
+    a1 = g.make_agent("mcts", seed=5, simulations=300)
+    a2 = g.make_agent("mcts", seed=5, simulations=300)
+    assert a1.select_move(b) == a2.select_move(b)
+
+
+def test_engine_bad_input():
+    g = games.get("clobber")
+    with pytest.raises(ValueError, match="valid engines: alphabeta, minimax, mcts, random"):
+        g.make_agent("perfect")
+    with pytest.raises(ValueError, match="does not take simulations"):
+        g.make_agent("alphabeta", simulations=10)
+    with pytest.raises(ValueError, match="does not take depth"):
+        g.make_agent("mcts", depth=3)
+    with pytest.raises(ValueError, match="valid: heuristic"):
+        g.make_agent("alphabeta", colour=1)
+    with pytest.raises(ValueError, match="simulations"):
+        games.get("ttt").make_agent("mcts", simulations=0)
+    assert g.make_agent("alphabeta", depth=2, heuristic="pieces").depth == 2
