@@ -13,7 +13,7 @@ import sys
 import threading
 import traceback
 
-__all__ = ["SerialExecutor", "default_executor", "run_tasks", "ResultsFile", "check_picklable"]
+__all__ = ["SerialExecutor", "default_executor", "run_tasks", "check_executor", "ResultsFile", "check_picklable"]
 
 
 class SerialExecutor(cf.Executor):
@@ -72,6 +72,14 @@ def _progress_bar(total, desc, progress):
                 dynamic_ncols=True)
 
 
+def check_executor(executor):
+    """``ValueError`` unless ``executor`` is None or has ``submit`` (an Executor)."""
+    if executor is not None and not isinstance(executor, cf.Executor) \
+            and not callable(getattr(executor, "submit", None)):
+        raise ValueError(f"executor must be a concurrent.futures.Executor (or None for a "
+                         f"local process pool), got {type(executor).__name__}")
+
+
 def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, desc="",
               progress=True):
     """Submit ``fn(task)`` for every task and call ``on_result(task, value)`` (or
@@ -81,33 +89,39 @@ def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, d
     the end.  Ctrl-C cancels what has not started and re-raises; results
     already handed to ``on_result`` are kept by the caller.
     """
+    check_executor(executor)
     own = executor is None
     if own:
         executor = default_executor()
-    elif not isinstance(executor, cf.Executor) and not callable(getattr(executor, "submit", None)):
-        raise ValueError(f"executor must be a concurrent.futures.Executor, got "
-                         f"{type(executor).__name__}")
     bar = _progress_bar(sum(weight(t) for t in tasks), desc, progress)
     futures = {}
+
+    def handle(future, task):
+        try:
+            value = future.result()
+        except cf.CancelledError:
+            on_error(task, "cancelled")
+        except Exception as exc:
+            on_error(task, "".join(traceback.format_exception_only(type(exc), exc)).strip())
+        else:
+            on_result(task, value)
+        if bar is not None:
+            bar.update(weight(task))
+
     try:
         for task in tasks:
             try:
-                futures[executor.submit(fn, task)] = task
+                future = executor.submit(fn, task)
             except Exception as exc:
                 # a worker that is already gone (broken pool), a shut-down executor...
                 on_error(task, f"could not be submitted: {type(exc).__name__}: {exc}")
-        for future in cf.as_completed(futures):
-            task = futures[future]
-            try:
-                value = future.result()
-            except cf.CancelledError:
-                on_error(task, "cancelled")
-            except Exception as exc:
-                on_error(task, "".join(traceback.format_exception_only(type(exc), exc)).strip())
+                continue
+            if future.done():          # a serial executor: record it before the next one
+                handle(future, task)
             else:
-                on_result(task, value)
-            if bar is not None:
-                bar.update(weight(task))
+                futures[future] = task
+        for future in cf.as_completed(futures):
+            handle(future, futures[future])
     except BaseException:
         for f in futures:
             f.cancel()

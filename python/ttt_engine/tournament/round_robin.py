@@ -23,7 +23,7 @@ import zlib
 import numpy as np
 
 from ttt_engine._util import check_int, check_real, resolve_seed
-from ttt_engine.tournament._runner import ResultsFile, check_picklable, run_tasks
+from ttt_engine.tournament._runner import ResultsFile, check_executor, check_picklable, run_tasks
 
 __all__ = ["Entrant", "round_robin", "play_game", "TournamentResult", "TournamentError",
            "game_seed"]
@@ -110,8 +110,12 @@ def _build(game, entrant, seed, budget):
     a = entrant.agent
     if isinstance(a, str):
         from ttt_engine import games
-        kw = {"simulations": budget[0], "time": budget[1], **entrant.kwargs}
-        return games.get(game).make_agent(a, seed=seed, **kw)
+        g = games.get(game)
+        takes = getattr(g.engines[a], "budgets", ("simulations", "time"))
+        kw = {k: v for k, v in (("simulations", budget[0]), ("time", budget[1]))
+              if v is not None and k in takes}
+        kw.update(entrant.kwargs)
+        return g.make_agent(a, seed=seed, **kw)
     if _is_agent(a):
         agent = pickle.loads(pickle.dumps(a))
         reset = getattr(agent, "reset", None)
@@ -263,6 +267,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     :class:`TournamentError` naming the pairings, games and seeds, with every
     finished game in ``.result`` (and in ``out``).
     """
+    check_executor(executor)
     specs = _entrants(entrants)
     game = _check_game(game, specs)
     games_per_pair = check_int("games_per_pair", games_per_pair, min=1, max=10**9)

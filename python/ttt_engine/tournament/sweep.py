@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
-from ttt_engine.tournament._runner import ResultsFile, check_picklable, run_tasks
+from ttt_engine.tournament._runner import ResultsFile, check_executor, check_picklable, run_tasks
 
 __all__ = ["sweep", "SweepResult", "SweepError", "run_seed", "qlearning_run", "qlearning_sweep",
            "QLEARNING_METRICS"]
@@ -201,6 +201,7 @@ def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True):
     refused, never overwritten.  Returns a :class:`SweepResult`; raises
     :class:`SweepError` (with the finished runs) if runs fail.
     """
+    check_executor(executor)
     if not callable(fn):
         raise ValueError(f"fn must be a function, got {fn!r}")
     check_picklable(f"sweep function {getattr(fn, '__qualname__', fn)!r}", fn)
