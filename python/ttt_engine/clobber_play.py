@@ -22,7 +22,6 @@ Command line::
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass, field
@@ -254,80 +253,14 @@ def play_extended(board, b_settings=None, w_settings=None, *, out=None, err=None
 
 
 # ---------------------------------------------------------------------- command line
-def _size(text):
-    try:
-        r, c = text.lower().split("x")
-        r, c = int(r), int(c)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size must look like 6x5, got {text!r}") from None
-    if not (1 <= r <= 8 and 1 <= c <= 8):
-        raise argparse.ArgumentTypeError(f"rows and columns must be 1-8, got {text!r}")
-    return r, c
-
-
-def build_parser(prog="python -m ttt_engine.clobber_play"):
-    p = argparse.ArgumentParser(
-        prog=prog, description="Play Clobber between two search agents (the seed's modes).",
-        epilog="Board files: one line per row of B, W and _ (cells may be space-separated). "
-               "Final board, winner and rounds go to stdout; per-move statistics to stderr.")
-    sub = p.add_subparsers(dest="mode", required=True)
-
-    def common(sp):
-        sp.add_argument("board", nargs="?", help="board file ('-' = stdin); "
-                        "omit with --size for the standard start")
-        sp.add_argument("--size", type=_size, help="standard start position RxC instead of a file")
-        sp.add_argument("--first", default="B", choices=["B", "W"],
-                        help="side to move in the given position (default B, as in the seed)")
-
-    sb = sub.add_parser("basic", help="minimax vs minimax with the adaptive heuristic")
-    common(sb)
-    sb.add_argument("--depth", type=int, default=SEED_DEPTH, help="search depth (default 3)")
-    se = sub.add_parser("extended", help="each side configured: algorithm, heuristic, depth")
-    common(se)
-    for side in ("b", "w"):
-        se.add_argument(f"--{side}-algorithm", default="minimax", choices=ALGORITHMS)
-        se.add_argument(f"--{side}-heuristic", default="adaptive",
-                        help="adaptive, adaptive-leaf, 1, 2, 3 (the side's seed family) "
-                             "or a name: " + ", ".join(C.HEURISTICS))
-        se.add_argument(f"--{side}-depth", type=int, default=SEED_DEPTH)
-        se.add_argument(f"--{side}-time-limit", type=float, default=None,
-                        help="seconds per move (iterative deepening up to the depth)")
-    return p
-
-
-def _load_board(args):
-    if args.size is not None and args.board is not None:
-        raise ValueError("give a board file or --size, not both")
-    if args.size is not None:
-        b = C.Board(*args.size)
-        if args.first == "W":
-            b = C.Board.from_string(b.to_string(), to_move="W")
-        return b
-    if args.board is None:
-        raise ValueError("no board: give a board file, '-' for stdin, or --size RxC")
-    return C.Board.from_file(args.board, to_move=args.first)
-
-
 def main(argv=None, *, out=None, err=None, prog=None):
-    """Command-line entry point; returns the exit status (0 ok, 2 bad input)."""
-    parser = build_parser(prog or "python -m ttt_engine.clobber_play")
-    args = parser.parse_args(argv)
-    err_stream = sys.stderr if err is None else err
-    try:
-        board = _load_board(args)
-        if args.mode == "basic":
-            play_basic(board, args.depth, out=out, err=err)
-        else:
-            play_extended(board,
-                          {"algorithm": args.b_algorithm, "heuristic": args.b_heuristic,
-                           "depth": args.b_depth, "time_limit": args.b_time_limit},
-                          {"algorithm": args.w_algorithm, "heuristic": args.w_heuristic,
-                           "depth": args.w_depth, "time_limit": args.w_time_limit},
-                          out=out, err=err)
-    except ValueError as e:
-        print(f"error: {e}", file=err_stream)
-        return 2
-    return 0
+    """Command-line entry point (the console tool's ``clobber`` command, see
+    ``ttt_engine.cli.clobber``); returns the exit status (0 ok, 1 a file cannot
+    be read, 2 bad input).  ``out`` / ``err`` redirect stdout / stderr."""
+    import contextlib
+    from ttt_engine.cli import run_standalone
+    with contextlib.redirect_stdout(out or sys.stdout), contextlib.redirect_stderr(err or sys.stderr):
+        return run_standalone("clobber", argv, prog or "python -m ttt_engine.clobber_play")
 
 
 if __name__ == "__main__":

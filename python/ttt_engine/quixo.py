@@ -24,7 +24,6 @@ as ``'X'``.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -232,55 +231,13 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
 
 def main(argv=None, prog="python -m ttt_engine.quixo"):
     """``python -m ttt_engine.quixo stages [abc] [options]`` (``prog``: the name
-    shown in usage lines, e.g. ``ttt-engine quixo`` when run from the console tool)."""
-    p = argparse.ArgumentParser(prog=prog,
-                                description="Quixo: the seed's stages A/B/C and tools.")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("stages", help="reproduce the seed's stages A, B, C end to end")
-    s.add_argument("which", nargs="?", default="abc",
-                   help="stages to run, e.g. 'abc' (default), 'a', 'bc'")
-    s.add_argument("--games-a", type=int, default=10_000, help="stage A tournament games")
-    s.add_argument("--games-b", type=int, default=100_000, help="stage B random games")
-    s.add_argument("--games-c-eval", type=int, default=10_000, help="stage C greedy vs random games")
-    s.add_argument("--games-c-collect", type=int, default=100_000,
-                   help="stage C greedy games collected to states_greedy.json (0: skip)")
-    s.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
-    s.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, help="move cap (draw)")
-    s.add_argument("--gamma", type=float, default=0.85)
-    s.add_argument("--epsilon", type=float, default=0.1)
-    s.add_argument("--unknown", type=float, default=0.5, help="value of unseen states")
-    s.add_argument("--draw-score", type=float, default=0.5, help="reward of a draw by the cap")
-    s.add_argument("--seed-faithful", action="store_true",
-                   help="greedy looks up terminal states in the table too (as the seed)")
-    s.add_argument("--symmetric", action="store_true",
-                   help="merge states over the 8 board symmetries (not in the seed)")
-    s.add_argument("--out-dir", default=".", help="where states_*.json go")
-    s.add_argument("--seed", type=int, default=None)
-    s.add_argument("--no-progress", action="store_true")
-    r = sub.add_parser("play", help="random-vs-random speed check")
-    r.add_argument("--games", type=int, default=1_000_000)
-    r.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
-    r.add_argument("--seed", type=int, default=0)
-    args = p.parse_args(argv)
-    try:
-        if args.cmd == "stages":
-            stages(args.which, games_a=args.games_a, games_b=args.games_b,
-                   games_c_eval=args.games_c_eval, games_c_collect=args.games_c_collect,
-                   size=args.size, max_plies=args.max_plies, gamma=args.gamma,
-                   epsilon=args.epsilon, unknown=args.unknown, draw_score=args.draw_score,
-                   seed_faithful=args.seed_faithful, symmetric=args.symmetric,
-                   out_dir=args.out_dir, seed=args.seed,
-                   progress=not args.no_progress)
-        else:
-            n = check_int("games", args.games, min=1)
-            t0 = time.perf_counter()
-            xw, ow, dr, plies = random_games_per_second(n, args.size, DEFAULT_MAX_PLIES,
-                                                        resolve_seed(args.seed))
-            dt = time.perf_counter() - t0
-            print(f"{n:,} random games in {dt:.3f} s: {n / dt:,.0f} games/s; "
-                  f"X {xw:,} O {ow:,} draws {dr:,}; mean length {plies / n:.2f}")
-    except (ValueError, OSError, MemoryError) as e:
-        p.exit(2, f"error: {e}\n")
+    shown in usage lines); the console tool's ``quixo`` command, see
+    ``ttt_engine.cli.quixo``.  Returns 0; an error exits through ``SystemExit``
+    with the status (1 a file problem, 2 bad input)."""
+    from ttt_engine.cli import run_standalone
+    code = run_standalone("quixo", argv, prog)
+    if code:
+        raise SystemExit(code)
     return 0
 
 

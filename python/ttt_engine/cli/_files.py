@@ -1,0 +1,105 @@
+"""Files the console reads and writes: board files read with a bounded size,
+output paths checked before any work, write errors as one line."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
+
+__all__ = ["BOARD_FILE_MAX", "read_board_text", "board_error", "check_output", "save"]
+
+#: Largest board file read (a real one is well under 1 KiB).
+BOARD_FILE_MAX = 64 * 1024
+
+
+def _reason(e):
+    return e.strerror or str(e) or type(e).__name__
+
+
+def read_board_text(path):
+    """The text of a board file (``-``: stdin), reading at most ``BOARD_FILE_MAX``
+    bytes: a larger, binary or non-UTF-8 file is "not a board file"."""
+    what = "standard input" if path == "-" else path
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(BOARD_FILE_MAX + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(BOARD_FILE_MAX + 1)
+    except OSError as e:
+        raise CLIError(f"cannot read the board file {what}: {_reason(e)}", EXIT_ERROR) from None
+    if len(data) > BOARD_FILE_MAX:
+        raise CLIError(f"{what} is not a board file (more than {BOARD_FILE_MAX // 1024} KiB)",
+                       EXIT_USAGE)
+    if b"\0" in data:
+        raise CLIError(f"{what} is not a board file (binary data)", EXIT_USAGE)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CLIError(f"{what} is not a board file (not UTF-8 text)", EXIT_USAGE) from None
+
+
+def _line_column(text, offset):
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def board_error(path, text, error, offset=0):
+    """A board's ``ValueError`` on ``text`` (read from ``path``) as a usage
+    ``CLIError`` naming the file, the line and the column (``offset``: where
+    the text given to the board starts in the file's ``text``)."""
+    what = "standard input" if path == "-" else path
+    msg = str(error)
+    if msg.startswith("<string>: "):           # already "line L, column C: ..."
+        msg = msg[len("<string>: "):]
+    m = re.search(r" at position (\d+)", msg)
+    if m:                                       # a character offset into the text
+        line, col = _line_column(text, offset + int(m.group(1)))
+        msg = f"line {line}, column {col}: " + msg[:m.start()] + msg[m.end():]
+    msg = re.sub(r" in '[^']*'", "", msg)      # the boards echo the whole text
+    return CLIError(f"{what} is not a valid board: {msg}", EXIT_USAGE)
+
+
+def check_output(path, what, create_folder=None):
+    """Check, before any work, that ``path`` can be written; return it.
+
+    The folder must exist: it is never created silently.  With
+    ``create_folder`` (a console), a missing folder is created and the console
+    says so; without, a missing folder is an error.  An existing path must be a
+    regular file (never a folder or a device)."""
+    path = os.path.expanduser(os.fspath(path))
+    if os.path.isdir(path):
+        raise CLIError(f"the {what} {path} is a folder; give a file name", EXIT_USAGE)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise CLIError(f"the {what} {path} is not a regular file", EXIT_USAGE)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(folder):
+        if create_folder is None:
+            raise CLIError(f"the folder {folder} for the {what} does not exist; create it "
+                           "first", EXIT_ERROR)
+        try:
+            os.makedirs(folder)
+        except OSError as e:
+            raise CLIError(f"cannot create the folder {folder} for the {what}: {_reason(e)}",
+                           EXIT_ERROR) from None
+        create_folder.say(f"Created the folder {folder}.")
+    elif not os.path.isdir(folder):
+        raise CLIError(f"cannot write the {what} {path}: {folder} is not a folder", EXIT_ERROR)
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".ttt-engine-check-")
+    except OSError as e:
+        raise CLIError(f"cannot write the {what} {path}: {_reason(e)}", EXIT_ERROR) from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
+def save(write, path, what):
+    """``write(path)``, with an ``OSError`` as one line naming the file."""
+    try:
+        return write(path)
+    except OSError as e:
+        raise CLIError(f"cannot write the {what} {path}: {_reason(e)}", EXIT_ERROR) from None

@@ -1,0 +1,116 @@
+"""Argument parsing shared by the commands: one-line errors, typed options
+with one range message format, and the option groups several commands use."""
+from __future__ import annotations
+
+import argparse
+import math
+
+from ttt_engine.cli._errors import PROG, shorten
+
+__all__ = ["Parser", "count", "seconds", "real", "seed", "add_common", "add_engine_options",
+           "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS"]
+
+MAX_GAMES = 10**9
+MAX_SIMULATIONS = 10**12
+MAX_EPISODES = 10**12
+MAX_DEPTH = 64
+MAX_SECONDS = 86_400.0
+MAX_DELAY = 60.0
+SEED_MAX = 2**64 - 1
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse`` with a one-line error: ``ttt-engine: error: ...`` and exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _int_text(text):
+    """``text`` as an int: ``12``, ``1_000``, ``1e6``; None when it is not one."""
+    t = text.strip().replace("_", "")
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        f = float(t)
+    except ValueError:
+        return None
+    if not math.isfinite(f) or not f.is_integer():
+        return None
+    return int(f)
+
+
+def count(lo, hi):
+    """An argparse type: an integer in ``[lo, hi]`` (``1e6`` and ``1_000`` accepted)."""
+    def parse(text):
+        v = _int_text(text)
+        if v is None or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer from {lo:,} to {hi:,}, got {shorten(text)}")
+        return v
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds(lo=0.0, hi=MAX_SECONDS, lo_open=True):
+    """An argparse type: seconds in ``(lo, hi]`` (``[lo, hi]`` if not ``lo_open``)."""
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
+        if not ok:
+            what = "more than" if lo_open else "at least"
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds {what} {lo:g} and at most {hi:g}, "
+                f"got {shorten(text)}")
+        return v
+    parse.__name__ = "seconds"
+    return parse
+
+
+def real(text):
+    """An argparse type: a finite number (its range is checked by the library)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {shorten(text)}")
+    return v
+
+
+seed = count(0, SEED_MAX)
+
+
+def add_common(p, games):
+    """``--game``, ``--seed`` and ``--color`` (``games``: the valid game keys)."""
+    p.add_argument("--game", choices=list(games), default="ttt",
+                   help="which game (default: ttt)")
+    p.add_argument("--seed", type=seed, default=None,
+                   help="seed for the engines (same seed, same games)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colours and box drawing: auto = only on a terminal without NO_COLOR")
+
+
+def add_engine_options(p):
+    g = p.add_argument_group("engine options")
+    g.add_argument("--time", type=seconds(), metavar="SECONDS",
+                   help="thinking time per move (mcts, alphabeta, tree learners)")
+    g.add_argument("--simulations", type=count(1, MAX_SIMULATIONS), metavar="N",
+                   help="MCTS simulations per move (default 20000 when --time is not given)")
+    g.add_argument("--depth", type=count(1, MAX_DEPTH), metavar="D",
+                   help="search depth (alphabeta, minimax)")
+    g.add_argument("--heuristic", metavar="NAME",
+                   help="Clobber evaluation: adaptive (default), adaptive-leaf, 1/2/3 (the "
+                        "mover's seed heuristic), pieces, mobility, own_moves, safe, "
+                        "neg_opp_moves, centre or a seed name B1..W3")
+    g.add_argument("--model", metavar="PATH",
+                   help="model file of a learned engine (default: the cache, see below)")
+    g.add_argument("--train-episodes", type=count(1, MAX_EPISODES), metavar="N", default=None,
+                   help="episodes (games) when a learned engine has to learn its model")
+    g.add_argument("--retrain", action="store_true",
+                   help="learn a new model even if one is saved")
