@@ -176,7 +176,7 @@ class SweepResult:
                     ax.text(ix, iy, f"{grid[iy, ix]:.3g}", ha="center", va="center",
                             color="w" if grid[iy, ix] < np.nanmean(grid) else "k", fontsize=8)
         fig.colorbar(im, ax=ax, label=metric)
-        ax.set_title(title or f"{metric} (mean over the other parameters and repeats)")
+        ax.set_title(title or f"{metric}: mean over runs", fontsize=10)
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100)
