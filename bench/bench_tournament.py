@@ -4,7 +4,6 @@ Bar: 100 entrants x 10,000 games fitted in under a second.  The tournament's
 own scaling over processes and Dask is measured by ``bench/tournament_scaling.py``.
 """
 import numpy as np
-
 from ttt_engine.tournament import ratings
 
 

@@ -86,7 +86,7 @@ def main(argv=None):
     print(f"\n4-engine UTTT round robin ({', '.join(ENGINES)}), {args.simulations} simulations "
           f"per move, {args.games} games per pair ({6 * args.games} games); "
           f"load average before {load0[0]:.2f}, after {load1[0]:.2f}")
-    print(f"median wall time: " + ", ".join(f"{k} {v:.2f} s" for k, v in med.items()))
+    print("median wall time: " + ", ".join(f"{k} {v:.2f} s" for k, v in med.items()))
     print(f"serial / 2 processes: {ratio_pool:.2f}x (bar >= 1.8x); identical tables: {same}")
     if runs["dask"]:
         ratio_dask = statistics.median(d / p for d, p in zip(runs["dask"], runs["pool"]))

@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 from ttt_engine.cli import main
 
 TOURNEY = ["tournament", "--game", "uttt", "--agents", "mcts,random", "--simulations", "30",

@@ -3,7 +3,6 @@ import math
 
 import numpy as np
 import pytest
-
 from ttt_engine.tournament import ratings
 
 

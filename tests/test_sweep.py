@@ -5,7 +5,6 @@ import io
 import json
 
 import pytest
-
 import ttt_engine
 from ttt_engine.tournament import SerialExecutor, SweepError, qlearning_sweep, sweep
 from ttt_engine.tournament.sweep import qlearning_run, run_seed

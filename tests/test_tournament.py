@@ -4,11 +4,15 @@ import json
 import os
 
 import pytest
-
 from ttt_engine import uttt
 from ttt_engine.agents import MCTSAgent, RandomAgent
 from ttt_engine.tournament import (
-    Entrant, SerialExecutor, TournamentError, game_seed, play_game, round_robin,
+    Entrant,
+    SerialExecutor,
+    TournamentError,
+    game_seed,
+    play_game,
+    round_robin,
 )
 
 ENGINES = ["mcts", "treeq", "random"]
@@ -83,9 +87,13 @@ def test_play_game_replays_a_record(serial_result):
 
 def test_factories_and_picklable_agents():
     ents = {"mcts": (MCTSAgent, {"simulations": 30}), "rand": RandomAgent,
-            "rand2": Entrant("ignored", RandomAgent)}
+            "rand2": Entrant("ignored", RandomAgent), "inst": RandomAgent(seed=4)}
     r = round_robin(uttt.Board, ents, 2, seed=1, executor=SerialExecutor(), progress=False)
-    assert r.names == ("mcts", "rand", "rand2") and r.games == 6
+    assert r.names == ("mcts", "rand", "rand2", "inst") and r.games == 12
+    # an agent instance is copied for each game and reset with the game's seed
+    with cf.ProcessPoolExecutor(2) as ex:
+        r2 = round_robin(uttt.Board, ents, 2, seed=1, executor=ex, progress=False)
+    assert r2.table_by_colour == r.table_by_colour
 
 
 # ---------------------------------------------------------------- resume
@@ -102,8 +110,7 @@ def test_resume_from_partial_file(tmp_path, serial_result):
     assert lines[0]["ttt_engine"] == "tournament" and len(lines) == 1 + 12
     # keep the header and 5 games, and a line cut short by a crash mid-write
     with open(path, "w") as f:
-        for x in lines[:6]:
-            f.write(json.dumps(x) + "\n")
+        f.writelines(json.dumps(x) + "\n" for x in lines[:6])
         f.write('{"a": "mcts", "b": "tr')
     again = small(SerialExecutor(), out=path, seed=None)     # seed taken from the file
     assert again.table_by_colour == full.table_by_colour == serial_result.table_by_colour

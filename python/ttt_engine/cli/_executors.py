@@ -11,7 +11,7 @@ import contextlib
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
 
-__all__ = ["add_executor_options", "executor_for", "CONNECT_TIMEOUT"]
+__all__ = ["CONNECT_TIMEOUT", "add_executor_options", "executor_for"]
 
 #: Seconds to wait for a Dask scheduler before giving up with a clear error.
 CONNECT_TIMEOUT = 5

@@ -8,7 +8,14 @@ import sys
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._errors import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    CLIError,
+    shorten,
+)
 from ttt_engine.cli._executors import add_executor_options, executor_for
 from ttt_engine.cli._report import table
 from ttt_engine.cli.console import Console

@@ -12,13 +12,37 @@ pool with one worker per core; a Dask cluster:
 ``distributed.Client(address).get_executor()``) and an ``out=`` JSON-lines
 file that makes them resumable.  See docs/tournament.md.
 """
+from ttt_engine.tournament import ratings
 from ttt_engine.tournament._runner import SerialExecutor, default_executor
 from ttt_engine.tournament.round_robin import (
-    Entrant, TournamentError, TournamentResult, game_seed, play_game, round_robin,
+    Entrant,
+    TournamentError,
+    TournamentResult,
+    game_seed,
+    play_game,
+    round_robin,
 )
-from ttt_engine.tournament.sweep import SweepError, SweepResult, qlearning_run, qlearning_sweep, sweep
-from ttt_engine.tournament import ratings
+from ttt_engine.tournament.sweep import (
+    SweepError,
+    SweepResult,
+    qlearning_run,
+    qlearning_sweep,
+    sweep,
+)
 
-__all__ = ["round_robin", "Entrant", "TournamentResult", "TournamentError", "play_game",
-           "game_seed", "sweep", "SweepResult", "SweepError", "qlearning_sweep", "qlearning_run",
-           "SerialExecutor", "default_executor", "ratings"]
+__all__ = [
+    "Entrant",
+    "SerialExecutor",
+    "SweepError",
+    "SweepResult",
+    "TournamentError",
+    "TournamentResult",
+    "default_executor",
+    "game_seed",
+    "play_game",
+    "qlearning_run",
+    "qlearning_sweep",
+    "ratings",
+    "round_robin",
+    "sweep",
+]

@@ -13,7 +13,7 @@ import sys
 import threading
 import traceback
 
-__all__ = ["SerialExecutor", "default_executor", "run_tasks", "check_executor", "ResultsFile", "check_picklable"]
+__all__ = ["ResultsFile", "SerialExecutor", "check_executor", "check_picklable", "default_executor", "run_tasks"]
 
 
 class SerialExecutor(cf.Executor):

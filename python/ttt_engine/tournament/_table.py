@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -113,7 +114,7 @@ class TournamentResult:
             s = scores[a]
             ci = f" [{r.low[i]:.0f}, {r.high[i]:.0f}]" if r.samples else ""
             lines.append(f"| **{a}** | " + " | ".join(cells)
-                         + f" | {'' if s != s else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
+                         + f" | {'' if math.isnan(s) else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
         return "\n".join(lines)
 
     def colour_markdown(self):

@@ -27,8 +27,16 @@ import numpy as np
 
 from ttt_engine._util import check_int, check_real, resolve_seed
 
-__all__ = ["elo", "bootstrap", "Ratings", "counts_from_games",
-           "SMOOTHING", "SCALE", "MAX_ITERATIONS", "TOLERANCE"]
+__all__ = [
+    "MAX_ITERATIONS",
+    "SCALE",
+    "SMOOTHING",
+    "TOLERANCE",
+    "Ratings",
+    "bootstrap",
+    "counts_from_games",
+    "elo",
+]
 
 #: OpenSpiel's defaults (``elo.h``): smoothing added to every pair's win count,
 #: Elo scale (400 points = a factor 10 in strength), iteration cap, tolerance.

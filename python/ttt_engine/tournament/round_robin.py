@@ -23,10 +23,22 @@ import zlib
 import numpy as np
 
 from ttt_engine._util import check_int, check_real, resolve_seed
-from ttt_engine.tournament._runner import ResultsFile, check_executor, check_picklable, run_tasks
+from ttt_engine.tournament._runner import (
+    ResultsFile,
+    check_executor,
+    check_picklable,
+    run_tasks,
+)
+from ttt_engine.tournament._table import TournamentResult
 
-__all__ = ["Entrant", "round_robin", "play_game", "TournamentResult", "TournamentError",
-           "game_seed"]
+__all__ = [
+    "Entrant",
+    "TournamentError",
+    "TournamentResult",
+    "game_seed",
+    "play_game",
+    "round_robin",
+]
 
 FORMAT = 1
 
@@ -366,5 +378,3 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
                               + ":\n  " + "\n  ".join(lines), result)
     return result
 
-
-from ttt_engine.tournament._table import TournamentResult  # noqa: E402

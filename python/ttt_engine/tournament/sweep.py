@@ -18,10 +18,22 @@ import math
 import numpy as np
 
 from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
-from ttt_engine.tournament._runner import ResultsFile, check_executor, check_picklable, run_tasks
+from ttt_engine.tournament._runner import (
+    ResultsFile,
+    check_executor,
+    check_picklable,
+    run_tasks,
+)
 
-__all__ = ["sweep", "SweepResult", "SweepError", "run_seed", "qlearning_run", "qlearning_sweep",
-           "QLEARNING_METRICS"]
+__all__ = [
+    "QLEARNING_METRICS",
+    "SweepError",
+    "SweepResult",
+    "qlearning_run",
+    "qlearning_sweep",
+    "run_seed",
+    "sweep",
+]
 
 FORMAT = 1
 
@@ -279,6 +291,7 @@ def qlearning_run(alpha, gamma, episodes, seed, **train_kwargs):
     uniformly random opponent as X and as O.
     """
     import time
+
     from ttt_engine.exact import exact_vs_random, optimality, worst_case
     from ttt_engine.qagent import train
     t0 = time.perf_counter()
