@@ -79,3 +79,43 @@ def test_sweep_table_csv_plot(tmp_path, capsys):
     assert "--alpha values must be in (0, 1], got 0" in capsys.readouterr().err
     assert main(["sweep", "--episodes", "1e5,x"]) == 2
     capsys.readouterr()
+
+
+def test_ctrl_c_stops_workers_and_the_rerun_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "r.jsonl"
+    cmd = [sys.executable, "-m", "ttt_engine", "tournament", "--game", "uttt", "--agents",
+           "mcts,treeq,random", "--simulations", "1500", "--games", "6", "--block", "1",
+           "--workers", "2", "--seed", "2", "--quiet", "--bootstrap", "0", "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(2400):                     # until the first game is in the file
+            if out.exists() and out.read_text().count("\n") >= 2:
+                break
+            time.sleep(0.05)
+        os.killpg(p.pid, signal.SIGINT)           # what Ctrl-C sends: the whole group
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err, err
+    for _ in range(100):                          # the worker processes are gone too
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("worker processes survived Ctrl-C")
+    kept = out.read_text().splitlines()
+    assert 2 <= len(kept) < 19
+    assert subprocess.run(cmd, env=env, capture_output=True).returncode == 0
+    lines = out.read_text().splitlines()
+    assert lines[:len(kept)] == kept and len(lines) == 19

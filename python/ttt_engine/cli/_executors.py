@@ -29,8 +29,8 @@ def add_executor_options(p):
 
 @contextlib.contextmanager
 def executor_for(args, console=None):
-    """The executor for ``--workers`` / ``--scheduler``, shut down on exit."""
-    from ttt_engine.tournament import default_executor
+    """The Dask executor for ``--scheduler`` (its client closed on exit), or
+    None: the library's own process pool with ``--workers`` processes."""
     if getattr(args, "scheduler", None):
         try:
             from distributed import Client
@@ -52,8 +52,6 @@ def executor_for(args, console=None):
             with contextlib.suppress(Exception):
                 client.close()
         return
-    ex = default_executor(getattr(args, "workers", None))
-    try:
-        yield ex
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
+    # local processes: the library makes the pool itself (executor None, workers
+    # N), so that Ctrl-C ends its workers at once
+    yield None

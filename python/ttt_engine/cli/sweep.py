@@ -80,7 +80,7 @@ def run(args):
         try:
             result = qlearning_sweep(args.alpha, args.gamma, args.episodes, args.repeats,
                                      seed=args.seed, executor=ex, out=args.out,
-                                     progress=not args.quiet)
+                                     progress=not args.quiet, workers=args.workers)
         except SweepError as e:
             result, error = e.result, e
         except KeyboardInterrupt:

@@ -63,7 +63,7 @@ def run(args):
             result = round_robin(args.game, names, args.games, time_per_move=args.time,
                                  simulations=args.simulations, seed=args.seed, executor=ex,
                                  progress=not args.quiet, out=args.out, block=args.block,
-                                 bootstrap=args.bootstrap)
+                                 bootstrap=args.bootstrap, workers=args.workers)
             error = None
         except TournamentError as e:
             result, error = e.result, e

@@ -51,7 +51,33 @@ def default_executor(workers=None):
             else (os.cpu_count() or 1)
     if workers <= 1:
         return SerialExecutor()
-    return cf.ProcessPoolExecutor(max_workers=workers)
+    return cf.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+
+
+def _ignore_sigint():
+    """Pool workers leave Ctrl-C to the main process, which stops them
+    (:func:`stop_now`): no traceback from every worker."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_now(executor):
+    """After Ctrl-C: shut ``executor`` down without finishing its work.  A local
+    process pool's workers are ended at once (the games they are playing would
+    only be thrown away); the pool then fails its remaining futures itself.
+    Other executors get their pending work cancelled."""
+    processes = getattr(executor, "_processes", None)   # ProcessPoolExecutor's workers
+    if isinstance(processes, dict) and processes:
+        for proc in list(processes.values()):
+            try:
+                proc.terminate()
+            except (OSError, ValueError, AttributeError):
+                pass
+        # no cancel_futures here: the pool marks every pending future broken as it
+        # notices the ended workers, and a future cancelled meanwhile makes it fail
+        executor.shutdown(wait=True)
+    else:
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def check_picklable(what, obj):
@@ -81,18 +107,18 @@ def check_executor(executor):
 
 
 def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, desc="",
-              progress=True):
+              progress=True, workers=None):
     """Submit ``fn(task)`` for every task and call ``on_result(task, value)`` (or
     ``on_error(task, message)``) in the calling thread as each finishes.
 
-    ``executor=None`` creates a :func:`default_executor` and shuts it down at
-    the end.  Ctrl-C cancels what has not started and re-raises; results
+    ``executor=None`` creates a :func:`default_executor` (``workers``
+    processes) and shuts it down at the end.  Ctrl-C cancels what has not started and re-raises; results
     already handed to ``on_result`` are kept by the caller.
     """
     check_executor(executor)
     own = executor is None
     if own:
-        executor = default_executor()
+        executor = default_executor(workers)
     bar = _progress_bar(sum(weight(t) for t in tasks), desc, progress)
     futures = {}
 
@@ -123,11 +149,12 @@ def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, d
         for future in cf.as_completed(futures):
             handle(future, futures[future])
     except BaseException:
-        for f in futures:
-            f.cancel()
         if own:
-            executor.shutdown(wait=False, cancel_futures=True)
+            stop_now(executor)
             own = False
+        else:                      # someone else's executor: withdraw only our work
+            for f in futures:
+                f.cancel()
         raise
     finally:
         if bar is not None:

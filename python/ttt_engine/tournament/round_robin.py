@@ -256,7 +256,7 @@ def _check_game(game, entrants):
 
 def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=None,
                 seed=None, executor=None, progress=True, out=None, *, options=None,
-                block=None, max_plies=None, bootstrap=1000):
+                block=None, max_plies=None, bootstrap=1000, workers=None):
     """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
 
     game: a registry key (``"ttt"``, ``"uttt"``, ``"clobber"``, ``"quixo"``) or
@@ -268,7 +268,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     ``simulations``).  seed: None draws one (recorded in the result and file).
     executor: any :class:`concurrent.futures.Executor` (a Dask cluster:
     ``distributed.Client(address).get_executor()``); None = a process pool with
-    one worker per core.  block: games per task (default: a quarter of
+    ``workers`` processes (default one per core; 1 = serially in this
+    process).  block: games per task (default: a quarter of
     ``games_per_pair``, rounded up, so each pairing is 4 tasks).
     out: a JSON-lines file; each task's games are appended as it finishes and a
     rerun with the same file plays only what is missing (a foreign or corrupt
@@ -289,6 +290,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     block = check_int("block", block, min=1, allow_none=True) or math.ceil(games_per_pair / 4)
     max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
     bootstrap = check_int("bootstrap", bootstrap, min=0)
+    workers = check_int("workers", workers, min=1, allow_none=True)
     options = dict(options or {})
     for e in specs:
         check_picklable(f"entrant {e.name!r}", e)
@@ -364,7 +366,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
                        "traceback": None})
 
     run_tasks(executor, _play_block, tasks, on_result, on_error,
-              weight=lambda t: len(t["games"]), desc="tournament", progress=progress)
+              weight=lambda t: len(t["games"]), desc="tournament", progress=progress,
+              workers=workers)
     result = TournamentResult(tuple(names), games_per_pair, seed,
                               sorted(records, key=lambda r: (index[r["a"]], index[r["b"]],
                                                              r["game"])),

@@ -199,7 +199,7 @@ class SweepResult:
         return self.markdown()
 
 
-def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True):
+def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True, workers=None):
     """Run ``fn(**point, seed=s)`` for every point of ``grid`` and ``repeats``
     seeds each.
 
@@ -207,7 +207,8 @@ def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True):
     metrics.  grid: ``{name: [values]}``; the points are the Cartesian product.
     seed: the sweep's seed (None draws one); run seeds derive from it
     (:func:`run_seed`).  executor: any :class:`concurrent.futures.Executor`,
-    None = a process pool with one worker per core.  out: JSON-lines file; runs
+    None = a process pool with ``workers`` processes (default one per core).
+    out: JSON-lines file; runs
     are appended as they finish and a rerun with the same file runs only the
     missing ones (raising ``repeats`` adds runs); a foreign or corrupt file is
     refused, never overwritten.  Returns a :class:`SweepResult`; raises
@@ -219,6 +220,7 @@ def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True):
     check_picklable(f"sweep function {getattr(fn, '__qualname__', fn)!r}", fn)
     grid, points = _grid(grid)
     repeats = check_int("repeats", repeats, min=1, max=10**6)
+    workers = check_int("workers", workers, min=1, allow_none=True)
     header = {"ttt_engine": "sweep", "format": FORMAT,
               "fn": f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)}",
               "grid": grid, "seed": None if seed is None else resolve_seed(seed)}
@@ -262,7 +264,8 @@ def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True):
         errors.append({"point": task["point"], "repeat": task["repeat"], "seed": task["seed"],
                        "message": message})
 
-    run_tasks(executor, _run, tasks, on_result, on_error, desc="sweep", progress=progress)
+    run_tasks(executor, _run, tasks, on_result, on_error, desc="sweep", progress=progress,
+              workers=workers)
     order = {json.dumps(p, sort_keys=True): i for i, p in enumerate(points)}
     rows.sort(key=lambda r: (order[json.dumps(r["point"], sort_keys=True)], r["repeat"]))
     result = SweepResult(grid, repeats, seed, rows, errors)
@@ -309,10 +312,10 @@ def qlearning_run(alpha, gamma, episodes, seed, **train_kwargs):
 
 
 def qlearning_sweep(alpha=(0.05, 0.1, 0.3), gamma=(0.9, 0.99), episodes=(100_000, 1_000_000),
-                    repeats=5, seed=None, executor=None, out=None, progress=True):
+                    repeats=5, seed=None, executor=None, out=None, progress=True, workers=None):
     """:func:`sweep` of :func:`qlearning_run` over ``alpha`` x ``gamma`` x ``episodes``."""
     grid = {"alpha": [check_real("alpha", a, low=0, low_open=True, high=1) for a in alpha],
             "gamma": [check_real("gamma", g, low=0, high=1) for g in gamma],
             "episodes": [check_int("episodes", e, min=0) for e in episodes]}
     return sweep(qlearning_run, grid, repeats, seed, executor=executor, out=out,
-                 progress=progress)
+                 progress=progress, workers=workers)
