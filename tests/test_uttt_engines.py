@@ -5,7 +5,6 @@ import math
 
 import pytest
 
-from ttt_engine import uttt
 from ttt_engine.agents import MCTSAgent, PerfectAgent, RandomAgent, play_match
 from ttt_engine.search import MCTS
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent

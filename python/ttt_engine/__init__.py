@@ -1,26 +1,49 @@
 """ttt_engine: game-AI engine with Cython hot paths.
 
 Tic-Tac-Toe with tabular Q-learning, exact alpha-beta and MCTS; Ultimate
-Tic-Tac-Toe, Clobber and Quixo on the same search core.
-"""
-from ttt_engine.ttt import Board
-from ttt_engine.qagent import QAgent, EvalResult, train, evaluate
-from ttt_engine.exact import optimality, exact_vs_random, worst_case, oracle
-from ttt_engine.plot import plot_history
+Tic-Tac-Toe, Clobber and Quixo on the same search core.  The four game modules
+(``ttt_engine.ttt``, ``.uttt``, ``.clobber``, ``.quixo``) share one set of verbs
+and are listed by the registry ``ttt_engine.games`` (see docs/api.md).
 
-__all__ = ["Board", "QAgent", "EvalResult", "train", "evaluate",
-           "optimality", "exact_vs_random", "worst_case", "oracle", "plot_history"]
+Everything here loads on first use, so ``import ttt_engine`` stays cheap.
+"""
+import importlib
+
 __version__ = "0.1.0"
 
-# Search core (issue 3): game-generic alpha-beta / MCTS and agents.
-# (alphabeta/minimax/negamax live in ttt_engine.search: the names alphabeta and
-# mcts are the Cython modules' names in this package.)
-from ttt_engine.search import SearchResult, solve, optimal_moves, MCTS  # noqa: E402
-from ttt_engine.agents import (  # noqa: E402
-    RandomAgent, PerfectAgent, MCTSAgent, AlphaBetaAgent, play_match,
-)
+# public name -> the module that defines it
+_EXPORTS = {
+    "Board": "ttt_engine.ttt",
+    "QAgent": "ttt_engine.qagent", "EvalResult": "ttt_engine.qagent",
+    "train": "ttt_engine.qagent", "evaluate": "ttt_engine.qagent",
+    "optimality": "ttt_engine.exact", "exact_vs_random": "ttt_engine.exact",
+    "worst_case": "ttt_engine.exact", "oracle": "ttt_engine.exact",
+    "plot_history": "ttt_engine.plot",
+    "SearchResult": "ttt_engine.search", "solve": "ttt_engine.search",
+    "optimal_moves": "ttt_engine.search", "MCTS": "ttt_engine.search",
+    "RandomAgent": "ttt_engine.agents", "PerfectAgent": "ttt_engine.agents",
+    "MCTSAgent": "ttt_engine.agents", "AlphaBetaAgent": "ttt_engine.agents",
+    "play_match": "ttt_engine.agents",
+}
+# documented submodules, reachable as attributes without an explicit import
+_MODULES = ("games", "ttt", "uttt", "clobber", "quixo", "search", "agents")
+# further modules kept reachable by attribute for existing code (not listed by dir)
+_OTHER_MODULES = ("qagent", "exact", "plot", "tree_agents", "clobber_play", "uttt_play", "cli")
 
-__all__ += [
-    "SearchResult", "solve", "optimal_moves", "MCTS",
-    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "play_match",
-]
+__all__ = [*_EXPORTS, *_MODULES]
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    elif name in _MODULES or name in _OTHER_MODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'ttt_engine' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*__all__, "__version__"])

@@ -1,15 +1,48 @@
-"""Clobber: the board, perft, heuristics and the exact solver.
+"""Clobber: the board, perft, random playouts, heuristics and the exact solver.
 
 The game is compiled (``ttt_engine._core.clobber``); this module is its public face.
+Every game module has the same verbs: see ``docs/api.md``.
 """
+from ttt_engine import _verbs
+from ttt_engine._core import clobber as _clobber
 from ttt_engine._core.clobber import (
-    Board, DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, SolveResult, Solver,
-    format_move, heuristic_id, move_from_squares, move_squares, parse_move, perft, solve,
-    square_name,
+    DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board, Solver,
+    format_move, heuristic_id, move_from_squares, move_squares, parse_move, square_name,
 )
+from ttt_engine._verbs import SolveResult
 
 __all__ = [
-    "Board", "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS",
+    "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
     "SolveResult", "Solver", "format_move", "heuristic_id", "move_from_squares",
-    "move_squares", "parse_move", "perft", "solve", "square_name",
+    "move_squares", "parse_move", "perft", "random_playouts", "solve", "square_name",
 ]
+
+
+def perft(board, depth):
+    """Leaf count of ``board``'s move tree to ``depth`` plies."""
+    return _verbs.perft(board, depth, Board, "clobber.perft")
+
+
+def random_playouts(board, n, seed=None):
+    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
+    ``{"games", "first_wins", "second_wins", "draws", "seed"}`` (first = B).
+    Same seed, same counts."""
+    return _verbs.random_playouts(board, n, seed, Board, "clobber.random_playouts")
+
+
+def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22):
+    """Exact value of ``board`` for the side to move (Clobber has no draws): a
+    :class:`SolveResult` with ``value`` ``"win"``/``"loss"``, ``winner``, a
+    winning ``best_move``, ``nodes``, ``tt_hits`` and ``seconds``; ``"unknown"``
+    when ``max_nodes`` / ``time_limit`` (seconds) stopped it first.
+
+    Negamax over win/loss with a transposition table of ``2**tt_bits`` entries
+    keyed by the position reduced for colour, dead groups, translation and the
+    8 symmetries of the square (``Solver`` keeps its table between calls).
+    Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
+    """
+    _verbs.check_board(board, Board, "clobber.solve")
+    max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    r = _clobber.solve(board, tt_bits=tt_bits, max_nodes=max_nodes, time_limit=time_limit)
+    value = "unknown" if r.win is None else ("win" if r.win else "loss")
+    return SolveResult(value, r.winner, r.best_move, None, r.nodes, r.seconds, r.tt_hits)

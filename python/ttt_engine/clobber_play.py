@@ -259,7 +259,8 @@ def main(argv=None, *, out=None, err=None, prog=None):
     be read, 2 bad input).  ``out`` / ``err`` redirect stdout / stderr."""
     import contextlib
     from ttt_engine.cli import run_standalone
-    with contextlib.redirect_stdout(out or sys.stdout), contextlib.redirect_stderr(err or sys.stderr):
+    with contextlib.redirect_stdout(out or sys.stdout), \
+            contextlib.redirect_stderr(err or sys.stderr):
         return run_standalone("clobber", argv, prog or "python -m ttt_engine.clobber_play")
 
 

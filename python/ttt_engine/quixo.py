@@ -28,26 +28,87 @@ import os
 import sys
 import time
 
-from ttt_engine._util import atomic_write, check_int, check_real, check_choice, resolve_seed
+from ttt_engine import _verbs
+from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
 from ttt_engine._core.quixo import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
+from ttt_engine._verbs import SolveResult
 from ttt_engine._core.quixo_play import (
     ValueTable, Agent, RandomAgent, GreedyValueAgent, HeuristicAgent,
     run_games as _run_games, random_games_per_second,
 )
 
 __all__ = [
-    "Board", "move_to_str", "parse_move", "perft", "ValueTable", "Agent", "RandomAgent",
+    "Board", "move_to_str", "parse_move", "perft", "random_playouts", "solve", "solution",
+    "SolveResult", "ValueTable", "Agent", "RandomAgent",
     "GreedyValueAgent", "HeuristicAgent", "run_games", "collect_values", "save_values",
     "load_values", "stages", "main", "DEFAULT_MAX_PLIES",
 ]
 
 
 def perft(board, depth):
-    """Leaf count of ``board``'s move tree to ``depth`` plies (generic perft)."""
-    from ttt_engine._core.perft import perft as _perft
-    if not isinstance(board, Board):
-        raise ValueError(f"expected a quixo.Board, got {type(board).__name__}")
-    return _perft(board, check_int("depth", depth, min=0, max=64))
+    """Leaf count of ``board``'s move tree to ``depth`` plies."""
+    return _verbs.perft(board, depth, Board, "quixo.perft")
+
+
+def random_playouts(board, n, seed=None):
+    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
+    ``{"games", "first_wins", "second_wins", "draws", "seed"}`` (draws: the move
+    cap).  Same seed, same counts."""
+    return _verbs.random_playouts(board, n, seed, Board, "quixo.random_playouts")
+
+
+_solutions = {}
+
+
+def solution(size=3):
+    """The retrograde :class:`~ttt_engine._core.quixo_solve.Solution` of every
+    ``size`` x ``size`` position (3 or 4; computed once per process: 4x4 takes
+    about 10 s and 170 MB)."""
+    from ttt_engine._core import quixo_solve
+    size = check_int("size", size, min=3, max=4)
+    if size not in _solutions:
+        _solutions[size] = quixo_solve.solve(size)
+    return _solutions[size]
+
+
+def solve(board, *, max_nodes=None, time_limit=None):
+    """Value of ``board`` for the side to move: a :class:`SolveResult`.
+
+    3x3 and 4x4: exact, from the retrograde solution (:func:`solution`; the
+    move cap is ignored there: a draw is endless play); ``best_move`` keeps the
+    value, ``plies`` is the distance to the end.  5x5: alpha-beta deepened one
+    ply at a time, which needs ``max_nodes`` and/or ``time_limit`` (seconds);
+    ``value`` is ``"unknown"`` when the limit is hit first.
+    """
+    _verbs.check_board(board, Board, "quixo.solve")
+    max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    if board.is_terminal():
+        return _verbs.finished(board)
+    if board.size == 5:
+        if max_nodes is None and time_limit is None:
+            raise ValueError("quixo.solve on 5x5 needs a limit (max_nodes= and/or "
+                             "time_limit=): only 3x3 and 4x4 are solved exactly here")
+        from ttt_engine.search import ABSearcher
+        return _verbs.bounded_solve(board, max_nodes, time_limit,
+                                    searcher=ABSearcher(1 << 20, ply_in_key=True))
+    import time as _time
+    t0 = _time.perf_counter()
+    sol = solution(board.size)
+    value, plies = sol.value(board)
+    best = None
+    if value != "loss":
+        want = {"win": ("loss", plies - 1 if plies else None), "draw": ("draw", None)}[value]
+        for m in board.legal_moves:
+            child = board.copy()
+            child.push(m)
+            if child.is_terminal():
+                got = ("loss", 0) if child.winner == board.to_move else None
+            else:
+                got = sol.value(child)
+            if got == want:
+                best = m
+                break
+    return _verbs.make_result(board, value, best, plies, 0, _time.perf_counter() - t0)
 
 
 def run_games(n_games, agent_a, agent_b, *, alternate=True, size=5, max_plies=DEFAULT_MAX_PLIES,

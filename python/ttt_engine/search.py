@@ -205,10 +205,26 @@ def _sign(v):
     return (v > 0) - (v < 0)
 
 
+def _refuse_unbounded(board):
+    from ttt_engine._core import quixo, uttt
+    if isinstance(board, uttt.Board) and not board.is_terminal():
+        raise ValueError("Ultimate Tic-Tac-Toe cannot be solved exhaustively: use "
+                         "ttt_engine.uttt.solve(board, max_nodes=..., time_limit=...), which "
+                         "answers 'unknown' when the limit is hit")
+    if isinstance(board, quixo.Board) and board.size == 5 and not board.is_terminal():
+        raise ValueError("5x5 Quixo cannot be solved exhaustively: use "
+                         "ttt_engine.quixo.solve(board, max_nodes=..., time_limit=...)")
+
+
 def solve(board):
     """Game-theoretic value of ``board`` for the side to move: +1 win, 0 draw,
     -1 loss (exhaustive alpha-beta; meant for small games such as Tic-Tac-Toe).
-    A finished game is scored for the player who would be to move."""
+    A finished game is scored for the player who would be to move.
+
+    Games out of reach of an exhaustive search (Ultimate Tic-Tac-Toe, 5x5 Quixo)
+    are refused: their modules' ``solve(board, max_nodes=..., time_limit=...)``
+    searches within a limit and says ``"unknown"`` when it is hit."""
+    _refuse_unbounded(board)
     r = alphabeta(board)
     if not r.exact:
         raise ValueError(f"position not solved within {MAX_PLY} plies")
@@ -222,6 +238,7 @@ def optimal_moves(board):
     _check_board(board)
     if board.is_terminal():
         return []
+    _refuse_unbounded(board)
     values, exact = move_values(board)
     if not exact:
         raise ValueError(f"position not solved within {MAX_PLY} plies")

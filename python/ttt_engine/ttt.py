@@ -1,7 +1,31 @@
-"""Tic-Tac-Toe: the board (cells 0..8 row by row, X moves first).
+"""Tic-Tac-Toe: the board (cells 0..8 row by row, X moves first), perft,
+random playouts and the exact solver.
 
 The board is compiled (``ttt_engine._core.ttt``); this module is its public face.
+Every game module has the same verbs: see ``docs/api.md``.
 """
-from ttt_engine._core.ttt import Board, N_CELLS, N_STATES
+from ttt_engine import _verbs
+from ttt_engine._core.ttt import N_CELLS, N_STATES, Board
+from ttt_engine._verbs import SolveResult
 
-__all__ = ["Board", "N_CELLS", "N_STATES"]
+__all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve"]
+
+
+def perft(board, depth):
+    """Leaf count of ``board``'s move tree to ``depth`` plies (9, 72, 504, ... from the start)."""
+    return _verbs.perft(board, depth, Board, "ttt.perft")
+
+
+def random_playouts(board, n, seed=None):
+    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
+    ``{"games", "first_wins", "second_wins", "draws", "seed"}``.  Same seed, same counts."""
+    return _verbs.random_playouts(board, n, seed, Board, "ttt.random_playouts")
+
+
+def solve(board, *, max_nodes=None, time_limit=None):
+    """Exact value of ``board`` for the side to move (alpha-beta to the end: a
+    few thousand positions).  Returns a :class:`SolveResult`; ``value`` is
+    ``"unknown"`` only if ``max_nodes`` / ``time_limit`` (seconds) stopped it."""
+    _verbs.check_board(board, Board, "ttt.solve")
+    max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    return _verbs.bounded_solve(board, max_nodes, time_limit)

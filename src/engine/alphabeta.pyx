@@ -35,7 +35,8 @@ from ttt_engine._core.game cimport (
     game_evaluate,
 )
 from ttt_engine._core cimport ttt
-ttt.ttt_init_tables()
+from ttt_engine._core.game cimport game_init_tables
+game_init_tables()   # every game's lookup tables
 
 cdef double WIN_SCORE = 1e9
 cdef double MATE_BOUND = 1e9 - 2.0 * MAX_PLY - 10.0

@@ -33,6 +33,7 @@ call for Clobber.
 """
 from libc.stdint cimport uint64_t
 from ttt_engine._core.rng cimport rng_t, rng_below
+from ttt_engine._core.common cimport GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND
 
 cdef extern from *:
     """
@@ -93,7 +94,7 @@ cdef struct ClobberState:
     int cols
     int ncells
     int to_move         # 0 = B, 1 = W
-    int status          # GAME_ONGOING (0), GAME_WIN_FIRST (1), GAME_WIN_SECOND (2)
+    int status          # GAME_* of common.pxd (Clobber has no draws)
 
 
 cdef inline uint64_t clobber_full_mask(int rows, int cols) noexcept nogil:
@@ -129,8 +130,8 @@ cdef inline int clobber_compute_status(const ClobberState* s) noexcept nogil:
     """Ongoing while some B stone touches a W stone; otherwise the player who
     is not to move (who moved last) has won."""
     if clobber_pairs_any(s.bb[0], s.bb[1]):
-        return 0
-    return 2 - s.to_move    # to_move 0 (B) stuck -> W won (2); to_move 1 -> B won (1)
+        return GAME_ONGOING
+    return GAME_WIN_SECOND - s.to_move    # B (0) stuck: W won; W (1) stuck: B won
 
 
 cdef inline void clobber_setup(ClobberState* s, int rows, int cols) noexcept nogil:
@@ -207,9 +208,9 @@ cdef inline void clobber_make(ClobberState* s, int move) noexcept nogil:
     s.bb[p ^ 1] ^= tbit
     s.to_move = p ^ 1
     if clobber_pairs_any(s.bb[0], s.bb[1]):
-        s.status = 0
+        s.status = GAME_ONGOING
     else:
-        s.status = p + 1        # the mover made the last possible move and wins
+        s.status = GAME_WIN_FIRST + p   # the mover made the last possible move and wins
 
 
 cdef inline void clobber_unmake(ClobberState* s, int move) noexcept nogil:
@@ -221,7 +222,7 @@ cdef inline void clobber_unmake(ClobberState* s, int move) noexcept nogil:
     s.to_move = p
     s.bb[p] ^= fbit | tbit
     s.bb[p ^ 1] |= tbit
-    s.status = 0
+    s.status = GAME_ONGOING
 
 
 cdef inline uint64_t clobber_mix64(uint64_t z) noexcept nogil:

@@ -474,6 +474,25 @@ cdef class Board:
         k = clobber_adaptive_kind(&self.state, _player_index(player))
         return ("B1", "B2", "B3", "W1", "W2", "W3")[k - 1]
 
+    # ------------------------------------------------------------ common face
+    def move_to_str(self, move):
+        """Notation ``"b3-b4"`` of ``move``, as :meth:`parse_move` reads it."""
+        return format_move(move)
+
+    def hash(self):
+        """Position hash, equal for equal positions (the ``zobrist`` key)."""
+        return clobber_hash(&self.state)
+
+    @property
+    def ply(self):
+        """Moves pushed on this board so far."""
+        return self._nhistory
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
+
     def __str__(self):
         return self.to_string()
 

@@ -64,14 +64,17 @@ from ttt_engine._core.clobber cimport (
     clobber_evaluate, clobber_playout, clobber_random_move,
 )
 
-ctypedef uint64_t undo_t
+# status codes, MAX_MOVES and undo_t are the leaf header common.pxd's
+from ttt_engine._core.common cimport (
+    undo_t, MAX_MOVES, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW,
+)
 
-cdef enum:
-    MAX_MOVES = 512          # move buffer size: enough for 8x8 boards and more
-    GAME_ONGOING = 0
-    GAME_WIN_FIRST = 1       # player 0 (X, or the first player) has won
-    GAME_WIN_SECOND = 2      # player 1 has won
-    GAME_DRAW = 3
+cdef inline void game_init_tables() noexcept nogil:
+    """Fill every game's lookup tables (static arrays in each module that
+    cimports this file): every algorithm module calls it once at import."""
+    ttt.ttt_init_tables()          # also UTTT's (uttt_init_tables is ttt_init_tables)
+    quixo.quixo_init_tables()
+
 
 ctypedef fused GameState:
     TTTState

@@ -34,7 +34,8 @@ from ttt_engine._core.game cimport (
     game_playout,
 )
 from ttt_engine._core cimport ttt
-ttt.ttt_init_tables()
+from ttt_engine._core.game cimport game_init_tables
+game_init_tables()   # every game's lookup tables
 
 MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
 

@@ -5,7 +5,8 @@ from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, game_legal_moves, game_make, game_unmake,
 )
 from ttt_engine._core cimport ttt
-ttt.ttt_init_tables()
+from ttt_engine._core.game cimport game_init_tables
+game_init_tables()   # every game's lookup tables
 
 
 cdef uint64_t perft_state(GameState* s, int depth) noexcept nogil:

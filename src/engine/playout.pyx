@@ -20,10 +20,9 @@ from ttt_engine._core.rng cimport rng_t, rng_seed
 from ttt_engine._core cimport ttt
 from ttt_engine._util import check_int, resolve_seed
 
-from ttt_engine._core.quixo cimport quixo_init_tables
 
-ttt.ttt_init_tables()   # also the UTTT tables (uttt_init_tables is ttt_init_tables)
-quixo_init_tables()
+from ttt_engine._core.game cimport game_init_tables
+game_init_tables()   # every game's lookup tables
 
 
 cdef void playouts_state(const GameState* root, long games, rng_t* rng,

@@ -24,13 +24,14 @@ official rule); else if the mover has one the mover wins; else if ``ply``
 reached ``max_plies`` (default 200) the game is a draw.  Lines are rows,
 columns and the two diagonals (full length n).
 
-Tables are static C arrays in every module that cimports this file.  A C
-constructor fills them when the extension is loaded (GCC/Clang), so generic
-algorithms (perft, alpha-beta, MCTS) need no Quixo-specific init call;
-``quixo_init_tables()`` does the same explicitly (cheap, idempotent).
+Tables are static C arrays in every module that cimports this file, filled
+by ``quixo_init_tables()`` (cheap, idempotent), which every such module calls
+once at import: the game modules call their game's, the algorithm modules
+``game_init_tables()`` of game.pxd (every game's).
 """
 from libc.stdint cimport uint64_t, uint32_t
 from ttt_engine._core.rng cimport rng_t, rng_below, rng_next
+from ttt_engine._core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW
 
 cdef extern from *:
     """
@@ -102,12 +103,6 @@ cdef extern from *:
         }
         qx_tables_ready = 1;
     }
-    #if defined(__GNUC__) || defined(__clang__)
-    /* Every module that cimports quixo.pxd gets its own static tables; fill
-       them when the shared object is loaded, so generic algorithms (perft,
-       search) need no per-game init call. */
-    __attribute__((constructor)) static void qx_init_tables_ctor(void) { qx_init_tables_c(); }
-    #endif
     """
     void qx_init_tables_c() nogil
     int qx_nall[6]
@@ -149,14 +144,13 @@ cdef struct QuixoState:
     uint32_t bb[2]     # bb[0]: X cubes, bb[1]: O cubes (bit r*n + c)
     int n              # board size 3..5
     int to_move        # 0 = X, 1 = O
-    int status         # GAME_* codes of game.pxd: 0 on, 1 X won, 2 O won, 3 draw (cap)
+    int status         # GAME_* of common.pxd: ongoing, X won, O won, draw (cap)
     int ply            # moves made since the start (or since from_string)
     int max_plies      # move cap: reaching it without a line is a draw
 
 
 cdef inline void quixo_init_tables() noexcept nogil:
-    """Fill the tables (already done at load time by a C constructor; kept
-    for platforms without one and for symmetry with ttt_init_tables)."""
+    """Fill the tables; every module that cimports this file calls it once at import."""
     qx_init_tables_c()
 
 
@@ -223,20 +217,20 @@ cdef inline void quixo_make_index(QuixoState* s, int k) noexcept nogil:
     cdef int f = quixo_line_flags(s.bb[0], s.bb[1], n)
     if f:
         # completing an opponent line loses, even together with an own line
-        s.status = (p ^ 1) + 1 if (f >> (p ^ 1)) & 1 else p + 1
+        s.status = GAME_WIN_FIRST + (p ^ 1) if (f >> (p ^ 1)) & 1 else GAME_WIN_FIRST + p
     elif s.ply >= s.max_plies:
-        s.status = 3
+        s.status = GAME_DRAW
 
 
-cdef inline uint64_t quixo_make(QuixoState* s, int move) noexcept nogil:
+cdef inline undo_t quixo_make(QuixoState* s, int move) noexcept nogil:
     """Play move code ``move``; returns the undo token (old masks and status)."""
-    cdef uint64_t token = (<uint64_t>s.bb[0]) | ((<uint64_t>s.bb[1]) << 25) \
+    cdef undo_t token = (<uint64_t>s.bb[0]) | ((<uint64_t>s.bb[1]) << 25) \
         | ((<uint64_t>s.status) << 50)
     quixo_make_index(s, qx_index[s.n][move])
     return token
 
 
-cdef inline void quixo_unmake(QuixoState* s, int move, uint64_t token) noexcept nogil:
+cdef inline void quixo_unmake(QuixoState* s, int move, undo_t token) noexcept nogil:
     """Exactly undo ``quixo_make(s, move)`` that returned ``token``."""
     s.bb[0] = <uint32_t>(token & 0x1FFFFFF)
     s.bb[1] = <uint32_t>((token >> 25) & 0x1FFFFFF)
@@ -351,15 +345,15 @@ cdef inline int quixo_compute_status(uint32_t xb, uint32_t ob, int n, int last_m
     cdef bint xl = f & 1, ol = (f >> 1) & 1
     if xl and ol:
         if last_mover == 0:
-            return 2
+            return GAME_WIN_SECOND
         if last_mover == 1:
-            return 1
+            return GAME_WIN_FIRST
         return -1
     if xl:
-        return 1
+        return GAME_WIN_FIRST
     if ol:
-        return 2
-    return 0
+        return GAME_WIN_SECOND
+    return GAME_ONGOING
 
 
 cdef class Board:

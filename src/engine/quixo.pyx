@@ -255,12 +255,24 @@ cdef class Board:
         return quixo_evaluate(&self.state)
 
     def hash64(self):
-        """The 64-bit ``game_hash`` of this position (unique per masks + side to move)."""
+        """The 64-bit ``game_hash`` the searches key their tables by: cubes, side
+        to move, size and the plies left before the move cap."""
         return quixo_hash(&self.state)
 
     def to_string(self):
         """The seed's format: n*n characters ``' '``, ``'X'``, ``'O'`` in row order."""
         return "".join(" XO"[v] for v in self.cells)
+
+    # ------------------------------------------------------------ common face
+    def hash(self):
+        """Position hash, equal for equal positions (``==``: cubes, side to move
+        and size; ``hash64`` also mixes in the plies left before the move cap)."""
+        return quixo_key(&self.state)
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
 
     def __str__(self):
         n = self.state.n

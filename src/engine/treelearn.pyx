@@ -50,7 +50,8 @@ from ttt_engine._core.game cimport (
     game_random_move,
 )
 from ttt_engine._core cimport ttt
-ttt.ttt_init_tables()
+from ttt_engine._core.game cimport game_init_tables
+game_init_tables()   # every game's lookup tables
 
 MIN_NODES = 1 + MAX_MOVES
 PY_QLEARN = TL_QLEARN

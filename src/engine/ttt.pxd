@@ -18,6 +18,7 @@ which every module that cimports this file calls once at import.
 """
 from libc.stdint cimport uint64_t
 from ttt_engine._core.rng cimport rng_t, rng_below
+from ttt_engine._core.common cimport GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW
 
 cdef extern from *:
     """
@@ -42,7 +43,6 @@ cdef extern from *:
     const int ttt_lines[8]
     int ttt_tables_ready
 
-# Game status codes, shared by every game on the interface (see game.pxd).
 cdef enum:
     TTT_CELLS = 9
     TTT_STATES = 19683
@@ -54,7 +54,7 @@ cdef struct TTTState:
     int index       # base-3 index, sum(cell[i] * 3**i), cell values 0/1/2
     int nmoves      # marks on the board
     int to_move     # 0 = X, 1 = O
-    int status      # 0 ongoing, 1 X won, 2 O won, 3 draw (GAME_* in game.pxd)
+    int status      # GAME_* of common.pxd: ongoing, X won, O won, draw
 
 
 cdef inline void ttt_init_tables() noexcept nogil:
@@ -103,9 +103,9 @@ cdef inline void ttt_make(TTTState* s, int cell) noexcept nogil:
     s.index += (p + 1) * ttt_pow3[cell]
     s.nmoves += 1
     if ttt_win_table[s.mask[p]]:
-        s.status = p + 1
+        s.status = GAME_WIN_FIRST + p
     elif s.nmoves == 9:
-        s.status = 3
+        s.status = GAME_DRAW
     s.to_move = p ^ 1
 
 
@@ -116,7 +116,7 @@ cdef inline void ttt_unmake(TTTState* s, int cell) noexcept nogil:
     s.mask[p] &= ~(1 << cell)
     s.index -= (p + 1) * ttt_pow3[cell]
     s.nmoves -= 1
-    s.status = 0
+    s.status = GAME_ONGOING
 
 
 cdef inline int ttt_legal_moves(const TTTState* s, int* moves) noexcept nogil:
@@ -204,7 +204,7 @@ cdef inline bint ttt_set_index(TTTState* s, int index) noexcept nogil:
                 return True
         ttt_reset(s)
         return False
-    s.status = 3 if s.nmoves == 9 else 0
+    s.status = GAME_DRAW if s.nmoves == 9 else GAME_ONGOING
     return True
 
 

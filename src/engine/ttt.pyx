@@ -181,6 +181,31 @@ cdef class Board:
         """The nine cells as ``X``, ``O`` and ``.`` (round-trips through ``from_string``)."""
         return "".join(_SYMBOLS[v] for v in self.cells)
 
+    # ------------------------------------------------------------ common face
+    def parse_move(self, move):
+        """The cell 0..8 that ``move`` names: a cell number as text (``"4"``) or
+        an int; ``ValueError`` naming the syntax otherwise."""
+        if isinstance(move, str):
+            t = move.strip()
+            if not (len(t) == 1 and t.isdigit() and t != "9"):
+                raise ValueError(f"cannot read Tic-Tac-Toe move {move!r}: a move is a cell "
+                                 "number 0-8, row by row")
+            return int(t)
+        return _as_cell(move)
+
+    def move_to_str(self, move):
+        """The text of cell ``move`` (``"4"``), as :meth:`parse_move` reads it."""
+        return str(_as_cell(move))
+
+    def hash(self):
+        """Position hash, equal for equal positions (the base-3 ``index``)."""
+        return self.state.index
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
+
     def __str__(self):
         s = self.to_string()
         return "\n".join(" ".join(s[r * 3:r * 3 + 3]) for r in range(3))

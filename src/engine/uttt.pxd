@@ -28,6 +28,7 @@ the move <-> (board, cell) tables are compile-time constants.
 """
 from libc.stdint cimport uint64_t, uint16_t, uint8_t, int8_t
 from ttt_engine._core.rng cimport rng_t, rng_below, rng_next
+from ttt_engine._core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW
 from ttt_engine._core.ttt cimport (
     ttt_win_table, ttt_kth_cell, ttt_popcount9, ttt_init_tables, ttt_open_lines,
 )
@@ -63,7 +64,7 @@ cdef struct UTTTState:
     uint16_t closed        # big-board mask of closed boards (won or full)
     int8_t forced          # board the side to move must play in, -1 = free
     uint8_t to_move        # 0 = X, 1 = O
-    uint8_t status         # 0 ongoing, 1 X won, 2 O won, 3 draw
+    uint8_t status         # GAME_* of common.pxd: ongoing, X won, O won, draw
     uint8_t nmoves         # marks on the grid
     uint8_t tiebreak       # 1: a full-closure draw goes to the player with more boards
     uint8_t _pad           # keeps the struct free of compiler padding (hash/compare)
@@ -101,10 +102,10 @@ cdef inline int _uttt_closure(int won0, int won1, int tiebreak) noexcept nogil:
         nx = ttt_popcount9[won0]
         no = ttt_popcount9[won1]
         if nx > no:
-            return 1
+            return GAME_WIN_FIRST
         if no > nx:
-            return 2
-    return 3
+            return GAME_WIN_SECOND
+    return GAME_DRAW
 
 
 cdef inline int uttt_closure_result(const UTTTState* s) noexcept nogil:
@@ -133,14 +134,14 @@ cdef inline void uttt_make_bc(UTTTState* s, int b, int c) noexcept nogil:
     s.nmoves += 1
 
 
-cdef inline uint64_t uttt_make(UTTTState* s, int move) noexcept nogil:
+cdef inline undo_t uttt_make(UTTTState* s, int move) noexcept nogil:
     """Play ``move`` (0..80, legal); return the undo token for ``uttt_unmake``."""
-    cdef uint64_t undo = <uint64_t>(s.forced + 1)
+    cdef undo_t undo = <undo_t>(s.forced + 1)
     uttt_make_bc(s, uttt_move_board[move], uttt_move_cell[move])
     return undo
 
 
-cdef inline void uttt_unmake(UTTTState* s, int move, uint64_t undo) noexcept nogil:
+cdef inline void uttt_unmake(UTTTState* s, int move, undo_t undo) noexcept nogil:
     """Exactly undo ``uttt_make(s, move)`` given its token."""
     cdef int p = s.to_move ^ 1
     cdef int b = uttt_move_board[move]

@@ -359,6 +359,17 @@ cdef class Board:
         b._nhistory = self._nhistory
         return b
 
+    # ------------------------------------------------------------ common face
+    def move_to_str(self, move):
+        """``"R, C"`` for a move number 0..80, as :meth:`parse_move` reads it."""
+        m = _parse_move(move)
+        return f"{m // 9}, {m % 9}"
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
+
     def __str__(self):
         """The 9x9 grid with row/column labels 0-8, local boards framed, and a status line."""
         cells = self.cells

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
+import io
 import os
 import pkgutil
 import sys
@@ -38,6 +39,9 @@ __all__ = ["main", "build_parser", "command_modules", "run_standalone"]
 
 #: Environment variable that lets an unexpected error show its traceback.
 DEBUG_ENV = "TTT_ENGINE_DEBUG"
+
+#: Longest error message printed (the rest is cut).
+ERROR_MAX = 300
 
 #: Order of the commands in ``--help``; modules not listed here come after, by name.
 ORDER = ("play", "train", "eval", "clobber", "quixo")
@@ -73,14 +77,14 @@ def build_parser():
 def main(argv=None):
     """Entry point of ``ttt-engine`` / ``python -m ttt_engine``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    shown = io.StringIO()       # --help and --version, written below with error checks
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as e:     # --help, --version, a usage error (already one line)
+        with contextlib.redirect_stdout(shown):
+            args = build_parser().parse_args(argv)
+    except SystemExit as e:     # --help, --version, or a usage error (already one line)
         if e.code:
             return e.code
-        return _flush_or_fail(PROG)
-    except OSError as e:        # --help into a closed pipe
-        return _output_error(PROG, e)
+        return _guarded(lambda _: print(shown.getvalue(), end=""), None, PROG)
     return _guarded(args.run, args, PROG)
 
 
@@ -96,8 +100,12 @@ def run_standalone(command, argv=None, prog=None):
 
 
 def _error(prog, message):
+    """One line on stderr (a longer message is cut: it may echo user input)."""
+    text = " ".join(str(message).split())
+    if len(text) > ERROR_MAX:
+        text = text[:ERROR_MAX - 3] + "..."
     with contextlib.suppress(OSError, ValueError):
-        print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
+        print(f"{prog}: error: {text}", file=sys.stderr, flush=True)
 
 
 def _silence_stdout():
@@ -114,14 +122,6 @@ def _output_error(prog, e):
     what = "the output is closed" if e.errno == errno.EPIPE else (e.strerror or str(e))
     _error(prog, f"cannot write the output: {what}")
     return EXIT_ERROR
-
-
-def _flush_or_fail(prog):
-    try:
-        sys.stdout.flush()
-    except OSError as e:
-        return _output_error(prog, e)
-    return EXIT_OK
 
 
 def _guarded(run, args, prog):

@@ -8,7 +8,8 @@ import math
 from ttt_engine.cli._errors import PROG, shorten
 
 __all__ = ["Parser", "count", "seconds", "real", "seed", "add_common", "add_engine_options",
-           "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS"]
+           "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
+           "MAX_DELAY"]
 
 MAX_GAMES = 10**9
 MAX_SIMULATIONS = 10**12

@@ -7,43 +7,69 @@ import os
 import time
 
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError
-from ttt_engine.cli._games import GAMES, engine_help, resolve_engine
+from ttt_engine.cli._engines import build_agent
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._games import (
+    GAMES, check_engine_options, engine_help, learned_kind, new_board, resolve_engine,
+)
 from ttt_engine.cli._report import pct, table
 from ttt_engine.cli.console import Console
 
 __all__ = ["add_parser", "run"]
 
 
-def _play_games(game, args, agent_a, agent_b, n, a_side):
-    """Games where agent_a plays ``a_side``: (wins, draws, losses) for agent_a."""
+def _play_games(game, start, agent_a, agent_b, n, a_side):
+    """Games from ``start`` where agent_a plays ``a_side``: (wins, draws, losses)
+    for agent_a."""
     b_side = game.sides[1] if a_side == game.sides[0] else game.sides[0]
     agents = {a_side: agent_a, b_side: agent_b}
-    w = d = l = 0
+    wins = draws = losses = 0
     for _ in range(n):
-        board = game.new_board(args)
+        board = start.copy()
         for agent in (agent_a, agent_b):
             if hasattr(agent, "reset"):     # learned agents have no per-game state
                 agent.reset()
         while not board.is_terminal():
             board.push(agents[board.to_move].select_move(board.copy()))
         if board.winner == "draw":
-            d += 1
+            draws += 1
         elif board.winner == a_side:
-            w += 1
+            wins += 1
         else:
-            l += 1
-    return w, d, l
+            losses += 1
+    return wins, draws, losses
 
 
-def _load_model(path):
-    from ttt_engine import QAgent
+def _model_engine(game):
+    """The engine of ``game`` that plays a saved model (``--model``)."""
+    for name, engine in game.engines.items():
+        if learned_kind(engine) == "model":
+            return name
+    raise CLIError(f"--model does not apply to {game.title}: none of its engines plays a "
+                   "saved model", EXIT_USAGE)
+
+
+def _load_model(game, name, path):
     if not os.path.exists(path):
         raise CLIError(f"no model file at {path}")
     try:
-        return QAgent.load(path)
+        return game.make_agent(name, model=path)
     except (ValueError, OSError) as e:
         raise CLIError(f"the model file {path} cannot be used: {e}") from None
+
+
+def _sides(game, text):
+    if text.lower() == "both":
+        return list(game.sides)
+    if text.upper() not in game.sides:
+        raise CLIError(f"--side must be one of {', '.join(game.sides)} or both; got "
+                       f"{shorten(text)}", EXIT_USAGE)
+    return [text.upper()]
+
+
+def _row(name, w, d, l):  # noqa: E741 - wins, draws, losses
+    n = w + d + l
+    return [name, f"{n:,}", f"{w:,}", f"{d:,}", f"{l:,}", pct(w, n), pct(d, n), pct(l, n)]
 
 
 def run(args):
@@ -52,36 +78,34 @@ def run(args):
     game = GAMES[args.game]
     if args.model and args.engine:
         raise CLIError("give either --model or --engine, not both", EXIT_USAGE)
-    side = args.side if args.side.lower() == "both" else args.side.upper()
-    sides = list(game.sides) if side.lower() == "both" else [side]
-    for s in sides:
-        if s not in game.sides:
-            raise CLIError(f"--side must be one of {', '.join(game.sides)} or both", EXIT_USAGE)
-    opp_spec = resolve_engine(game, args.against, "--against")
+    sides = _sides(game, args.side)
+    resolve_engine(game, args.against, "--against")
+    if args.model:
+        name = _model_engine(game)
+        player = None
+        args_for_check = argparse.Namespace(**dict(vars(args), model=None))
+    else:
+        name = resolve_engine(game, args.engine or game.default_engine, "--engine").name
+        args_for_check = args
+    check_engine_options(game, [name, args.against], args_for_check)
+    start = new_board(game, args)
     rows = []
-    tot = [0, 0, 0]
+    total = [0, 0, 0]
     t0 = time.perf_counter()
     for side in sides:
         side_index = game.sides.index(side)
         if args.model:
-            if game.key != "ttt":
-                raise CLIError("--model is for Tic-Tac-Toe Q-learning models", EXIT_USAGE)
-            agent = _load_model(args.model)
-            name = f"model {os.path.basename(args.model)}"
+            player = _load_model(game, name, args.model)
+            label = f"model {os.path.basename(args.model)}"
         else:
-            eng = args.engine or game.default_opponent
-            agent = resolve_engine(game, eng, "--engine").build(args, side_index, console)
-            name = eng
-        opp = opp_spec.build(args, 1 - side_index, console)
-        w, d, l = _play_games(game, args, agent, opp, args.games, side)
-        n = w + d + l
-        tot = [tot[0] + w, tot[1] + d, tot[2] + l]
-        rows.append([f"{name} as {side}", f"{n:,}", f"{w:,}", f"{d:,}", f"{l:,}",
-                     pct(w, n), pct(d, n), pct(l, n)])
+            player = build_agent(game, name, args, side_index, start, console)
+            label = name
+        opponent = build_agent(game, args.against, args, 1 - side_index, start, console)
+        wdl = _play_games(game, start, player, opponent, args.games, side)
+        total = [t + x for t, x in zip(total, wdl)]
+        rows.append(_row(f"{label} as {side}", *wdl))
     if len(sides) > 1:
-        n = sum(tot)
-        rows.append(["total", f"{n:,}", f"{tot[0]:,}", f"{tot[1]:,}", f"{tot[2]:,}",
-                     pct(tot[0], n), pct(tot[1], n), pct(tot[2], n)])
+        rows.append(_row("total", *total))
     console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s")
     console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
     return EXIT_OK
@@ -105,8 +129,6 @@ def add_parser(subparsers):
                    help="games per side (default 1000)")
     p.add_argument("--side", default="both", metavar="SIDE",
                    help="side of the evaluated player: X, O or both (default)")
-    p.add_argument("--zero-based", action="store_true", help=argparse.SUPPRESS)
     O.add_engine_options(p)
     p.set_defaults(run=run)
-
     return p

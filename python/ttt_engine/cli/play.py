@@ -1,141 +1,168 @@
 """``ttt-engine play``: a game against an engine in the console, or two engines
-watched; every game of the registry, every engine of the game."""
+watched; every game of the registry (``ttt_engine.games``), every engine of
+the game.  The registry reads, writes and draws the moves; this module runs
+the games, the prompts and the score."""
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._engines import CACHE_HELP
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, MoveError
-from ttt_engine.cli._games import GAMES, engine_help, resolve_engine
-from ttt_engine.cli.console import Console
+from ttt_engine.cli._engines import CACHE_HELP, build_agent
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._games import (
+    GAMES, check_engine_options, engine_help, new_board, notation, resolve_engine,
+)
 from ttt_engine.cli._report import engine_stats, exact_score_text, format_stats
+from ttt_engine.cli.console import Console
 
-__all__ = ["add_parser", "run", "play_one_game"]
+__all__ = ["add_parser", "run", "play_one_game", "Table"]
+
+#: Longest text read as a move (longer input is refused without being echoed whole).
+MOVE_TEXT_MAX = 40
 
 
-def _result_line(winner, player_names, style):
-    """``player_names``: symbol -> display name."""
+@dataclass
+class Table:
+    """One game set up from the command line: the registry's game, the start
+    position, the move notation and the console."""
+    game: object
+    start: object
+    notation: dict
+    console: Console
+    verbose: bool = False
+
+    def draw(self, board, last=None):
+        self.console.say(self.game.draw(board, self.console.style, last, **self.notation))
+
+    def move_text(self, board, move):
+        return self.game.move_to_str(board, move, **self.notation)
+
+
+def _result_line(winner, names, style):
+    """``names``: symbol -> display name."""
     if winner == "draw":
         return style("Draw.", "bold", "yellow")
     if winner is None:
         return "Game not finished."
-    return style(f"{winner} wins: {player_names[winner]}.", "bold", "green")
+    return style(f"{winner} wins: {names[winner]}.", "bold", "green")
 
 
-class _Players:
-    """Who plays each side in one game: None for the human, else an agent."""
-
-    def __init__(self, agents, names):
-        self.agents = agents      # symbol -> agent or None
-        self.names = names        # symbol -> display name
-
-
-def _show_board(console, game, board, last, args):
-    console.say(game.draw(board, console.style, last, args))
+def _stats_text(agent, board, move, elapsed):
+    stats = engine_stats(agent)
+    if stats is None and hasattr(agent, "move_scores"):
+        stats = {"exact": exact_score_text(agent.move_scores(board)[move])}
+    elif stats is None and hasattr(agent, "q_values"):
+        stats = {"Q": float(agent.q_values(board)[move])}
+    return format_stats(stats, elapsed)
 
 
-def play_one_game(console, game, args, players, delay=0.0):
-    """Play one game; return the winner symbol (or "draw")."""
-    board = game.new_board(args)
-    style = console.style
+def play_one_game(table, agents, names, delay=0.0):
+    """Play one game from ``table.start``; ``agents``: symbol -> agent (None for
+    the person at the console).  Returns the winner symbol (or "draw")."""
+    console, style = table.console, table.console.style
+    board = table.start.copy()
     last = None
-    for agent in players.agents.values():
-        reset = getattr(agent, "reset", None)
-        if callable(reset):
-            reset()
+    for agent in agents.values():
+        if agent is not None and hasattr(agent, "reset"):
+            agent.reset()
     console.say()
-    _show_board(console, game, board, last, args)
+    table.draw(board)
     while not board.is_terminal():
         side = board.to_move
-        agent = players.agents[side]
+        agent = agents[side]
         if agent is None:
-            move = _ask_human_move(console, game, board, args, side)
+            move = _ask_human_move(table, board, side)
         else:
             t0 = time.perf_counter()
             move = agent.select_move(board.copy())
             elapsed = time.perf_counter() - t0
-            text = game.move_text(board, move, args)
-            line = f"{players.names[side]} ({side}) plays {style(text, 'bold')}"
-            if args.verbose:
-                stats = engine_stats(agent)
-                if stats is None and hasattr(agent, "move_scores"):
-                    stats = {"exact": exact_score_text(agent.move_scores(board)[move])}
-                elif stats is None and hasattr(agent, "q_values"):
-                    try:
-                        stats = {"Q": float(agent.q_values(board)[move])}
-                    except (TypeError, ValueError, IndexError, KeyError):
-                        stats = None
-                line += f"  [{format_stats(stats, elapsed)}]"
+            line = f"{names[side]} ({side}) plays {style(table.move_text(board, move), 'bold')}"
+            if table.verbose:
+                line += f"  [{_stats_text(agent, board, move, elapsed)}]"
             console.say(line)
             if delay:
                 time.sleep(delay)
         try:
             board.push(move)
         except ValueError as e:  # an engine returned an illegal move: a bug, say it plainly
-            raise CLIError(f"{players.names[side]} returned an illegal move: {e}") from None
+            raise CLIError(f"{names[side]} returned an illegal move: {e}") from None
         last = move
         console.say()
-        _show_board(console, game, board, last, args)
-    console.say(_result_line(board.winner, players.names, style))
+        table.draw(board, last)
+    console.say(_result_line(board.winner, names, style))
     return board.winner
 
 
-def _ask_human_move(console, game, board, args, side):
-    hint = game.prompt_hint(board, args)
+def _ask_human_move(table, board, side):
+    console, game = table.console, table.game
+    hint = game.prompt_hint(board, **table.notation)
     while True:
         text = console.ask(f"Your move ({side}) [{hint}]: ")
         if text in ("?", "h", "help"):
-            texts = [game.move_text(board, m, args) for m in board.legal_moves]
+            texts = [table.move_text(board, m) for m in board.legal_moves]
             legal = ("; " if any("," in t for t in texts) else ", ").join(texts)
-            console.say(game.legend(args, console.style))
+            console.say(game.legend(board, **table.notation))
             console.say(f"Legal moves: {legal}")
             continue
+        if len(text) > MOVE_TEXT_MAX:
+            console.say(console.style(f"Not a legal move: {shorten(text)} is too long for a "
+                                      f"move ({len(text)} characters; type {hint})", "red"))
+            continue
         try:
-            return game.parse_move(board, text, args)
-        except MoveError as e:
+            return game.parse_move(board, text, **table.notation)
+        except ValueError as e:
             console.say(console.style(f"Not a legal move: {e}", "red"))
 
 
-def run(args):
-    """Play the games; returns the exit status."""
-    console = Console.for_args(args)
-    game = GAMES[args.game]
-    opp_name = args.opponent or game.default_opponent
-    opp_spec = resolve_engine(game, opp_name)
-    watch_spec = resolve_engine(game, args.watch, "--watch") if args.watch else None
+def _sides(game, args):
+    """The symbol of "you" (or the watched engine) in the first game."""
     first, second = game.sides
+    you = None
     if args.side is not None:
-        args.side = args.side.upper()
-    if args.side is not None and args.side not in game.sides:
-        raise CLIError(f"--side must be one of {', '.join(game.sides)} for {game.title}; "
-                       f"got {args.side!r}", EXIT_USAGE)
-    # which symbol is "you" (or the watched engine) in the first game
-    you = args.side
+        you = args.side.upper()
+        if you not in game.sides:
+            raise CLIError(f"--side must be one of {', '.join(game.sides)} for {game.title}; "
+                           f"got {args.side!r:.40}", EXIT_USAGE)
     if args.first is not None:
         wanted = first if args.first in ("you", "alternate") else second
         if you is not None and you != wanted:
             raise CLIError(f"--side {you} contradicts --first {args.first} "
                            f"({first} always moves first in {game.title})", EXIT_USAGE)
         you = wanted
-    you = you or first
-    alternate = args.first == "alternate"
+    return you or first
 
-    if getattr(args, "board", None) == "-":
+
+def run(args):
+    """Play the games; returns the exit status."""
+    console = Console.for_args(args)
+    game = GAMES[args.game]
+    opp_name = args.opponent or game.default_engine
+    resolve_engine(game, opp_name)
+    watch = args.watch is not None
+    if watch:
+        resolve_engine(game, args.watch, "--watch")
+    elif args.delay is not None:
+        raise CLIError("--delay applies to watching two engines (--watch ENGINE)", EXIT_USAGE)
+    check_engine_options(game, [opp_name] + ([args.watch] if watch else []), args)
+    you = _sides(game, args)
+    first, second = game.sides
+    alternate = args.first == "alternate"
+    if args.board == "-":
         raise CLIError("--board - cannot be used with play: the moves are read from stdin; "
                        "give a file", EXIT_USAGE)
-    game.new_board(args)          # a bad --size/--board fails here, before anything is shown
-    watch = watch_spec is not None
+    table = Table(game, new_board(game, args), notation(game, args), console, args.verbose)
     if not watch:
         console.say(console.style(f"{game.title}: you against the {opp_name} engine.", "bold"))
-        console.say(game.legend(args, console.style))
+        console.say(game.legend(table.start, **table.notation))
     cache = {}
 
-    def agent_for(spec, symbol):
-        key = (spec.name, symbol)
+    def agent_for(name, symbol):
+        key = (name, symbol)
         if key not in cache:
-            cache[key] = spec.build(args, game.sides.index(symbol), console)
+            cache[key] = build_agent(game, name, args, game.sides.index(symbol), table.start,
+                                     console)
         return cache[key]
 
     score = {"you": 0, "them": 0, "draw": 0}
@@ -144,13 +171,12 @@ def run(args):
     games_played = 0
     while True:
         them = second if you == first else first
-        agents = {you: agent_for(watch_spec, you) if watch else None,
-                  them: agent_for(opp_spec, them)}
+        agents = {you: agent_for(args.watch, you) if watch else None,
+                  them: agent_for(opp_name, them)}
         names = {you: you_label, them: them_label}
         if watch:
             console.say(f"\n{names[first]} ({first}) against {names[second]} ({second}).")
-        winner = play_one_game(console, game, args, _Players(agents, names),
-                               delay=args.delay if watch else 0.0)
+        winner = play_one_game(table, agents, names, delay=args.delay or 0.0)
         games_played += 1
         if winner == "draw":
             score["draw"] += 1
@@ -177,7 +203,7 @@ def add_parser(subparsers):
         help="play against an engine, or watch two engines",
         description="Play a game against an engine in the console, or watch two engines.\n\n"
                     "Tic-Tac-Toe cells are numbered 1-9 like a phone keypad (7 8 9 is the "
-                    "bottom row);\n--zero-based uses 0-8 as in the old seed-000 program. The "
+                    "bottom row);\n--zero-based uses 0-8. The "
                     "board is drawn after\nevery move with the numbers of the free cells. "
                     "At the prompt: a move, ? for the\nlegal moves, q to quit. Ctrl-D ends "
                     "(status 0), Ctrl-C interrupts (status 130).",
@@ -197,7 +223,7 @@ def add_parser(subparsers):
                    help="who moves first; 'alternate' swaps sides after each game")
     p.add_argument("--games", type=O.count(1, O.MAX_GAMES), metavar="N",
                    help="play N games and stop (no 'play again?' question)")
-    p.add_argument("--delay", type=O.seconds(0, O.MAX_DELAY, lo_open=False), default=0.0, metavar="SECONDS",
+    p.add_argument("--delay", type=O.seconds(0, O.MAX_DELAY, lo_open=False), metavar="SECONDS",
                    help="pause after each engine move when watching (default 0)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="show the engine's statistics (simulations, nodes, value, time)")
@@ -212,5 +238,4 @@ def add_parser(subparsers):
                         "board or *)")
     O.add_engine_options(p)
     p.set_defaults(run=run)
-
     return p

@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["Style", "MARK_COLOURS"]
-
-#: Colour of each side's mark on the boards (both sides of every game).
-MARK_COLOURS = {"X": "red", "O": "cyan", "B": "blue", "W": "yellow"}
+__all__ = ["Style"]
 
 
 class Style:
-    """``style(text, *styles)``: ``text`` with ANSI codes when colours are on."""
+    """``style(text, *styles)``: ``text`` with ANSI codes when colours are on;
+    ``boxes``: box-drawing characters wanted.  This is the style hook the
+    registry's ``Game.draw`` takes."""
 
     CODES = {"bold": "1", "dim": "2", "under": "4", "reverse": "7", "red": "31",
              "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36"}
@@ -42,8 +41,3 @@ class Style:
             return str(text)
         codes = ";".join(self.CODES[s] for s in styles)
         return f"\x1b[{codes}m{text}\x1b[0m"
-
-    def mark(self, mark, highlight=False):
-        """A side's mark in its colour, reversed when ``highlight`` (the last move)."""
-        styles = ("bold", MARK_COLOURS.get(mark, "bold")) + (("reverse",) if highlight else ())
-        return self(mark, *styles)

@@ -1,0 +1,143 @@
+"""The module functions every game module shares: ``perft``, ``random_playouts``
+and the parts of ``solve`` (its result type and the bounded alpha-beta solve).
+
+Each game module (``ttt_engine.ttt``, ``.uttt``, ``.clobber``, ``.quixo``)
+exposes ``perft(board, depth)``, ``random_playouts(board, n, seed=None)`` and
+``solve(board, *, max_nodes=None, time_limit=None)`` built from these.
+"""
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass
+
+from ttt_engine._util import check_int, check_real
+
+__all__ = ["SolveResult", "bounded_solve", "check_board", "check_limits", "perft",
+           "random_playouts"]
+
+VALUES = ("win", "loss", "draw", "unknown")
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Result of a game module's ``solve``.
+
+    value: ``"win"``, ``"loss"`` or ``"draw"`` for the side to move, or
+        ``"unknown"`` when a node or time limit stopped the search first.
+    winner: the winning side's symbol, ``"draw"``, or None when unknown.
+    best_move: a move that keeps the value (None for a loss, an unknown value
+        or a finished game).
+    plies: plies to the end under best play when the solver reports them
+        (None otherwise).
+    nodes: positions searched; seconds: wall time; tt_hits: table hits where
+        the solver counts them (else 0).
+    """
+    value: str
+    winner: object
+    best_move: object
+    plies: object
+    nodes: int
+    seconds: float
+    tt_hits: int = 0
+
+    @property
+    def exact(self):
+        """True unless a limit stopped the search."""
+        return self.value != "unknown"
+
+    @property
+    def win(self):
+        """True (side to move wins), False (it does not), None (unknown)."""
+        return None if self.value == "unknown" else self.value == "win"
+
+    @property
+    def outcome(self):
+        """+1 win, 0 draw, -1 loss for the side to move; None when unknown."""
+        return {"win": 1, "draw": 0, "loss": -1}.get(self.value)
+
+
+def check_board(board, cls, where):
+    """``TypeError`` unless ``board`` is a ``cls`` (one message for every game)."""
+    if not isinstance(board, cls):
+        raise TypeError(f"{where}: board must be a {cls.__module__.replace('._core', '')}"
+                        f".Board, got {type(board).__name__}")
+    return board
+
+
+def check_limits(max_nodes, time_limit):
+    return (check_int("max_nodes", max_nodes, min=1, allow_none=True),
+            check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True))
+
+
+def perft(board, depth, cls, where):
+    """Leaf count of ``board``'s move tree to ``depth`` plies."""
+    from ttt_engine._core.perft import perft as _perft
+    check_board(board, cls, where)
+    return _perft(board, check_int("depth", depth, min=0, max=64))
+
+
+def random_playouts(board, n, seed, cls, where):
+    """``{"games", "first_wins", "second_wins", "draws", "seed"}`` of ``n``
+    uniformly random games from ``board`` (unchanged); same seed, same counts."""
+    from ttt_engine._core.playout import random_playouts as _playouts
+    check_board(board, cls, where)
+    return _playouts(board, check_int("n", n, min=0), seed)
+
+
+def _winner(board, value):
+    sides = board.sides if hasattr(board, "sides") else None
+    me = board.to_move
+    if value == "draw":
+        return "draw"
+    if value == "unknown":
+        return None
+    if value == "win":
+        return me
+    if sides is None:
+        sides = ("B", "W") if me in ("B", "W") else ("X", "O")
+    return sides[1] if sides[0] == me else sides[0]
+
+
+def make_result(board, value, best_move, plies, nodes, seconds, tt_hits=0):
+    return SolveResult(value, _winner(board, value), best_move, plies, int(nodes),
+                       float(seconds), int(tt_hits))
+
+
+def finished(board):
+    """The result for a finished game: scored for the player who would move."""
+    w = board.winner
+    value = "draw" if w == "draw" else ("win" if w == board.to_move else "loss")
+    return make_result(board, value, None, 0, 0, 0.0)
+
+
+def bounded_solve(board, max_nodes=None, time_limit=None, searcher=None):
+    """Alpha-beta, one more ply per iteration, until the value is exact or a
+    limit is reached (``max_nodes`` is checked between iterations; the time
+    limit also stops an iteration in the middle).  Unbounded when both are None."""
+    from ttt_engine import search
+    if board.is_terminal():
+        return finished(board)
+    t0 = _time.perf_counter()
+    nodes = 0
+    depth = 0
+    while depth < search.MAX_PLY:
+        depth += 1
+        remaining = None
+        if time_limit is not None:
+            remaining = time_limit - (_time.perf_counter() - t0)
+            if remaining <= 0:
+                break
+        try:
+            r = search.alphabeta(board, depth, time_limit=remaining, iterative=False,
+                                 searcher=searcher)
+        except TimeoutError:
+            break
+        nodes += r.nodes
+        if r.exact:
+            value = {1: "win", 0: "draw", -1: "loss"}[r.outcome]
+            best = r.best_move if value != "loss" else None
+            return make_result(board, value, best, r.plies_to_end, nodes,
+                               _time.perf_counter() - t0)
+        if max_nodes is not None and nodes >= max_nodes:
+            break
+    return make_result(board, "unknown", None, None, nodes, _time.perf_counter() - t0)

@@ -1,0 +1,179 @@
+"""Property tests over every game of the registry (hypothesis): along random
+move sequences, push/pop are inverse, the legal moves are those of the
+independent pure-Python rules in tests/, equal positions hash equal, and every
+move's text parses back to the move."""
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ttt_engine import games
+
+sys.path.insert(0, os.path.dirname(__file__))
+import clobber_reference as clobber_ref  # noqa: E402
+import quixo_ref  # noqa: E402
+from test_ttt_board import ref_winner as ttt_ref_winner  # noqa: E402
+from test_uttt import Ref as UTTTRef  # noqa: E402
+
+KEYS = list(games.GAMES)
+PROPERTY = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+# a game: the start options and a sequence of choices (index into the legal moves)
+OPTIONS = {
+    "ttt": st.just({}),
+    "uttt": st.builds(dict, tiebreak=st.booleans()),
+    "clobber": st.builds(dict, rows=st.integers(1, 8), cols=st.integers(1, 8)),
+    "quixo": st.builds(dict, size=st.integers(3, 5)),
+}
+CHOICES = st.lists(st.integers(0, 10**6), max_size=70)
+
+
+def _play(game, options, choices):
+    """Board after the random sequence, and the boards along the way."""
+    b = game.new_board(**options)
+    seen = [b.copy()]
+    for k in choices:
+        moves = b.legal_moves
+        if not moves:
+            break
+        b.push(moves[k % len(moves)])
+        seen.append(b.copy())
+    return b, seen
+
+
+# --------------------------------------------------------------------- references
+def _ttt_legal(board):
+    cells = list(board.cells)
+    if ttt_ref_winner(cells) is not None:
+        return []
+    return [i for i in range(9) if cells[i] == 0]
+
+
+def _uttt_legal(board):
+    ref = UTTTRef(tiebreak=board.tiebreak)
+    for m in board.moves:
+        ref.play(m, check=False)
+    return ref.legal()
+
+
+def _clobber_legal(board):
+    from ttt_engine import clobber
+    grid = [[board.cell(r, c) for c in range(board.cols)] for r in range(board.rows)]
+    return sorted(clobber.move_from_squares(*a, *b)
+                  for a, b in clobber_ref.generate_moves(grid, board.to_move))
+
+
+def _quixo_legal(board):
+    n = board.size
+    if board.is_terminal():
+        return []
+    grid = quixo_ref.from_cells(board.cells, n)
+    return quixo_ref.legal_moves(grid, 1 if board.to_move == "X" else 2)
+
+
+REFERENCE = {"ttt": _ttt_legal, "uttt": _uttt_legal, "clobber": _clobber_legal,
+             "quixo": _quixo_legal}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_push_pop_are_inverse(key):
+    game = games.get(key)
+
+    @PROPERTY
+    @given(OPTIONS[key], CHOICES)
+    def check(options, choices):
+        b, seen = _play(game, options, choices)
+        for before in reversed(seen[:-1]):
+            m = b.moves[-1]
+            b.pop()
+            assert b == before and b.to_string() == before.to_string()
+            assert b.hash() == before.hash() and b.to_move == before.to_move
+            assert b.legal_moves == before.legal_moves and b.winner == before.winner
+            assert m in b.legal_moves
+        assert b.ply == 0 and b.moves == []
+    check()
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_legal_moves_equal_the_reference_rules(key):
+    game = games.get(key)
+    ref = REFERENCE[key]
+
+    @PROPERTY
+    @given(OPTIONS[key], CHOICES)
+    def check(options, choices):
+        _b, seen = _play(game, options, choices)
+        for b in seen:
+            assert sorted(b.legal_moves) == ref(b), b.to_string()
+            assert (b.winner is None) == (len(b.legal_moves) > 0)
+    check()
+
+
+def _same_position_other_order(moves, i):
+    """The sequence with the i-th and (i+2)-th moves (same player) swapped."""
+    swapped = list(moves)
+    swapped[i], swapped[i + 2] = swapped[i + 2], swapped[i]
+    return swapped
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_equal_positions_hash_equal(key):
+    game = games.get(key)
+
+    @PROPERTY
+    @given(OPTIONS[key], CHOICES, st.integers(0, 10**6))
+    def check(options, choices, pick):
+        b, _seen = _play(game, options, choices)
+        kw = {"to_move": b.to_move} if key in ("clobber", "quixo") else {}
+        if key == "uttt":
+            kw = {"tiebreak": b.tiebreak}
+        again = type(b).from_string(b.to_string(), **kw)
+        assert again == b and again.hash() == b.hash() and hash(again) == hash(b)
+        # the same position reached in another order (a transposition), when legal
+        moves = b.moves
+        if len(moves) >= 3:
+            i = pick % (len(moves) - 2)
+            other = game.new_board(**options)
+            for m in _same_position_other_order(moves, i):
+                if m not in other.legal_moves:
+                    return
+                other.push(m)
+            if key == "ttt":            # placing marks commutes
+                assert other == b
+            if other == b:
+                assert other.hash() == b.hash() and hash(other) == hash(b)
+    check()
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_move_text_parses_back(key):
+    game = games.get(key)
+
+    @PROPERTY
+    @given(OPTIONS[key], CHOICES)
+    def check(options, choices):
+        _b, seen = _play(game, options, choices)
+        for b in seen:
+            for m in b.legal_moves:
+                assert b.parse_move(b.move_to_str(m)) == m
+                assert game.parse_move(b, game.move_to_str(b, m)) == m
+    check()
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_text_that_is_not_a_move_is_a_value_error(key):
+    game = games.get(key)
+
+    @PROPERTY
+    @given(st.text(max_size=8))
+    def check(text):
+        b = game.new_board()
+        try:
+            m = game.parse_move(b, text)
+        except ValueError as e:
+            assert str(e)
+        else:
+            assert m in b.legal_moves
+    check()
