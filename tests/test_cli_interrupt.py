@@ -34,3 +34,24 @@ def test_ctrl_c_during_a_500m_simulation_engine_move_exits_130_within_1_s(tmp_pa
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+def test_ctrl_c_during_training_exits_130(tmp_path):
+    env = dict(os.environ, PYTHONPATH=PYDIR + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TTT_ENGINE_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1", TERM="xterm")
+    out = tmp_path / "m.npz"
+    child = pexpect.spawn(sys.executable, ["-m", "ttt_engine", "train", "--episodes", "1e11",
+                                           "--out", str(out)],
+                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 120))
+    try:
+        child.expect("Training 100,000,000,000 episodes")   # training has begun
+        time.sleep(0.5)
+        child.sendintr()
+        child.expect(pexpect.EOF, timeout=30)
+        text = child.before
+        child.close()
+        assert child.exitstatus == 130 and "Interrupted" in text and "Traceback" not in text
+        assert not out.exists()                     # nothing half-trained was saved
+    finally:
+        if child.isalive():
+            child.terminate(force=True)

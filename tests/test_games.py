@@ -114,9 +114,9 @@ def test_illegal_moves_say_why():
         q.parse_move(b, "c3T")
 
 
-def test_wrong_board_type_is_a_type_error():
+def test_wrong_board_type_is_a_value_error_like_everywhere():
     from ttt_engine import uttt
-    with pytest.raises(TypeError, match="ttt_engine.ttt.Board"):
+    with pytest.raises(ValueError, match="ttt_engine.ttt.Board"):
         games.get("ttt").parse_move(uttt.Board(), "1")
 
 
@@ -194,3 +194,14 @@ def test_engine_bad_input():
     with pytest.raises(ValueError, match="simulations"):
         games.get("ttt").make_agent("mcts", simulations=0)
     assert g.make_agent("alphabeta", depth=2, heuristic="pieces").depth == 2
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_from_string_reads_the_games_text(key):
+    g = games.get(key)
+    b = g.new_board()
+    b.push(b.legal_moves[1])
+    kw = {"to_move": b.to_move} if key in ("clobber", "quixo") else {}
+    assert g.from_string(b.to_string() + "\n", **kw) == b
+    with pytest.raises(TypeError):
+        g.from_string(None)

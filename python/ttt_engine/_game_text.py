@@ -304,7 +304,7 @@ def quixo_legend(board):
     return (f"Columns a-{last} from the left, rows 1-{n} from the top. A move is the cube you "
             "take from the outer\nring (blank or yours) and the end it is pushed back in from: "
             "T top, B bottom, L left, R right;\ne.g. a1R takes the top-left cube and pushes "
-            "it in at the right end of row 1. ? lists the legal moves, q quits.")
+            "it in at the right end of row 1.\n? lists the legal moves, q quits.")
 
 
 def quixo_hint(board):

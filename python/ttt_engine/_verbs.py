@@ -57,9 +57,10 @@ class SolveResult:
 
 
 def check_board(board, cls, where):
-    """``TypeError`` unless ``board`` is a ``cls`` (one message for every game)."""
+    """``ValueError`` unless ``board`` is a ``cls`` (the exception every entry point
+    raises for a wrong board)."""
     if not isinstance(board, cls):
-        raise TypeError(f"{where}: board must be a {cls.__module__.replace('._core', '')}"
+        raise ValueError(f"{where}: board must be a {cls.__module__.replace('._core', '')}"
                         f".Board, got {type(board).__name__}")
     return board
 

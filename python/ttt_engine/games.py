@@ -96,7 +96,7 @@ class Game:
 
     def _check_board(self, board):
         if not isinstance(board, self.Board):
-            raise TypeError(f"expected a {self.module_name}.Board, got "
+            raise ValueError(f"expected a {self.module_name}.Board, got "
                             f"{type(board).__module__}.{type(board).__name__}")
 
     def _check_notation(self, kw):
@@ -143,7 +143,9 @@ class Game:
     # ---------------------------------------------------------------- engines
     def make_agent(self, name, *, seed=None, simulations=None, time=None, depth=None, **kw):
         """Build engine ``name`` (see ``engines``).  Budget keywords that the
-        engine does not use, and unknown names, are ``ValueError``."""
+        engine does not use, and unknown names, are ``ValueError``; ``seed``
+        fixes the randomised engines and does not change the deterministic ones
+        (alpha-beta, minimax)."""
         engine = self.engines.get(name)
         if engine is None:
             raise ValueError(f"unknown {self.title} engine {name!r}; valid engines: "

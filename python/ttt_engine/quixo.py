@@ -34,7 +34,7 @@ from ttt_engine._core.quixo import Board, move_to_str, parse_move, DEFAULT_MAX_P
 from ttt_engine._verbs import SolveResult
 from ttt_engine._core.quixo_play import (
     ValueTable, Agent, RandomAgent, GreedyValueAgent, HeuristicAgent,
-    run_games as _run_games, random_games_per_second,
+    run_games as _run_games,
 )
 
 __all__ = [

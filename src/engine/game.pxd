@@ -29,8 +29,12 @@ Contract for a game ``G`` with state struct ``GState`` (see ttt.pxd):
   the game ends; return the final status.
 - ``game_random_move(s, rng)``: one uniformly random legal move (game on).
 
+Status codes, ``MAX_MOVES`` and ``undo_t`` come from the leaf header
+``common.pxd``, which the games' own ``.pxd`` files use too.
+
 Adding a game: add its struct to ``GameState``, its Board class to
-``GameBoard``, and one branch to each function below.
+``GameBoard``, one branch to each function below, and its table set-up (if it
+has tables) to ``game_init_tables``.
 
 Python entry points follow one pattern (see perft.pyx)::
 

@@ -82,12 +82,9 @@ def run(args):
     resolve_engine(game, args.against, "--against")
     if args.model:
         name = _model_engine(game)
-        player = None
-        args_for_check = argparse.Namespace(**dict(vars(args), model=None))
     else:
         name = resolve_engine(game, args.engine or game.default_engine, "--engine").name
-        args_for_check = args
-    check_engine_options(game, [name, args.against], args_for_check)
+    check_engine_options(game, [name, args.against], args)
     start = new_board(game, args)
     rows = []
     total = [0, 0, 0]

@@ -77,6 +77,7 @@ def _check_outputs(args):
 def run(args):
     """Run the stages or the speed check; returns the exit status."""
     from ttt_engine import quixo
+    from ttt_engine._core.quixo_play import random_games_per_second
     from ttt_engine._util import resolve_seed
     try:
         if args.cmd == "stages":
@@ -91,8 +92,8 @@ def run(args):
             return EXIT_OK
         n = args.games
         t0 = time.perf_counter()
-        xw, ow, dr, plies = quixo.random_games_per_second(n, args.size, quixo.DEFAULT_MAX_PLIES,
-                                                          resolve_seed(args.seed))
+        xw, ow, dr, plies = random_games_per_second(n, args.size, quixo.DEFAULT_MAX_PLIES,
+                                                    resolve_seed(args.seed))
         dt = time.perf_counter() - t0
         print(f"{n:,} random games in {dt:.3f} s: {n / dt:,.0f} games/s; "
               f"X {xw:,} O {ow:,} draws {dr:,}; mean length {plies / n:.2f}", flush=True)

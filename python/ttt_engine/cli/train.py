@@ -66,6 +66,7 @@ def _eval_rows(agent, games, side, seed):
 def run(args):
     """Train, save, summarise; returns the exit status."""
     from ttt_engine import plot_history, train
+    from ttt_engine.qagent import DEFAULT_EPISODES
     console = Console.for_args(args)
     options = {k: getattr(args, k) for k in TRAIN_OPTIONS if getattr(args, k) is not None}
     if args.shaping:
@@ -84,6 +85,8 @@ def run(args):
         out = _files.check_output(args.out, "model file")
     else:
         out = _files.check_output(default_model_path(), "model file", create_folder=console)
+    episodes = options.get("episodes", DEFAULT_EPISODES)
+    console.say(f"Training {episodes:,} episodes; the model goes to {out}.")
     t0 = time.perf_counter()
     try:
         agent = train(progress=not args.quiet, **options)
