@@ -1,0 +1,57 @@
+"""``--workers N`` / ``--scheduler ADDRESS``: the executor a parallel command runs on.
+
+The library takes any ``concurrent.futures.Executor``; this is the one place
+that knows how to reach a Dask cluster (``distributed.Client(address)
+.get_executor()``), imported only when ``--scheduler`` is given.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
+
+__all__ = ["CONNECT_TIMEOUT", "add_executor_options", "executor_for"]
+
+#: Seconds to wait for a Dask scheduler before giving up with a clear error.
+CONNECT_TIMEOUT = 5
+
+
+def add_executor_options(p):
+    g = p.add_argument_group("where the work runs")
+    x = g.add_mutually_exclusive_group()
+    x.add_argument("--workers", type=O.count(1, 4096), metavar="N",
+                   help="local worker processes (default: one per core; 1 = in this process)")
+    x.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs the [dask] "
+                        "extra; see docs/tournament.md)")
+
+
+@contextlib.contextmanager
+def executor_for(args, console=None):
+    """The Dask executor for ``--scheduler`` (its client closed on exit), or
+    None: the library's own process pool with ``--workers`` processes."""
+    if getattr(args, "scheduler", None):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise CLIError('--scheduler needs Dask: pip install "ttt_engine[dask]"',
+                           EXIT_USAGE) from None
+        try:
+            client = Client(args.scheduler, timeout=f"{CONNECT_TIMEOUT}s")
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
+            raise CLIError(f"cannot reach the Dask scheduler at {args.scheduler} within "
+                           f"{CONNECT_TIMEOUT} s ({e}); is 'dask scheduler' running there "
+                           "and the port open?", EXIT_ERROR) from None
+        try:
+            if console is not None:
+                n = len(client.scheduler_info().get("workers", {}))
+                console.say(f"Dask scheduler {args.scheduler}: {n} worker(s).")
+            yield client.get_executor()
+        finally:
+            with contextlib.suppress(Exception):
+                client.close()
+        return
+    # local processes: the library makes the pool itself (executor None, workers
+    # N), so that Ctrl-C ends its workers at once
+    yield None

@@ -1,0 +1,145 @@
+"""``ttt-engine sweep``: the Tic-Tac-Toe Q-learning sweep over learning rate,
+discount and episodes, several seeds each, measured exactly against the solved
+game; a table, a CSV and (with matplotlib) a heatmap; resumable with ``--out``."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ttt_engine.cli import _files
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    CLIError,
+    shorten,
+)
+from ttt_engine.cli._executors import add_executor_options, executor_for
+from ttt_engine.cli._report import table
+from ttt_engine.cli.console import Console
+
+__all__ = ["add_parser", "run"]
+
+
+def _list(kind, lo, hi):
+    """An argparse type: a comma-separated list of numbers (``int`` or ``float``)."""
+    one = O.count(lo, hi) if kind is int else O.real
+
+    def parse(text):
+        items = [t for t in text.split(",") if t.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError(f"must be a comma-separated list, got "
+                                             f"{shorten(text)}")
+        return [one(t) for t in items]
+    parse.__name__ = "list"
+    return parse
+
+
+def _rows(result):
+    rows = []
+    for a in result.aggregate():
+        n = a["runs"]
+        rows.append([
+            f"{a['alpha']:g}", f"{a['gamma']:g}", f"{a['episodes']:,}", str(n),
+            f"{a['optimality_mean']:.2%}", f"{a['optimality_min']:.2%}",
+            f"{round(a['never_loses_mean'] * n)}/{n}",
+            {1: "win", 0: "draw", -1: "loss"}[int(min(a["worst_x_min"], 1))] + " / " +
+            {1: "win", 0: "draw", -1: "loss"}[int(min(a["worst_o_min"], 1))],
+            f"{a['win_x_mean']:.2%} / {a['draw_x_mean']:.2%} / {a['loss_x_mean']:.2%}",
+            f"{a['win_o_mean']:.2%} / {a['draw_o_mean']:.2%} / {a['loss_o_mean']:.2%}",
+        ])
+    return rows
+
+
+HEADER = ["alpha", "gamma", "episodes", "runs", "optimal (mean)", "optimal (worst run)",
+          "never loses", "worst case X / O", "vs random as X: W/D/L", "vs random as O: W/D/L"]
+
+
+def run(args):
+    from ttt_engine.tournament import SweepError, qlearning_sweep
+    console = Console.for_args(args)
+    for name, lo, hi, lo_open in (("alpha", 0, 1, True), ("gamma", 0, 1, False)):
+        for v in getattr(args, name):
+            if not ((v > lo) if lo_open else (v >= lo)) or v > hi:
+                raise CLIError(f"--{name} values must be in {'(' if lo_open else '['}{lo}, "
+                               f"{hi}], got {v:g}", EXIT_USAGE)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
+                           "(nothing was run)", EXIT_USAGE) from None
+    for path, what in ((args.out, "results file"), (args.csv, "CSV file"),
+                       (args.plot, "heatmap")):
+        if path:
+            _files.check_output(path, what)
+    error = None
+    with executor_for(args, console) as ex:
+        try:
+            result = qlearning_sweep(args.alpha, args.gamma, args.episodes, args.repeats,
+                                     seed=args.seed, executor=ex, out=args.out,
+                                     progress=not args.quiet, workers=args.workers)
+        except SweepError as e:
+            result, error = e.result, e
+        except KeyboardInterrupt:
+            if args.out:
+                print(f"The finished runs are in {args.out}; run the same command again "
+                      "to resume.", file=sys.stderr)
+            raise
+    if result.rows:
+        console.say(f"Tic-Tac-Toe Q-learning sweep, seed {result.seed}; exact measures "
+                    "against the solved game (optimal moves over the 4520 decision "
+                    "positions, worst case against any opponent, W/D/L against a uniformly "
+                    "random opponent), means over the runs:")
+        console.say(table(_rows(result), HEADER))
+    if args.csv:
+        _files.save(result.to_csv, args.csv, "CSV file")
+        console.say(f"Every run written to {args.csv}")
+    if args.plot and result.rows:
+        _files.save(lambda p: result.heatmap(p, "optimality", args.x, args.y), args.plot,
+                    "heatmap")
+        console.say(f"Heatmap of the optimal-move share ({args.x} x {args.y}) written to "
+                    f"{args.plot}")
+    if error is not None:
+        raise CLIError(str(error), EXIT_ERROR)
+    return EXIT_OK
+
+
+def add_parser(subparsers):
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "sweep", formatter_class=fmt,
+        help="Q-learning hyperparameter sweep with exact measures",
+        description="Train a Tic-Tac-Toe Q-learning agent for every combination of --alpha,\n"
+                    "--gamma and --episodes, --repeats seeds each, on local worker processes\n"
+                    "or a Dask cluster, and measure every run exactly: the share of optimal\n"
+                    "moves, the worst case against any opponent and W/D/L against random.",
+        epilog="example:\n"
+               f"  {PROG} sweep --alpha 0.05,0.1,0.3 --gamma 0.9,0.99 --episodes 1e5,1e6,1e7 "
+               "--repeats 5 --csv sweep.csv --plot sweep.png --out sweep.jsonl")
+    p.add_argument("--alpha", type=_list(float, 0, 1), default=[0.05, 0.1, 0.3],
+                   metavar="LIST", help="initial learning rates (default 0.05,0.1,0.3)")
+    p.add_argument("--gamma", type=_list(float, 0, 1), default=[0.9, 0.99], metavar="LIST",
+                   help="discounts (default 0.9,0.99)")
+    p.add_argument("--episodes", type=_list(int, 0, O.MAX_EPISODES), default=[100_000, 1_000_000],
+                   metavar="LIST", help="training episodes (default 1e5,1e6)")
+    p.add_argument("--repeats", type=O.count(1, 10_000), default=5, metavar="N",
+                   help="seeds per combination (default 5)")
+    p.add_argument("--seed", type=O.seed, default=None,
+                   help="sweep seed (default: drawn, or the --out file's)")
+    p.add_argument("--out", metavar="FILE", help="results file (JSON lines), resumable")
+    p.add_argument("--csv", metavar="FILE", help="write every run as CSV")
+    p.add_argument("--plot", metavar="PNG", help="heatmap of the optimal-move share "
+                   "(needs matplotlib, the [plot] extra)")
+    p.add_argument("--x", choices=("alpha", "gamma", "episodes"), default="alpha",
+                   help="heatmap columns (default alpha)")
+    p.add_argument("--y", choices=("alpha", "gamma", "episodes"), default="episodes",
+                   help="heatmap rows (default episodes); the third parameter is averaged")
+    add_executor_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help=argparse.SUPPRESS)
+    p.set_defaults(run=run)
+    return p

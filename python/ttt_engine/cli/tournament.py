@@ -1,0 +1,135 @@
+"""``ttt-engine tournament``: a round robin between a game's engines, with a
+progress bar, the W-D-L table and Elo ratings at the end; resumable with
+``--out``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ttt_engine.cli import _files
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, CLIError
+from ttt_engine.cli._executors import add_executor_options, executor_for
+from ttt_engine.cli.console import Console
+
+__all__ = ["add_parser", "run"]
+
+
+def _agents(text, game):
+    from ttt_engine import games
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    g = games.get(game)
+    bad = [a for a in names if a not in g.engines]
+    if bad:
+        raise CLIError(f"unknown agent {bad[0]!r} for {game}: choose from "
+                       f"{', '.join(g.engines)}", EXIT_USAGE)
+    if len(set(names)) != len(names):
+        raise CLIError(f"--agents names an engine twice: {text}", EXIT_USAGE)
+    if len(names) < 2:
+        raise CLIError("--agents needs at least two engines, e.g. mcts,random", EXIT_USAGE)
+    return names
+
+
+def _report(console, result, args):
+    from ttt_engine.games import get
+    title = get(args.game).title
+    budget = (f"{args.time:g} s per move" if args.time else "") + \
+        (", " if args.time and args.simulations else "") + \
+        (f"{args.simulations:,} simulations per move" if args.simulations else "")
+    console.say(f"\n{title}, {result.games_per_pair} games per pair (colours alternate), "
+                f"{budget or 'engine defaults'}, seed {result.seed}; "
+                f"{result.games} games played:")
+    console.say(result.markdown())
+    console.say("\nBy colour (row moving first / moving second):")
+    console.say(result.colour_markdown())
+    r = result.rating
+    console.say(f"\nElo (OpenSpiel's MM fit, lowest = 0; {r.level:.0%} bootstrap intervals "
+                f"over {r.samples} resamples of the games, relative to the field's mean):")
+    console.say(str(r))
+
+
+def run(args):
+    """Check everything, play the tournament, print the tables; returns the exit status."""
+    from ttt_engine.tournament import TournamentError, round_robin
+    console = Console.for_args(args)
+    names = _agents(args.agents, args.game)
+    if args.out:
+        _files.check_output(args.out, "results file")
+    if args.json:
+        _files.check_output(args.json, "summary file")
+    with executor_for(args, console) as ex:
+        try:
+            result = round_robin(args.game, names, args.games, time_per_move=args.time,
+                                 simulations=args.simulations, seed=args.seed, executor=ex,
+                                 progress=not args.quiet, out=args.out, block=args.block,
+                                 bootstrap=args.bootstrap, workers=args.workers)
+            error = None
+        except TournamentError as e:
+            result, error = e.result, e
+        except KeyboardInterrupt:
+            if args.out:
+                print(f"The finished games are in {args.out}; run the same command again "
+                      "to resume.", file=sys.stderr)
+            raise
+    if result.games:
+        _report(console, result, args)
+    if args.json:
+        _files.save(lambda p: _write_json(p, result), args.json, "summary file")
+    if error is not None:
+        raise CLIError(str(error) + ("\nrun the same command again to retry them"
+                                     if args.out else ""), EXIT_ERROR)
+    return EXIT_OK
+
+
+def _write_json(path, result):
+    from ttt_engine._util import atomic_write
+    text = json.dumps(result.summary(), indent=2)
+    atomic_write(path, lambda f: f.write(text.encode()))
+
+
+def add_parser(subparsers):
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "tournament", formatter_class=fmt,
+        help="round robin between engines: W-D-L table and Elo ratings",
+        description="Every pair of engines plays --games games, each moving first in half of\n"
+                    "them, on local worker processes or a Dask cluster.  Prints the W-D-L\n"
+                    "table (also by colour), scores and Elo ratings with bootstrap intervals.\n"
+                    "With --simulations the same --seed gives the same table on any number\n"
+                    "of workers; --time budgets depend on the machine's speed and load.",
+        epilog="examples:\n"
+               f"  {PROG} tournament --game uttt --agents mcts,treeq,sarsa,random --time 0.1 "
+               "--games 100 --workers 2 --out results.jsonl\n"
+               f"  {PROG} tournament --game ttt --agents perfect,mcts,random --simulations 2000 "
+               "--games 20\n"
+               f"  {PROG} tournament --game uttt --agents mcts,random --simulations 1000 "
+               "--games 200 --scheduler tcp://10.0.0.5:8786\n\n"
+               "--out FILE appends every finished task's games to FILE (JSON lines); the same\n"
+               "command again plays only the missing games.  A file from another tournament\n"
+               "or one that does not parse is refused and left unchanged.")
+    from ttt_engine.games import GAMES
+    p.add_argument("--game", choices=list(GAMES), default="uttt", help="which game (default uttt)")
+    p.add_argument("--agents", required=True, metavar="LIST",
+                   help="comma-separated engine names of the game, e.g. mcts,treeq,sarsa,random")
+    p.add_argument("--games", type=O.count(1, O.MAX_GAMES), default=20, metavar="N",
+                   help="games per pair (default 20)")
+    p.add_argument("--time", type=O.seconds(), metavar="SECONDS",
+                   help="thinking time per move for engines with a time budget")
+    p.add_argument("--simulations", type=O.count(1, O.MAX_SIMULATIONS), metavar="N",
+                   help="simulations per move for engines with a simulation budget "
+                        "(reproducible)")
+    p.add_argument("--seed", type=O.seed, default=None,
+                   help="tournament seed (default: drawn, or the --out file's)")
+    p.add_argument("--out", metavar="FILE", help="results file (JSON lines), resumable")
+    p.add_argument("--json", metavar="FILE", help="also write the tables and ratings as JSON")
+    p.add_argument("--block", type=O.count(1, O.MAX_GAMES), metavar="N",
+                   help="games per task (default: a quarter of --games)")
+    p.add_argument("--bootstrap", type=O.count(0, 100_000), default=1000, metavar="N",
+                   help="bootstrap resamples for the rating intervals (default 1000)")
+    add_executor_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help=argparse.SUPPRESS)
+    p.set_defaults(run=run)
+    return p

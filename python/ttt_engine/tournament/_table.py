@@ -1,0 +1,151 @@
+"""The result of a round robin: W-D-L tables, scores, ratings, text output."""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ttt_engine.tournament import ratings as _ratings
+
+__all__ = ["TournamentResult"]
+
+
+class TournamentResult:
+    """Finished games of a round robin and what follows from them.
+
+    names: entrants in order.  records: one dict per game (``a``, ``b``,
+    ``game``, ``seed``, ``first``, ``winner`` (a name, or None for a draw),
+    ``plies``, ``seconds``).  errors: failed tasks (empty after a clean run).
+    """
+
+    def __init__(self, names, games_per_pair, seed, records, errors=(), bootstrap=1000):
+        self.names = tuple(names)
+        self.games_per_pair = games_per_pair
+        self.seed = seed
+        self.records = list(records)
+        self.errors = list(errors)
+        self.bootstrap_samples = bootstrap
+
+    @functools.cached_property
+    def _counts(self):
+        """``c[colour, i, j, k]``: games of ``i`` against ``j`` with ``i`` moving
+        first (colour 0) or second (1), ``k`` = 0 win, 1 draw, 2 loss for ``i``."""
+        n = len(self.names)
+        idx = {name: i for i, name in enumerate(self.names)}
+        c = np.zeros((2, n, n, 3), dtype=np.int64)
+        for r in self.records:
+            i, j = idx[r["a"]], idx[r["b"]]
+            ci = 0 if r["first"] == r["a"] else 1
+            k = 1 if r["winner"] is None else (0 if r["winner"] == r["a"] else 2)
+            c[ci, i, j, k] += 1
+            c[1 - ci, j, i, 2 - k] += 1
+        return c
+
+    def wdl(self, a, b, colour=None):
+        """``(wins, draws, losses)`` of ``a`` against ``b``; ``colour="first"`` /
+        ``"second"``: only the games where ``a`` moved first / second."""
+        i, j = self.names.index(a), self.names.index(b)
+        c = self._counts
+        if colour is None:
+            v = c[0, i, j] + c[1, i, j]
+        else:
+            v = c[{"first": 0, "second": 1}[colour], i, j]
+        return tuple(int(x) for x in v)
+
+    @property
+    def table(self):
+        """``{(a, b): (W, D, L)}`` for every ordered pair of entrants."""
+        return {(a, b): self.wdl(a, b) for a in self.names for b in self.names if a != b}
+
+    @property
+    def table_by_colour(self):
+        """``{(a, b): {"first": (W, D, L), "second": (W, D, L)}}``, ``a``'s view."""
+        return {(a, b): {"first": self.wdl(a, b, "first"), "second": self.wdl(a, b, "second")}
+                for a in self.names for b in self.names if a != b}
+
+    @property
+    def games(self):
+        return len(self.records)
+
+    @property
+    def scores(self):
+        """``{name: (W + D/2) / games}`` over all its games (NaN before any)."""
+        c = self._counts.sum(axis=(0, 2))             # (n, 3)
+        n = c.sum(axis=1)
+        s = np.where(n > 0, (c[:, 0] + 0.5 * c[:, 1]) / np.maximum(n, 1), np.nan)
+        return {name: float(v) for name, v in zip(self.names, s)}
+
+    def matrices(self):
+        """``(wins, draws)`` as ``(n, n)`` arrays in ``names`` order."""
+        c = self._counts.sum(axis=0)
+        return c[..., 0], c[..., 1]
+
+    def ratings(self, samples=None, seed=None, level=0.95):
+        """Elo ratings (OpenSpiel's MM fit, lowest = 0) with bootstrap intervals
+        (``samples`` replicates; default as the tournament's ``bootstrap``; the
+        default seed derives from the tournament's, so it is reproducible)."""
+        w, d = self.matrices()
+        samples = self.bootstrap_samples if samples is None else samples
+        seed = (self.seed if seed is None else seed)
+        return _ratings.bootstrap(w, d, names=self.names, samples=samples, level=level,
+                                  seed=seed)
+
+    @functools.cached_property
+    def rating(self):
+        """:meth:`ratings` with the defaults, computed once."""
+        return self.ratings()
+
+    def markdown(self):
+        """The W-D-L table (row's result against the column; first/second in
+        brackets), score and Elo with its interval, as Markdown."""
+        r = self.rating
+        head = "| row vs column (W-D-L) | " + " | ".join(self.names) + " | score | Elo |"
+        lines = [head, "|---|" + "---|" * (len(self.names) + 2)]
+        scores = self.scores
+        for i, a in enumerate(self.names):
+            cells = []
+            for b in self.names:
+                if a == b:
+                    cells.append("")
+                    continue
+                w, d, l = self.wdl(a, b)
+                cells.append(f"{w}-{d}-{l}" if w + d + l else "")
+            s = scores[a]
+            ci = f" [{r.low[i]:.0f}, {r.high[i]:.0f}]" if r.samples else ""
+            lines.append(f"| **{a}** | " + " | ".join(cells)
+                         + f" | {'' if math.isnan(s) else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
+        return "\n".join(lines)
+
+    def colour_markdown(self):
+        """Per-colour W-D-L: row moving first / row moving second."""
+        lines = ["| row vs column: as first / as second | " + " | ".join(self.names) + " |",
+                 "|---|" + "---|" * len(self.names)]
+        for a in self.names:
+            cells = ["" if a == b else
+                     "{} / {}".format("-".join(map(str, self.wdl(a, b, "first"))),
+                                      "-".join(map(str, self.wdl(a, b, "second"))))
+                     for b in self.names]
+            lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def summary(self):
+        """A JSON-able dict of the tables, scores and ratings."""
+        r = self.rating
+        return {"names": list(self.names), "games_per_pair": self.games_per_pair,
+                "seed": self.seed, "games": self.games,
+                "table": {f"{a} vs {b}": list(v) for (a, b), v in self.table.items()},
+                "by_colour": {f"{a} vs {b}": {k: list(x) for k, x in v.items()}
+                              for (a, b), v in self.table_by_colour.items()},
+                "scores": self.scores,
+                "elo": {n: [float(e), float(lo), float(hi)] for n, e, lo, hi in
+                        zip(self.names, r.elo, r.low, r.high)},
+                "errors": [{k: v for k, v in e.items() if k != "traceback"}
+                           for e in self.errors]}
+
+    def __str__(self):
+        return self.markdown()
+
+    def __repr__(self):
+        return (f"TournamentResult({len(self.names)} entrants, {self.games} games, "
+                f"seed={self.seed})")

@@ -1,0 +1,383 @@
+"""Round-robin tournaments between agents, on any executor, resumable from a file.
+
+Every pair of entrants plays ``games_per_pair`` games, alternating who moves
+first (game ``g``: the earlier entrant in the list moves first when ``g`` is
+even).  Work goes to the executor as coarse tasks, one pairing times a block of
+games each; every game has its own seed, derived from the tournament seed, the
+two entrants' names and the game number, and written into the task's
+arguments.  Each game builds fresh agents from their specs with seeds drawn
+from the game's seed, so a game's result depends only on (specs, budget, game
+seed): with simulation budgets the same seed gives the same table serially, on
+a process pool or on a Dask cluster.  Time budgets are not reproducible (the
+work done in a move's time depends on the machine and its load).
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import pickle
+import time
+import zlib
+
+import numpy as np
+
+from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine.tournament._runner import (
+    ResultsFile,
+    check_executor,
+    check_picklable,
+    run_tasks,
+)
+from ttt_engine.tournament._table import TournamentResult
+
+__all__ = [
+    "Entrant",
+    "TournamentError",
+    "TournamentResult",
+    "game_seed",
+    "play_game",
+    "round_robin",
+]
+
+FORMAT = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Entrant:
+    """A named agent spec.
+
+    ``agent`` is one of: an engine name of the game's registry (``"mcts"``),
+    built by ``games.get(game).make_agent(name, seed=, simulations=, time=,
+    **kwargs)``; a picklable factory (a class or module-level function) called
+    as ``factory(**kwargs)`` plus ``seed=`` (and ``simulations=`` / ``time=``,
+    the tournament's budget, when it takes them and ``kwargs`` does not set
+    them); or a picklable agent instance, copied for every game and reset with
+    the game's seed (``reset(seed=)``).
+    """
+    name: str
+    agent: object
+    kwargs: dict = dataclasses.field(default_factory=dict)
+
+    def describe(self):
+        """A JSON-able description, stored in the results file's header."""
+        a = self.agent
+        if isinstance(a, str):
+            kind = {"engine": a}
+        elif _is_agent(a):
+            kind = {"agent": type(a).__module__ + "." + type(a).__qualname__,
+                    "repr": repr(a)}
+        else:
+            kind = {"factory": getattr(a, "__module__", "?") + "." +
+                    getattr(a, "__qualname__", repr(a))}
+        return {**kind, "kwargs": {k: _jsonable(v) for k, v in sorted(self.kwargs.items())}}
+
+
+def _is_agent(obj):
+    return not isinstance(obj, type) and callable(getattr(obj, "select_move", None))
+
+
+def _jsonable(v):
+    return v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)
+
+
+class TournamentError(RuntimeError):
+    """Some tasks failed; ``result`` holds everything that finished, ``errors``
+    the failures (pairing, games, seeds, message)."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+        self.errors = result.errors
+
+
+def _crc(name):
+    return zlib.crc32(name.encode())
+
+
+def game_seed(seed, a, b, game):
+    """The seed of game number ``game`` between entrants named ``a`` and ``b``."""
+    ss = np.random.SeedSequence(seed, spawn_key=(_crc(a), _crc(b), int(game)))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+# ---------------------------------------------------------------- in the worker
+
+def _make_board(game, options):
+    if isinstance(game, str):
+        from ttt_engine import games
+        return games.get(game).new_board(**options)
+    return game(**options)
+
+
+def _accepts(fn, name):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _build(game, entrant, seed, budget):
+    a = entrant.agent
+    if isinstance(a, str):
+        from ttt_engine import games
+        g = games.get(game)
+        takes = getattr(g.engines[a], "budgets", ("simulations", "time"))
+        kw = {k: v for k, v in (("simulations", budget[0]), ("time", budget[1]))
+              if v is not None and k in takes}
+        kw.update(entrant.kwargs)
+        return g.make_agent(a, seed=seed, **kw)
+    if _is_agent(a):
+        agent = pickle.loads(pickle.dumps(a))
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset(seed=seed) if _accepts(reset, "seed") else reset()
+        return agent
+    kw = dict(entrant.kwargs)
+    for key, value in (("simulations", budget[0]), ("time", budget[1])):
+        if value is not None and key not in kw and _accepts(a, key):
+            kw[key] = value
+    if "seed" not in kw and _accepts(a, "seed"):
+        kw["seed"] = seed
+    return a(**kw)
+
+
+def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move=None,
+              a_first=True, max_plies=None):
+    """Play one game between :class:`Entrant` ``a`` and ``b`` from ``seed`` and
+    return its record (a dict: ``winner`` is an entrant name or None for a
+    draw).  This is what a tournament task runs for each of its games, so a
+    reported failure can be replayed here from its seed."""
+    sa, sb = (int(x >> np.uint64(1)) for x in
+              np.random.SeedSequence(seed).generate_state(2, np.uint64))
+    budget = (simulations, time_per_move)
+    agents = {a.name: _build(game, a, sa, budget), b.name: _build(game, b, sb, budget)}
+    first, second = (a.name, b.name) if a_first else (b.name, a.name)
+    board = _make_board(game, options or {})
+    first_side = board.to_move
+    plies, t0 = 0, time.perf_counter()
+    while not board.is_terminal():
+        if max_plies is not None and plies >= max_plies:
+            break
+        mover = first if board.to_move == first_side else second
+        board.push(agents[mover].select_move(board))
+        plies += 1
+    winner = board.winner if board.is_terminal() else None
+    if winner in (None, "draw"):
+        name = None
+    else:
+        name = first if winner == first_side else second
+    rec = {"a": a.name, "b": b.name, "first": first, "winner": name, "plies": plies,
+           "seconds": round(time.perf_counter() - t0, 4)}
+    if not board.is_terminal():
+        rec["capped"] = True
+    return rec
+
+
+def _play_block(task):
+    """Worker entry point: play a block of games of one pairing.  Returns the
+    finished games' records and, if a game raised, the failure (that game's
+    number and seed, the message and traceback); the games before it are kept."""
+    import traceback
+    records = []
+    for g, s in task["games"]:
+        try:
+            rec = play_game(task["game"], task["a"], task["b"], s, options=task["options"],
+                            simulations=task["simulations"], time_per_move=task["time"],
+                            a_first=(g % 2 == 0), max_plies=task["max_plies"])
+        except Exception as exc:
+            return {"records": records,
+                    "error": {"game": g, "seed": s, "message": f"{type(exc).__name__}: {exc}",
+                              "traceback": traceback.format_exc()}}
+        rec.update(game=g, seed=s)
+        records.append(rec)
+    return {"records": records, "error": None}
+
+
+# ---------------------------------------------------------------- in the caller
+
+def _entrants(entrants):
+    if isinstance(entrants, dict):
+        items = [(n, s) for n, s in entrants.items()]
+    elif isinstance(entrants, (list, tuple)):
+        items = [(None, s) for s in entrants]
+    else:
+        raise ValueError("entrants must be a list of engine names, Entrant specs or agents, "
+                         f"or a dict name -> spec; got {type(entrants).__name__}")
+    out = []
+    for name, spec in items:
+        if isinstance(spec, Entrant):
+            e = spec if name is None else dataclasses.replace(spec, name=str(name))
+        elif isinstance(spec, str):
+            e = Entrant(spec if name is None else str(name), spec)
+        elif isinstance(spec, tuple) and len(spec) == 2 and callable(spec[0]) \
+                and isinstance(spec[1], dict):
+            e = Entrant(str(name) if name is not None else spec[0].__name__, spec[0],
+                        dict(spec[1]))
+        elif _is_agent(spec):
+            e = Entrant(str(name) if name is not None else str(getattr(spec, "name", "")),
+                        spec)
+        elif callable(spec):
+            e = Entrant(str(name) if name is not None else spec.__name__, spec)
+        else:
+            raise ValueError(f"entrant {name or spec!r} is not an engine name, a factory, "
+                             "a (factory, kwargs) pair or an agent with select_move(board)")
+        if not e.name:
+            raise ValueError(f"entrant {spec!r} needs a name")
+        out.append(e)
+    names = [e.name for e in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"entrant names must be unique; repeated: {', '.join(dup)}")
+    if len(out) < 2:
+        raise ValueError(f"a round robin needs at least 2 entrants, got {len(out)}")
+    return out
+
+
+def _check_game(game, entrants):
+    if isinstance(game, str):
+        from ttt_engine import games
+        g = games.get(game)                       # unknown game: ValueError listing them
+        for e in entrants:
+            if isinstance(e.agent, str) and e.agent not in g.engines:
+                raise ValueError(f"unknown agent {e.agent!r} for {game}: choose from "
+                                 f"{', '.join(g.engines)}")
+        return game
+    if not callable(game):
+        raise ValueError(f"game must be a registry key such as 'uttt' or a board class, "
+                         f"got {game!r}")
+    for e in entrants:
+        if isinstance(e.agent, str):
+            raise ValueError(f"entrant {e.name!r} names engine {e.agent!r}, which needs the "
+                             "game given by its registry key (e.g. game='uttt')")
+    return game
+
+
+def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=None,
+                seed=None, executor=None, progress=True, out=None, *, options=None,
+                block=None, max_plies=None, bootstrap=1000, workers=None):
+    """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
+
+    game: a registry key (``"ttt"``, ``"uttt"``, ``"clobber"``, ``"quixo"``) or
+    a picklable board class; ``options``: the board's keyword options.
+    entrants: a list of engine names (``["mcts", "random"]``), :class:`Entrant`
+    specs, ``(factory, kwargs)`` pairs or picklable agents, or a dict
+    ``name -> any of those``.  time_per_move / simulations: the budget given to
+    every registry engine (and to factories that take ``time`` /
+    ``simulations``).  seed: None draws one (recorded in the result and file).
+    executor: any :class:`concurrent.futures.Executor` (a Dask cluster:
+    ``distributed.Client(address).get_executor()``); None = a process pool with
+    ``workers`` processes (default one per core; 1 = serially in this
+    process).  block: games per task (default: a quarter of
+    ``games_per_pair``, rounded up, so each pairing is 4 tasks).
+    out: a JSON-lines file; each task's games are appended as it finishes and a
+    rerun with the same file plays only what is missing (a foreign or corrupt
+    file is refused, never overwritten).  max_plies: stop a game after that
+    many plies as a draw.  bootstrap: replicates for the rating intervals.
+
+    Returns a :class:`TournamentResult`.  If tasks fail, raises
+    :class:`TournamentError` naming the pairings, games and seeds, with every
+    finished game in ``.result`` (and in ``out``).
+    """
+    check_executor(executor)
+    specs = _entrants(entrants)
+    game = _check_game(game, specs)
+    games_per_pair = check_int("games_per_pair", games_per_pair, min=1, max=10**9)
+    time_per_move = check_real("time_per_move", time_per_move, low=0, low_open=True,
+                               allow_none=True)
+    simulations = check_int("simulations", simulations, min=1, allow_none=True)
+    block = check_int("block", block, min=1, allow_none=True) or math.ceil(games_per_pair / 4)
+    max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
+    bootstrap = check_int("bootstrap", bootstrap, min=0)
+    workers = check_int("workers", workers, min=1, allow_none=True)
+    options = dict(options or {})
+    for e in specs:
+        check_picklable(f"entrant {e.name!r}", e)
+    if not isinstance(game, str):
+        check_picklable("game", game)
+    header = {"ttt_engine": "tournament", "format": FORMAT,
+              "game": game if isinstance(game, str) else
+              f"{game.__module__}.{game.__qualname__}",
+              "options": {k: _jsonable(v) for k, v in sorted(options.items())},
+              "entrants": {e.name: e.describe() for e in specs},
+              "time_per_move": time_per_move, "simulations": simulations,
+              "max_plies": max_plies,
+              "seed": None if seed is None else resolve_seed(seed)}
+    names = [e.name for e in specs]
+    index = {n: i for i, n in enumerate(names)}
+    pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
+    pair_names = {(names[i], names[j]) for i, j in pairs}
+
+    def check_record(r):
+        if (r.get("a"), r.get("b")) not in pair_names:
+            return f"pairing {r.get('a')!r} vs {r.get('b')!r} is not in this tournament"
+        if not isinstance(r.get("game"), int) or r["game"] < 0:
+            return "no game number"
+        if r.get("winner") not in (None, r["a"], r["b"]):
+            return f"winner {r.get('winner')!r} is neither entrant"
+        return None
+
+    done = {}
+    rfile = None
+    if out is not None:
+        keys = ["game", "options", "entrants", "time_per_move", "simulations", "max_plies"]
+        if header["seed"] is not None:
+            keys.append("seed")
+        rfile = ResultsFile(out, "tournament", header, same=keys, check_record=check_record)
+        for r in rfile.load():
+            done.setdefault((r["a"], r["b"], r["game"]), r)
+        if rfile.existing_header is not None and header["seed"] is None:
+            header["seed"] = rfile.existing_header.get("seed")
+    if header["seed"] is None:
+        header["seed"] = resolve_seed(None)
+    seed = header["seed"]
+    if rfile is not None:
+        rfile.header = header
+        rfile.start()
+
+    tasks = []
+    base = {"game": game, "options": options, "simulations": simulations,
+            "time": time_per_move, "max_plies": max_plies}
+    for i, j in pairs:
+        a, b = specs[i], specs[j]
+        todo = [(g, game_seed(seed, a.name, b.name, g)) for g in range(games_per_pair)
+                if (a.name, b.name, g) not in done]
+        for k in range(0, len(todo), block):
+            tasks.append({**base, "a": a, "b": b, "games": todo[k:k + block]})
+
+    records = [r for r in done.values() if r["game"] < games_per_pair]
+    errors = []
+
+    def on_result(task, value):
+        records.extend(value["records"])
+        if rfile is not None:
+            rfile.append(value["records"])
+        if value["error"] is not None:
+            err = value["error"]
+            errors.append({"a": task["a"].name, "b": task["b"].name, "game": err["game"],
+                           "seed": err["seed"], "message": err["message"],
+                           "traceback": err["traceback"]})
+
+    def on_error(task, message):
+        g, s = task["games"][0]
+        errors.append({"a": task["a"].name, "b": task["b"].name, "game": g, "seed": s,
+                       "games": [x[0] for x in task["games"]], "message": message,
+                       "traceback": None})
+
+    run_tasks(executor, _play_block, tasks, on_result, on_error,
+              weight=lambda t: len(t["games"]), desc="tournament", progress=progress,
+              workers=workers)
+    result = TournamentResult(tuple(names), games_per_pair, seed,
+                              sorted(records, key=lambda r: (index[r["a"]], index[r["b"]],
+                                                             r["game"])),
+                              errors, bootstrap)
+    if errors:
+        errors.sort(key=lambda e: (index[e["a"]], index[e["b"]], e["game"]))
+        lines = [f"{e['a']} vs {e['b']}, game {e['game']} (seed {e['seed']}): {e['message']}"
+                 for e in errors]
+        raise TournamentError(f"{len(errors)} task(s) failed; the {len(result.records)} "
+                              "finished games are kept" + (f" in {out}" if out else "")
+                              + ":\n  " + "\n  ".join(lines), result)
+    return result
+

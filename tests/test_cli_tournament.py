@@ -1,0 +1,121 @@
+"""The tournament and sweep commands of the console tool."""
+import json
+
+import pytest
+from ttt_engine.cli import main
+
+TOURNEY = ["tournament", "--game", "uttt", "--agents", "mcts,random", "--simulations", "30",
+           "--games", "4", "--seed", "5", "--quiet", "--bootstrap", "100"]
+
+
+def test_tournament_prints_table_and_resumes(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(TOURNEY + ["--workers", "1", "--out", str(out), "--json",
+                           str(tmp_path / "s.json")]) == 0
+    text = capsys.readouterr().out
+    assert "| **mcts** |" in text and "By colour" in text and "Elo" in text
+    lines = out.read_text().splitlines()
+    assert len(lines) == 5
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["games"] == 4 and sum(summary["table"]["mcts vs random"]) == 4
+    # the same command again: nothing to play, the same table, the file unchanged
+    assert main(TOURNEY + ["--workers", "2", "--out", str(out)]) == 0
+    again = capsys.readouterr().out
+    assert out.read_text().splitlines() == lines
+    table = [x for x in text.splitlines() if x.startswith("| **")]
+    assert table == [x for x in again.splitlines() if x.startswith("| **")]
+
+
+def test_tournament_on_dask_scheduler(capsys):
+    distributed = pytest.importorskip("distributed")
+    assert main(TOURNEY + ["--workers", "1"]) == 0
+    local = capsys.readouterr().out
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        assert main(TOURNEY + ["--scheduler", cluster.scheduler_address]) == 0
+    remote = capsys.readouterr().out
+    assert "2 worker(s)" in remote
+    rows = [x for x in local.splitlines() if x.startswith("| **")]
+    assert rows and rows == [x for x in remote.splitlines() if x.startswith("| **")]
+
+
+def test_tournament_bad_input(tmp_path, capsys):
+    assert main(["tournament", "--agents", "mcts,nope", "--quiet"]) == 2
+    assert "unknown agent 'nope' for uttt: choose from mcts" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "mcts,random", "--games", "0"]) == 2
+    assert "--games" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "mcts"]) == 2
+    assert "at least two" in capsys.readouterr().err
+    foreign = tmp_path / "notes.jsonl"
+    foreign.write_text("my notes\n")
+    assert main(TOURNEY + ["--workers", "1", "--out", str(foreign)]) == 1
+    err = capsys.readouterr().err
+    assert "refusing to use results file" in err and "left unchanged" in err
+    assert err.count("\n") == 1 and foreign.read_text() == "my notes\n"
+
+
+def test_unreachable_scheduler_is_a_clear_error(capsys):
+    pytest.importorskip("distributed")
+    code = main(TOURNEY + ["--scheduler", "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9 within 5 s" in err
+
+
+def test_sweep_table_csv_plot(tmp_path, capsys):
+    args = ["sweep", "--alpha", "0.1,0.3", "--gamma", "0.9", "--episodes", "2e3,1e4",
+            "--repeats", "2", "--seed", "1", "--workers", "2", "--quiet",
+            "--csv", str(tmp_path / "s.csv"), "--out", str(tmp_path / "s.jsonl")]
+    pytest.importorskip("matplotlib")
+    assert main(args + ["--plot", str(tmp_path / "s.png")]) == 0
+    text = capsys.readouterr().out
+    assert "optimal (mean)" in text and "never loses" in text
+    assert len([x for x in text.splitlines() if x.startswith(("0.1 ", "0.3 "))]) == 4
+    csv_lines = (tmp_path / "s.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("alpha,gamma,episodes,repeat,seed,optimality")
+    assert len(csv_lines) == 9
+    assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["sweep", "--alpha", "0,0.1", "--repeats", "1"]) == 2
+    assert "--alpha values must be in (0, 1], got 0" in capsys.readouterr().err
+    assert main(["sweep", "--episodes", "1e5,x"]) == 2
+    capsys.readouterr()
+
+
+def test_ctrl_c_stops_workers_and_the_rerun_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "r.jsonl"
+    cmd = [sys.executable, "-m", "ttt_engine", "tournament", "--game", "uttt", "--agents",
+           "mcts,treeq,random", "--simulations", "1500", "--games", "6", "--block", "1",
+           "--workers", "2", "--seed", "2", "--quiet", "--bootstrap", "0", "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(2400):                     # until the first game is in the file
+            if out.exists() and out.read_text().count("\n") >= 2:
+                break
+            time.sleep(0.05)
+        os.killpg(p.pid, signal.SIGINT)           # what Ctrl-C sends: the whole group
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err, err
+    for _ in range(100):                          # the worker processes are gone too
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("worker processes survived Ctrl-C")
+    kept = out.read_text().splitlines()
+    assert 2 <= len(kept) < 19
+    assert subprocess.run(cmd, env=env, capture_output=True).returncode == 0
+    lines = out.read_text().splitlines()
+    assert lines[:len(kept)] == kept and len(lines) == 19
