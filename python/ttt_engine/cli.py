@@ -1573,6 +1573,9 @@ def _delegate(command, rest):
     """``clobber`` / ``quixo``: the game helpers' own command lines (their argparse
     parsers, so ``--help`` is theirs and complete)."""
     if command == "clobber":
+        if rest[:1] == ["solve"]:
+            from ttt_engine import clobber_solve
+            return clobber_solve.main(rest[1:], prog=f"{PROG} clobber solve")
         try:
             from ttt_engine import clobber_play
         except ImportError:
