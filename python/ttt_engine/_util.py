@@ -16,6 +16,8 @@ __all__ = [
 ]
 
 _SEED_MAX = 2**64 - 1
+#: Largest count a compiled loop takes (int64): the default ``max`` of counts.
+INT64_MAX = 2**63 - 1
 
 
 def resolve_seed(seed):

@@ -139,17 +139,20 @@ class MCTSAgent:
     simulations / time: budget per move (either, both = whichever ends first,
     neither = 10,000 simulations).  c: UCB exploration constant.  seed: RNG
     seed.  max_nodes: node arena size.  expand_after: visits before a leaf is
-    expanded; solver: MCTS-Solver proofs (see :class:`ttt_engine.search.MCTS`).
+    expanded; solver: MCTS-Solver proofs; threads: root-parallel search over
+    that many trees and threads, the budget shared (see
+    :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    calling ``select_move`` meanwhile gets a ``RuntimeError``.
     """
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
-                 max_nodes=1_000_000, reuse=True, expand_after=0, solver=False):
+                 max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1):
         self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
         self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
-                                  expand_after=expand_after, solver=solver)
+                                  expand_after=expand_after, solver=solver, threads=threads)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -169,6 +172,10 @@ class MCTSAgent:
     def select_move(self, board):
         _require_moves(board)
         return self._mcts.search(board, simulations=self.simulations, time=self.time)
+
+    @property
+    def threads(self):
+        return self._mcts.threads
 
     def __repr__(self):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"

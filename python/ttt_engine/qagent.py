@@ -19,8 +19,9 @@ import zlib
 
 import numpy as np
 
-from ttt_engine import _util
+from ttt_engine import _parallel, _util
 from ttt_engine._core import qlearning as _ql
+from ttt_engine._training import run_training
 from ttt_engine.ttt import Board
 
 __all__ = ["QAgent", "EvalResult", "train", "evaluate", "FORMAT_VERSION", "DEFAULT_EPISODES"]
@@ -267,8 +268,12 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
           agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
 
-    The whole loop runs in C (``ttt_engine._core.qlearning``), ``chunk`` episodes at a
-    time between progress-bar updates and history records.
+    The whole loop runs in C (``ttt_engine._core.qlearning``) without the GIL,
+    history records (one per ``chunk`` episodes, exact metrics included) too;
+    the progress bar is drawn from another thread, so a busy Python thread
+    next to the training barely slows it down.  Ctrl-C stops it after a whole
+    episode (``KeyboardInterrupt``; with ``agent=``, that agent keeps the
+    episodes run so far, counted in ``agent.episodes``).
 
     Modes
     -----
@@ -320,7 +325,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         (fraction in [0, 1], epsilon in [0, 1], tiebreak in [0, 1]; 0 disables it).
     alpha_decay, alpha_min : learning-rate schedule (see ``alpha``).
     chunk : int >= 1
-        Episodes per C call, i.e. per history record.
+        Episodes per history record.
     metrics_every : int >= 0
         Every this many chunks, add exact metrics to the history record
         (optimality over the 4520 positions, exact W/D/L vs random as X and as
@@ -336,7 +341,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
 
     Returns the trained :class:`QAgent`.
     """
-    episodes = _util.check_int("episodes", episodes, min=0)
+    episodes = _util.check_int("episodes", episodes, min=0, max=_util.INT64_MAX)
     h = _validate_hyper(alpha, gamma, epsilon, epsilon_decay, epsilon_min, alpha_decay, alpha_min)
     _util.check_choice("mode", mode, _MODES)
     if side is None:
@@ -355,7 +360,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
                          "mode='self-play' has none (use mode='random' or 'curriculum')")
     if not isinstance(progress, (bool, np.bool_)):
         raise ValueError(f"progress must be True or False, got {progress!r}")
-    chunk = _util.check_int("chunk", chunk, min=1)
+    chunk = _util.check_int("chunk", chunk, min=1, max=_util.INT64_MAX)
     seed = _util.resolve_seed(seed)
     if agent is None:
         agent = QAgent(side=side, shaping=bool(shaping))
@@ -371,8 +376,6 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
                            h["epsilon_min"], _SIDES[side], bool(shaping), seed,
                            h["alpha_decay"], h["alpha_min"], 0 if n_random else 1, bool(symmetry))
     agent.symmetry = bool(symmetry)
-    if metrics_every:
-        from ttt_engine.exact import exact_report
     bar = None
     if progress:
         try:
@@ -383,48 +386,10 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
             bar = tqdm(total=episodes, unit="ep", unit_scale=True,
                        desc="vs random" if n_random else "self-play",
                        disable=None, mininterval=0.2, smoothing=0.1)
-    start = agent.episodes
-    done = 0
-    nchunks = 0
-    q_random = None          # curriculum: the table at the end of the random phase
-
-    def effective_q():
-        q = agent.q if q_random is None else agent.q + h["curriculum_tiebreak"] * q_random
-        if symmetry:
-            q = q.copy() if q is agent.q else q
-            _ql.expand_symmetric(q)
-        return q
-
     try:
-        while done < episodes:
-            if done < n_random:
-                n = min(chunk, n_random - done)
-            else:
-                if trainer.mode == 0:            # curriculum: switch to self-play
-                    trainer.mode = 1
-                    trainer.epsilon = h["curriculum_epsilon"]
-                    if h["curriculum_tiebreak"] > 0:
-                        q_random = agent.q.copy()
-                    if bar is not None:
-                        bar.set_description("self-play")
-                n = min(chunk, episodes - done)
-            w, d, l, cut = trainer.run(n)
-            done += n
-            nchunks += 1
-            rec = {"episodes": start + done, "wins": w, "draws": d, "losses": l, "cut": cut,
-                   "epsilon": trainer.epsilon, "alpha": trainer.alpha,
-                   "self_play": trainer.mode}
-            if metrics_every and (nchunks % metrics_every == 0 or done == episodes):
-                rec.update(exact_report(effective_q()))
-            agent.history.append(rec)
-            if bar is not None:
-                bar.update(n)
+        run_training(trainer, agent, episodes, n_random, chunk, metrics_every, h,
+                     bool(symmetry), bar)
     finally:
-        if q_random is not None:
-            agent.q += h["curriculum_tiebreak"] * q_random
-        if symmetry:
-            _ql.expand_symmetric(agent.q)
-        agent.episodes = start + done
         if bar is not None:
             bar.close()
     return agent
@@ -465,7 +430,7 @@ class EvalResult:
                 f"wins {self.win_rate:.2%}, draws {self.draw_rate:.2%}, losses {self.loss_rate:.2%})")
 
 
-def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
+def evaluate(agent, games=100_000, side="O", opponent="random", seed=None, threads=1):
     """Play ``games`` games of the greedy ``agent`` against ``opponent`` in C.
 
     ``agent``: a :class:`QAgent`, a (19683, 9) float64 Q array, or any
@@ -475,7 +440,9 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
     (uniform over legal moves) or "perfect" (uniform over the game-theoretically
     optimal moves, from the solved game).  For exact numbers without sampling
     see :mod:`ttt_engine.exact`.  Returns an :class:`EvalResult` with counts and
-    rates.  Same seed => same result.
+    rates.  ``threads``: split the games over this many threads (each with a
+    generator seeded from ``seed``).  Same seed and ``threads`` => same result.
+    Ctrl-C raises ``KeyboardInterrupt`` within milliseconds.
     """
     q = agent.q if isinstance(agent, QAgent) else None
     if q is None:
@@ -487,13 +454,16 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None):
         else:
             raise ValueError(f"agent must be a QAgent, a Q array or an agent with "
                              f"select_move(board), got {type(agent).__name__}")
-    games = _util.check_int("games", games, min=1)
+    games = _util.check_int("games", games, min=1, max=_util.INT64_MAX)
     _util.check_choice("side", side, tuple(_SIDES))
     _util.check_choice("opponent", opponent, _OPPONENTS)
     seed = _util.resolve_seed(seed)
+    k = _parallel.check_threads(threads)
     opt = None
     if opponent == "perfect":
         from ttt_engine._core import ttt_oracle
         opt = ttt_oracle.optimal_mask_array()
-    w, d, l = _ql.evaluate_random(q, games, _SIDES[side], seed, opt)
+    parts = [(q, n, _SIDES[side], s, opt) for n, s in
+             zip(_parallel.split_counts(games, k), _parallel.split_seeds(seed, k))]
+    w, d, l = map(sum, zip(*_parallel.run_parts(_ql.evaluate_random, parts)))
     return EvalResult(w, d, l, side, opponent)

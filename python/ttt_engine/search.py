@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import math
 import threading
+import time as _time
 from dataclasses import dataclass, field
 
+from ttt_engine import _parallel, _util
 from ttt_engine._util import check_int, check_real, resolve_seed
 
 from ttt_engine._core import alphabeta as _ab
@@ -41,17 +43,30 @@ MATE_BOUND = float(_ab.PY_MATE_BOUND)
 MAX_PLY = int(_ab.PY_MAX_PLY)
 DEFAULT_TT_SIZE = 1 << 18
 
-# One shared searcher (transposition table + context) for the module-level
-# functions; the lock keeps concurrent Python threads from sharing it mid-search.
-_searcher = None
-_lock = threading.Lock()
+# The module-level functions use one searcher (transposition table + context)
+# per thread, made on the thread's first search: threads search in parallel.
+_local = threading.local()
 
 
 def _shared():
-    global _searcher
-    if _searcher is None:
-        _searcher = _ab.ABSearcher(DEFAULT_TT_SIZE)
-    return _searcher
+    searcher = getattr(_local, "searcher", None)
+    if searcher is None:
+        searcher = _local.searcher = _ab.ABSearcher(DEFAULT_TT_SIZE)
+    return searcher
+
+
+def _with_searcher(searcher, fn, *args):
+    """``fn(searcher, *args)`` holding ``searcher`` (``RuntimeError`` if another
+    thread is searching with it); the thread's own searcher when None."""
+    if searcher is None:
+        searcher = _shared()
+    elif not isinstance(searcher, _ab.ABSearcher):
+        raise TypeError(f"searcher must be an ABSearcher or None, got {type(searcher).__name__}")
+    searcher.acquire()
+    try:
+        return _dispatch(fn, searcher, *args)
+    finally:
+        searcher.release()
 
 
 @dataclass(frozen=True)
@@ -131,14 +146,8 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
     time_limit = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
     if iterative is None:
         iterative = time_limit is not None
-    if searcher is not None:
-        raw = _dispatch(_ab.search, searcher, board, kind, d, heuristic, bool(pruning),
-                        bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs))
-    else:
-        with _lock:
-            raw = _dispatch(_ab.search, _shared(), board, kind, d, heuristic, bool(pruning),
-                            bool(ordering), bool(tt), time_limit or 0.0, bool(iterative),
-                            bool(pvs))
+    raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, bool(pruning),
+                         bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs))
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
                            f"{d}; use iterative=True to get the last completed depth")
@@ -193,11 +202,7 @@ def move_values(board, depth=None, *, heuristic=0, searcher=None):
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-    if searcher is not None:
-        pairs, _nodes, exact = _dispatch(_ab.root_values, searcher, board, d, heuristic)
-    else:
-        with _lock:
-            pairs, _nodes, exact = _dispatch(_ab.root_values, _shared(), board, d, heuristic)
+    pairs, _nodes, exact = _with_searcher(searcher, _ab.root_values, board, d, heuristic)
     return {m: float(v) + 0.0 for m, v in pairs}, bool(exact)
 
 
@@ -233,9 +238,9 @@ class MCTS:
     """Monte Carlo tree search (UCT) with a preallocated node arena and tree reuse.
 
     c: exploration constant of UCB1 (default sqrt(2)).
-    max_nodes: arena size (nodes of 32 bytes, allocated once, in huge pages on
-        Linux; a second arena of the same size is added at the first tree
-        reuse); when it is full the tree stops growing and simulations
+    max_nodes: arena size per tree (nodes of 32 bytes, allocated once, in huge
+        pages on Linux; a second arena of the same size is added at the first
+        tree reuse); when it is full the tree stops growing and simulations
         continue from its leaves.
     seed: RNG seed (None: random; see ``ttt_engine._util.resolve_seed``).
     reuse: keep the subtree of the new position between searches.  ``search``
@@ -251,6 +256,20 @@ class MCTS:
         win); selection plays proven wins and skips proven losses; the final
         move is a proven win if there is one; the search stops once the root
         is proven.  ``stats["root_proven"]``: +1 / -1 / 0 for the side to move.
+    threads: root parallelism.  ``threads=k`` keeps ``k`` independent trees
+        (each with ``max_nodes`` nodes and its own generator, seeded from
+        ``seed`` by ``ttt_engine._parallel.split_seeds``), searches them at
+        the same time in ``k`` threads without the GIL, and sums their root
+        statistics (visits, wins, proofs) to choose the move.  The budget is
+        shared: ``simulations`` is the total over the trees, ``time`` the wall
+        time.  Same seed and ``threads`` => same move with a simulation budget.
+        ``threads=1`` (default) is the single-tree search.
+
+    One search at a time per object: a second thread calling ``search`` (or
+    ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
+    already searching in another thread")``; separate objects search in
+    parallel.  Ctrl-C stops a search between simulations with
+    ``KeyboardInterrupt``; the object stays usable.
 
     >>> from ttt_engine import Board
     >>> m = MCTS(seed=1)
@@ -261,7 +280,7 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4, expand_after=0, solver=False):
+                 reuse_depth=4, expand_after=0, solver=False, threads=1):
         self.c = check_real("c", c, low=0)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
@@ -270,80 +289,166 @@ class MCTS:
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
         self.solver = bool(solver)
-        self._tree = _mcts.MCTSTree(self.max_nodes, self.c, self.seed, self.expand_after,
-                                    self.solver)
+        self.threads = _parallel.check_threads(threads)
+        self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver)
+                       for s in _parallel.split_seeds(self.seed, self.threads)]
+        self._tree = self._trees[0]
         self._root = None
         self._stats = {}
+
+    def _acquire(self):
+        taken = []
+        try:
+            for tree in self._trees:
+                tree.acquire("MCTS")
+                taken.append(tree)
+        except RuntimeError:
+            for tree in taken:
+                tree.release()
+            raise
+
+    def _release(self):
+        for tree in self._trees:
+            tree.release()
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""
-        self._tree.clear()
-        self._root = None
-        self._stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
-            self._tree.reseed(self.seed)
+        self._acquire()
+        try:
+            for tree in self._trees:
+                tree.clear()
+            self._root = None
+            self._stats = {}
+            if seed is not None:
+                self.seed = resolve_seed(seed)
+                for tree, s in zip(self._trees, _parallel.split_seeds(self.seed, self.threads)):
+                    tree.reseed(s)
+        finally:
+            self._release()
 
     def advance(self, move):
         """Tell the tree that ``move`` was played at its root: keep that subtree."""
-        if self._root is None:
-            return
+        self._acquire()
         try:
-            nxt = self._root.copy()
-            nxt.push(move)
-        except ValueError:
-            self._tree.clear()
-            self._root = None
-            raise
-        if not self._tree.advance_root(move):
-            self._tree.clear()
-        self._root = nxt
+            if self._root is None:
+                return
+            try:
+                nxt = self._root.copy()
+                nxt.push(move)
+            except ValueError:
+                for tree in self._trees:
+                    tree.clear()
+                self._root = None
+                raise
+            for tree in self._trees:
+                if not tree.advance_root(move):
+                    tree.clear()
+            self._root = nxt
+        finally:
+            self._release()
 
     def search(self, board, simulations=None, time=None):
         """Search from ``board`` and return the most visited move.
 
-        simulations: number of simulations; time: seconds; with both, stop at
-        whichever comes first; with neither, ``DEFAULT_SIMULATIONS``.
+        simulations: number of simulations (with ``threads=k``: in total);
+        time: seconds; with both, stop at whichever comes first; with neither,
+        ``DEFAULT_SIMULATIONS``.
         """
         _check_board(board, allow_terminal=False)
-        sims = check_int("simulations", simulations, min=1, allow_none=True)
+        sims = check_int("simulations", simulations, min=1, max=_util.INT64_MAX,
+                         allow_none=True)
         t = check_real("time", time, low=0, low_open=True, allow_none=True)
         if sims is None and t is None:
             sims = self.DEFAULT_SIMULATIONS
-        self._tree.c = self.c
-        reused = False
-        if self.reuse and self._root is not None and type(self._root) is type(board):
-            reused = bool(_dispatch(_mcts.mcts_reroot, self._tree, self._root, board,
-                                    self.reuse_depth))
+        self._acquire()
+        try:
+            return self._search(board, sims, t)
+        finally:
+            self._release()
+
+    def _search(self, board, sims, t):
+        reuse = self.reuse and self._root is not None and type(self._root) is type(board)
+        reused = []
+        for tree in self._trees:
+            tree.c = self.c
+            if reuse:
+                reused.append(bool(_dispatch(_mcts.mcts_reroot, tree, self._root, board,
+                                             self.reuse_depth)))
+            else:
+                tree.clear()
+                reused.append(False)
+        reused_visits = sum(tree.root_visits for tree in self._trees)
+        self._root = None               # until the search is done (an interrupt leaves no root)
+        if self.threads == 1:
+            done, seconds = _dispatch(_mcts.mcts_search, self._tree, board, sims or 0, t or 0.0)
+            move = self._tree.best_move()
+            children = [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
+                        for m, v, q, p in self._tree.root_children(proofs=True)]
+            root_proven = int(self._tree.root_proven) if self.solver else 0
         else:
-            self._tree.clear()
-        reused_visits = self._tree.root_visits
-        self._root = board.copy()
-        done, seconds = _dispatch(_mcts.mcts_search, self._tree, board, sims or 0, t or 0.0)
-        move = self._tree.best_move()
+            start = _time.perf_counter()
+            budgets = _parallel.split_counts(sims, self.threads) if sims else [0] * self.threads
+            parts = [(tree, board.copy(), n, t or 0.0) for tree, n in zip(self._trees, budgets)]
+            runs = _parallel.run_parts(_search_part, parts)
+            seconds = _time.perf_counter() - start
+            done = sum(r[0] for r in runs)
+            children, move = _merge_roots(self._trees, self.solver)
+            proofs = [int(tree.root_proven) for tree in self._trees] if self.solver else [0]
+            root_proven = next((p for p in proofs if p), 0)
         if move is None:   # cannot happen on a non-terminal board; be loud if it does
             raise RuntimeError("MCTS root was not expanded")
+        self._root = board.copy()
         self._stats = {
             "simulations": int(done),
             "time": float(seconds),
             "simulations_per_s": done / seconds if seconds > 0 else float("inf"),
-            "nodes_used": self._tree.nodes_used,
-            "max_nodes": self._tree.max_nodes,
-            "reused": reused,
+            "nodes_used": sum(tree.nodes_used for tree in self._trees),
+            "max_nodes": self.max_nodes * self.threads,
+            "reused": any(reused),
             "reused_visits": int(reused_visits),
-            "root_visits": self._tree.root_visits,
-            "children": [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
-                         for m, v, q, p in self._tree.root_children(proofs=True)],
-            "root_proven": int(self._tree.root_proven) if self.solver else 0,
+            "root_visits": sum(tree.root_visits for tree in self._trees),
+            "children": children,
+            "root_proven": root_proven,
             "best_move": move,
+            "threads": self.threads,
         }
         return move
 
     @property
     def stats(self):
         """Statistics of the last search: simulations, time, simulations_per_s,
-        nodes_used, max_nodes, reused (subtree kept), reused_visits, root_visits,
-        children (move, visits, mean in [-1, 1] for the side to move, proven:
-        +1 winning / -1 losing move when the solver proved it, else 0),
-        root_proven, best_move."""
+        nodes_used, max_nodes (summed over the trees), reused (subtree kept),
+        reused_visits, root_visits, children (move, visits, mean in [-1, 1] for
+        the side to move, proven: +1 winning / -1 losing move when the solver
+        proved it, else 0; with ``threads=k`` summed / visit-weighted over the
+        trees), root_proven, best_move, threads."""
         return dict(self._stats)
+
+
+def _search_part(tree, board, sims, seconds, stop):
+    return _dispatch(_mcts.mcts_search, tree, board, sims, seconds, stop)
+
+
+def _merge_roots(trees, solver):
+    """Root children summed over root-parallel trees, and the move to play:
+    a proven win first (solver), proven losses last, then the most visits,
+    then the higher mean, then the first in move order (the rule of
+    ``MCTSTree.best_move`` on the summed counts)."""
+    order, visits, wsum, proven = [], {}, {}, {}
+    for tree in trees:
+        for m, v, q, p in tree.root_children(proofs=True):
+            if m not in visits:
+                order.append(m)
+                visits[m] = wsum[m] = proven[m] = 0
+            visits[m] += v
+            wsum[m] += int(round(q * v))
+            proven[m] = proven[m] or int(p)
+    best, key = None, None
+    for m in order:
+        k = ((proven[m] if solver else 0), visits[m])
+        if best is None or k > key or (k == key and wsum[m] * visits[best] > wsum[best] * visits[m]):
+            best, key = m, k
+    children = [{"move": m, "visits": visits[m],
+                 "mean": wsum[m] / visits[m] if visits[m] else 0.0, "proven": proven[m]}
+                for m in order]
+    return children, best

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
 from ttt_engine.search import _check_board, _dispatch
 
 from ttt_engine._core import treelearn as _tl
@@ -52,21 +52,33 @@ class _TreeLearnerAgent:
 
     def reset(self, seed=None):
         """Forget the tree; with ``seed``, restart the random stream from it."""
-        self._tree.clear()
-        self._root = None
-        self.last_stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
-            self._tree.reseed(self.seed)
+        self._tree.acquire(type(self).__name__)
+        try:
+            self._tree.clear()
+            self._root = None
+            self.last_stats = {}
+            if seed is not None:
+                self.seed = resolve_seed(seed)
+                self._tree.reseed(self.seed)
+        finally:
+            self._tree.release()
 
     def search(self, board, iterations=None, time=None):
         """Train from ``board`` (budget: arguments, else the agent's) and return
         the move with the lowest child Q.  ``board`` is not changed."""
         _check_board(board, allow_terminal=False)
-        iters = check_int("iterations", iterations, min=1, allow_none=True)
+        iters = check_int("iterations", iterations, min=1, max=INT64_MAX, allow_none=True)
         t = check_real("time", time, low=0, low_open=True, allow_none=True)
         if iters is None and t is None:
             iters, t = self.iterations, self.time
+        # one search at a time: a second thread gets a RuntimeError, never a shared tree
+        self._tree.acquire(type(self).__name__)
+        try:
+            return self._search(board, iters, t)
+        finally:
+            self._tree.release()
+
+    def _search(self, board, iters, t):
         reused = False
         if self.reuse and self._root is not None and type(self._root) is type(board):
             reused = bool(_dispatch(_tl.tl_reroot, self._tree, self._root, board,
@@ -74,8 +86,9 @@ class _TreeLearnerAgent:
         else:
             self._tree.clear()
         reused_visits = self._tree.root_visits
-        self._root = board.copy()
+        self._root = None          # until the search is done (an interrupt leaves no root)
         done, seconds = _dispatch(_tl.tl_search, self._tree, board, iters or 0, t or 0.0)
+        self._root = board.copy()
         move = self._tree.best_move()
         if move is None:
             raise RuntimeError(f"{self._label}: root was not expanded")

@@ -9,6 +9,7 @@ nothing per node.
 """
 from libc.stdint cimport uint64_t, int32_t, int16_t, uint8_t
 from ttt_engine._core.game cimport MAX_MOVES
+from ttt_engine._core.interrupt cimport interrupt_t
 
 cdef enum:
     MAX_PLY = 256            # deepest ply searched; deeper nodes are horizon nodes
@@ -48,6 +49,7 @@ cdef struct SearchCtx:
     bint timed
     bint stopped
     double deadline     # monotonic seconds
+    interrupt_t* it     # interrupt check of the running search (NULL: none)
     int root_best
     int pv_len[MAX_PLY + 1]
     int pv[MAX_PLY + 1][MAX_PLY + 1]
@@ -58,3 +60,4 @@ cdef struct SearchCtx:
 cdef class ABSearcher:
     cdef SearchCtx* ctx
     cdef readonly uint64_t tt_size
+    cdef readonly bint busy      # set while one thread searches with it (acquire/release)

@@ -28,6 +28,9 @@ from libc.string cimport memset, memcpy
 from libc.math cimport INFINITY
 from libc.float cimport DBL_MAX
 from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 
 from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
@@ -131,7 +134,10 @@ cdef inline long long move_score(SearchCtx* c, int side, int m, int k0, int k1) 
 
 
 cdef inline bint time_up(SearchCtx* c) noexcept nogil:
+    """True when the search must unwind: out of time, or interrupted."""
     if c.timed and (c.nodes & 1023) == 0 and now_monotonic() >= c.deadline:
+        c.stopped = True
+    elif c.it != NULL and interrupt_poll(c.it):
         c.stopped = True
     return c.stopped
 
@@ -447,6 +453,17 @@ cdef double run_search(GameState* root, SearchCtx* c, int kind, int depth) noexc
 cdef class ABSearcher:
     """Owns the transposition table and search context (one search at a time)."""
 
+    def acquire(self):
+        """Take the searcher for one search; ``RuntimeError`` if another thread
+        is searching with it (test and set in one step under the GIL)."""
+        if self.busy:
+            raise RuntimeError("this ABSearcher is already searching in another thread")
+        self.busy = True
+
+    def release(self):
+        """Give the searcher back (see ``acquire``)."""
+        self.busy = False
+
     def __cinit__(self, tt_size=1 << 18, tt_min_depth=2, ply_in_key=False):
         cdef uint64_t size = 1
         cdef int bits = 0
@@ -528,6 +545,7 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     cdef int pv_save[MAX_PLY + 1]
     cdef uint64_t total_nodes = 0
     cdef bint exact = False
+    cdef interrupt_t it
     if depth > MAX_PLY:
         depth = MAX_PLY
     c.heuristic = heuristic
@@ -536,6 +554,8 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     c.use_tt = use_tt
     c.pvs = pvs and kind == 2 and pruning
     t0 = now_monotonic()
+    interrupt_init(&it, 256, NULL)
+    c.it = &it
     with nogil:
         if not iterative:
             ctx_start(c, budget)
@@ -574,6 +594,8 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
                 c.pv[0][k] = pv_save[k]
             c.nodes = total_nodes
             c.stopped = False
+    c.it = NULL
+    interrupt_finish(&it)
     elapsed = now_monotonic() - t0
     if c.stopped:
         # fixed-depth search ran out of time: no valid result
@@ -592,6 +614,7 @@ def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):
     cdef int n, i
     cdef undo_t u
     cdef bint exact
+    cdef interrupt_t it
     if depth > MAX_PLY:
         depth = MAX_PLY
     c.heuristic = heuristic
@@ -599,9 +622,13 @@ def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):
     c.ordering = True
     c.use_tt = True
     c.pvs = True
+    interrupt_init(&it, 256, NULL)
+    c.it = &it
     with nogil:
         ctx_start(c, 0.0)
         n = _root_values(&board.state, c, depth, moves, vals, &exact)
+    c.it = NULL
+    interrupt_finish(&it)
     return [(moves[i], vals[i]) for i in range(n)], c.nodes, exact
 
 
@@ -618,6 +645,8 @@ cdef int _root_values(GameState* root, SearchCtx* c, int depth, int* moves,
         h0 = c.horizon
         # ply 1 so that win distances count from the root position
         vals[i] = -ab_search(&work, c, depth - 1, 1, -SCORE_INF, SCORE_INF)
+        if c.stopped:
+            return 0
         if c.horizon != h0 and not proven(vals[i]):
             exact[0] = False
         game_unmake(&work, moves[i], u)

@@ -25,6 +25,9 @@ from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.math cimport sqrtf, logf
 from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 from ttt_engine._core.tree cimport tree_find
 
 from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below
@@ -273,9 +276,11 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
 
 
 cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_limit,
-                       double* elapsed) noexcept nogil:
+                       double* elapsed, interrupt_t* it) noexcept nogil:
     """Simulate until ``sims`` simulations (0 = no limit) or ``time_limit``
-    seconds (<= 0 = no limit) are used up; returns the simulations done."""
+    seconds (<= 0 = no limit) are used up, or ``it`` reports an interrupt
+    (between simulations: the tree stays consistent); returns the simulations
+    done."""
     cdef double t0 = now_monotonic(), deadline = t0 + time_limit
     cdef uint64_t done = 0
     cdef bint timed = time_limit > 0
@@ -286,6 +291,8 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
         if sims and done >= sims:
             break
         if t.nodes[0].visits >= MAX_VISITS:
+            break
+        if interrupt_poll(it):
             break
         if t.solver:
             if t.nodes[0].proven != 0:
@@ -324,7 +331,9 @@ cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
 
 
 cdef class MCTSTree:
-    """Node arena + RNG for one MCTS player.  Not thread-safe: one search at a time."""
+    """Node arena + RNG for one MCTS player.  One search at a time: a caller
+    that runs several steps on the tree (reroot, search, read the root) holds
+    it with ``acquire()`` / ``release()``, which refuse a second owner."""
 
     def __cinit__(self, int max_nodes, double c, uint64_t seed, int expand_after=0,
                   bint solver=False):
@@ -348,6 +357,17 @@ cdef class MCTSTree:
     def __dealloc__(self):
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
         big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
+
+    def acquire(self, what="MCTS"):
+        """Take the tree for one thread; ``RuntimeError`` if another thread has
+        it (test and set in one step under the GIL: two threads cannot both win)."""
+        if self.busy:
+            raise RuntimeError(f"this {what} is already searching in another thread")
+        self.busy = True
+
+    def release(self):
+        """Give the tree back (see ``acquire``)."""
+        self.busy = False
 
     def clear(self):
         """Drop the whole tree (the RNG stream continues)."""
@@ -456,13 +476,19 @@ cdef class MCTSTree:
         return 0
 
 
-def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double time_limit):
+def mcts_search(MCTSTree tree, GameBoard board, uint64_t simulations, double time_limit,
+                int[::1] stop=None):
     """Run simulations from ``board`` (which must be the tree's root position,
-    see ``mcts_reroot``); returns ``(simulations_done, seconds)``."""
+    see ``mcts_reroot``); returns ``(simulations_done, seconds)``.  Stops early,
+    between simulations, on Ctrl-C (``KeyboardInterrupt``) or when the shared
+    ``stop`` flag of a root-parallel search is set."""
     cdef uint64_t done
     cdef double elapsed = 0.0
+    cdef interrupt_t it
+    interrupt_init(&it, 64, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
-        done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed)
+        done = mcts_run(&board.state, &tree.t, simulations, time_limit, &elapsed, &it)
+    interrupt_finish(&it)
     return done, elapsed
 
 

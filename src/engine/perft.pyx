@@ -5,12 +5,17 @@ from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, game_legal_moves, game_make, game_unmake,
 )
 from ttt_engine._core cimport ttt
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 ttt.ttt_init_tables()
 
 
-cdef uint64_t perft_state(GameState* s, int depth) noexcept nogil:
+cdef uint64_t perft_state(GameState* s, int depth, interrupt_t* it) noexcept nogil:
     """Number of move sequences of exactly ``depth`` plies (positions where the
-    game ends earlier count as leaves, like chess perft stops at mate)."""
+    game ends earlier count as leaves, like chess perft stops at mate).  When
+    ``it`` reports an interrupt it unwinds (every move unmade) and the count is
+    meaningless."""
     cdef int moves[MAX_MOVES]
     cdef int n, i
     cdef uint64_t total = 0
@@ -22,10 +27,14 @@ cdef uint64_t perft_state(GameState* s, int depth) noexcept nogil:
         return 1
     if depth == 1:
         return n
+    if interrupt_poll(it):
+        return 0
     for i in range(n):
         u = game_make(s, moves[i])
-        total += perft_state(s, depth - 1)
+        total += perft_state(s, depth - 1, it)
         game_unmake(s, moves[i], u)
+        if it.hit:
+            return 0
     return total
 
 
@@ -38,6 +47,9 @@ def perft(GameBoard board, int depth):
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
     cdef uint64_t n
+    cdef interrupt_t it
+    interrupt_init(&it, 64, NULL)
     with nogil:
-        n = perft_state(&board.state, depth)
+        n = perft_state(&board.state, depth, &it)
+    interrupt_finish(&it)
     return n

@@ -17,8 +17,14 @@ from ttt_engine._core.game cimport (
 )
 import numpy as np
 from ttt_engine._core.rng cimport rng_t, rng_seed
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 from ttt_engine._core cimport ttt
 from ttt_engine._util import check_int, resolve_seed
+from ttt_engine._parallel import check_threads, run_parts, split_counts, split_seeds
+
+cdef long INT64_MAX = 9223372036854775807
 
 from ttt_engine._core.quixo cimport quixo_init_tables
 
@@ -26,50 +32,75 @@ ttt.ttt_init_tables()   # also the UTTT tables (uttt_init_tables is ttt_init_tab
 quixo_init_tables()
 
 
-cdef void playouts_state(const GameState* root, long games, rng_t* rng,
-                         long* counts) noexcept nogil:
-    """counts[k] += number of playouts ending with status k (0..3)."""
+cdef int playouts_state(const GameState* root, long games, rng_t* rng,
+                        long* counts, interrupt_t* it) noexcept nogil:
+    """counts[k] += number of playouts ending with status k (0..3); returns
+    -1 when ``it`` reports an interrupt (between playouts), else 0."""
     cdef GameState work
     cdef long i
     cdef int status
     for i in range(games):
+        if interrupt_poll(it):
+            return -1
         work = root[0]
         status = game_playout(&work, rng)
         counts[status & 3] += 1
+    return 0
 
 
-def random_playouts(GameBoard board, games, seed=None):
+def _playouts_part(GameBoard board, long games, uint64_t seed, int[::1] stop=None):
+    """One thread's share of ``random_playouts``: outcome counts ``[4]``."""
+    cdef rng_t rng
+    cdef long counts[4]
+    cdef interrupt_t it
+    counts[0] = counts[1] = counts[2] = counts[3] = 0
+    rng_seed(&rng, seed)
+    interrupt_init(&it, 16, <volatile int*>&stop[0] if stop is not None else NULL)
+    with nogil:
+        playouts_state(&board.state, games, &rng, counts, &it)
+    interrupt_finish(&it)
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+def random_playouts(GameBoard board, games, seed=None, threads=1):
     """Play ``games`` uniformly random games from ``board``; return the outcomes.
 
     Returns a dict ``{"games", "first_wins", "second_wins", "draws", "seed"}``
     (first = the player who moves first in the game: X, or B in Clobber).
-    The same ``seed`` gives the same counts.  ``board`` is not modified.
+    The same ``seed`` gives the same counts (for the same ``threads``).
+    ``threads``: split the games over this many threads, each with its own
+    generator seeded from ``seed`` (``ttt_engine._parallel.split_seeds``).
+    ``board`` is not modified.  Ctrl-C stops it within milliseconds
+    (``KeyboardInterrupt``).
     """
-    cdef long n = check_int("games", games, min=0)
+    cdef long n = check_int("games", games, min=0, max=INT64_MAX)
     cdef uint64_t s = resolve_seed(seed)
-    cdef rng_t rng
-    cdef long counts[4]
-    counts[0] = counts[1] = counts[2] = counts[3] = 0
-    rng_seed(&rng, s)
-    with nogil:
-        playouts_state(&board.state, n, &rng, counts)
+    cdef int k = check_threads(threads)
+    totals = [0, 0, 0, 0]
+    for part in run_parts(_playouts_part, [(board, c, ps) for c, ps in
+                                           zip(split_counts(n, k), split_seeds(s, k))]):
+        for i in range(4):
+            totals[i] += part[i]
     return {
         "games": n,
-        "first_wins": counts[GAME_WIN_FIRST],
-        "second_wins": counts[GAME_WIN_SECOND],
-        "draws": counts[GAME_DRAW],
+        "first_wins": totals[GAME_WIN_FIRST],
+        "second_wins": totals[GAME_WIN_SECOND],
+        "draws": totals[GAME_DRAW],
         "seed": s,
     }
 
 
 cdef void games_state(const GameState* root, int64_t games, rng_t* rng, int64_t* counts,
-                      int64_t* lengths, int64_t max_len) noexcept nogil:
+                      int64_t* lengths, int64_t max_len, interrupt_t* it) noexcept nogil:
     """counts[status] += 1 per game, counts[4] += plies;
-    lengths[min(plies, max_len)] += 1."""
+    lengths[min(plies, max_len)] += 1.  Stops early when ``it`` reports an
+    interrupt."""
     cdef GameState work
     cdef int64_t g, plies
     cdef int status
     for g in range(games):
+        if interrupt_poll(it):
+            return
         work = root[0]
         plies = 0
         status = game_status(&work)
@@ -91,18 +122,21 @@ def random_games(GameBoard board, games, seed=None, max_len=1000):
     ``max_len``, collects every longer game).  Same seed => same result;
     ``board`` is not modified.
     """
-    cdef int64_t n = check_int("games", games, min=0)
+    cdef int64_t n = check_int("games", games, min=0, max=INT64_MAX)
     cdef int64_t cap = check_int("max_len", max_len, min=1, max=1 << 24)
     cdef uint64_t s = resolve_seed(seed)
     cdef rng_t rng
     cdef int64_t counts[5]
     cdef int64_t[::1] lengths = np.zeros(cap + 1, dtype=np.int64)
     cdef int i
+    cdef interrupt_t it
     for i in range(5):
         counts[i] = 0
     rng_seed(&rng, s)
+    interrupt_init(&it, 16, NULL)
     with nogil:
-        games_state(&board.state, n, &rng, counts, &lengths[0], cap)
+        games_state(&board.state, n, &rng, counts, &lengths[0], cap, &it)
+    interrupt_finish(&it)
     return {
         "games": n,
         "first_wins": counts[GAME_WIN_FIRST],

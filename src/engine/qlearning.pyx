@@ -40,7 +40,13 @@ argmax at once (ties go to the lowest cell).
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t, uint16_t
 from libc.math cimport INFINITY
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 from ttt_engine._core.rng cimport rng_t, rng_seed, rng_next
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
+from ttt_engine._core.ttt_oracle cimport oracle_report, ORACLE_REPORT_SIZE
 from ttt_engine._core cimport ttt
 from ttt_engine._core.ttt cimport (
     ttt_win_table, ttt_kth_cell, ttt_popcount9, ttt_pow3, ttt_win_cells,
@@ -119,13 +125,17 @@ def expand_symmetric(double[:, ::1] q not None):
     ``symmetry=True`` can be used like any other."""
     if q.shape[0] != TTT_STATES or q.shape[1] != 9:
         raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
-    cdef int i, c, k
     with nogil:
-        for i in range(TTT_STATES):
-            k = _canon[i]
-            if k != i:
-                for c in range(9):
-                    q[i, c] = q[k, _perm[_ctrans[i]][c]]
+        _expand_symmetric(&q[0, 0])
+
+
+cdef void _expand_symmetric(double* q) noexcept nogil:
+    cdef int i, c, k
+    for i in range(TTT_STATES):
+        k = _canon[i]
+        if k != i:
+            for c in range(9):
+                q[i * 9 + c] = q[k * 9 + _perm[_ctrans[i]][c]]
 
 cdef enum:
     SIDE_X = 0
@@ -289,11 +299,14 @@ cdef inline int _selfplay_episode(double* Q, rng_t* rng, uint64_t eps_thr,
         p ^= 1
 
 
-cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
-                        int64_t* counts) noexcept nogil:
+cdef int64_t _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
+                           int64_t* counts, interrupt_t* it,
+                           volatile int64_t* progress) noexcept nogil:
     """Run ``n`` episodes, decaying ``p.epsilon`` after each; add the outcomes
-    to ``counts[R_WIN..R_CUT]``."""
-    cdef int64_t e
+    to ``counts[R_WIN..R_CUT]``.  Every 1024 episodes ``progress[0]`` is
+    advanced (another thread may read it) and ``it`` is polled: on an
+    interrupt the loop stops after a whole episode.  Returns the episodes run."""
+    cdef int64_t e, base = progress[0]
     cdef int me, res
     cdef double eps = p.epsilon, decay = p.decay, eps_min = p.eps_min
     cdef double alpha = p.alpha, alpha_decay = p.alpha_decay, alpha_min = p.alpha_min
@@ -306,6 +319,10 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
     # into Q could alias *rng, which would force its state through memory per draw.
     cdef rng_t g = rng[0]
     for e in range(n):
+        if (e & 1023) == 0:
+            progress[0] = base + e
+            if interrupt_poll(it):
+                break
         # P(explore) = thr / 2**32 with 32-bit resolution; ε = 1 explores always.
         thr = <uint64_t>(eps * 4294967296.0)
         if mode == MODE_SELF_PLAY:
@@ -332,6 +349,8 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
         alpha = alpha * alpha_decay
         if alpha < alpha_min:
             alpha = alpha_min
+    else:
+        e = n
     rng[0] = g
     p.epsilon = eps
     p.alpha = alpha
@@ -339,6 +358,23 @@ cdef void _run_episodes(double* Q, QParams* p, rng_t* rng, int64_t n,
     counts[R_DRAW] += d
     counts[R_LOSS] += l
     counts[R_CUT] += cut
+    progress[0] = base + e
+    return e
+
+
+cdef enum:
+    REC_EPISODES = 0    # columns of a run_recorded row
+    REC_WINS = 1
+    REC_DRAWS = 2
+    REC_LOSSES = 3
+    REC_CUT = 4
+    REC_EPSILON = 5
+    REC_ALPHA = 6
+    REC_METRICS = 7     # 1.0 when the next ORACLE_REPORT_SIZE columns hold metrics
+    REC_REPORT = 8
+    REC_COLUMNS = 8 + ORACLE_REPORT_SIZE
+
+RECORD_COLUMNS = REC_COLUMNS
 
 
 cdef class QTrainer:
@@ -353,6 +389,10 @@ cdef class QTrainer:
     cdef QParams p
     cdef rng_t rng
     cdef public long long episodes
+    cdef bint busy
+    cdef volatile int64_t _progress
+    cdef readonly long long last_done
+    cdef readonly long long last_rows
 
     def __cinit__(self, double[:, ::1] q not None, double alpha, double gamma,
                   double epsilon, double decay, double eps_min, int side,
@@ -378,6 +418,20 @@ cdef class QTrainer:
         self.p.shaping = shaping
         rng_seed(&self.rng, seed)
         self.episodes = 0
+        self.busy = False
+        self._progress = 0
+
+    cdef int _enter(self) except -1:
+        if self.busy:
+            raise RuntimeError("this QTrainer is already training in another thread")
+        self.busy = True
+        return 0
+
+    @property
+    def progress(self):
+        """Episodes run so far, including those of a run in progress (advanced
+        every 1024 episodes; safe to read from another thread)."""
+        return self._progress
 
     @property
     def epsilon(self):
@@ -410,11 +464,102 @@ cdef class QTrainer:
         if n < 0:
             raise ValueError(f"episodes must be >= 0, got {n}")
         cdef int64_t counts[4]
+        cdef int64_t done
+        cdef interrupt_t it
         counts[0] = counts[1] = counts[2] = counts[3] = 0
-        with nogil:
-            _run_episodes(&self.q[0, 0], &self.p, &self.rng, n, counts)
-        self.episodes += n
+        self._enter()
+        try:
+            interrupt_init(&it, 1, NULL)
+            with nogil:
+                done = _run_episodes(&self.q[0, 0], &self.p, &self.rng, n, counts, &it,
+                                     &self._progress)
+            self.episodes += done
+            self.last_done = done
+            interrupt_finish(&it)
+        finally:
+            self.busy = False
         return counts[0], counts[1], counts[2], counts[3]
+
+    def run_recorded(self, long long n, long long chunk, long long chunk_index,
+                     int metrics_every, bint final, double[:, ::1] records not None,
+                     const double[:, ::1] q_random=None, double tiebreak=0.0,
+                     bint symmetry=False):
+        """Run up to ``n`` episodes in chunks of ``chunk`` in one call without the
+        GIL, writing one row of ``records`` per chunk (columns: episodes run in
+        this call so far, wins, draws, losses, cut, epsilon, alpha, metrics
+        flag, then the ``ttt_oracle`` report when the flag is 1).  Chunks are
+        numbered on from ``chunk_index``; a chunk whose number is a multiple of
+        ``metrics_every`` (0: never), or the last one when ``final``, gets the
+        exact metrics of the effective table: ``Q + tiebreak * q_random`` (when
+        given), filled from the canonical rows when ``symmetry``.
+
+        Stops when ``n`` episodes are run or ``records`` is full; returns
+        ``(episodes_run, rows)``.  On Ctrl-C it stops after a whole episode,
+        leaves ``(last_done, last_rows)`` set as the return value would have
+        been, and raises ``KeyboardInterrupt``."""
+        if n < 0 or chunk < 1 or metrics_every < 0:
+            raise ValueError("n >= 0, chunk >= 1 and metrics_every >= 0 are required")
+        if records.shape[1] != REC_COLUMNS:
+            raise ValueError(f"records must have {REC_COLUMNS} columns, got {records.shape[1]}")
+        if q_random is not None and (q_random.shape[0] != TTT_STATES or q_random.shape[1] != 9):
+            raise ValueError(f"q_random must have shape ({TTT_STATES}, 9)")
+        cdef int64_t done = 0, m, step, rows = 0, cap = records.shape[0], k
+        cdef int64_t counts[4]
+        cdef bint metrics, stopped = False
+        cdef double* scratch = NULL
+        cdef const double* qr = &q_random[0, 0] if q_random is not None else NULL
+        cdef double* Q = &self.q[0, 0]
+        cdef double* row
+        cdef interrupt_t it
+        if metrics_every > 0 and (qr != NULL or symmetry):
+            scratch = <double*>malloc(TTT_STATES * 9 * sizeof(double))
+            if scratch == NULL:
+                raise MemoryError("cannot allocate the metrics table")
+        self._enter()
+        try:
+            interrupt_init(&it, 1, NULL)
+            with nogil:
+                while done < n and rows < cap and not stopped:
+                    m = chunk if chunk < n - done else n - done
+                    counts[0] = counts[1] = counts[2] = counts[3] = 0
+                    step = _run_episodes(Q, &self.p, &self.rng, m, counts, &it, &self._progress)
+                    done += step
+                    if step < m:
+                        stopped = True          # interrupted inside the chunk: no row
+                        break
+                    chunk_index += 1
+                    row = &records[rows, 0]
+                    rows += 1
+                    row[REC_EPISODES] = <double>done
+                    row[REC_WINS] = <double>counts[R_WIN]
+                    row[REC_DRAWS] = <double>counts[R_DRAW]
+                    row[REC_LOSSES] = <double>counts[R_LOSS]
+                    row[REC_CUT] = <double>counts[R_CUT]
+                    row[REC_EPSILON] = self.p.epsilon
+                    row[REC_ALPHA] = self.p.alpha
+                    metrics = metrics_every > 0 and (chunk_index % metrics_every == 0
+                                                     or (final and done == n))
+                    row[REC_METRICS] = 1.0 if metrics else 0.0
+                    if metrics:
+                        if scratch != NULL:
+                            if qr != NULL:
+                                for k in range(TTT_STATES * 9):
+                                    scratch[k] = Q[k] + tiebreak * qr[k]
+                            else:
+                                memcpy(scratch, Q, TTT_STATES * 9 * sizeof(double))
+                            if symmetry:
+                                _expand_symmetric(scratch)
+                            oracle_report(scratch, row + REC_REPORT)
+                        else:
+                            oracle_report(Q, row + REC_REPORT)
+            self.episodes += done
+            self.last_done = done
+            self.last_rows = rows
+            interrupt_finish(&it)
+        finally:
+            self.busy = False
+            free(scratch)
+        return done, rows
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -450,13 +595,15 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
 
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
-                      int64_t* counts, const uint16_t* opt) noexcept nogil:
+                      int64_t* counts, const uint16_t* opt, interrupt_t* it) noexcept nogil:
     cdef int64_t k
     cdef int me
     cdef rng_t g = rng[0]          # local copy: see _run_episodes
     cdef int64_t c[4]
     c[0] = c[1] = c[2] = c[3] = 0
     for k in range(n):
+        if (k & 255) == 0 and interrupt_poll(it):
+            break
         if side == SIDE_RANDOM:
             me = <int>(rng_next(&g) >> 63)
         else:
@@ -467,12 +614,15 @@ cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
         counts[k] += c[k]
 
 
-def evaluate_random(double[:, ::1] q not None, long long games, int side,
-                    unsigned long long seed, const uint16_t[::1] optimal=None):
+def evaluate_random(const double[:, ::1] q not None, long long games, int side,
+                    unsigned long long seed, const uint16_t[::1] optimal=None,
+                    int[::1] stop=None):
     """Greedy play of ``q`` against a uniformly random opponent for ``games``
     games; return ``(wins, draws, losses)``.  ``side``: 0 X, 1 O, 2 random.
     With ``optimal`` (the oracle's uint16 masks, length 19683) the opponent is
-    perfect instead: uniform among the game-theoretically optimal moves."""
+    perfect instead: uniform among the game-theoretically optimal moves.
+    ``stop``: shared stop flag of a multi-threaded evaluation (see
+    ``ttt_engine._parallel``).  Ctrl-C raises ``KeyboardInterrupt``."""
     if q.shape[0] != TTT_STATES or q.shape[1] != 9:
         raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
     if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
@@ -482,14 +632,17 @@ def evaluate_random(double[:, ::1] q not None, long long games, int side,
     cdef rng_t rng
     cdef int64_t counts[4]
     cdef const uint16_t* opt = NULL
+    cdef interrupt_t it
     if optimal is not None:
         if optimal.shape[0] != TTT_STATES:
             raise ValueError(f"optimal must have length {TTT_STATES}, got {optimal.shape[0]}")
         opt = &optimal[0]
     counts[0] = counts[1] = counts[2] = counts[3] = 0
     rng_seed(&rng, seed)
+    interrupt_init(&it, 1, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
-        _eval_games(&q[0, 0], &rng, games, side, counts, opt)
+        _eval_games(&q[0, 0], &rng, games, side, counts, opt, &it)
+    interrupt_finish(&it)
     return counts[0], counts[1], counts[2]
 
 

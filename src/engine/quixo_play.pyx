@@ -49,6 +49,9 @@ from ttt_engine._core.quixo cimport (
     qx_nall, qx_src, qx_code, qx_index, qx_border, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
 from ttt_engine._core.quixo cimport Board
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 import numpy as np
 cimport numpy as cnp
 
@@ -760,12 +763,14 @@ cdef class _Runner:
 
 cdef int run_chunk(_Runner run, int64_t ngames, int64_t first_game, const AgentSpec* a,
                    const AgentSpec* b, int alternate, int size, int max_plies,
-                   VTab* table, double draw_score, int64_t* out, int64_t* lengths) noexcept nogil:
+                   VTab* table, double draw_score, int64_t* out, int64_t* lengths,
+                   interrupt_t* it) noexcept nogil:
     """Play ``ngames``; out[0..5] += X wins, O wins, draws, A wins, B wins, plies;
     lengths[plies] += 1.  Agent A plays X in even games when alternating
     (game numbers count from ``first_game``), always X otherwise.  With a
     table, every state of every game is scored (see module doc).
-    Returns 0, or -1 if the table ran out of memory."""
+    Returns 0, -1 if the table ran out of memory, -2 when ``it`` reports an
+    interrupt (between games)."""
     cdef QuixoState s
     cdef int64_t g
     cdef int a_side, nst, i, k, winner, mover
@@ -773,6 +778,8 @@ cdef int run_chunk(_Runner run, int64_t ngames, int64_t first_game, const AgentS
     cdef const AgentSpec* who
     cdef bint fast = (a.kind == AGENT_RANDOM and b.kind == AGENT_RANDOM)
     for g in range(ngames):
+        if interrupt_poll(it):
+            return -2
         a_side = <int>((first_game + g) & 1) if alternate else 0
         quixo_reset(&s, size, max_plies)
         nst = 0
@@ -846,6 +853,7 @@ def run_games(int64_t n_games, Agent agent_a, Agent agent_b, *, bint alternate=T
     cdef int64_t done = 0, step
     cdef VTab* tab = &collect.t if collect is not None else NULL
     cdef int rc = 0
+    cdef interrupt_t it
     memset(out, 0, sizeof(out))
     if chunk <= 0:
         chunk = 20000 if progress else max(n_games, 1)
@@ -858,9 +866,11 @@ def run_games(int64_t n_games, Agent agent_a, Agent agent_b, *, bint alternate=T
     try:
         while done < n_games:
             step = min(chunk, n_games - done)
+            interrupt_init(&it, 1, NULL)
             with nogil:
                 rc = run_chunk(run, step, done, &agent_a.spec, &agent_b.spec, alternate, size,
-                               max_plies, tab, draw_score, out, <int64_t*>lengths.data)
+                               max_plies, tab, draw_score, out, <int64_t*>lengths.data, &it)
+            interrupt_finish(&it)
             if rc != 0:
                 raise MemoryError("value table ran out of memory")
             done += step

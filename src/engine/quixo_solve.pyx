@@ -32,6 +32,9 @@ from ttt_engine._core.quixo cimport (
     quixo_line_flags, quixo_push, quixo_init_tables,
 )
 from ttt_engine._core.quixo cimport Board
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 import time as _time
 
 quixo_init_tables()
@@ -106,7 +109,9 @@ cdef class Solution:
                 "seconds": self.seconds}
 
 
-cdef int _solve(Solution S, int n) noexcept nogil:
+cdef int _solve(Solution S, int n, interrupt_t* it) noexcept nogil:
+    """Retrograde analysis; 0 when done, -1 if it does not converge, -2 when
+    ``it`` reports an interrupt."""
     cdef int N = n * n, k, nall = qx_nall[n], f, c, t, changed
     cdef uint32_t full = qx_full[n], me, opp, comp, sub, m2, o2, nm, no, segp, seg, src
     cdef int64_t i, j, slots = S.slots
@@ -164,6 +169,8 @@ cdef int _solve(Solution S, int n) noexcept nogil:
         if me == full:
             break
         me += 1
+        if interrupt_poll(it):
+            return -2
     # 2. level-by-level predecessor propagation (linear scans of the arrays;
     #    a slot index decodes to (me, opp) by two 8-digit lookup tables)
     for i in range(6561):
@@ -182,6 +189,8 @@ cdef int _solve(Solution S, int n) noexcept nogil:
     while True:
         changed = 0
         for i in range(slots):
+            if (i & 4095) == 0 and interrupt_poll(it):
+                return -2
             if dist[i] != t or (val[i] != V_WIN and val[i] != V_LOSS):
                 continue
             me = dme[i % 6561] | (<uint32_t>dme[i // 6561] << 8)
@@ -243,9 +252,12 @@ def solve(int size=3):
     if S.val == NULL or S.dist == NULL or S.cnt == NULL or S.t3 == NULL:
         raise MemoryError(f"not enough memory to solve {size}x{size}")
     cdef int rc
+    cdef interrupt_t it
     t0 = _time.perf_counter()
+    interrupt_init(&it, 1, NULL)
     with nogil:
-        rc = _solve(S, size)
+        rc = _solve(S, size, &it)
+    interrupt_finish(&it)
     if rc != 0:
         raise RuntimeError("retrograde analysis did not converge")
     S.seconds = _time.perf_counter() - t0

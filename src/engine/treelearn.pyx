@@ -41,6 +41,9 @@ from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.bigmem cimport big_alloc, big_free
 from libc.math cimport exp, pow, log
 from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 from ttt_engine._core.tree cimport tree_find
 
 from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below, rng_uniform
@@ -195,9 +198,10 @@ cdef void tl_simulate(GameState* root, TLTree* t) noexcept nogil:
 
 
 cdef uint64_t tl_run(GameState* root, TLTree* t, uint64_t iters, double time_limit,
-                     double* elapsed) noexcept nogil:
+                     double* elapsed, interrupt_t* it) noexcept nogil:
     """Train until ``iters`` simulations (0 = no limit) or ``time_limit`` seconds
-    (<= 0 = no limit); returns the number of simulations."""
+    (<= 0 = no limit), or ``it`` reports an interrupt (between simulations);
+    returns the number of simulations."""
     cdef double t0 = now_monotonic(), deadline = t0 + time_limit
     cdef uint64_t done = 0
     cdef bint timed = time_limit > 0
@@ -213,6 +217,8 @@ cdef uint64_t tl_run(GameState* root, TLTree* t, uint64_t iters, double time_lim
         if iters and done >= iters:
             break
         if t.nodes[0].visits >= 2000000000:
+            break
+        if interrupt_poll(it):
             break
         tl_simulate(root, t)
         done += 1
@@ -281,6 +287,17 @@ cdef class TreeLearner:
         self.set_learning_rate(0.4, 0.01, log(0.4 / 0.01) / 30.0)
         self.seed = seed
         rng_seed(&self.t.rng, seed)
+
+    def acquire(self, what="agent"):
+        """Take the tree for one thread; ``RuntimeError`` if another thread has it
+        (test and set in one step under the GIL)."""
+        if self.busy:
+            raise RuntimeError(f"this {what} is already searching in another thread")
+        self.busy = True
+
+    def release(self):
+        """Give the tree back (see ``acquire``)."""
+        self.busy = False
 
     def __dealloc__(self):
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(TLNode))
@@ -387,8 +404,11 @@ def tl_search(TreeLearner tree, GameBoard board, uint64_t iterations, double tim
     """Train from ``board`` (the tree's root position); ``(simulations, seconds)``."""
     cdef uint64_t done
     cdef double elapsed = 0.0
+    cdef interrupt_t it
+    interrupt_init(&it, 64, NULL)
     with nogil:
-        done = tl_run(&board.state, &tree.t, iterations, time_limit, &elapsed)
+        done = tl_run(&board.state, &tree.t, iterations, time_limit, &elapsed, &it)
+    interrupt_finish(&it)
     return done, elapsed
 
 

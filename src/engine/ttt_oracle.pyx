@@ -144,34 +144,58 @@ cdef void _reach(const double* Q, TTTState* s, int me, char* seen) noexcept nogi
             ttt_unmake(s, c)
 
 
+cdef void _optimality_counts(const double* Q, int* out) noexcept nogil:
+    """out[0..5]: see ``optimality_counts``."""
+    cdef int i, idx, a, nopt = 0, me
+    cdef char seen[TTT_STATES]
+    cdef TTTState s
+    for i in range(_ndecisions):
+        idx = _decisions[i]
+        a = _greedy(Q, idx, _dec_empty[i])
+        nopt += (_optimal[idx] >> a) & 1
+    out[0] = nopt
+    out[1] = _ndecisions
+    for me in range(2):
+        memset(seen, 0, TTT_STATES)
+        ttt_reset(&s)
+        _reach(Q, &s, me, seen)
+        out[2 + 2 * me] = out[3 + 2 * me] = 0
+        for i in range(_ndecisions):
+            idx = _decisions[i]
+            if seen[idx] and _dec_to_move[i] == me:
+                out[3 + 2 * me] += 1
+                a = _greedy(Q, idx, _dec_empty[i])
+                out[2 + 2 * me] += (_optimal[idx] >> a) & 1
+
+
 def optimality_counts(double[:, ::1] q not None):
     """``(optimal_all, 4520, optimal_reach_X, reach_X, optimal_reach_O, reach_O)``:
     how many decision positions have the agent's greedy move among the optimal
     ones, over all 4520 and over those it reaches playing X / O itself."""
     _check(q)
-    cdef int i, idx, a, e, nopt = 0, me
-    cdef int ro[2]
-    cdef int rn[2]
-    cdef char seen[TTT_STATES]
-    cdef TTTState s
-    cdef const double* Q = &q[0, 0]
+    cdef int out[6]
     with nogil:
-        for i in range(_ndecisions):
-            idx = _decisions[i]
-            a = _greedy(Q, idx, _dec_empty[i])
-            nopt += (_optimal[idx] >> a) & 1
-        for me in range(2):
-            memset(seen, 0, TTT_STATES)
-            ttt_reset(&s)
-            _reach(Q, &s, me, seen)
-            ro[me] = rn[me] = 0
-            for i in range(_ndecisions):
-                idx = _decisions[i]
-                if seen[idx] and _dec_to_move[i] == me:
-                    rn[me] += 1
-                    a = _greedy(Q, idx, _dec_empty[i])
-                    ro[me] += (_optimal[idx] >> a) & 1
-    return nopt, _ndecisions, ro[0], rn[0], ro[1], rn[1]
+        _optimality_counts(&q[0, 0], out)
+    return out[0], out[1], out[2], out[3], out[4], out[5]
+
+
+cdef void oracle_report(const double* Q, double* out) noexcept nogil:
+    """The learning-curve measures of ``ttt_engine.exact.exact_report``, in its
+    order: optimality over all decision positions, over those reached as X and
+    as O; exact win, draw, loss against random as X; the same as O."""
+    cdef int o[6]
+    cdef TTTState s
+    cdef int k
+    _optimality_counts(Q, o)
+    out[0] = <double>o[0] / o[1]
+    out[1] = <double>o[2] / o[3]
+    out[2] = <double>o[4] / o[5]
+    for k in range(3, 9):
+        out[k] = 0.0
+    ttt_reset(&s)
+    _vs_random(Q, &s, 0, 1.0, out + 3)
+    ttt_reset(&s)
+    _vs_random(Q, &s, 1, 1.0, out + 6)
 
 
 cdef void _vs_random(const double* Q, TTTState* s, int me, double p, double* out) noexcept nogil:

@@ -41,6 +41,9 @@ from ttt_engine._core.uttt cimport (
 from ttt_engine._core.ttt cimport ttt_win_table
 from ttt_engine._core.uttt cimport uttt_playout
 from ttt_engine._core.rng cimport rng_t, rng_seed
+from ttt_engine._core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 from libc.stdint cimport uint64_t
 
 uttt_init_tables()
@@ -466,27 +469,49 @@ def perft(depth, board=None):
     return _perft(board, depth)
 
 
-def random_playouts(n_games, seed=None, board=None):
-    """Play ``n_games`` uniformly random games from ``board`` (default: start)
-    and return ``(x_wins, o_wins, draws, total_plies)``.  Runs without the GIL;
-    the speed benchmark of the playout loop (``bench/bench_uttt.py``)."""
-    from ttt_engine._util import check_int, resolve_seed
-    cdef long long n = check_int("n_games", n_games, min=0)
-    cdef uint64_t sd = resolve_seed(seed)
-    if board is None:
-        board = Board()
-    elif not isinstance(board, Board):
-        raise ValueError(f"board must be a ttt_engine.uttt.Board, got {type(board).__name__}")
-    cdef UTTTState root = (<Board>board).state
+def _playouts_part(Board board, long long n, uint64_t sd, int[::1] stop=None):
+    """One thread's share of ``random_playouts``."""
+    cdef UTTTState root = board.state
     cdef UTTTState work
     cdef rng_t rng
     cdef long long i, plies = 0
     cdef long long res[4]
+    cdef interrupt_t it
     res[0] = res[1] = res[2] = res[3] = 0
     rng_seed(&rng, sd)
+    interrupt_init(&it, 16, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
         for i in range(n):
+            if interrupt_poll(&it):
+                break
             work = root
             res[uttt_playout(&work, &rng)] += 1
             plies += work.nmoves - root.nmoves
+    interrupt_finish(&it)
     return res[1], res[2], res[3], plies
+
+
+def random_playouts(n_games, seed=None, board=None, threads=1):
+    """Play ``n_games`` uniformly random games from ``board`` (default: start)
+    and return ``(x_wins, o_wins, draws, total_plies)``.  Runs without the GIL;
+    the speed benchmark of the playout loop (``bench/bench_uttt.py``).
+    ``threads``: split the games over this many threads, each with a generator
+    seeded from ``seed`` (same ``seed`` and ``threads`` => same result).
+    Ctrl-C stops it within milliseconds (``KeyboardInterrupt``)."""
+    from ttt_engine._util import check_int, resolve_seed
+    from ttt_engine._parallel import check_threads, run_parts, split_counts, split_seeds
+    n = check_int("n_games", n_games, min=0, max=(1 << 63) - 1)
+    sd = resolve_seed(seed)
+    k = check_threads(threads)
+    if board is None:
+        board = Board()
+    elif not isinstance(board, Board):
+        raise ValueError(f"board must be a ttt_engine.uttt.Board, got {type(board).__name__}")
+    x = o = d = plies = 0
+    for r in run_parts(_playouts_part, [(board, c, ps) for c, ps in
+                                        zip(split_counts(n, k), split_seeds(sd, k))]):
+        x += r[0]
+        o += r[1]
+        d += r[2]
+        plies += r[3]
+    return x, o, d, plies

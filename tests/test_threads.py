@@ -1,0 +1,251 @@
+"""Threads: one search object shared by two threads never crashes or hangs (a
+clear RuntimeError or a correct result), separate objects run side by side
+without the GIL, and root-parallel search (``threads=k``) is reproducible."""
+import threading
+
+import numpy as np
+import pytest
+
+from ttt_engine import Board, MCTS, MCTSAgent, evaluate, train, uttt
+from ttt_engine import clobber, quixo, search
+from ttt_engine._core import qlearning
+from ttt_engine._core.playout import random_playouts
+from ttt_engine._parallel import split_seeds
+from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
+
+BUSY = "is already searching in another thread"
+
+
+def _race(calls, reps):
+    """Run the callables at the same moment in their own threads, ``reps``
+    times; returns the list of (result or exception) per call per repetition."""
+    out = []
+    for _ in range(reps):
+        barrier = threading.Barrier(len(calls))
+        got = [None] * len(calls)
+
+        def run(i):
+            barrier.wait()
+            try:
+                got[i] = calls[i]()
+            except Exception as exc:      # noqa: BLE001 - the test inspects it
+                got[i] = exc
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        out.append(got)
+    return out
+
+
+def _check_outcomes(outcomes, legal, what):
+    refused = 0
+    for got in outcomes:
+        for r, ok in zip(got, legal):
+            if isinstance(r, RuntimeError):
+                assert str(r) == f"this {what} {BUSY}"
+                refused += 1
+            else:
+                assert not isinstance(r, BaseException), r
+                assert r in ok
+    return refused
+
+
+def test_one_mcts_two_threads_uttt_and_ttt_boards():
+    m = MCTS(seed=1)
+    u, t = uttt.Board(), Board()
+    outcomes = _race([lambda: m.search(u, simulations=300), lambda: m.search(t, simulations=300)],
+                     1000)
+    _check_outcomes(outcomes, [set(u.legal_moves), set(t.legal_moves)], "MCTS")
+    # still a working searcher afterwards
+    assert m.search(Board(), simulations=20_000) == 4
+
+
+def test_one_mcts_two_threads_same_board_results_are_correct():
+    m = MCTS(seed=2, reuse=False)
+    b = Board()
+    outcomes = _race([lambda: m.search(b, simulations=20_000)] * 2, 100)
+    _check_outcomes(outcomes, [{4}, {4}], "MCTS")
+
+
+def test_one_root_parallel_mcts_two_threads():
+    m = MCTS(seed=3, threads=2)
+    u = uttt.Board()
+    outcomes = _race([lambda: m.search(u, simulations=400)] * 2, 200)
+    _check_outcomes(outcomes, [set(u.legal_moves)] * 2, "MCTS")
+
+
+def test_one_mcts_agent_two_threads():
+    agent = MCTSAgent(simulations=300, seed=4)
+    u, t = uttt.Board(), Board()
+    outcomes = _race([lambda: agent.select_move(u), lambda: agent.select_move(t)], 300)
+    _check_outcomes(outcomes, [set(u.legal_moves), set(t.legal_moves)], "MCTS")
+
+
+@pytest.mark.parametrize("cls", [TreeQAgent, SarsaAgent])
+def test_one_tree_learner_two_threads(cls):
+    agent = cls(iterations=300, seed=5)
+    u, t = uttt.Board(), Board()
+    outcomes = _race([lambda: agent.select_move(u), lambda: agent.select_move(t)], 300)
+    _check_outcomes(outcomes, [set(u.legal_moves), set(t.legal_moves)], cls.__name__)
+
+
+def test_one_absearcher_two_threads():
+    s = search.ABSearcher()
+    x = Board()
+    x.push(4)
+
+    def value():
+        return search.alphabeta(x, searcher=s).value
+
+    outcomes = _race([value, value], 200)
+    _check_outcomes(outcomes, [{0.0}, {0.0}], "ABSearcher")
+
+
+def test_module_level_searches_in_two_threads_are_independent():
+    boards = [Board(), Board()]
+    boards[1].push(0)
+    boards[1].push(1)        # X to move with a forced win
+    want = [search.alphabeta(b).value for b in boards]
+    outcomes = _race([lambda: search.alphabeta(boards[0]).value,
+                      lambda: search.alphabeta(boards[1]).value], 200)
+    assert all(got == want for got in outcomes)
+
+
+def test_one_qtrainer_two_threads():
+    q = np.zeros((19683, 9))
+    tr = qlearning.QTrainer(q, 0.1, 0.9, 0.5, 1.0, 0.01, 1, False, 7)
+    outcomes = _race([lambda: tr.run(20_000), lambda: tr.run(20_000)], 100)
+    runs = 0
+    for got in outcomes:
+        for r in got:
+            if isinstance(r, RuntimeError):
+                assert str(r) == "this QTrainer is already training in another thread"
+            else:
+                assert sum(r) == 20_000
+                runs += 1
+    assert tr.episodes == 20_000 * runs
+
+
+def test_searches_release_the_gil():
+    """While a search runs in another thread, this thread keeps running Python."""
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (MCTS(seed=1).search(uttt.Board(), time=0.5),
+                                         done.set()))
+    t.start()
+    spins = 0
+    while not done.is_set():
+        spins += 1
+    t.join()
+    assert spins > 10_000
+
+
+# ---------------------------------------------------------------- root parallelism
+GAMES = {
+    "ttt": Board,
+    "uttt": uttt.Board,
+    "clobber": clobber.Board,
+    "quixo": quixo.Board,
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_root_parallel_mcts_every_game_reproducible(game):
+    board = GAMES[game]()
+    runs = []
+    for _ in range(2):
+        m = MCTS(seed=11, threads=2, max_nodes=200_000)
+        move = m.search(board, simulations=3000)
+        runs.append((move, m.stats["children"]))
+        assert move in board.legal_moves
+        assert m.stats["simulations"] == 3000
+        assert m.stats["threads"] == 2
+        assert 0 < sum(c["visits"] for c in m.stats["children"]) <= m.stats["root_visits"]
+    assert runs[0] == runs[1]
+
+
+def test_root_parallel_sums_the_trees():
+    """threads=2 == the two single-tree searches with the split seeds, summed."""
+    b = uttt.Board()
+    m = MCTS(seed=21, threads=2, reuse=False)
+    m.search(b, simulations=4000)
+    visits = {}
+    for s in split_seeds(m.seed, 2):
+        one = MCTS(seed=s, reuse=False)
+        one.search(b, simulations=2000)
+        for c in one.stats["children"]:
+            visits[c["move"]] = visits.get(c["move"], 0) + c["visits"]
+    assert {c["move"]: c["visits"] for c in m.stats["children"]} == visits
+    assert visits[m.stats["best_move"]] == max(visits.values())
+
+
+def test_root_parallel_plays_well_and_reuses():
+    b = Board()
+    m = MCTS(seed=5, threads=2)
+    assert m.search(b, simulations=40_000) == 4
+    b.push(4)
+    b.push(0)
+    move = m.search(b, simulations=20_000)
+    assert m.stats["reused"]
+    assert move in b.legal_moves
+
+
+def test_root_parallel_solver_finds_the_win():
+    b = Board()
+    for mv in (0, 3, 1, 4):     # X to move: 2 wins at once
+        b.push(mv)
+    m = MCTS(seed=1, threads=2, solver=True)
+    assert m.search(b, simulations=10_000) == 2
+    assert m.stats["root_proven"] == 1
+
+
+def test_mcts_agent_threads():
+    a = MCTSAgent(simulations=2000, seed=3, threads=2)
+    assert a.threads == 2
+    assert a.select_move(uttt.Board()) == MCTSAgent(simulations=2000, seed=3,
+                                                    threads=2).select_move(uttt.Board())
+
+
+def test_threads_one_is_the_single_tree_search():
+    a, b = MCTS(seed=8), MCTS(seed=8, threads=1)
+    assert a.search(uttt.Board(), simulations=3000) == b.search(uttt.Board(), simulations=3000)
+    assert a.stats["children"] == b.stats["children"]
+
+
+def test_evaluate_threads_reproducible_and_complete():
+    agent = train(episodes=20_000, seed=1, progress=False, metrics_every=0)
+    one = evaluate(agent, games=10_001, seed=4)
+    assert one == evaluate(agent, games=10_001, seed=4, threads=1)
+    two = evaluate(agent, games=10_001, seed=4, threads=2)
+    assert two == evaluate(agent, games=10_001, seed=4, threads=2)
+    assert two.games == 10_001
+    assert abs(two.win_rate - one.win_rate) < 0.05
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_random_playouts_threads(threads):
+    r = uttt.random_playouts(3001, seed=5, threads=threads)
+    assert r == uttt.random_playouts(3001, seed=5, threads=threads)
+    assert sum(r[:3]) == 3001
+    g = random_playouts(uttt.Board(), 3001, seed=5, threads=threads)
+    assert g == random_playouts(uttt.Board(), 3001, seed=5, threads=threads)
+    assert g["first_wins"] + g["second_wins"] + g["draws"] == 3001
+
+
+def test_random_playouts_one_thread_unchanged():
+    # the single-threaded stream is the seed's own: same counts as a direct run
+    from ttt_engine._core.playout import _playouts_part
+    counts = _playouts_part(uttt.Board(), 2000, 5)
+    r = random_playouts(uttt.Board(), 2000, seed=5)
+    assert (r["first_wins"], r["second_wins"], r["draws"]) == (counts[1], counts[2], counts[3])
+
+
+@pytest.mark.parametrize("bad", [0, -1, 257, 1.5, "2", True])
+def test_threads_validated(bad):
+    for call in (lambda: MCTS(threads=bad),
+                 lambda: uttt.random_playouts(10, threads=bad),
+                 lambda: evaluate(np.zeros((19683, 9)), games=10, threads=bad)):
+        with pytest.raises(ValueError, match="threads"):
+            call()
