@@ -43,9 +43,9 @@ per call for measurements; nothing is module-global.
 """
 from libc.stdint cimport uint64_t, uint32_t, uint8_t, int64_t
 from libc.string cimport memset, memcpy
-from cpython.exc cimport PyErr_CheckSignals
 from ttt_engine._core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.clock cimport now_monotonic
+from ttt_engine._core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll, interrupt_finish
 from ttt_engine._core.clobber cimport (
     Board, ClobberState, clobber_pairs_any, clobber_count_moves,
     CLOBBER_MAX_MOVES, CLOBBER_POPCOUNT, CLOBBER_CTZ, CLOBBER_NOT_COL0, CLOBBER_NOT_COL7,
@@ -96,7 +96,6 @@ cdef struct SolveCtx:
     uint64_t db_solves
     uint64_t max_nodes
     double deadline     # monotonic seconds; 0 = none
-    double next_check   # next time the GIL is taken for signals / progress
     double next_report
     double report_every
     int depth
@@ -112,6 +111,7 @@ cdef struct SolveCtx:
     bint outcome        # outcome rules for sums of known components
     int db_stones       # components up to this many stones go to the database
     void* progress      # Python callable(nodes, depth, max_depth) or NULL
+    interrupt_t* it     # Ctrl-C check (interrupt.pxd)
 
 
 # ---------------------------------------------------------------------- geometry
@@ -462,26 +462,21 @@ cdef inline void _key(int n, uint64_t* ka, uint64_t* kb, uint64_t* k0, uint64_t*
 
 # ---------------------------------------------------------------------- search
 cdef void _checkpoint(SolveCtx* c) noexcept nogil:
-    """Every few thousand nodes: deadline, Ctrl-C (every ~20 ms), progress (~1 s)."""
+    """Every few thousand nodes: deadline and progress report (about every
+    ``report_every`` seconds, with the GIL)."""
     cdef double t = now_monotonic()
     if c.deadline > 0 and t >= c.deadline:
         c.aborted = True
         return
-    if t < c.next_check:
+    if c.progress == NULL or t < c.next_report:
         return
-    c.next_check = t + 0.02
+    c.next_report = t + c.report_every
     with gil:
-        if PyErr_CheckSignals() != 0:
+        try:
+            (<object>c.progress)(c.nodes, c.depth, c.max_depth)
+        except BaseException:
             c.aborted = True
             c.interrupted = True
-            return
-        if c.progress != NULL and t >= c.next_report:
-            c.next_report = t + c.report_every
-            try:
-                (<object>c.progress)(c.nodes, c.depth, c.max_depth)
-            except BaseException:
-                c.aborted = True
-                c.interrupted = True
 
 
 cdef bint _solve_pos(SolveCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
@@ -509,6 +504,10 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     c.nodes += 1
     if c.max_nodes and c.nodes > c.max_nodes:
         c.aborted = True
+        return False
+    if interrupt_poll(c.it):
+        c.aborted = True
+        c.interrupted = True
         return False
     if (c.nodes & 0xFFF) == 0:
         _checkpoint(c)
@@ -730,7 +729,6 @@ cdef class Solver:
         self.ctx.report_every = report_every
         t = now_monotonic()
         self.ctx.deadline = t + tl if tl else 0.0
-        self.ctx.next_check = t
         self.ctx.next_report = t + report_every
         self.ctx.max_nodes = limit
         self.ctx.aborted = False
@@ -752,12 +750,16 @@ cdef class Solver:
             raise ValueError("own and opp masks overlap")
         self._begin(max_nodes, time_limit, progress, report_every)
         cdef bint r
+        cdef interrupt_t it
+        interrupt_init(&it, 64, NULL)
+        self.ctx.it = &it
         with nogil:
             r = _solve_pos(&self.ctx, own, opp)
         self.ctx.progress = NULL
+        self.ctx.it = NULL
         self._progress = None
+        interrupt_finish(&it)           # raises KeyboardInterrupt after Ctrl-C
         if self.ctx.interrupted:
-            PyErr_CheckSignals()
             raise KeyboardInterrupt
         if self.ctx.aborted:
             return None
@@ -772,9 +774,14 @@ cdef class Solver:
         cdef uint64_t a = own, b = opp, k0, k1
         self._begin(None, None, None, 1.0)
         cdef int r
+        cdef interrupt_t it
+        interrupt_init(&it, 64, NULL)
+        self.ctx.it = &it
         with nogil:
             _key_fast(&self.ctx, &a, &b, &k0, &k1)
             r = _reduce(&self.ctx, &a, &b)
+        self.ctx.it = NULL
+        interrupt_finish(&it)
         if self.ctx.interrupted:
             raise KeyboardInterrupt
         return a, b, (k0, k1), (None if r == R_UNKNOWN else bool(r == R_WIN))
