@@ -9,14 +9,12 @@ import sys
 import time
 import zlib
 
+import clobber_reference as ref
 import pytest
-
 from ttt_engine import clobber as C
 from ttt_engine.clobber_cert import certificate_bytes, write_certificate
 from ttt_engine.clobber_check import CertificateError, check_certificate
 from ttt_engine.clobber_solve import main, solve_board
-
-import clobber_reference as ref
 
 # (rows, cols) -> the side to move wins (README table; every entry under ~1 s)
 KNOWN = {(1, 1): False, (1, 2): True, (1, 3): True, (1, 4): True, (1, 5): False, (1, 6): False,
@@ -74,7 +72,7 @@ def test_reduce_removes_zero_and_negative_pairs():
     s = C.Solver(14)
     # B W _ W B : two dominoes (*, *) cancel as a claw pair -> nothing left
     b = C.Board.from_string("BW_WB")
-    a, bb, _, settled = s.reduce(*b.bitboards)
+    a, bb, _, _ = s.reduce(*b.bitboards)
     assert a == 0 and bb == 0
     # a component and its colour-swapped mirror cancel
     b = C.Board.from_string("BBW__WWB")
@@ -147,7 +145,7 @@ def test_cli_ctrl_c_stops_quickly_and_keeps_table(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "ttt_engine", "clobber", "solve", "6x6", "--table",
                           str(table), "--save-every", "0.5", "--quiet"],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509 (a background shell ignores SIGINT)
     deadline = time.time() + 60
     while not table.exists() and time.time() < deadline:
         time.sleep(0.2)

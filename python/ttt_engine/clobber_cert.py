@@ -11,17 +11,23 @@ components) as records the checker verifies by brute force on the
 components.  A position proven once is referred to afterwards.
 """
 import json
-import sys
 import zlib
 
 from ttt_engine._util import atomic_write
 from ttt_engine.clobber_check import (
-    FORMAT, MAX_BRUTE, components, is_negative, legal_moves, normalize, play, strip_dead,
+    FORMAT,
+    MAX_BRUTE,
+    components,
+    is_negative,
+    legal_moves,
+    normalize,
+    play,
+    strip_dead,
 )
 
 
 def _popcount(x):
-    return bin(x).count("1")
+    return x.bit_count()
 
 
 def _is_claw(own, opp):

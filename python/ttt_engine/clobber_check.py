@@ -231,7 +231,7 @@ class Checker:
                 z = self._mask()
                 self._check_union(own, opp, z)
                 zo, zp = own & z, opp & z
-                if bin(z).count("1") > 2 * MAX_BRUTE:
+                if z.bit_count() > 2 * MAX_BRUTE:
                     raise CertificateError("zero set too large to check")
                 if self.wins(zo, zp) or self.wins(zp, zo):
                     raise CertificateError(f"stones {z:#x} are not a zero game")
@@ -249,7 +249,7 @@ class Checker:
                 le = ge = True
                 gt = False
                 for comp in comps:
-                    if bin(comp).count("1") > MAX_BRUTE:
+                    if comp.bit_count() > MAX_BRUTE:
                         raise CertificateError("outcome rule on a component too large to check")
                     lw = self.wins(own & comp, opp & comp)
                     rw = self.wins(opp & comp, own & comp)
