@@ -4,16 +4,17 @@ The game is compiled (``ttt_engine._core.clobber``); this module is its public f
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _verbs
-from ttt_engine._core import clobber as _clobber
 from ttt_engine._core.clobber import (
-    DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board, Solver,
+    DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
     format_move, heuristic_id, move_from_squares, move_squares, parse_move, square_name,
 )
+from ttt_engine._core import clobber_solve as _clobber_solve
+from ttt_engine._core.clobber_solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
 
 __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
-    "SolveResult", "Solver", "format_move", "heuristic_id", "move_from_squares",
+    "SolveResult", "Solver", "TECHNIQUES", "format_move", "heuristic_id", "move_from_squares",
     "move_squares", "parse_move", "perft", "random_playouts", "solve", "square_name",
 ]
 
@@ -31,7 +32,7 @@ def random_playouts(board, n, seed=None, threads=1):
                                   threads=threads)
 
 
-def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22):
+def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22, **techniques):
     """Exact value of ``board`` for the side to move (Clobber has no draws): a
     :class:`SolveResult` with ``value`` ``"win"``/``"loss"``, ``winner``, a
     winning ``best_move``, ``nodes``, ``tt_hits`` and ``seconds``; ``"unknown"``
@@ -40,10 +41,13 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22):
     Negamax over win/loss with a transposition table of ``2**tt_bits`` entries
     keyed by the position reduced for colour, dead groups, translation and the
     8 symmetries of the square (``Solver`` keeps its table between calls).
+    ``techniques``: switch the solver's techniques on or off for this call
+    (names in :data:`TECHNIQUES`; see docs/clobber.md).
     Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
     """
     _verbs.check_board(board, Board, "clobber.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
-    r = _clobber.solve(board, tt_bits=tt_bits, max_nodes=max_nodes, time_limit=time_limit)
+    r = _clobber_solve.solve(board, tt_bits=tt_bits, max_nodes=max_nodes,
+                             time_limit=time_limit, **techniques)
     value = "unknown" if r.win is None else ("win" if r.win else "loss")
     return SolveResult(value, r.winner, r.best_move, None, r.nodes, r.seconds, r.tt_hits)

@@ -61,6 +61,11 @@ def configure(p):
         se.add_argument(f"--{side}-time-limit", type=O.seconds(), default=None,
                         metavar="SECONDS",
                         help="seconds per move (iterative deepening up to the depth)")
+    from ttt_engine import clobber_solve
+    ss = sub.add_parser("solve", help="prove the standard start RxC exactly (resumable, "
+                        "time limit, certificate)", description=clobber_solve.DESCRIPTION)
+    clobber_solve.configure(ss)
+    ss.set_defaults(run=lambda args: clobber_solve.run(args, f"{p.prog} solve"))
     p.set_defaults(run=run)
     return p
 

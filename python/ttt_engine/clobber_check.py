@@ -1,0 +1,330 @@
+"""Independent checker of Clobber proof certificates (plain Python, no engine code).
+
+It knows only the rules (a move takes an own stone onto an orthogonally
+adjacent opponent stone, which is removed; a player without a move loses) and
+three facts of combinatorial game theory about disjunctive sums of
+independent components (Berlekamp, Conway, Guy: *Winning Ways*; Siegel:
+*Combinatorial Game Theory*):
+
+- G + Z has the outcome of G when Z = 0, i.e. when Z is lost by whoever moves
+  first in it (the checker settles that by brute force on Z alone);
+- G + (-G) = 0, where -G is G with the colours swapped (here: a component
+  whose colour-swapped copy is congruent to another component);
+- with the mover as Left: if every component is <= 0 (Left moving first loses
+  it) the sum is <= 0 and the mover loses; if every component is >= 0 (Right
+  moving first loses it) and one is |> 0 (Left moving first wins it), the
+  sum is |> 0 and the mover wins (component outcomes again by brute force).
+
+Positions are two masks from the mover's side, bit ``r * 8 + c``; stones in
+one-coloured groups are dropped (they can never move or be taken, since
+stones only move onto stones).
+
+Certificate format (``ttt_engine.clobber_cert`` writes it): a header line of
+JSON (format, rows, cols, to_move, own, opp, claim), then a zlib stream of
+records read in depth-first order; each record proves one claim ("the mover
+wins" / "the mover loses") about the current position:
+
+``M m``  win: move ``m`` (one byte, ``(r * 8 + c) * 4 + direction``; directions
+         down, up, right, left), then a proof that the mover after it loses;
+``A``    loss: for every legal move in ascending order, a proof that the
+         mover after it wins;
+``R``    the same claim about this position (after translation to the corner)
+         was proven earlier in the stream;
+``Z z``  (8-byte mask) the stones ``z`` are whole components whose sum is 0;
+         then a proof of the same claim without them;
+``N g h`` (two 8-byte masks) component ``h`` is the colour-swapped copy of
+         component ``g``; then a proof of the same claim without both;
+``O``    the outcome rules above settle the claim (every component at most
+         ``MAX_BRUTE`` stones).
+"""
+import json
+import sys
+import zlib
+
+FORMAT = "ttt-engine clobber certificate 1"
+MAX_BRUTE = 16          # largest component (or zero set) settled by brute force
+_STEP = (8, -8, 1, -1)  # down, up, right, left
+
+
+def _neighbours(sq):
+    r, c = divmod(sq, 8)
+    out = []
+    if r < 7:
+        out.append(sq + 8)
+    if r > 0:
+        out.append(sq - 8)
+    if c < 7:
+        out.append(sq + 1)
+    if c > 0:
+        out.append(sq - 1)
+    return out
+
+
+_NB = [_neighbours(sq) for sq in range(64)]
+_NBMASK = [sum(1 << n for n in _NB[sq]) for sq in range(64)]
+
+
+def _bits(x):
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+def legal_moves(own, opp):
+    """Moves of the mover, ascending: ``sq * 4 + direction`` onto an adjacent opponent stone."""
+    out = []
+    for sq in _bits(own):
+        r, c = divmod(sq, 8)
+        for d, step in enumerate(_STEP):
+            if d == 0 and r == 7 or d == 1 and r == 0 or d == 2 and c == 7 or d == 3 and c == 0:
+                continue
+            if (opp >> (sq + step)) & 1:
+                out.append(sq * 4 + d)
+    return out
+
+
+def play(own, opp, m):
+    """The position after move ``m``, from the new mover's side."""
+    sq = m >> 2
+    to = sq + _STEP[m & 3]
+    return opp & ~(1 << to), (own & ~(1 << sq)) | (1 << to)
+
+
+def components(own, opp):
+    """4-connected groups of stones: list of masks."""
+    occ = own | opp
+    out = []
+    while occ:
+        seed = occ & -occ
+        comp, frontier = seed, seed
+        while frontier:
+            new = 0
+            for sq in _bits(frontier):
+                new |= _NBMASK[sq]
+            new &= (own | opp) & ~comp
+            comp |= new
+            frontier = new
+        out.append(comp)
+        occ &= ~comp
+    return out
+
+
+def strip_dead(own, opp):
+    """Drop groups of one colour."""
+    keep = 0
+    for comp in components(own, opp):
+        if comp & own and comp & opp:
+            keep |= comp
+    return own & keep, opp & keep
+
+
+def normalize(own, opp):
+    """Translated to the top-left corner (no other symmetry)."""
+    occ = own | opp
+    if not occ:
+        return 0, 0
+    rmin = min(sq >> 3 for sq in _bits(occ))
+    cmin = min(sq & 7 for sq in _bits(occ))
+    shift = rmin * 8 + cmin
+    return own >> shift, opp >> shift
+
+
+def is_negative(own, opp, g, h):
+    """True if component ``h`` is component ``g`` with colours swapped, up to a
+    symmetry of the square and a translation."""
+    def shape(mask):
+        rows = [s >> 3 for s in _bits(mask)]
+        cols = [s & 7 for s in _bits(mask)]
+        r0, c0 = min(rows), min(cols)
+        return {((s >> 3) - r0, (s & 7) - c0): bool((own >> s) & 1) for s in _bits(mask)}
+    sg, sh = shape(g), shape(h)
+    if len(sg) != len(sh):
+        return False
+    pts = list(sg)
+    for t in range(8):
+        img = []
+        for r, c in pts:
+            if t & 1:
+                r, c = c, r
+            if t & 2:
+                r = -r
+            if t & 4:
+                c = -c
+            img.append((r, c))
+        rm = min(p[0] for p in img)
+        cm = min(p[1] for p in img)
+        if all(sh.get((r - rm, c - cm)) is (not sg[p]) for (r, c), p in zip(img, pts)):
+            return True
+    return False
+
+
+class CertificateError(ValueError):
+    """The certificate does not prove its claim."""
+
+
+class Checker:
+    """Replays a certificate; ``brute`` memoises brute-force outcomes."""
+
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+        self.proven = (set(), set())       # claims False / True, normalized keys
+        self.brute_memo = {}
+        self.records = 0
+
+    def _byte(self):
+        if self.pos >= len(self.data):
+            raise CertificateError("certificate ends early")
+        b = self.data[self.pos]
+        self.pos += 1
+        return b
+
+    def _mask(self):
+        if self.pos + 8 > len(self.data):
+            raise CertificateError("certificate ends early")
+        v = int.from_bytes(self.data[self.pos:self.pos + 8], "little")
+        self.pos += 8
+        return v
+
+    def wins(self, own, opp):
+        """Brute force: does the mover win (own, opp)?  Plain memoised negamax."""
+        own, opp = strip_dead(own, opp)
+        key = normalize(own, opp)
+        r = self.brute_memo.get(key)
+        if r is None:
+            r = any(not self.wins(*play(own, opp, m)) for m in legal_moves(own, opp))
+            self.brute_memo[key] = r
+        return r
+
+    def prove(self, own, opp, claim):
+        """Read records proving ``claim`` (True: the mover wins) about (own, opp)."""
+        stack = [(own, opp, claim, None)]
+        # explicit stack: (own, opp, claim, post) where post marks the key to record
+        while stack:
+            own, opp, claim, done = stack.pop()
+            if done is not None:
+                self.proven[claim].add(done)
+                continue
+            own, opp = strip_dead(own, opp)
+            key = normalize(own, opp)
+            tag = self._byte()
+            self.records += 1
+            if tag == ord("R"):
+                if key not in self.proven[claim]:
+                    raise CertificateError(f"reference to an unproven position {key} ({claim})")
+                continue
+            stack.append((0, 0, claim, key))
+            if tag == ord("M"):
+                m = self._byte()
+                if not claim:
+                    raise CertificateError("a move record where a loss is claimed")
+                if m not in legal_moves(own, opp):
+                    raise CertificateError(f"illegal move {m} in {key}")
+                stack.append((*play(own, opp, m), False, None))
+            elif tag == ord("A"):
+                if claim:
+                    raise CertificateError("an all-moves record where a win is claimed")
+                for m in reversed(legal_moves(own, opp)):
+                    stack.append((*play(own, opp, m), True, None))
+            elif tag == ord("Z"):
+                z = self._mask()
+                self._check_union(own, opp, z)
+                zo, zp = own & z, opp & z
+                if z.bit_count() > 2 * MAX_BRUTE:
+                    raise CertificateError("zero set too large to check")
+                if self.wins(zo, zp) or self.wins(zp, zo):
+                    raise CertificateError(f"stones {z:#x} are not a zero game")
+                stack.append((own & ~z, opp & ~z, claim, None))
+            elif tag == ord("N"):
+                g, h = self._mask(), self._mask()
+                comps = components(own, opp)
+                if g not in comps or h not in comps or g == h:
+                    raise CertificateError("negative pair is not two components")
+                if not is_negative(own, opp, g, h):
+                    raise CertificateError("components are not colour-swapped copies")
+                stack.append((own & ~(g | h), opp & ~(g | h), claim, None))
+            elif tag == ord("O"):
+                comps = components(own, opp)
+                le = ge = True
+                gt = False
+                for comp in comps:
+                    if comp.bit_count() > MAX_BRUTE:
+                        raise CertificateError("outcome rule on a component too large to check")
+                    lw = self.wins(own & comp, opp & comp)
+                    rw = self.wins(opp & comp, own & comp)
+                    le = le and not lw
+                    ge = ge and not rw
+                    gt = gt or lw
+                if claim and not (ge and gt):
+                    raise CertificateError("outcome rule does not give a win")
+                if not claim and not le:
+                    raise CertificateError("outcome rule does not give a loss")
+            else:
+                raise CertificateError(f"unknown record tag {tag!r}")
+
+    @staticmethod
+    def _check_union(own, opp, z):
+        comps = components(own, opp)
+        rest = z
+        for comp in comps:
+            if comp & z:
+                if comp & z != comp:
+                    raise CertificateError("zero set cuts a component")
+                rest &= ~comp
+        if rest:
+            raise CertificateError("zero set holds squares without stones")
+
+
+def read_certificate(path):
+    """(header dict, record bytes) of a certificate file."""
+    with open(path, "rb") as f:
+        head = f.readline()
+        body = f.read()
+    try:
+        header = json.loads(head.decode())
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise CertificateError(f"{path}: not a certificate (bad header)") from None
+    if header.get("format") != FORMAT:
+        raise CertificateError(f"{path}: not a Clobber certificate ({header.get('format')!r})")
+    try:
+        return header, zlib.decompress(body)
+    except zlib.error as e:
+        raise CertificateError(f"{path}: corrupt record stream: {e}") from None
+
+
+def check_certificate(path):
+    """Check a certificate file; returns a one-line summary, raises
+    ``CertificateError`` if it does not prove its claim."""
+    header, data = read_certificate(path)
+    own, opp, claim = int(header["own"]), int(header["opp"]), header["claim"]
+    if claim not in ("win", "loss"):
+        raise CertificateError(f"unknown claim {claim!r}")
+    rows, cols = int(header["rows"]), int(header["cols"])
+    full = sum(1 << (8 * r + c) for r in range(rows) for c in range(cols))
+    if own & opp or (own | opp) & ~full:
+        raise CertificateError("position does not fit the board")
+    ch = Checker(data)
+    ch.prove(own, opp, claim == "win")
+    if ch.pos != len(data):
+        raise CertificateError("trailing records after the proof")
+    mover = header["to_move"]
+    return (f"{rows}x{cols}, {mover} to move: {claim.upper()} for {mover} confirmed "
+            f"({ch.records:,} records, {len(ch.brute_memo):,} positions brute-forced)")
+
+
+def main(argv=None):
+    """``python -m ttt_engine.clobber_check CERT...``: exit 0 if all are valid."""
+    argv = sys.argv[1:] if argv is None else argv
+    bad = 0
+    for path in argv:
+        try:
+            print(f"{path}: {check_certificate(path)}")
+        except (CertificateError, OSError, KeyError, ValueError) as e:
+            print(f"{path}: INVALID: {e}")
+            bad += 1
+    return 1 if bad or not argv else 0
+
+
+if __name__ == "__main__":      # pragma: no cover
+    sys.exit(main())

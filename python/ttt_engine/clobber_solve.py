@@ -1,0 +1,270 @@
+"""``ttt-engine clobber solve ROWSxCOLS``: settle a Clobber start position.
+
+The search runs first move by first move (in the solver's order); after each
+one, and every ``--save-every`` seconds inside one, the valuable part of the
+table (every result that cost at least ``--min-work`` nodes, and the whole
+small-component database) is written atomically to ``--table`` together with
+the first moves proven so far, so an interrupted run (Ctrl-C, ``--time-limit``,
+a crash) resumes where it stopped.  ``--certificate`` writes a proof that
+``ttt_engine.clobber_check`` confirms with the plain rules only.
+
+Exit status: 0 settled, 3 time limit reached (resumable), 130 interrupted
+(resumable), 2 bad usage.
+"""
+import argparse
+import io
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from ttt_engine._util import atomic_write, check_int, check_real
+from ttt_engine.clobber import TECHNIQUES, Board, Solver, format_move
+
+EXIT_OK, EXIT_USAGE, EXIT_TIME, EXIT_INTERRUPT = 0, 2, 3, 130
+FORMAT = "ttt-engine clobber table 1"
+
+
+def parse_size(text):
+    """``"6x5"`` -> (6, 5); ``ValueError`` naming the expected form."""
+    try:
+        r, c = (int(x) for x in str(text).lower().split("x"))
+    except ValueError:
+        raise ValueError(f"board size must look like ROWSxCOLS (e.g. 6x5), got {text!r}") from None
+    if not (1 <= r <= 8 and 1 <= c <= 8):
+        raise ValueError(f"board size {r}x{c}: rows and columns must be 1-8")
+    return r, c
+
+
+def save_table(path, solver, meta, min_work):
+    """Write the solver's valuable entries and ``meta`` to ``path`` atomically."""
+    rows = solver.export_entries(min_work)
+    buf = io.BytesIO()
+    np.savez(buf, entries=rows, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    data = buf.getvalue()
+    atomic_write(path, lambda f: f.write(data))
+    return len(rows)
+
+
+def load_table(path, solver):
+    """Load a table written by ``save_table`` into ``solver``; returns its meta dict."""
+    try:
+        with np.load(path) as z:
+            meta = json.loads(bytes(z["meta"]).decode())
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"{path}: not a Clobber solver table ({meta.get('format')!r})")
+            solver.import_entries(z["entries"])
+    except (OSError, KeyError, ValueError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read solver table {path}: {e}") from None
+    return meta
+
+
+def solve_board(board, solver, *, table=None, resume=True, time_limit=None, save_every=60.0,
+                min_work=1024, report=None, report_every=1.0):
+    """Settle ``board`` first move by first move; returns a dict with ``result``
+    ("win" / "loss" / "timeout" / "interrupted"), ``winning_move``, ``proven``
+    (first move -> outcome for the side to move after it, as notation),
+    ``nodes``, ``cpu``, ``wall`` (this run) and the totals over resumed runs.
+
+    ``report(info)`` (optional) is called about every ``report_every`` seconds
+    and after each first move with a dict: nodes, depth, max_depth, elapsed,
+    proven (count), moves (total), current (move in notation)."""
+    own, opp = board.bitboards
+    if board.to_move == "W":
+        own, opp = opp, own
+    key = f"{board.rows}x{board.cols}:{board.to_move}:{own}:{opp}"
+    meta = {"format": FORMAT, "position": key, "proven": {}, "nodes": 0, "cpu": 0.0, "wall": 0.0}
+    if table and resume and os.path.exists(table):
+        old = load_table(table, solver)
+        if old.get("position") == key:
+            meta.update(old)
+    moves = solver.order_moves(own, opp)
+    t0, c0 = time.perf_counter(), time.process_time()
+    nodes0 = meta["nodes"]
+    state = {"last_save": time.perf_counter(), "current": None}
+
+    run = {"nodes": 0}
+
+    def info(nodes, depth, max_depth):
+        return {"nodes": run["nodes"] + nodes, "depth": depth, "max_depth": max_depth,
+                "elapsed": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                "proven": len(meta["proven"]), "moves": len(moves), "current": state["current"]}
+
+    def progress(nodes, depth, max_depth):
+        if report is not None:
+            report(info(nodes, depth, max_depth))
+        if table and time.perf_counter() - state["last_save"] >= save_every:
+            _save(nodes)
+
+    cpu_before, wall_before = meta["cpu"], meta["wall"]
+
+    def _save(nodes):
+        meta["nodes"] = nodes0 + run["nodes"] + nodes
+        meta["cpu"] = cpu_before + time.process_time() - c0
+        meta["wall"] = wall_before + time.perf_counter() - t0
+        save_table(table, solver, meta, min_work)
+        state["last_save"] = time.perf_counter()
+
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    result, winning = None, None
+    solver.reset_counters()
+    try:
+        for m in moves:
+            name = format_move(m)
+            if name in meta["proven"]:
+                if meta["proven"][name] == "loss":
+                    result, winning = "win", name
+                    break
+                continue
+            state["current"] = name
+            left = None
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    result = "timeout"
+                    break
+            a, b = solver.child(own, opp, m)
+            before = solver.nodes
+            r = solver.outcome_of(a, b, time_limit=left, progress=progress, report_every=report_every)
+            run["nodes"] += solver.nodes - before
+            solver.reset_counters()
+            if r is None:
+                result = "timeout"
+                break
+            meta["proven"][name] = "win" if r else "loss"
+            if report is not None:
+                report(info(0, 0, 0))
+            if not r:
+                result, winning = "win", name
+                break
+        else:
+            result = "loss"
+    except KeyboardInterrupt:
+        result = "interrupted"
+    if table:
+        _save(0)
+    return {"result": result, "winning_move": winning, "proven": dict(meta["proven"]),
+            "nodes": run["nodes"], "cpu": time.process_time() - c0, "wall": time.perf_counter() - t0,
+            "total_nodes": nodes0 + run["nodes"], "total_cpu": cpu_before + time.process_time() - c0,
+            "total_wall": wall_before + time.perf_counter() - t0}
+
+
+class _Display:
+    """One progress line on stderr (tqdm's status printer when available)."""
+
+    def __init__(self, stream, quiet):
+        self.stream = stream
+        self.quiet = quiet
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+
+    def __call__(self, i):
+        if self.quiet:
+            return
+        line = (f"{i['proven']}/{i['moves']} first moves proven | move {i['current'] or '-'} | "
+                f"nodes {i['nodes']:,} | depth {i['depth']} (max {i['max_depth']}) | "
+                f"elapsed {i['elapsed']:.0f} s (CPU {i['cpu']:.0f} s)")
+        if self.tty:
+            self.stream.write("\r" + line[:150].ljust(150))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def done(self):
+        if self.tty and not self.quiet:
+            self.stream.write("\n")
+
+
+DESCRIPTION = ("Exact solver for the Clobber start position (first-player win or loss), "
+               "resumable, with a checkable certificate.")
+
+
+def build_parser(prog):
+    """The solver's own argument parser (``python -m ttt_engine.clobber_solve``)."""
+    return configure(argparse.ArgumentParser(prog=prog, description=DESCRIPTION))
+
+
+def configure(p):
+    """Add the solver's arguments to parser ``p`` (also the console's
+    ``ttt-engine clobber solve``)."""
+    p.add_argument("size", help="board ROWSxCOLS, e.g. 6x5 (1-8 each)")
+    p.add_argument("--first", choices=("B", "W"), default="B", help="side to move (default B)")
+    p.add_argument("--table", help="file keeping proven subpositions (default clobber-ROWSxCOLS.table.npz; "
+                   "'none' for no file)")
+    p.add_argument("--fresh", action="store_true", help="ignore an existing table file")
+    p.add_argument("--time-limit", type=float, help="stop after this many seconds (resume later)")
+    p.add_argument("--save-every", type=float, default=60.0, help="seconds between table saves (default 60)")
+    p.add_argument("--min-work", type=int, default=1024,
+                   help="save results that cost at least this many nodes (default 1024)")
+    p.add_argument("--tt-bits", type=int, default=24, help="table of 2**N entries, 24 bytes each (default 24)")
+    p.add_argument("--db-stones", type=int, default=8, help="components up to N stones go to the database")
+    for t in TECHNIQUES:
+        p.add_argument(f"--no-{t}", action="store_true", help=f"switch {t} off")
+    p.add_argument("--certificate", help="write a proof certificate to this file and check it")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    return p
+
+
+def main(argv=None, prog="ttt-engine clobber solve"):
+    """Command-line entry point; returns the exit status."""
+    return run(build_parser(prog).parse_args(argv), prog)
+
+
+def run(args, prog="ttt-engine clobber solve"):
+    """Solve the position ``args`` (from :func:`configure`'s parser) names;
+    returns the exit status."""
+    try:
+        rows, cols = parse_size(args.size)
+        tt_bits = check_int("--tt-bits", args.tt_bits, min=10, max=31)
+        db_stones = check_int("--db-stones", args.db_stones, min=0, max=64)
+        tl = check_real("--time-limit", args.time_limit, low=0, low_open=True, allow_none=True)
+        save_every = check_real("--save-every", args.save_every, low=0, low_open=True)
+        min_work = check_int("--min-work", args.min_work, min=0)
+    except (ValueError, TypeError) as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    table = args.table or f"clobber-{rows}x{cols}.table.npz"
+    if table == "none":
+        table = None
+    board = Board(rows, cols)
+    if args.first == "W":
+        board = Board.from_bitboards(rows, cols, *board.bitboards, to_move="W")
+    solver = Solver(tt_bits, 22)
+    solver.configure(db_stones=db_stones, **{t: not getattr(args, f"no_{t}") for t in TECHNIQUES})
+    display = _Display(sys.stderr, args.quiet)
+    try:
+        out = solve_board(board, solver, table=table, resume=not args.fresh, time_limit=tl,
+                          save_every=save_every, min_work=min_work, report=display)
+    except ValueError as e:
+        display.done()
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    display.done()
+    mover, other = board.to_move, "W" if board.to_move == "B" else "B"
+    stats = (f"{out['total_nodes']:,} nodes, CPU {out['total_cpu']:.1f} s, wall {out['total_wall']:.1f} s"
+             + (f" (this run: {out['nodes']:,} nodes, CPU {out['cpu']:.1f} s)" if out["total_nodes"] != out["nodes"] else ""))
+    if out["result"] == "win":
+        print(f"{rows}x{cols}, {mover} to move: WIN for {mover} ({out['winning_move']}); {stats}")
+    elif out["result"] == "loss":
+        print(f"{rows}x{cols}, {mover} to move: LOSS for {mover} ({other} wins; all "
+              f"{len(out['proven'])} first moves refuted); {stats}")
+    else:
+        print(f"{rows}x{cols}: not settled ({out['result']}); {len(out['proven'])} first moves proven; "
+              f"{stats}" + (f"; resume with the same command (table {table})" if table else ""))
+        return EXIT_TIME if out["result"] == "timeout" else EXIT_INTERRUPT
+    if args.certificate:
+        from ttt_engine.clobber_cert import write_certificate
+        from ttt_engine.clobber_check import check_certificate
+        t = time.perf_counter()
+        n = write_certificate(args.certificate, board, solver)
+        print(f"certificate: {args.certificate}, {n:,} records, {os.path.getsize(args.certificate):,} bytes, "
+              f"{time.perf_counter() - t:.1f} s")
+        t = time.perf_counter()
+        rep = check_certificate(args.certificate)
+        print(f"checked: {rep}; {time.perf_counter() - t:.1f} s")
+    return EXIT_OK
+
+
+if __name__ == "__main__":      # pragma: no cover
+    sys.exit(main(prog="python -m ttt_engine.clobber_solve"))

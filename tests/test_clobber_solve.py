@@ -1,0 +1,159 @@
+"""The Clobber solver (ttt_engine._core.clobber_solve): results on the README's
+boards, each technique switched off, certificates replayed by the independent
+checker, the resumable runner and its command line."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zlib
+
+import clobber_reference as ref
+import pytest
+from ttt_engine import clobber as C
+from ttt_engine.clobber_cert import certificate_bytes, write_certificate
+from ttt_engine.clobber_check import CertificateError, check_certificate
+from ttt_engine.clobber_solve import main, solve_board
+
+# (rows, cols) -> the side to move wins (README table; every entry under ~1 s)
+KNOWN = {(1, 1): False, (1, 2): True, (1, 3): True, (1, 4): True, (1, 5): False, (1, 6): False,
+         (1, 7): False, (1, 8): True, (2, 2): True, (2, 3): False, (2, 4): True, (2, 5): True,
+         (2, 6): False, (2, 7): True, (2, 8): True, (3, 3): True, (3, 4): False, (3, 5): True,
+         (3, 6): False, (3, 7): True, (4, 4): True, (4, 5): True}
+OFF = [{"etc": False}, {"ordering": False}, {"cancel": False}, {"decompose": False},
+       {"database": False}, {"outcome": False}, {"db_stones": 14},
+       {"decompose": False, "database": False, "cancel": False}]
+
+
+@pytest.mark.parametrize("size", sorted(KNOWN))
+def test_readme_table(size):
+    r = C.solve(C.Board(*size))
+    assert r.win is KNOWN[size]
+    assert r.winner == ("B" if KNOWN[size] else "W")
+    if r.win:
+        b = C.Board(*size)
+        b.push(r.best_move)
+        assert C.solve(b).win is False
+
+
+@pytest.mark.parametrize("cfg", OFF, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_each_technique_off_same_results(cfg):
+    s = C.Solver(18)
+    for size in [(2, 6), (3, 4), (3, 6), (4, 4), (4, 5), (2, 8)]:
+        s.clear()
+        assert s.solve(C.Board(*size), **cfg).win is KNOWN[size], size
+    assert s.settings["etc"] and s.settings["decompose"]        # per call only
+
+
+def test_5x5_and_4x6_losses():
+    s = C.Solver(22)
+    assert s.solve(C.Board(5, 5)).win is False
+    assert s.solve(C.Board(4, 6)).win is False
+
+
+def test_sparse_positions_agree_with_reference():
+    import random
+    rng = random.Random(7)
+    s = C.Solver(16)
+    for _ in range(120):
+        rows, cols = rng.randint(2, 5), rng.randint(2, 5)
+        cells = [[rng.choice("BW__" if rng.random() < 0.5 else "BW_") for _ in range(cols)]
+                 for _ in range(rows)]
+        text = "\n".join("".join(r) for r in cells)
+        for to_move in "BW":
+            b = C.Board.from_string(text, to_move=to_move)
+            want = ref.wins(ref.parse(text), to_move)
+            for cfg in ({}, {"decompose": False, "database": False}, {"outcome": False}):
+                assert s.solve(b, **cfg).win is want, (text, to_move, cfg)
+
+
+def test_reduce_removes_zero_and_negative_pairs():
+    s = C.Solver(14)
+    # B W _ W B : two dominoes (*, *) cancel as a claw pair -> nothing left
+    b = C.Board.from_string("BW_WB")
+    a, bb, _, _ = s.reduce(*b.bitboards)
+    assert a == 0 and bb == 0
+    # a component and its colour-swapped mirror cancel
+    b = C.Board.from_string("BBW__WWB")
+    a, bb, _, _ = s.reduce(*b.bitboards)
+    assert a == 0 and bb == 0
+
+
+@pytest.mark.parametrize("size", [(2, 3), (3, 3), (2, 6), (3, 4), (4, 4), (3, 5), (4, 5)])
+def test_certificates_check(tmp_path, size):
+    s = C.Solver(18)
+    b = C.Board(*size)
+    path = tmp_path / "c.cert"
+    write_certificate(path, b, s)
+    rep = check_certificate(path)
+    assert ("WIN" if KNOWN[size] else "LOSS") in rep
+
+
+def test_corrupt_certificates_rejected(tmp_path):
+    s = C.Solver(16)
+    b = C.Board(3, 4)                        # a loss for B
+    header, data, _ = certificate_bytes(b, s)
+    def write(h, d):
+        p = tmp_path / "x.cert"
+        p.write_bytes(json.dumps(h).encode() + b"\n" + zlib.compress(d))
+        return p
+    assert "LOSS" in check_certificate(write(header, data))
+    with pytest.raises(CertificateError):      # claim flipped
+        check_certificate(write(dict(header, claim="win"), data))
+    with pytest.raises(CertificateError):      # truncated
+        check_certificate(write(header, data[:len(data) // 2]))
+    bad = bytearray(data)
+    i = bad.index(b"M")
+    bad[i + 1] = (bad[i + 1] + 1) % 256        # another (illegal or losing) move
+    with pytest.raises(CertificateError):
+        check_certificate(write(header, bytes(bad)))
+
+
+def test_runner_resumes_from_table(tmp_path):
+    table = str(tmp_path / "t.npz")
+    s = C.Solver(18)
+    out = solve_board(C.Board(4, 5), s, table=table)
+    assert out["result"] == "win" and os.path.exists(table)
+    s2 = C.Solver(18)
+    out2 = solve_board(C.Board(4, 5), s2, table=table)
+    assert out2["result"] == "win" and out2["winning_move"] == out["winning_move"]
+    assert out2["nodes"] == 0                  # settled from the saved first moves
+
+
+def test_runner_time_limit_then_resume(tmp_path):
+    table = str(tmp_path / "t.npz")
+    out = solve_board(C.Board(5, 5), C.Solver(20), table=table, time_limit=0.3)
+    assert out["result"] in ("timeout", "loss")
+    out2 = solve_board(C.Board(5, 5), C.Solver(20), table=table)
+    assert out2["result"] == "loss"
+    assert set(out["proven"]) <= set(out2["proven"])
+
+
+def test_cli_solve_and_certificate(tmp_path, capsys):
+    cert = str(tmp_path / "c.cert")
+    rc = main(["3x4", "--table", "none", "--quiet", "--certificate", cert])
+    out = capsys.readouterr().out
+    assert rc == 0 and "LOSS for B" in out and "confirmed" in out
+    assert main(["9x9", "--quiet"]) == 2
+    assert main(["4x4", "--tt-bits", "3", "--quiet"]) == 2
+
+
+def test_cli_ctrl_c_stops_quickly_and_keeps_table(tmp_path):
+    table = tmp_path / "t.npz"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, "-m", "ttt_engine", "clobber", "solve", "6x6", "--table",
+                          str(table), "--save-every", "0.5", "--quiet"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509 (a background shell ignores SIGINT)
+    deadline = time.time() + 60
+    while not table.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (out, err)
+    assert b"not settled (interrupted)" in out
+    s = C.Solver(16)
+    from ttt_engine.clobber_solve import load_table
+    meta = load_table(str(table), s)
+    assert meta["position"].startswith("6x6:B:")
