@@ -294,7 +294,8 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
             break
         if t.nodes[0].visits >= MAX_VISITS:
             break
-        if interrupt_poll(it):
+        # polled every 64 simulations: a simulation is a microsecond or more
+        if (done & 63) == 0 and interrupt_poll(it):
             break
         if t.solver:
             if t.nodes[0].proven != 0:
@@ -488,7 +489,7 @@ def mcts_search(MCTSTree tree, GameBoard board, simulations, time_limit,
     cdef double seconds = check_real("time_limit", time_limit, low=0)
     cdef double elapsed = 0.0
     cdef interrupt_t it
-    interrupt_init(&it, 64, <volatile int*>&stop[0] if stop is not None else NULL)
+    interrupt_init(&it, 1, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
         done = mcts_run(&board.state, &tree.t, sims, seconds, &elapsed, &it)
     interrupt_finish(&it)
