@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["Agent", "no_budget", "alias"]
+from ttt_engine._util import check_real
+
+__all__ = ["Agent", "no_budget", "alias", "search_time"]
 
 
 def no_budget(cls_name, **budgets):
@@ -42,6 +44,16 @@ def alias(cls_name, name, value, old_name, old_value, *, stacklevel=3):
     warnings.warn(f"{cls_name}({old_name}=...) is deprecated; use {name}=",
                   DeprecationWarning, stacklevel=stacklevel)
     return old_value
+
+
+def search_time(cls_name, time, time_limit, simulations, *, stacklevel=4):
+    """The ``time`` budget of a depth-first searcher: seconds per move (> 0) or
+    None.  ``time_limit`` is its deprecated name (see :func:`alias`; the
+    default ``stacklevel`` points the warning at the caller of a constructor
+    that calls this); ``simulations`` does not apply (see :func:`no_budget`)."""
+    no_budget(cls_name, simulations=simulations)
+    time = alias(cls_name, "time", time, "time_limit", time_limit, stacklevel=stacklevel)
+    return check_real("time", time, low=0, low_open=True, allow_none=True)
 
 
 def _rebuild(cls, config, state):

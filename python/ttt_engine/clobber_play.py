@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from ttt_engine import clobber as C
 from ttt_engine import search as S
-from ttt_engine._util import check_choice, check_int, check_real, resolve_seed
-from ttt_engine._agent import Agent, alias, no_budget
+from ttt_engine._util import check_choice, check_int, resolve_seed
+from ttt_engine._agent import Agent, search_time
 
 __all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
            "play_extended", "main", "ALGORITHMS"]
@@ -99,8 +99,7 @@ class ClobberAgent(Agent):
     def __init__(self, algorithm="minimax", heuristic="adaptive", depth=SEED_DEPTH,
                  time=None, tt_size=DEFAULT_TT_SIZE, *, time_limit=None, seed=None,
                  simulations=None):
-        no_budget("ClobberAgent", simulations=simulations)
-        time_limit = alias("ClobberAgent", "time", time, "time_limit", time_limit)
+        self.time_limit = search_time("ClobberAgent", time, time_limit, simulations)
         self.algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
         if not isinstance(heuristic, str):
             raise ValueError(f"heuristic must be a string, got {heuristic!r}")
@@ -108,8 +107,6 @@ class ClobberAgent(Agent):
             C.heuristic_id(heuristic)          # validates the name
         self.heuristic = heuristic
         self.depth = check_int("depth", depth, min=1, max=64)
-        self.time_limit = check_real("time", time_limit, low=0, low_open=True,
-                                     allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self.seed = resolve_seed(seed)
         self._searcher = None
