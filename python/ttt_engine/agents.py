@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from ttt_engine._util import check_int, check_real, resolve_seed
-from ttt_engine._agent import Agent, no_budget, search_time
+from ttt_engine._agent import Agent, SearchAgent, no_budget
 
 from ttt_engine._core import alphabeta as _ab
 from ttt_engine import search as _search
@@ -116,28 +116,19 @@ class PerfectAgent(_StreamAgent):
         return f"PerfectAgent(randomize={self.randomize})"
 
 
-class _DepthFirstAgent(Agent):
-    """Shared part of the depth-first search agents: ``time`` (seconds) with
-    its deprecated name ``time_limit``, ``last_result`` / ``last_stats``."""
+class _DepthFirstAgent(SearchAgent):
+    """Shared part of the depth-first search agents: a numeric ``heuristic``
+    and ``last_result``, on top of :class:`SearchAgent`."""
 
     def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
-        self.time = search_time(cls_name, time, time_limit, simulations, stacklevel=5)
+        self._init_search(cls_name, time, time_limit, seed, simulations, stacklevel=5)
         self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-        self.seed = resolve_seed(seed)
         self.last_result = None
-        self.last_stats = {}
-
-    @property
-    def time_limit(self):
-        """Deprecated name of :attr:`time`."""
-        return self.time
 
     def reset(self, seed=None):
         """Forget the last search's statistics; ``seed`` is recorded."""
         self.last_result = None
-        self.last_stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
+        super().reset(seed)
 
     def select_move(self, board):
         _require_moves(board)
