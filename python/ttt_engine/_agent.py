@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["Agent", "no_budget", "alias"]
+from ttt_engine._util import check_real, resolve_seed
+
+__all__ = ["Agent", "SearchAgent", "no_budget", "alias"]
 
 
 def no_budget(cls_name, **budgets):
@@ -79,3 +81,30 @@ class Agent:
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._config(), self._state()))
+
+
+class SearchAgent(Agent):
+    """Base of the depth-first searchers: ``time`` (seconds per move, None: a
+    fixed depth) with its deprecated name ``time_limit``, no ``simulations``
+    budget, ``seed`` and ``last_stats``."""
+
+    def _init_search(self, cls_name, time, time_limit, seed, simulations, *, stacklevel=4):
+        """Validate and set the shared keywords; the default ``stacklevel``
+        points a deprecation warning at the caller of a constructor that calls
+        this directly."""
+        no_budget(cls_name, simulations=simulations)
+        time = alias(cls_name, "time", time, "time_limit", time_limit, stacklevel=stacklevel)
+        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        self.seed = resolve_seed(seed)
+        self.last_stats = {}
+
+    @property
+    def time_limit(self):
+        """Deprecated name of :attr:`time`."""
+        return self.time
+
+    def reset(self, seed=None):
+        """Forget the last move's statistics; ``seed`` is recorded."""
+        self.last_stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)

@@ -11,6 +11,8 @@ the drawing is plain ASCII text.
 """
 from __future__ import annotations
 
+from ttt_engine._core.uttt import local_boards_text
+
 __all__ = ["plain", "GAME_TEXT"]
 
 _FILES = "abcdefgh"
@@ -170,13 +172,9 @@ def uttt_draw(board, style, last):
         lines.append("".join(row))
         if r % 3 == 2:
             lines.append(mid if r < 8 else bot)
-    parts = []
-    for who in ("X", "O", "draw"):
-        bs = [str(b) for b in range(9) if lw[b] == who]
-        if bs:
-            parts.append(("drawn" if who == "draw" else f"{who} won") + " " + ",".join(bs))
-    if parts:
-        lines.append("local boards: " + "; ".join(parts))
+    closed = local_boards_text(lw)
+    if closed:
+        lines.append(closed)
     if not board.is_terminal():
         if forced is not None:
             r0, c0 = (forced // 3) * 3, (forced % 3) * 3

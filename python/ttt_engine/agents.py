@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from ttt_engine._util import check_int, check_real, resolve_seed
-from ttt_engine._agent import Agent, alias, no_budget
+from ttt_engine._agent import Agent, SearchAgent, no_budget
 
 from ttt_engine._core import alphabeta as _ab
 from ttt_engine import search as _search
@@ -36,21 +36,28 @@ def _require_moves(board):
         raise ValueError("the game is over on this board: there is no move to select")
 
 
-class RandomAgent(Agent):
+class _StreamAgent(Agent):
+    """An agent drawing from a Python ``random.Random`` seeded from ``seed``
+    (None: a fresh seed)."""
+
+    def _seed_stream(self, seed):
+        self.seed = resolve_seed(seed)
+        self._rng = random.Random(self.seed)
+
+    def reset(self, seed=None):
+        """Nothing to forget; with ``seed``, restart the random stream from it."""
+        if seed is not None:
+            self._seed_stream(seed)
+
+
+class RandomAgent(_StreamAgent):
     """Uniformly random legal move (Python ``random.Random`` seeded from ``seed``;
     None: a fresh seed).  The budget keywords do not apply (None)."""
 
     def __init__(self, seed=None, *, simulations=None, time=None, depth=None):
         no_budget("RandomAgent", simulations=simulations, time=time, depth=depth)
-        self.seed = resolve_seed(seed)
-        self._rng = random.Random(self.seed)
+        self._seed_stream(seed)
         self.name = "random"
-
-    def reset(self, seed=None):
-        """Nothing to forget; with ``seed``, restart the random stream from it."""
-        if seed is not None:
-            self.seed = resolve_seed(seed)
-            self._rng = random.Random(self.seed)
 
     def select_move(self, board):
         _require_moves(board)
@@ -63,7 +70,7 @@ class RandomAgent(Agent):
         return f"RandomAgent(seed={self.seed})"
 
 
-class PerfectAgent(Agent):
+class PerfectAgent(_StreamAgent):
     """Plays exactly (exhaustive alpha-beta; for games small enough to solve,
     such as Tic-Tac-Toe or small endgames).
 
@@ -80,17 +87,10 @@ class PerfectAgent(Agent):
                  time=None, depth=None):
         no_budget("PerfectAgent", simulations=simulations, time=time, depth=depth)
         self.randomize = bool(randomize)
-        self.seed = resolve_seed(seed)
-        self._rng = random.Random(self.seed)
+        self._seed_stream(seed)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self._searcher = _ab.ABSearcher(self.tt_size)
         self.name = "perfect"
-
-    def reset(self, seed=None):
-        """Nothing to forget; with ``seed``, restart the tie-break stream from it."""
-        if seed is not None:
-            self.seed = resolve_seed(seed)
-            self._rng = random.Random(self.seed)
 
     def move_scores(self, board):
         """``{move: exact score}`` for every legal move (see class docstring)."""
@@ -116,30 +116,19 @@ class PerfectAgent(Agent):
         return f"PerfectAgent(randomize={self.randomize})"
 
 
-class _DepthFirstAgent(Agent):
-    """Shared part of the depth-first search agents: ``time`` (seconds) with
-    its deprecated name ``time_limit``, ``last_result`` / ``last_stats``."""
+class _DepthFirstAgent(SearchAgent):
+    """Shared part of the depth-first search agents: a numeric ``heuristic``
+    and ``last_result``, on top of :class:`SearchAgent`."""
 
     def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
-        no_budget(cls_name, simulations=simulations)
-        time = alias(cls_name, "time", time, "time_limit", time_limit, stacklevel=4)
+        self._init_search(cls_name, time, time_limit, seed, simulations, stacklevel=5)
         self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
-        self.seed = resolve_seed(seed)
         self.last_result = None
-        self.last_stats = {}
-
-    @property
-    def time_limit(self):
-        """Deprecated name of :attr:`time`."""
-        return self.time
 
     def reset(self, seed=None):
         """Forget the last search's statistics; ``seed`` is recorded."""
         self.last_result = None
-        self.last_stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
+        super().reset(seed)
 
     def select_move(self, board):
         _require_moves(board)

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from ttt_engine import clobber as C
 from ttt_engine import search as S
-from ttt_engine._util import check_choice, check_int, check_real, resolve_seed
-from ttt_engine._agent import Agent, alias, no_budget
+from ttt_engine._util import check_choice, check_int
+from ttt_engine._agent import SearchAgent
 
 __all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
            "play_extended", "main", "ALGORITHMS"]
@@ -71,7 +71,7 @@ class GameRecord:
         return sum(m.nodes for m in ms), sum(m.seconds for m in ms)
 
 
-class ClobberAgent(Agent):
+class ClobberAgent(SearchAgent):
     """The seed's ``Agent``: a search algorithm, a heuristic and a depth.
 
     algorithm: one of ``ALGORITHMS``.
@@ -99,8 +99,7 @@ class ClobberAgent(Agent):
     def __init__(self, algorithm="minimax", heuristic="adaptive", depth=SEED_DEPTH,
                  time=None, tt_size=DEFAULT_TT_SIZE, *, time_limit=None, seed=None,
                  simulations=None):
-        no_budget("ClobberAgent", simulations=simulations)
-        time_limit = alias("ClobberAgent", "time", time, "time_limit", time_limit)
+        self._init_search("ClobberAgent", time, time_limit, seed, simulations)
         self.algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
         if not isinstance(heuristic, str):
             raise ValueError(f"heuristic must be a string, got {heuristic!r}")
@@ -108,17 +107,8 @@ class ClobberAgent(Agent):
             C.heuristic_id(heuristic)          # validates the name
         self.heuristic = heuristic
         self.depth = check_int("depth", depth, min=1, max=64)
-        self.time_limit = check_real("time", time_limit, low=0, low_open=True,
-                                     allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
-        self.seed = resolve_seed(seed)
         self._searcher = None
-        self.last_stats = {}
-
-    @property
-    def time(self):
-        """Seconds per move (None: fixed depth)."""
-        return self.time_limit
 
     @property
     def last(self):
@@ -127,15 +117,15 @@ class ClobberAgent(Agent):
 
     def _config(self):
         return {"algorithm": self.algorithm, "heuristic": self.heuristic, "depth": self.depth,
-                "time": self.time_limit, "tt_size": self.tt_size, "seed": self.seed}
+                "time": self.time, "tt_size": self.tt_size, "seed": self.seed}
 
     @property
     def name(self):
-        t = f", {self.time_limit:g}s" if self.time_limit else ""
+        t = f", {self.time:g}s" if self.time else ""
         return f"{self.algorithm}({self.heuristic}, depth {self.depth}{t})"
 
     def __repr__(self):
-        return f"ClobberAgent({self.algorithm!r}, {self.heuristic!r}, {self.depth}, {self.time_limit!r})"
+        return f"ClobberAgent({self.algorithm!r}, {self.heuristic!r}, {self.depth}, {self.time!r})"
 
     def heuristic_for(self, board):
         """``(label, id)`` of the heuristic this agent uses on ``board`` for its mover."""
@@ -168,16 +158,16 @@ class ClobberAgent(Agent):
             raise ValueError("the game is over on this board: there is no move to choose")
         label, h = self.heuristic_for(board)
         t0 = time.perf_counter()
-        if self.time_limit is None:
+        if self.time is None:
             r = self._search(board, self.depth, h)
             nodes, value, move, depth = r.nodes, r.value, r.best_move, r.depth
         elif self.algorithm == "alphabeta-tt":
-            r = self._search(board, self.depth, h, self.time_limit)
+            r = self._search(board, self.depth, h, self.time)
             nodes, value, move, depth = r.nodes, r.value, r.best_move, r.depth
         else:
             # iterative deepening around the table-free searches
             nodes, value, move, depth = 0, 0.0, None, 0
-            deadline = t0 + self.time_limit
+            deadline = t0 + self.time
             for d in range(1, self.depth + 1):
                 left = deadline - time.perf_counter()
                 if d > 1 and left <= 0:
@@ -201,12 +191,6 @@ class ClobberAgent(Agent):
     def select_move(self, board):
         """A move for the side to move (agent protocol)."""
         return self.get_move_and_stats(board)[1]
-
-    def reset(self, seed=None):
-        """Forget the last move's statistics; ``seed`` is recorded."""
-        self.last_stats = {}
-        if seed is not None:
-            self.seed = resolve_seed(seed)
 
 
 def _fmt_value(v):

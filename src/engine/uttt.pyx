@@ -104,6 +104,18 @@ def _board_rows_cols(b):
     return f"rows {r0}-{r0 + 2}, columns {c0}-{c0 + 2}"
 
 
+def local_boards_text(local_winners):
+    """The closed local boards in one line, e.g. ``local boards: X won 0,4;
+    drawn 8`` (``local_winners``: nine entries "X", "O", "draw" or None, as
+    :attr:`Board.local_winners`); None while every local board is open."""
+    parts = []
+    for who in ("X", "O", "draw"):
+        bs = [str(b) for b in range(9) if local_winners[b] == who]
+        if bs:
+            parts.append(("drawn" if who == "draw" else f"{who} won") + " " + ",".join(bs))
+    return "local boards: " + "; ".join(parts) if parts else None
+
+
 cdef class Board:
     """An Ultimate Tic-Tac-Toe position with move history.
 
@@ -433,14 +445,9 @@ cdef class Board:
             lines.append("".join(row))
             if r % 3 == 2:
                 lines.append(sep)
-        lw = self.local_winners
-        parts = []
-        for who in ("X", "O", "draw"):
-            bs = [str(b) for b in range(9) if lw[b] == who]
-            if bs:
-                parts.append(("drawn" if who == "draw" else f"{who} won") + " " + ",".join(bs))
-        if parts:
-            lines.append("local boards: " + "; ".join(parts))
+        closed = local_boards_text(self.local_winners)
+        if closed:
+            lines.append(closed)
         if self.state.status:
             lines.append("game over: " + ("draw" if self.winner == "draw" else f"{self.winner} wins"))
         elif forced is not None:

@@ -7,11 +7,12 @@ that knows how to reach a Dask cluster (``distributed.Client(address)
 from __future__ import annotations
 
 import contextlib
+import sys
 
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
 
-__all__ = ["CONNECT_TIMEOUT", "add_executor_options", "executor_for"]
+__all__ = ["CONNECT_TIMEOUT", "add_executor_options", "executor_for", "run_resumable"]
 
 #: Seconds to wait for a Dask scheduler before giving up with a clear error.
 CONNECT_TIMEOUT = 5
@@ -55,3 +56,23 @@ def executor_for(args, console=None):
     # local processes: the library makes the pool itself (executor None, workers
     # N), so that Ctrl-C ends its workers at once
     yield None
+
+
+def run_resumable(args, console, work, failure, what):
+    """``work(executor)`` on the executor of ``args`` (see :func:`executor_for`).
+
+    Returns ``(result, error)``: ``error`` is None, or the ``failure`` exception
+    that ``work`` raised with the finished part as its ``result``.  On Ctrl-C
+    with ``--out``, says that the finished ``what`` are in that file and that
+    the same command resumes, then lets the interrupt through.
+    """
+    with executor_for(args, console) as ex:
+        try:
+            return work(ex), None
+        except failure as e:
+            return e.result, e
+        except KeyboardInterrupt:
+            if args.out:
+                print(f"The finished {what} are in {args.out}; run the same command again "
+                      "to resume.", file=sys.stderr)
+            raise

@@ -7,7 +7,8 @@ import math
 
 from ttt_engine.cli._errors import PROG, shorten
 
-__all__ = ["Parser", "count", "seconds", "real", "seed", "add_common", "add_engine_options",
+__all__ = ["Parser", "count", "seconds", "real", "seed", "add_command", "add_common",
+           "add_engine_options", "add_quiet",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
 
@@ -85,6 +86,23 @@ def real(text):
 
 
 seed = count(0, SEED_MAX)
+
+
+def add_command(subparsers, name, run, *, help, description, epilog=None):
+    """The parser of command ``name`` (its ``run`` set as the ``run`` default);
+    ``description`` and ``epilog`` are printed as written (line breaks kept)."""
+    p = subparsers.add_parser(name, formatter_class=argparse.RawDescriptionHelpFormatter,
+                              help=help, description=description, epilog=epilog)
+    p.set_defaults(run=run)
+    return p
+
+
+def add_quiet(p):
+    """``--quiet`` (no progress bar) and the hidden ``--color`` of the commands
+    that draw no board."""
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help=argparse.SUPPRESS)
 
 
 def add_common(p, games):

@@ -2,7 +2,6 @@
 wins/draws/losses table per side."""
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
@@ -109,9 +108,8 @@ def run(args):
 
 
 def add_parser(subparsers):
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = subparsers.add_parser(
-        "eval", formatter_class=fmt,
+    p = O.add_command(
+        subparsers, "eval", run,
         help="evaluate a saved model or an engine: W/D/L table",
         description="Play a saved Q-learning model (--model) or an engine (--engine) against "
                     "another\nengine (--against) and print wins/draws/losses.",
@@ -127,5 +125,4 @@ def add_parser(subparsers):
     p.add_argument("--side", default="both", metavar="SIDE",
                    help="side of the evaluated player: X, O or both (default)")
     O.add_engine_options(p)
-    p.set_defaults(run=run)
     return p

@@ -4,7 +4,6 @@ the game.  The registry reads, writes and draws the moves; this module runs
 the games, the prompts and the score."""
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 
@@ -197,9 +196,8 @@ def run(args):
 
 
 def add_parser(subparsers):
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = subparsers.add_parser(
-        "play", formatter_class=fmt,
+    p = O.add_command(
+        subparsers, "play", run,
         help="play against an engine, or watch two engines",
         description="Play a game against an engine in the console, or watch two engines.\n\n"
                     "Tic-Tac-Toe cells are numbered 1-9 like a phone keypad (7 8 9 is the "
@@ -237,5 +235,4 @@ def add_parser(subparsers):
                         "25-character string; UTTT Board.to_string() (81 cells, ':', forced "
                         "board or *)")
     O.add_engine_options(p)
-    p.set_defaults(run=run)
     return p

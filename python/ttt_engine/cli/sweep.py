@@ -4,7 +4,6 @@ game; a table, a CSV and (with matplotlib) a heatmap; resumable with ``--out``."
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
@@ -16,7 +15,7 @@ from ttt_engine.cli._errors import (
     CLIError,
     shorten,
 )
-from ttt_engine.cli._executors import add_executor_options, executor_for
+from ttt_engine.cli._executors import add_executor_options, run_resumable
 from ttt_engine.cli._report import table
 from ttt_engine.cli.console import Console
 
@@ -75,19 +74,12 @@ def run(args):
                        (args.plot, "heatmap")):
         if path:
             _files.check_output(path, what)
-    error = None
-    with executor_for(args, console) as ex:
-        try:
-            result = qlearning_sweep(args.alpha, args.gamma, args.episodes, args.repeats,
-                                     seed=args.seed, executor=ex, out=args.out,
-                                     progress=not args.quiet, workers=args.workers)
-        except SweepError as e:
-            result, error = e.result, e
-        except KeyboardInterrupt:
-            if args.out:
-                print(f"The finished runs are in {args.out}; run the same command again "
-                      "to resume.", file=sys.stderr)
-            raise
+    result, error = run_resumable(
+        args, console,
+        lambda ex: qlearning_sweep(args.alpha, args.gamma, args.episodes, args.repeats,
+                                   seed=args.seed, executor=ex, out=args.out,
+                                   progress=not args.quiet, workers=args.workers),
+        SweepError, "runs")
     if result.rows:
         console.say(f"Tic-Tac-Toe Q-learning sweep, seed {result.seed}; exact measures "
                     "against the solved game (optimal moves over the 4520 decision "
@@ -108,9 +100,8 @@ def run(args):
 
 
 def add_parser(subparsers):
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = subparsers.add_parser(
-        "sweep", formatter_class=fmt,
+    p = O.add_command(
+        subparsers, "sweep", run,
         help="Q-learning hyperparameter sweep with exact measures",
         description="Train a Tic-Tac-Toe Q-learning agent for every combination of --alpha,\n"
                     "--gamma and --episodes, --repeats seeds each, on local worker processes\n"
@@ -138,8 +129,5 @@ def add_parser(subparsers):
     p.add_argument("--y", choices=("alpha", "gamma", "episodes"), default="episodes",
                    help="heatmap rows (default episodes); the third parameter is averaged")
     add_executor_options(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help=argparse.SUPPRESS)
-    p.set_defaults(run=run)
+    O.add_quiet(p)
     return p

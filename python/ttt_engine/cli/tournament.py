@@ -3,14 +3,12 @@ progress bar, the W-D-L table and Elo ratings at the end; resumable with
 ``--out``."""
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, CLIError
-from ttt_engine.cli._executors import add_executor_options, executor_for
+from ttt_engine.cli._executors import add_executor_options, run_resumable
 from ttt_engine.cli.console import Console
 
 __all__ = ["add_parser", "run"]
@@ -58,20 +56,13 @@ def run(args):
         _files.check_output(args.out, "results file")
     if args.json:
         _files.check_output(args.json, "summary file")
-    with executor_for(args, console) as ex:
-        try:
-            result = round_robin(args.game, names, args.games, time_per_move=args.time,
-                                 simulations=args.simulations, seed=args.seed, executor=ex,
-                                 progress=not args.quiet, out=args.out, block=args.block,
-                                 bootstrap=args.bootstrap, workers=args.workers)
-            error = None
-        except TournamentError as e:
-            result, error = e.result, e
-        except KeyboardInterrupt:
-            if args.out:
-                print(f"The finished games are in {args.out}; run the same command again "
-                      "to resume.", file=sys.stderr)
-            raise
+    result, error = run_resumable(
+        args, console,
+        lambda ex: round_robin(args.game, names, args.games, time_per_move=args.time,
+                               simulations=args.simulations, seed=args.seed, executor=ex,
+                               progress=not args.quiet, out=args.out, block=args.block,
+                               bootstrap=args.bootstrap, workers=args.workers),
+        TournamentError, "games")
     if result.games:
         _report(console, result, args)
     if args.json:
@@ -89,9 +80,8 @@ def _write_json(path, result):
 
 
 def add_parser(subparsers):
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = subparsers.add_parser(
-        "tournament", formatter_class=fmt,
+    p = O.add_command(
+        subparsers, "tournament", run,
         help="round robin between engines: W-D-L table and Elo ratings",
         description="Every pair of engines plays --games games, each moving first in half of\n"
                     "them, on local worker processes or a Dask cluster.  Prints the W-D-L\n"
@@ -128,8 +118,5 @@ def add_parser(subparsers):
     p.add_argument("--bootstrap", type=O.count(0, 100_000), default=1000, metavar="N",
                    help="bootstrap resamples for the rating intervals (default 1000)")
     add_executor_options(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help=argparse.SUPPRESS)
-    p.set_defaults(run=run)
+    O.add_quiet(p)
     return p

@@ -2,7 +2,6 @@
 bar, save it and print a summary table (exact quality and sampled games)."""
 from __future__ import annotations
 
-import argparse
 import time
 
 from ttt_engine.cli import _files
@@ -107,9 +106,8 @@ def run(args):
 
 
 def add_parser(subparsers):
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = subparsers.add_parser(
-        "train", formatter_class=fmt,
+    p = O.add_command(
+        subparsers, "train", run,
         help="train a Tic-Tac-Toe Q-learning model",
         description="Train a Tic-Tac-Toe Q-learning model with a progress bar, save it and "
                     "print a summary\ntable (and its greedy results against a random player).",
@@ -146,8 +144,5 @@ def add_parser(subparsers):
     p.add_argument("--eval-games", type=O.count(0, O.MAX_GAMES), default=100_000, metavar="N",
                    help="sampled games vs random for the summary, on each side the model "
                         "plays (0 skips; default 100000)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help=argparse.SUPPRESS)
-    p.set_defaults(run=run)
+    O.add_quiet(p)
     return p

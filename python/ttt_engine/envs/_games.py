@@ -44,3 +44,14 @@ def make_agent(game, name, seed=None):
     if name == "mcts":
         return g.make_agent(name, seed=seed, simulations=OPPONENT_MCTS_SIMULATIONS)
     return g.make_agent(name, seed=seed)
+
+
+def render(board, mode):
+    """Render ``board`` for the environments' ``render_mode``: ``"ansi"`` returns
+    the text (with a final newline), ``"human"`` prints it and returns None, as
+    does no mode."""
+    if mode == "ansi":
+        return str(board) + "\n"
+    if mode == "human":
+        print(board, end="\n\n")
+    return None

@@ -170,11 +170,7 @@ class GameEnv(gym.Env):
         return self._board.copy()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return str(self._board) + "\n"
-        if self.render_mode == "human":
-            print(self._board, end="\n\n")
-        return None
+        return _games.render(self._board, self.render_mode)
 
 
 class VectorGameEnv(gym.vector.VectorEnv):

@@ -146,11 +146,7 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return str(self.board) + "\n"
-        if self.render_mode == "human":
-            print(self.board, end="\n\n")
-        return None
+        return _games.render(self.board, self.render_mode)
 
     def close(self):
         pass

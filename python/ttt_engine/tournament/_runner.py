@@ -13,7 +13,9 @@ import sys
 import threading
 import traceback
 
-__all__ = ["ResultsFile", "SerialExecutor", "check_executor", "check_picklable", "default_executor", "run_tasks"]
+from ttt_engine._util import resolve_seed
+
+__all__ = ["ResultsFile", "open_results", "SerialExecutor", "check_executor", "check_picklable", "default_executor", "run_tasks"]
 
 
 class SerialExecutor(cf.Executor):
@@ -263,3 +265,30 @@ class ResultsFile:
         """Append records, one line each, in one write, flushed to disk."""
         if records:
             self._append(records)
+
+
+def open_results(out, kind, header, *, same, check_record, key):
+    """Resume a run from its results file ``out`` (None: no file).
+
+    ``header`` describes the run; its ``"seed"`` (None: not chosen) becomes the
+    existing file's seed, else a fresh one, and is written into ``header``.
+    An existing file must agree on the header keys ``same`` (and on the seed
+    when one was given); :class:`ResultsFile` refuses any other.  Returns
+    ``(done, rfile)``: the file's records by ``key(record)`` (the first of each
+    key wins) and the started :class:`ResultsFile` to append to (None without
+    ``out``).
+    """
+    done, rfile = {}, None
+    if out is not None:
+        same = list(same) + (["seed"] if header["seed"] is not None else [])
+        rfile = ResultsFile(out, kind, header, same=same, check_record=check_record)
+        for r in rfile.load():
+            done.setdefault(key(r), r)
+        if rfile.existing_header is not None and header["seed"] is None:
+            header["seed"] = rfile.existing_header.get("seed")
+    if header["seed"] is None:
+        header["seed"] = resolve_seed(None)
+    if rfile is not None:
+        rfile.header = header
+        rfile.start()
+    return done, rfile

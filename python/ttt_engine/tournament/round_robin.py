@@ -24,9 +24,9 @@ import numpy as np
 
 from ttt_engine._util import check_int, check_real, resolve_seed
 from ttt_engine.tournament._runner import (
-    ResultsFile,
     check_executor,
     check_picklable,
+    open_results,
     run_tasks,
 )
 from ttt_engine.tournament._table import TournamentResult
@@ -318,23 +318,11 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
             return f"winner {r.get('winner')!r} is neither entrant"
         return None
 
-    done = {}
-    rfile = None
-    if out is not None:
-        keys = ["game", "options", "entrants", "time_per_move", "simulations", "max_plies"]
-        if header["seed"] is not None:
-            keys.append("seed")
-        rfile = ResultsFile(out, "tournament", header, same=keys, check_record=check_record)
-        for r in rfile.load():
-            done.setdefault((r["a"], r["b"], r["game"]), r)
-        if rfile.existing_header is not None and header["seed"] is None:
-            header["seed"] = rfile.existing_header.get("seed")
-    if header["seed"] is None:
-        header["seed"] = resolve_seed(None)
+    done, rfile = open_results(
+        out, "tournament", header,
+        same=["game", "options", "entrants", "time_per_move", "simulations", "max_plies"],
+        check_record=check_record, key=lambda r: (r["a"], r["b"], r["game"]))
     seed = header["seed"]
-    if rfile is not None:
-        rfile.header = header
-        rfile.start()
 
     tasks = []
     base = {"game": game, "options": options, "simulations": simulations,

@@ -19,9 +19,9 @@ import numpy as np
 
 from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
 from ttt_engine.tournament._runner import (
-    ResultsFile,
     check_executor,
     check_picklable,
+    open_results,
     run_tasks,
 )
 
@@ -233,20 +233,10 @@ def sweep(fn, grid, repeats, seed, executor=None, out=None, *, progress=True, wo
             return "no repeat number or metrics"
         return None
 
-    done, rfile = {}, None
-    if out is not None:
-        same = ["fn", "grid"] + (["seed"] if header["seed"] is not None else [])
-        rfile = ResultsFile(out, "sweep", header, same=same, check_record=check_record)
-        for r in rfile.load():
-            done.setdefault((json.dumps(r["point"], sort_keys=True), r["repeat"]), r)
-        if rfile.existing_header is not None and header["seed"] is None:
-            header["seed"] = rfile.existing_header.get("seed")
-    if header["seed"] is None:
-        header["seed"] = resolve_seed(None)
+    done, rfile = open_results(
+        out, "sweep", header, same=["fn", "grid"], check_record=check_record,
+        key=lambda r: (json.dumps(r["point"], sort_keys=True), r["repeat"]))
     seed = header["seed"]
-    if rfile is not None:
-        rfile.header = header
-        rfile.start()
     tasks = [{"fn": fn, "point": p, "repeat": k, "seed": run_seed(seed, p, k)}
              for p in points for k in range(repeats)
              if (json.dumps(p, sort_keys=True), k) not in done]
