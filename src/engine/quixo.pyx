@@ -276,8 +276,14 @@ cdef class Board:
         return self.state.status != 0
 
     @property
+    def bitboards(self):
+        """``(x_mask, o_mask)``: bit ``r * n + c`` set where the cube shows X / O
+        (the same name as Clobber's ``Board.bitboards``)."""
+        return (self.state.bb[0], self.state.bb[1])
+
+    @property
     def masks(self):
-        """``(x_mask, o_mask)``: bit ``r * n + c`` set where the cube shows X / O."""
+        """Old name of :attr:`bitboards`."""
         return (self.state.bb[0], self.state.bb[1])
 
     @property
