@@ -262,12 +262,21 @@ def test_quixo_move_cap_truncates_everywhere():
     assert ends == [(False, True, 0), (False, True, 0)]     # 4 plies, no line: both truncated
 
 
+def _package_dir():
+    """The folder holding the ttt_engine under test: the installed package in CI,
+    the in-place build under PYTHONPATH=python when developing (never the bare
+    source folder, which has no compiled modules on a clean checkout)."""
+    import os
+    import ttt_engine
+    return os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
+
+
 def test_compare_envs_script_prints_the_table():
     import pathlib
     root = pathlib.Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, str(root / "bench" / "compare_envs.py"), "--repeat", "1",
                           "--turns", "300"], capture_output=True, text=True, check=True,
-                         env={**__import__("os").environ, "PYTHONPATH": str(root / "python")})
+                         env={**__import__("os").environ, "PYTHONPATH": _package_dir()})
     lines = out.stdout.splitlines()
     assert lines[0].startswith("| environment")
     assert any("BatchEnv('ttt', 4096)" in line for line in lines)

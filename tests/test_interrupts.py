@@ -18,8 +18,9 @@ import threading
 import pytest
 from ttt_engine import MCTS, Board, search, uttt
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
+import ttt_engine
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
 HANG = 20.0      # seconds: a child still running by then ignored the signal
 
 PRELUDE = """
@@ -72,7 +73,8 @@ def test_sigint_stops_long_job(job):
             sys.exit(3)
         print("finished", flush=True)
     """)
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    # the ttt_engine under test: installed in CI, the in-place build when developing
+    env = dict(os.environ, PYTHONPATH=PYDIR)
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     try:
