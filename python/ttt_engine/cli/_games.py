@@ -22,8 +22,8 @@ ENGINE_OPTIONS = {"--simulations": ("simulations", True), "--time": ("time", Tru
 
 
 def engine_help():
-    """The engines of every game, for ``--help``."""
-    lines = []
+    """The ``--help`` section that lists the engines of every game."""
+    lines = ["engines per game:"]
     for g in GAMES.values():
         lines.append(f"  {g.key} ({g.title}; default {g.default_engine}):")
         for e in g.engines.values():

@@ -1,14 +1,17 @@
 """Argument parsing shared by the commands: one-line errors, typed options
-with one range message format, and the option groups several commands use."""
+with one range message format, the parser of a command built from its
+declared help texts, and the option groups several commands use."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
+from typing import Callable, Union
 
 from ttt_engine.cli._errors import PROG, shorten
 
-__all__ = ["Parser", "count", "seconds", "real", "seed", "add_command", "add_common",
-           "add_engine_options", "add_quiet",
+__all__ = ["Parser", "count", "seconds", "real", "seed", "Command", "examples", "add_command",
+           "add_common", "add_engine_options", "add_quiet",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
 
@@ -88,11 +91,42 @@ def real(text):
 seed = count(0, SEED_MAX)
 
 
-def add_command(subparsers, name, run, *, help, description, epilog=None):
-    """The parser of command ``name`` (its ``run`` set as the ``run`` default);
-    ``description`` and ``epilog`` are printed as written (line breaks kept)."""
-    p = subparsers.add_parser(name, formatter_class=argparse.RawDescriptionHelpFormatter,
-                              help=help, description=description, epilog=epilog)
+#: A part of a command's epilog: its text, or a function that gives it when
+#: the parser is built (the engine list reads the game registry).
+Section = Union[str, Callable[[], str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """What a command's ``--help`` says, declared once in its module.
+
+    ``help`` is the command's line in ``ttt-engine --help``; ``description``
+    and the ``epilog`` sections are printed as written (line breaks kept), the
+    sections separated by a blank line."""
+    name: str
+    help: str
+    description: str
+    epilog: tuple[Section, ...] = ()
+
+    def epilog_text(self):
+        """The epilog: the sections, a blank line between them (None if there are none)."""
+        parts = [part() if callable(part) else part for part in self.epilog]
+        return "\n\n".join(parts) or None
+
+
+def examples(*lines):
+    """An epilog section of example command lines, each shown after the program
+    name (the heading says ``example`` when there is one)."""
+    heading = "examples:" if len(lines) > 1 else "example:"
+    return "\n".join([heading] + [f"  {PROG} {line}" for line in lines])
+
+
+def add_command(subparsers, command, run):
+    """The parser of ``command`` (a :class:`Command`) in ``subparsers``, with
+    ``run`` as its ``run`` default."""
+    p = subparsers.add_parser(command.name, formatter_class=argparse.RawDescriptionHelpFormatter,
+                              help=command.help, description=command.description,
+                              epilog=command.epilog_text())
     p.set_defaults(run=run)
     return p
 

@@ -7,14 +7,24 @@ import time
 
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import build_agent
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError, shorten
 from ttt_engine.cli._games import (
     GAMES, check_engine_options, engine_help, learned_kind, new_board, resolve_engine,
 )
 from ttt_engine.cli._report import pct, table
 from ttt_engine.cli.console import Console
 
-__all__ = ["add_parser", "run"]
+__all__ = ["COMMAND", "add_parser", "run"]
+
+COMMAND = O.Command(
+    name="eval",
+    help="evaluate a saved model or an engine: W/D/L table",
+    description="""\
+Play a saved Q-learning model (--model) or an engine (--engine) against another
+engine (--against) and print wins/draws/losses.""",
+    epilog=(engine_help, O.examples(
+        "eval --model ~/.cache/ttt_engine/ttt-q.npz --against perfect",
+        "eval --engine mcts --simulations 2000 --against random --games 200")))
 
 
 def _play_games(game, start, agent_a, agent_b, n, a_side):
@@ -108,14 +118,7 @@ def run(args):
 
 
 def add_parser(subparsers):
-    p = O.add_command(
-        subparsers, "eval", run,
-        help="evaluate a saved model or an engine: W/D/L table",
-        description="Play a saved Q-learning model (--model) or an engine (--engine) against "
-                    "another\nengine (--against) and print wins/draws/losses.",
-        epilog="engines per game:\n" + engine_help() + "\n\nexamples:\n"
-               f"  {PROG} eval --model ~/.cache/ttt_engine/ttt-q.npz --against perfect\n"
-               f"  {PROG} eval --engine mcts --simulations 2000 --against random --games 200")
+    p = O.add_command(subparsers, COMMAND, run)
     O.add_common(p, GAMES)
     p.add_argument("--engine", metavar="ENGINE", help="engine to evaluate")
     p.add_argument("--against", metavar="ENGINE", default="random",

@@ -9,14 +9,30 @@ from dataclasses import dataclass
 
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import CACHE_HELP, build_agent
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError, shorten
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError, shorten
 from ttt_engine.cli._games import (
     GAMES, check_engine_options, engine_help, new_board, notation, resolve_engine,
 )
 from ttt_engine.cli._report import engine_stats, exact_score_text, format_stats
 from ttt_engine.cli.console import Console
 
-__all__ = ["add_parser", "run", "play_one_game", "Table"]
+__all__ = ["COMMAND", "add_parser", "run", "play_one_game", "Table"]
+
+COMMAND = O.Command(
+    name="play",
+    help="play against an engine, or watch two engines",
+    description="""\
+Play a game against an engine in the console, or watch two engines.
+
+Tic-Tac-Toe cells are numbered 1-9 like a phone keypad (7 8 9 is the bottom row);
+--zero-based uses 0-8. The board is drawn after
+every move with the numbers of the free cells. At the prompt: a move, ? for the
+legal moves, q to quit. Ctrl-D ends (status 0), Ctrl-C interrupts (status 130).""",
+    epilog=(engine_help, CACHE_HELP, O.examples(
+        "play                          you (X) against the perfect engine",
+        "play --opponent q --side O    the Q-learning engine moves first",
+        "play --opponent mcts --time 0.5 --verbose",
+        "play --watch random --opponent perfect --games 3")))
 
 #: Longest text read as a move (longer input is refused without being echoed whole).
 MOVE_TEXT_MAX = 40
@@ -196,20 +212,7 @@ def run(args):
 
 
 def add_parser(subparsers):
-    p = O.add_command(
-        subparsers, "play", run,
-        help="play against an engine, or watch two engines",
-        description="Play a game against an engine in the console, or watch two engines.\n\n"
-                    "Tic-Tac-Toe cells are numbered 1-9 like a phone keypad (7 8 9 is the "
-                    "bottom row);\n--zero-based uses 0-8. The "
-                    "board is drawn after\nevery move with the numbers of the free cells. "
-                    "At the prompt: a move, ? for the\nlegal moves, q to quit. Ctrl-D ends "
-                    "(status 0), Ctrl-C interrupts (status 130).",
-        epilog="engines per game:\n" + engine_help() + "\n\n" + CACHE_HELP + "\n\nexamples:\n"
-               f"  {PROG} play                          you (X) against the perfect engine\n"
-               f"  {PROG} play --opponent q --side O    the Q-learning engine moves first\n"
-               f"  {PROG} play --opponent mcts --time 0.5 --verbose\n"
-               f"  {PROG} play --watch random --opponent perfect --games 3")
+    p = O.add_command(subparsers, COMMAND, run)
     O.add_common(p, GAMES)
     p.add_argument("--opponent", metavar="ENGINE",
                    help="the engine you play against (see the list below)")

@@ -11,7 +11,6 @@ from ttt_engine.cli._errors import (
     EXIT_ERROR,
     EXIT_OK,
     EXIT_USAGE,
-    PROG,
     CLIError,
     shorten,
 )
@@ -19,7 +18,18 @@ from ttt_engine.cli._executors import add_executor_options, run_resumable
 from ttt_engine.cli._report import table
 from ttt_engine.cli.console import Console
 
-__all__ = ["add_parser", "run"]
+__all__ = ["COMMAND", "add_parser", "run"]
+
+COMMAND = O.Command(
+    name="sweep",
+    help="Q-learning hyperparameter sweep with exact measures",
+    description="""\
+Train a Tic-Tac-Toe Q-learning agent for every combination of --alpha,
+--gamma and --episodes, --repeats seeds each, on local worker processes
+or a Dask cluster, and measure every run exactly: the share of optimal
+moves, the worst case against any opponent and W/D/L against random.""",
+    epilog=(O.examples("sweep --alpha 0.05,0.1,0.3 --gamma 0.9,0.99 --episodes 1e5,1e6,1e7 "
+                       "--repeats 5 --csv sweep.csv --plot sweep.png --out sweep.jsonl"),))
 
 
 def _list(kind, lo, hi):
@@ -100,16 +110,7 @@ def run(args):
 
 
 def add_parser(subparsers):
-    p = O.add_command(
-        subparsers, "sweep", run,
-        help="Q-learning hyperparameter sweep with exact measures",
-        description="Train a Tic-Tac-Toe Q-learning agent for every combination of --alpha,\n"
-                    "--gamma and --episodes, --repeats seeds each, on local worker processes\n"
-                    "or a Dask cluster, and measure every run exactly: the share of optimal\n"
-                    "moves, the worst case against any opponent and W/D/L against random.",
-        epilog="example:\n"
-               f"  {PROG} sweep --alpha 0.05,0.1,0.3 --gamma 0.9,0.99 --episodes 1e5,1e6,1e7 "
-               "--repeats 5 --csv sweep.csv --plot sweep.png --out sweep.jsonl")
+    p = O.add_command(subparsers, COMMAND, run)
     p.add_argument("--alpha", type=_list(float, 0, 1), default=[0.05, 0.1, 0.3],
                    metavar="LIST", help="initial learning rates (default 0.05,0.1,0.3)")
     p.add_argument("--gamma", type=_list(float, 0, 1), default=[0.9, 0.99], metavar="LIST",

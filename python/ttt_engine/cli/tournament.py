@@ -7,11 +7,31 @@ import json
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, CLIError
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CLIError
 from ttt_engine.cli._executors import add_executor_options, run_resumable
 from ttt_engine.cli.console import Console
 
-__all__ = ["add_parser", "run"]
+__all__ = ["COMMAND", "add_parser", "run"]
+
+COMMAND = O.Command(
+    name="tournament",
+    help="round robin between engines: W-D-L table and Elo ratings",
+    description="""\
+Every pair of engines plays --games games, each moving first in half of
+them, on local worker processes or a Dask cluster.  Prints the W-D-L
+table (also by colour), scores and Elo ratings with bootstrap intervals.
+With --simulations the same --seed gives the same table on any number
+of workers; --time budgets depend on the machine's speed and load.""",
+    epilog=(O.examples("tournament --game uttt --agents mcts,treeq,sarsa,random --time 0.1 "
+                       "--games 100 --workers 2 --out results.jsonl",
+                       "tournament --game ttt --agents perfect,mcts,random --simulations 2000 "
+                       "--games 20",
+                       "tournament --game uttt --agents mcts,random --simulations 1000 "
+                       "--games 200 --scheduler tcp://10.0.0.5:8786"),
+            """\
+--out FILE appends every finished task's games to FILE (JSON lines); the same
+command again plays only the missing games.  A file from another tournament
+or one that does not parse is refused and left unchanged."""))
 
 
 def _agents(text, game):
@@ -80,24 +100,7 @@ def _write_json(path, result):
 
 
 def add_parser(subparsers):
-    p = O.add_command(
-        subparsers, "tournament", run,
-        help="round robin between engines: W-D-L table and Elo ratings",
-        description="Every pair of engines plays --games games, each moving first in half of\n"
-                    "them, on local worker processes or a Dask cluster.  Prints the W-D-L\n"
-                    "table (also by colour), scores and Elo ratings with bootstrap intervals.\n"
-                    "With --simulations the same --seed gives the same table on any number\n"
-                    "of workers; --time budgets depend on the machine's speed and load.",
-        epilog="examples:\n"
-               f"  {PROG} tournament --game uttt --agents mcts,treeq,sarsa,random --time 0.1 "
-               "--games 100 --workers 2 --out results.jsonl\n"
-               f"  {PROG} tournament --game ttt --agents perfect,mcts,random --simulations 2000 "
-               "--games 20\n"
-               f"  {PROG} tournament --game uttt --agents mcts,random --simulations 1000 "
-               "--games 200 --scheduler tcp://10.0.0.5:8786\n\n"
-               "--out FILE appends every finished task's games to FILE (JSON lines); the same\n"
-               "command again plays only the missing games.  A file from another tournament\n"
-               "or one that does not parse is refused and left unchanged.")
+    p = O.add_command(subparsers, COMMAND, run)
     from ttt_engine.games import GAMES
     p.add_argument("--game", choices=list(GAMES), default="uttt", help="which game (default uttt)")
     p.add_argument("--agents", required=True, metavar="LIST",

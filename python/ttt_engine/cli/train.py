@@ -7,11 +7,21 @@ import time
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import CACHE_HELP, default_model_path, trained_side
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, PROG, CLIError
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 from ttt_engine.cli._report import pct, table
 from ttt_engine.cli.console import Console
 
-__all__ = ["add_parser", "run"]
+__all__ = ["COMMAND", "add_parser", "run"]
+
+COMMAND = O.Command(
+    name="train",
+    help="train a Tic-Tac-Toe Q-learning model",
+    description="""\
+Train a Tic-Tac-Toe Q-learning model with a progress bar, save it and print a summary
+table (and its greedy results against a random player).""",
+    epilog=(CACHE_HELP, O.examples(
+        "train --episodes 10000000 --plot curves.png",
+        "train --mode random --side X --episodes 2000000 --out x.npz --seed 1")))
 
 #: train() keyword for each training option of the command line
 TRAIN_OPTIONS = ("episodes", "alpha", "gamma", "epsilon", "epsilon_decay", "epsilon_min",
@@ -106,14 +116,7 @@ def run(args):
 
 
 def add_parser(subparsers):
-    p = O.add_command(
-        subparsers, "train", run,
-        help="train a Tic-Tac-Toe Q-learning model",
-        description="Train a Tic-Tac-Toe Q-learning model with a progress bar, save it and "
-                    "print a summary\ntable (and its greedy results against a random player).",
-        epilog=CACHE_HELP + "\n\nexamples:\n"
-               f"  {PROG} train --episodes 10000000 --plot curves.png\n"
-               f"  {PROG} train --mode random --side X --episodes 2000000 --out x.npz --seed 1")
+    p = O.add_command(subparsers, COMMAND, run)
     p.add_argument("--episodes", type=O.count(0, O.MAX_EPISODES), metavar="N",
                    help="training episodes (default: train()'s default)")
     p.add_argument("--alpha", type=O.real, help="learning rate in (0, 1] (default 0.1)")
