@@ -2,6 +2,7 @@
 random-game speed check (``play``)."""
 from __future__ import annotations
 
+import inspect
 import os
 import time
 
@@ -12,39 +13,53 @@ from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CLIError
 __all__ = ["add_parser", "run", "configure"]
 
 
+#: ``--games-a`` and the other game counts of ``stages``
+GAME_COUNT = O.count(1, O.MAX_GAMES)
+
+#: The options of ``stages`` after its stage letters, flag -> argparse keywords.
+#: Each one is the ``quixo.stages()`` keyword of the same name (``--games-a``:
+#: ``games_a``) and has that function's default.
+STAGE_OPTIONS = {
+    "--games-a": dict(type=GAME_COUNT, help="stage A tournament games"),
+    "--games-b": dict(type=GAME_COUNT, help="stage B random games"),
+    "--games-c-eval": dict(type=GAME_COUNT, help="stage C greedy vs random games"),
+    "--games-c-collect": dict(type=O.count(0, O.MAX_GAMES),
+                              help="stage C greedy games collected to states_greedy.npz (0: skip)"),
+    "--size": dict(type=int, choices=(3, 4, 5)),
+    "--max-plies": dict(type=O.count(1, 100_000), help="move cap (draw)"),
+    "--gamma": dict(type=O.real),
+    "--epsilon": dict(type=O.real),
+    "--unknown": dict(type=O.real, help="value of unseen states"),
+    "--draw-score": dict(type=O.real, help="reward of a draw by the cap"),
+    "--seed-faithful": dict(action="store_true",
+                            help="greedy looks up terminal states in the table too (as the seed)"),
+    "--symmetric": dict(action="store_true",
+                        help="merge states over the 8 board symmetries (not in the seed)"),
+    "--out-dir": dict(help="an existing folder where the states_* value files go (default: here)"),
+    "--format": dict(choices=("binary", "json"),
+                     help="value files: compact binary .npz (default) or the seed's JSON"),
+    "--seed": dict(type=O.seed),
+}
+
+
+def _keyword(flag):
+    """The ``stages()`` keyword (and argparse destination) of a ``stages`` option."""
+    return flag[2:].replace("-", "_")
+
+
 def configure(p):
     """Add the ``stages`` and ``play`` subcommands and their options to parser ``p``."""
-    from ttt_engine.quixo import DEFAULT_MAX_PLIES
+    from ttt_engine.quixo import stages
+    defaults = inspect.signature(stages).parameters
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
-    games = O.count(1, O.MAX_GAMES)
     s = sub.add_parser("stages", help="reproduce the seed's stages A, B, C end to end")
     s.add_argument("which", nargs="?", default="abc",
                    help="stages to run, e.g. 'abc' (default), 'a', 'bc'")
-    s.add_argument("--games-a", type=games, default=10_000, help="stage A tournament games")
-    s.add_argument("--games-b", type=games, default=100_000, help="stage B random games")
-    s.add_argument("--games-c-eval", type=games, default=10_000,
-                   help="stage C greedy vs random games")
-    s.add_argument("--games-c-collect", type=O.count(0, O.MAX_GAMES), default=100_000,
-                   help="stage C greedy games collected to states_greedy.npz (0: skip)")
-    s.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
-    s.add_argument("--max-plies", type=O.count(1, 100_000), default=DEFAULT_MAX_PLIES,
-                   help="move cap (draw)")
-    s.add_argument("--gamma", type=O.real, default=0.85)
-    s.add_argument("--epsilon", type=O.real, default=0.1)
-    s.add_argument("--unknown", type=O.real, default=0.5, help="value of unseen states")
-    s.add_argument("--draw-score", type=O.real, default=0.5, help="reward of a draw by the cap")
-    s.add_argument("--seed-faithful", action="store_true",
-                   help="greedy looks up terminal states in the table too (as the seed)")
-    s.add_argument("--symmetric", action="store_true",
-                   help="merge states over the 8 board symmetries (not in the seed)")
-    s.add_argument("--out-dir", default=".",
-                   help="an existing folder where the states_* value files go (default: here)")
-    s.add_argument("--format", default="binary", choices=("binary", "json"),
-                   help="value files: compact binary .npz (default) or the seed's JSON")
-    s.add_argument("--seed", type=O.seed, default=None)
+    for flag, options in STAGE_OPTIONS.items():
+        s.add_argument(flag, default=defaults[_keyword(flag)].default, **options)
     s.add_argument("--no-progress", action="store_true")
     r = sub.add_parser("play", help="random-vs-random speed check")
-    r.add_argument("--games", type=games, default=1_000_000)
+    r.add_argument("--games", type=GAME_COUNT, default=1_000_000)
     r.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
     r.add_argument("--seed", type=O.seed, default=0)
     p.set_defaults(run=run)
@@ -86,13 +101,8 @@ def run(args):
     try:
         if args.cmd == "stages":
             _check_outputs(args)
-            quixo.stages(args.which, games_a=args.games_a, games_b=args.games_b,
-                         games_c_eval=args.games_c_eval, games_c_collect=args.games_c_collect,
-                         size=args.size, max_plies=args.max_plies, gamma=args.gamma,
-                         epsilon=args.epsilon, unknown=args.unknown,
-                         draw_score=args.draw_score, seed_faithful=args.seed_faithful,
-                         symmetric=args.symmetric, out_dir=args.out_dir, seed=args.seed,
-                         progress=not args.no_progress, format=args.format)
+            options = {_keyword(flag): getattr(args, _keyword(flag)) for flag in STAGE_OPTIONS}
+            quixo.stages(args.which, progress=not args.no_progress, **options)
             return EXIT_OK
         n = args.games
         t0 = time.perf_counter()
