@@ -1,6 +1,7 @@
 """Typed stub of the verbs every compiled game Board shares (stub only: each
-game's stub ``Board`` derives from :class:`GameBoard`, the compiled classes
-have no common base at run time)."""
+game's stub ``Board`` derives from :class:`GameBoard`, or from
+:class:`BitBoards` for the boards kept as one bit mask per side; the compiled
+classes have no common base at run time)."""
 from typing import Any, Protocol
 
 import numpy as np
@@ -34,3 +35,8 @@ class GameBoard(Protocol):
     def action_to_move(self, action: int) -> int: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
+
+class BitBoards(GameBoard, Protocol):
+    """A board kept as one bit mask per side (Clobber, Quixo)."""
+    @property
+    def bitboards(self) -> tuple[int, int]: ...
