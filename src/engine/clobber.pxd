@@ -151,9 +151,9 @@ cdef inline void clobber_setup(ClobberState* s, int rows, int cols) noexcept nog
     s.status = clobber_compute_status(s)
 
 
-cdef inline int clobber_legal_moves(const ClobberState* s, int* moves) noexcept nogil:
-    """Write the legal moves in ascending order (the seed's order); 0 when over."""
-    cdef uint64_t own = s.bb[s.to_move], opp = s.bb[s.to_move ^ 1]
+cdef inline int clobber_moves_of(uint64_t own, uint64_t opp, int* moves) noexcept nogil:
+    """Write the captures of ``own`` against ``opp`` in ascending order (the
+    seed's order: squares, then directions down, up, right, left); returns how many."""
     cdef uint64_t d0 = own & (opp >> 8)
     cdef uint64_t d1 = own & (opp << 8)
     cdef uint64_t d2 = own & (opp >> 1) & CLOBBER_NOT_COL7
@@ -175,6 +175,11 @@ cdef inline int clobber_legal_moves(const ClobberState* s, int* moves) noexcept 
         moves[n] = sq * 4 + 3
         n += <int>((d3 >> sq) & 1)
     return n
+
+
+cdef inline int clobber_legal_moves(const ClobberState* s, int* moves) noexcept nogil:
+    """Write the legal moves in ascending order (the seed's order); 0 when over."""
+    return clobber_moves_of(s.bb[s.to_move], s.bb[s.to_move ^ 1], moves)
 
 
 cdef inline int clobber_count_moves(uint64_t own, uint64_t opp) noexcept nogil:

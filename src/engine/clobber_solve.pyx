@@ -47,7 +47,7 @@ from ttt_engine._core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.clock cimport now_monotonic
 from ttt_engine._core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll, interrupt_finish
 from ttt_engine._core.clobber cimport (
-    Board, ClobberState, clobber_pairs_any, clobber_count_moves,
+    Board, ClobberState, clobber_pairs_any, clobber_count_moves, clobber_moves_of,
     CLOBBER_MAX_MOVES, CLOBBER_POPCOUNT, CLOBBER_CTZ, CLOBBER_NOT_COL0, CLOBBER_NOT_COL7,
 )
 
@@ -86,8 +86,19 @@ cdef struct Entry:
     uint8_t win
 
 
+cdef struct DEntry:
+    uint64_t k0
+    uint64_t k1
+    uint32_t pn         # proof number: the mover wins
+    uint32_t dn         # disproof number: the mover loses
+    uint32_t work       # nodes spent on it so far (saturated)
+    uint32_t spare
+
+
 cdef struct SolveCtx:
     Entry* tt
+    DEntry* dtt         # proof and disproof numbers of unsettled positions
+    uint64_t dmask
     uint64_t mask       # bucket index mask (buckets of 2 entries)
     Entry* db           # small-component outcomes (key = component's canonical key)
     uint64_t dbmask
@@ -110,6 +121,8 @@ cdef struct SolveCtx:
     bint database       # small-component outcomes: zeros removed
     bint outcome        # outcome rules for sums of known components
     int db_stones       # components up to this many stones go to the database
+    bint dfpn           # proof-number search (depth-first) above ``ab_stones`` stones
+    int ab_stones       # positions up to this many stones: alpha-beta
     void* progress      # Python callable(nodes, depth, max_depth) or NULL
     interrupt_t* it     # Ctrl-C check (interrupt.pxd)
 
@@ -500,7 +513,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     cdef int order[MAXMOVES]
     cdef uint64_t cst[MAXMOVES][4]
     cdef int n = 0, i, j, k, m, r, sq
-    cdef uint64_t d0, d1, d2, d3, mm, fbit, tbit, a, b, start = c.nodes
+    cdef uint64_t fbit, tbit, a, b, start = c.nodes
     c.nodes += 1
     if c.max_nodes and c.nodes > c.max_nodes:
         c.aborted = True
@@ -519,24 +532,9 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     if r != R_UNKNOWN:
         _store(c, k0, k1, r == R_WIN, c.nodes - start)
         return r == R_WIN
-    d0 = own & (opp >> 8)
-    d1 = own & (opp << 8)
-    d2 = own & (opp >> 1) & CLOBBER_NOT_COL7
-    d3 = own & (opp << 1) & CLOBBER_NOT_COL0
-    mm = d0 | d1 | d2 | d3
-    if mm == 0:
+    n = clobber_moves_of(own, opp, moves)
+    if n == 0:
         return False
-    while mm:
-        sq = CLOBBER_CTZ(mm)
-        mm &= mm - 1
-        moves[n] = sq * 4
-        n += <int>((d0 >> sq) & 1)
-        moves[n] = sq * 4 + 1
-        n += <int>((d1 >> sq) & 1)
-        moves[n] = sq * 4 + 2
-        n += <int>((d2 >> sq) & 1)
-        moves[n] = sq * 4 + 3
-        n += <int>((d3 >> sq) & 1)
     c.depth += 1
     if c.depth > c.max_depth:
         c.max_depth = c.depth
@@ -604,6 +602,214 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     return False
 
 
+# ---------------------------------------------------------------------- proof-number search
+# Depth-first proof-number search (df-pn) in negamax form: a position's proof
+# number pn (how many leaves must still be shown won for the mover) is the
+# least disproof number of its children, its disproof number dn the sum of
+# its children's proof numbers.  A settled position goes to the outcome table;
+# an unsettled one keeps (pn, dn) in ``dtt`` between visits.  A new child
+# starts at pn = 1 and dn = its mover's number of moves (each must be
+# refuted), so the first child tried is the one the alpha-beta ordering
+# would try first.  Positions with at most ``ab_stones`` stones are settled
+# by the alpha-beta search, which is cheaper there.
+cdef enum:
+    PN_INF = 0x3FFFFFFF
+
+
+cdef inline DEntry* _dbucket(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
+    cdef uint64_t h = (k0 * <uint64_t>0xD6E8FEB86659FD93ULL) ^ ((k1 + (k1 >> 31)) * <uint64_t>0x9E3779B97F4A7C15ULL)
+    return &c.dtt[((h >> 19) & c.dmask) << 1]
+
+
+cdef inline bint _dprobe(SolveCtx* c, uint64_t k0, uint64_t k1, uint32_t* pn, uint32_t* dn,
+                         uint32_t* work) noexcept nogil:
+    cdef DEntry* e = _dbucket(c, k0, k1)
+    cdef int i
+    for i in range(2):
+        if e[i].k0 == k0 and e[i].k1 == k1 and (k0 | k1):
+            pn[0] = e[i].pn
+            dn[0] = e[i].dn
+            work[0] = e[i].work
+            return True
+    return False
+
+
+cdef inline void _dstore(SolveCtx* c, uint64_t k0, uint64_t k1, uint32_t pn, uint32_t dn,
+                         uint64_t work) noexcept nogil:
+    """Keep the entry that cost more in slot 0, the newest in slot 1."""
+    cdef DEntry* e = _dbucket(c, k0, k1)
+    cdef uint32_t w = <uint32_t>(work if work < 0xFFFFFFFFULL else 0xFFFFFFFFULL)
+    cdef int i = 1
+    if (e[0].k0 == k0 and e[0].k1 == k1) or w >= e[0].work:
+        if not (e[0].k0 == k0 and e[0].k1 == k1) and not (e[1].k0 == k0 and e[1].k1 == k1):
+            e[1] = e[0]
+        elif e[1].k0 == k0 and e[1].k1 == k1:
+            e[1] = e[0]
+        i = 0
+    e[i].k0 = k0
+    e[i].k1 = k1
+    e[i].pn = pn
+    e[i].dn = dn
+    e[i].work = w
+
+
+cdef inline void _dforget(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
+    """Drop the (pn, dn) entry of a position that is now in the outcome table."""
+    cdef DEntry* e = _dbucket(c, k0, k1)
+    cdef int i
+    for i in range(2):
+        if e[i].k0 == k0 and e[i].k1 == k1:
+            e[i].k0 = 0
+            e[i].k1 = 0
+            e[i].work = 0
+
+
+cdef void _mid(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1,
+               uint32_t thpn, uint32_t thdn, uint32_t* opn, uint32_t* odn) noexcept nogil:
+    """Search (own, opp) (cheap reductions done, key (k0, k1), not in the
+    outcome table) until its proof number reaches ``thpn`` or its disproof
+    number ``thdn``, or it is settled (pn 0: the mover wins; dn 0: loses).
+    The numbers it ends with are written to ``opn`` / ``odn``."""
+    cdef int moves[MAXMOVES]
+    cdef uint64_t ca[MAXMOVES]
+    cdef uint64_t cb[MAXMOVES]
+    cdef uint64_t ck0[MAXMOVES]
+    cdef uint64_t ck1[MAXMOVES]
+    cdef uint32_t cpn[MAXMOVES]
+    cdef uint32_t cdn[MAXMOVES]
+    cdef uint32_t wpn, wdn, work0 = 0, pn, dn
+    cdef uint64_t sum_pn, start = c.nodes, fbit, tbit, a, b, t_pn, t_dn
+    cdef int n, i, j, best, sq, m, r
+    cdef uint32_t d1, d2
+    opn[0] = 1
+    odn[0] = 1
+    if c.max_nodes and c.nodes > c.max_nodes:
+        c.aborted = True
+        return
+    if CLOBBER_POPCOUNT(own | opp) <= c.ab_stones:
+        r = _solve_rec(c, own, opp, k0, k1)
+        if c.aborted:
+            return
+        opn[0] = 0 if r else PN_INF
+        odn[0] = PN_INF if r else 0
+        return
+    c.nodes += 1
+    if interrupt_poll(c.it):
+        c.aborted = True
+        c.interrupted = True
+        return
+    if (c.nodes & 0xFFF) == 0:
+        _checkpoint(c)
+        if c.aborted:
+            return
+    _dprobe(c, k0, k1, &wpn, &wdn, &work0)     # only its work so far is used
+    r = _reduce(c, &own, &opp)
+    if c.aborted:
+        return
+    if r != R_UNKNOWN:
+        _store(c, k0, k1, r == R_WIN, c.nodes - start)
+        _dforget(c, k0, k1)
+        opn[0] = 0 if r == R_WIN else PN_INF
+        odn[0] = PN_INF if r == R_WIN else 0
+        return
+    n = clobber_moves_of(own, opp, moves)
+    c.depth += 1
+    if c.depth > c.max_depth:
+        c.max_depth = c.depth
+    j = 0
+    for i in range(n):
+        m = moves[i]
+        sq = m >> 2
+        fbit = (<uint64_t>1) << sq
+        tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
+        a = opp & ~tbit
+        b = (own ^ fbit) | tbit
+        _key_fast(c, &a, &b, &ck0[j], &ck1[j])
+        if (a | b) == 0:
+            r = R_LOSS                   # the opponent is stuck
+        else:
+            r = _probe(c, ck0[j], ck1[j])
+        if r == R_LOSS:
+            c.tt_hits += 1
+            c.depth -= 1
+            _store(c, k0, k1, True, c.nodes - start + work0)
+            _dforget(c, k0, k1)
+            opn[0] = 0
+            odn[0] = PN_INF
+            return
+        if r == R_WIN:
+            c.tt_hits += 1
+            continue                     # a child the opponent wins: no use
+        ca[j] = a
+        cb[j] = b
+        if not _dprobe(c, ck0[j], ck1[j], &cpn[j], &cdn[j], &wpn):
+            cpn[j] = 1
+            cdn[j] = <uint32_t>clobber_count_moves(a, b)
+        j += 1
+    n = j
+    while True:
+        d1 = PN_INF
+        d2 = PN_INF
+        best = -1
+        sum_pn = 0
+        for i in range(n):
+            sum_pn += cpn[i]
+            if cdn[i] < d1:
+                d2 = d1
+                d1 = cdn[i]
+                best = i
+            elif cdn[i] < d2:
+                d2 = cdn[i]
+        if sum_pn > PN_INF - 1:
+            sum_pn = PN_INF - 1
+        pn = d1
+        dn = <uint32_t>sum_pn
+        if pn == 0 or dn == 0:
+            c.depth -= 1
+            _store(c, k0, k1, pn == 0, c.nodes - start + work0)
+            _dforget(c, k0, k1)
+            opn[0] = 0 if pn == 0 else PN_INF
+            odn[0] = PN_INF if pn == 0 else 0
+            return
+        if pn >= thpn or dn >= thdn:
+            break
+        # child thresholds: its dn may grow to the second best (+ a quarter,
+        # which saves many switches between siblings); its pn as far as our
+        # dn threshold allows
+        t_dn = <uint64_t>d2 + 1 + (d2 >> 2)
+        if t_dn > thpn:
+            t_dn = thpn
+        t_pn = <uint64_t>thdn - dn + cpn[best]
+        if t_pn > PN_INF:
+            t_pn = PN_INF
+        _mid(c, ca[best], cb[best], ck0[best], ck1[best], <uint32_t>t_pn, <uint32_t>t_dn,
+             &cpn[best], &cdn[best])
+        if c.aborted:
+            c.depth -= 1
+            return
+    c.depth -= 1
+    _dstore(c, k0, k1, pn, dn, c.nodes - start + work0)
+    opn[0] = pn
+    odn[0] = dn
+
+
+cdef bint _dfpn_pos(SolveCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
+    """True if the mover wins (own, opp), by proof-number search."""
+    cdef uint64_t k0, k1
+    cdef uint32_t pn = 1, dn = 1
+    cdef int r
+    _key_fast(c, &own, &opp, &k0, &k1)
+    if (own | opp) == 0:
+        return False
+    r = _probe(c, k0, k1)
+    if r != R_UNKNOWN:
+        c.tt_hits += 1
+        return r == R_WIN
+    while pn != 0 and dn != 0 and not c.aborted:
+        _mid(c, own, opp, k0, k1, PN_INF, PN_INF, &pn, &dn)
+    return pn == 0
+
+
 cdef int _OFF[4]
 _OFF[0] = 8
 _OFF[1] = -8
@@ -623,26 +829,12 @@ cdef inline void _child(uint64_t own, uint64_t opp, int m, uint64_t* a, uint64_t
 
 def _moves(uint64_t own, uint64_t opp):
     """Legal moves of the mover, ascending (the core's move ints)."""
-    cdef uint64_t d0 = own & (opp >> 8), d1 = own & (opp << 8)
-    cdef uint64_t d2 = own & (opp >> 1) & CLOBBER_NOT_COL7, d3 = own & (opp << 1) & CLOBBER_NOT_COL0
-    out = []
-    cdef uint64_t mm = d0 | d1 | d2 | d3
-    cdef int sq
-    while mm:
-        sq = CLOBBER_CTZ(mm)
-        mm &= mm - 1
-        if (d0 >> sq) & 1:
-            out.append(sq * 4)
-        if (d1 >> sq) & 1:
-            out.append(sq * 4 + 1)
-        if (d2 >> sq) & 1:
-            out.append(sq * 4 + 2)
-        if (d3 >> sq) & 1:
-            out.append(sq * 4 + 3)
-    return out
+    cdef int buf[MAXMOVES]
+    cdef int n = clobber_moves_of(own, opp, buf)
+    return [buf[i] for i in range(n)]
 
 
-TECHNIQUES = ("etc", "ordering", "cancel", "decompose", "database", "outcome")
+TECHNIQUES = ("etc", "ordering", "cancel", "decompose", "database", "outcome", "dfpn")
 
 
 cdef class Solver:
@@ -659,18 +851,22 @@ cdef class Solver:
     cdef SolveCtx ctx
     cdef readonly int tt_bits
     cdef readonly int db_bits
+    cdef readonly int pn_bits
     cdef object _progress
 
-    def __cinit__(self, tt_bits=22, db_bits=20):
+    def __cinit__(self, tt_bits=22, db_bits=20, pn_bits=None):
         from ttt_engine._util import check_int
         self.tt_bits = check_int("tt_bits", tt_bits, min=4, max=31)
         self.db_bits = check_int("db_bits", db_bits, min=4, max=30)
+        self.pn_bits = check_int("pn_bits", self.tt_bits - 1 if pn_bits is None else pn_bits, min=4, max=31)
         self.ctx.tt = <Entry*>big_alloc(((<uint64_t>1) << self.tt_bits) * sizeof(Entry))
         self.ctx.db = <Entry*>big_alloc(((<uint64_t>1) << self.db_bits) * sizeof(Entry))
-        if self.ctx.tt == NULL or self.ctx.db == NULL:
+        self.ctx.dtt = <DEntry*>big_alloc(((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
+        if self.ctx.tt == NULL or self.ctx.db == NULL or self.ctx.dtt == NULL:
             raise MemoryError(f"cannot allocate a 2**{self.tt_bits}-entry table")
         self.ctx.mask = ((<uint64_t>1) << (self.tt_bits - 1)) - 1
         self.ctx.dbmask = ((<uint64_t>1) << self.db_bits) - 1
+        self.ctx.dmask = ((<uint64_t>1) << (self.pn_bits - 1)) - 1
         self.configure()
 
     def __dealloc__(self):
@@ -678,14 +874,17 @@ cdef class Solver:
             big_free(self.ctx.tt, ((<uint64_t>1) << self.tt_bits) * sizeof(Entry))
         if self.ctx.db != NULL:
             big_free(self.ctx.db, ((<uint64_t>1) << self.db_bits) * sizeof(Entry))
+        if self.ctx.dtt != NULL:
+            big_free(self.ctx.dtt, ((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
 
     def clear(self):
-        """Forget every stored result (table and database)."""
+        """Forget every stored result (table, database, proof numbers)."""
         memset(self.ctx.tt, 0, ((<uint64_t>1) << self.tt_bits) * sizeof(Entry))
         memset(self.ctx.db, 0, ((<uint64_t>1) << self.db_bits) * sizeof(Entry))
+        memset(self.ctx.dtt, 0, ((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
 
     def configure(self, etc=True, ordering=True, cancel=True, decompose=True, database=True,
-                  outcome=True, db_stones=10):
+                  outcome=True, dfpn=True, db_stones=10, ab_stones=16):
         """Switch techniques on or off for the following calls.  Results stored
         under one setting stay valid under any other (every key denotes a
         position, or a sum of components, whose outcome it stores)."""
@@ -697,6 +896,8 @@ cdef class Solver:
         self.ctx.decompose = bool(decompose)
         self.ctx.database = bool(database)
         self.ctx.outcome = bool(outcome)
+        self.ctx.dfpn = bool(dfpn)
+        self.ctx.ab_stones = check_int("ab_stones", ab_stones, min=0, max=64)
 
     @property
     def settings(self):
@@ -704,7 +905,8 @@ cdef class Solver:
         return {"etc": bool(self.ctx.etc), "ordering": bool(self.ctx.ordering),
                 "cancel": bool(self.ctx.cancel), "decompose": bool(self.ctx.decompose),
                 "database": bool(self.ctx.database), "outcome": bool(self.ctx.outcome),
-                "db_stones": self.ctx.db_stones}
+                "dfpn": bool(self.ctx.dfpn), "db_stones": self.ctx.db_stones,
+                "ab_stones": self.ctx.ab_stones}
 
     @property
     def nodes(self):
@@ -754,7 +956,10 @@ cdef class Solver:
         interrupt_init(&it, 64, NULL)
         self.ctx.it = &it
         with nogil:
-            r = _solve_pos(&self.ctx, own, opp)
+            if self.ctx.dfpn:
+                r = _dfpn_pos(&self.ctx, own, opp)
+            else:
+                r = _solve_pos(&self.ctx, own, opp)
         self.ctx.progress = NULL
         self.ctx.it = NULL
         self._progress = None
@@ -881,9 +1086,10 @@ cdef class Solver:
         """
         saved = self.settings
         if techniques:
-            bad = set(techniques) - set(TECHNIQUES) - {"db_stones"}
+            bad = set(techniques) - set(TECHNIQUES) - {"db_stones", "ab_stones"}
             if bad:
-                raise TypeError(f"unknown technique(s) {sorted(bad)}: use {', '.join(TECHNIQUES)}, db_stones")
+                raise TypeError(f"unknown technique(s) {sorted(bad)}: use {', '.join(TECHNIQUES)}, "
+                                "db_stones, ab_stones")
             cfg = dict(saved)
             cfg.update(techniques)
             self.configure(**cfg)
