@@ -23,7 +23,8 @@ KNOWN = {(1, 1): False, (1, 2): True, (1, 3): True, (1, 4): True, (1, 5): False,
          (3, 6): False, (3, 7): True, (4, 4): True, (4, 5): True}
 OFF = [{"etc": False}, {"ordering": False}, {"cancel": False}, {"decompose": False},
        {"database": False}, {"outcome": False}, {"db_stones": 14},
-       {"decompose": False, "database": False, "cancel": False}]
+       {"decompose": False, "database": False, "cancel": False},
+       {"dfpn": True, "ab_stones": 0}, {"dfpn": True, "ab_stones": 8}]
 
 
 @pytest.mark.parametrize("size", sorted(KNOWN))
@@ -46,6 +47,11 @@ def test_each_technique_off_same_results(cfg):
     assert s.settings["etc"] and s.settings["decompose"]        # per call only
 
 
+def test_unknown_technique_names_the_valid_ones():
+    with pytest.raises(TypeError, match="dfpn.*ab_stones"):
+        C.Solver(10).solve(C.Board(2, 2), dfnp=True)
+
+
 def test_5x5_and_4x6_losses():
     s = C.Solver(22)
     assert s.solve(C.Board(5, 5)).win is False
@@ -64,7 +70,8 @@ def test_sparse_positions_agree_with_reference():
         for to_move in "BW":
             b = C.Board.from_string(text, to_move=to_move)
             want = ref.wins(ref.parse(text), to_move)
-            for cfg in ({}, {"decompose": False, "database": False}, {"outcome": False}):
+            for cfg in ({}, {"decompose": False, "database": False}, {"outcome": False},
+                        {"dfpn": True, "ab_stones": 0}):
                 assert s.solve(b, **cfg).win is want, (text, to_move, cfg)
 
 

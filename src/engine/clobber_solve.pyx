@@ -834,6 +834,7 @@ def _moves(uint64_t own, uint64_t opp):
     return [buf[i] for i in range(n)]
 
 
+PARAMETERS = ("db_stones", "ab_stones")
 TECHNIQUES = ("etc", "ordering", "cancel", "decompose", "database", "outcome", "dfpn")
 
 
@@ -843,10 +844,14 @@ cdef class Solver:
     small-component outcomes of ``2**db_bits`` entries; both are kept between
     calls, so related positions are cheap to solve.
 
-    Techniques (keyword arguments of ``solve``, all on by default): ``etc``,
-    ``ordering``, ``cancel`` (claw pairs), ``decompose`` (per-component keys,
-    negative pairs), ``database`` (small-component outcomes, zeros removed),
-    ``outcome`` (outcome rules for sums), ``db_stones`` (database size limit).
+    Techniques (keyword arguments of ``solve``, all on by default but
+    ``dfpn``): ``etc``, ``ordering``, ``cancel`` (claw pairs), ``decompose``
+    (per-component keys, negative pairs), ``database`` (small-component
+    outcomes, zeros removed), ``outcome`` (outcome rules for sums), ``dfpn``
+    (proof-number search above ``ab_stones`` stones, alpha-beta below; measured
+    slower on the boards up to 4x7, so off); parameters ``db_stones`` (database
+    size limit) and ``ab_stones``.  ``pn_bits``: the proof-number table has
+    ``2**pn_bits`` entries of 32 bytes (default ``tt_bits - 1``).
     """
     cdef SolveCtx ctx
     cdef readonly int tt_bits
@@ -861,8 +866,7 @@ cdef class Solver:
         self.pn_bits = check_int("pn_bits", self.tt_bits - 1 if pn_bits is None else pn_bits, min=4, max=31)
         self.ctx.tt = <Entry*>big_alloc(((<uint64_t>1) << self.tt_bits) * sizeof(Entry))
         self.ctx.db = <Entry*>big_alloc(((<uint64_t>1) << self.db_bits) * sizeof(Entry))
-        self.ctx.dtt = <DEntry*>big_alloc(((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
-        if self.ctx.tt == NULL or self.ctx.db == NULL or self.ctx.dtt == NULL:
+        if self.ctx.tt == NULL or self.ctx.db == NULL:
             raise MemoryError(f"cannot allocate a 2**{self.tt_bits}-entry table")
         self.ctx.mask = ((<uint64_t>1) << (self.tt_bits - 1)) - 1
         self.ctx.dbmask = ((<uint64_t>1) << self.db_bits) - 1
@@ -881,10 +885,11 @@ cdef class Solver:
         """Forget every stored result (table, database, proof numbers)."""
         memset(self.ctx.tt, 0, ((<uint64_t>1) << self.tt_bits) * sizeof(Entry))
         memset(self.ctx.db, 0, ((<uint64_t>1) << self.db_bits) * sizeof(Entry))
-        memset(self.ctx.dtt, 0, ((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
+        if self.ctx.dtt != NULL:
+            memset(self.ctx.dtt, 0, ((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
 
     def configure(self, etc=True, ordering=True, cancel=True, decompose=True, database=True,
-                  outcome=True, dfpn=True, db_stones=10, ab_stones=16):
+                  outcome=True, dfpn=False, db_stones=10, ab_stones=16):
         """Switch techniques on or off for the following calls.  Results stored
         under one setting stay valid under any other (every key denotes a
         position, or a sum of components, whose outcome it stores)."""
@@ -896,6 +901,10 @@ cdef class Solver:
         self.ctx.decompose = bool(decompose)
         self.ctx.database = bool(database)
         self.ctx.outcome = bool(outcome)
+        if dfpn and self.ctx.dtt == NULL:     # the proof-number table is made on first use
+            self.ctx.dtt = <DEntry*>big_alloc(((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
+            if self.ctx.dtt == NULL:
+                raise MemoryError(f"cannot allocate a 2**{self.pn_bits}-entry proof-number table")
         self.ctx.dfpn = bool(dfpn)
         self.ctx.ab_stones = check_int("ab_stones", ab_stones, min=0, max=64)
 
@@ -1086,10 +1095,10 @@ cdef class Solver:
         """
         saved = self.settings
         if techniques:
-            bad = set(techniques) - set(TECHNIQUES) - {"db_stones", "ab_stones"}
+            bad = set(techniques) - set(TECHNIQUES) - set(PARAMETERS)
             if bad:
                 raise TypeError(f"unknown technique(s) {sorted(bad)}: use {', '.join(TECHNIQUES)}, "
-                                "db_stones, ab_stones")
+                                f"{', '.join(PARAMETERS)}")
             cfg = dict(saved)
             cfg.update(techniques)
             self.configure(**cfg)
