@@ -91,22 +91,31 @@ def play(own, opp, m):
     return opp & ~(1 << to), (own & ~(1 << sq)) | (1 << to)
 
 
+_NOT_COL0 = sum(1 << sq for sq in range(64) if sq & 7)
+_NOT_COL7 = sum(1 << sq for sq in range(64) if sq & 7 != 7)
+_ALL = (1 << 64) - 1
+
+
+def _grow(x):
+    """``x`` and its orthogonal neighbours on the 8x8 square (shifts that do
+    not wrap around the edges)."""
+    return x | ((x << 8) & _ALL) | (x >> 8) | ((x << 1) & _NOT_COL0) | ((x >> 1) & _NOT_COL7)
+
+
 def components(own, opp):
     """4-connected groups of stones: list of masks."""
     occ = own | opp
     out = []
-    while occ:
-        seed = occ & -occ
-        comp, frontier = seed, seed
-        while frontier:
-            new = 0
-            for sq in _bits(frontier):
-                new |= _NBMASK[sq]
-            new &= (own | opp) & ~comp
-            comp |= new
-            frontier = new
+    rest = occ
+    while rest:
+        comp = rest & -rest
+        while True:
+            grown = _grow(comp) & occ
+            if grown == comp:
+                break
+            comp = grown
         out.append(comp)
-        occ &= ~comp
+        rest &= ~comp
     return out
 
 
@@ -124,8 +133,12 @@ def normalize(own, opp):
     occ = own | opp
     if not occ:
         return 0, 0
-    rmin = min(sq >> 3 for sq in _bits(occ))
-    cmin = min(sq & 7 for sq in _bits(occ))
+    rmin = ((occ & -occ).bit_length() - 1) >> 3
+    cols = occ
+    for k in (32, 16, 8):
+        cols |= cols >> k
+    cols &= 0xFF
+    cmin = (cols & -cols).bit_length() - 1
     shift = rmin * 8 + cmin
     return own >> shift, opp >> shift
 
