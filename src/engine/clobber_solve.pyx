@@ -34,7 +34,8 @@ hash of their sorted keys (marked so that it can never equal an exact key).
 Search: negamax over win/loss, stop at the first winning move; a move leaving
 the opponent stuck wins at once; every child is reduced and its table slot
 prefetched before any is probed (enhanced transposition cutoff); children
-are tried by the opponent's number of replies, fewest first.  The table has
+are tried by the opponent's number of replies, fewest first, and among
+equals the one leaving more components first.  The table has
 two entries per bucket: one kept for the result that cost the most nodes,
 one always replaced.
 
@@ -115,7 +116,7 @@ cdef struct SolveCtx:
     bint interrupted
     # techniques (all on by default)
     bint etc            # probe every child before searching any
-    bint ordering       # children by the opponent's reply count, fewest first
+    bint ordering       # children by the opponent's reply count, fewest first (then more components)
     bint cancel         # claws (stars) removed in pairs
     bint decompose      # per-component keys, negative pairs removed
     bint database       # small-component outcomes: zeros removed
@@ -296,7 +297,7 @@ cdef inline int _claws(uint64_t own, uint64_t opp, uint64_t* stones) noexcept no
     return (CLOBBER_POPCOUNT(dom) >> 1) + CLOBBER_POPCOUNT(centre)
 
 
-cdef inline void _key_fast(SolveCtx* c, uint64_t* pown, uint64_t* popp, uint64_t* k0, uint64_t* k1) noexcept nogil:
+cdef inline int _key_fast(SolveCtx* c, uint64_t* pown, uint64_t* popp, uint64_t* k0, uint64_t* k1) noexcept nogil:
     """Cheap reductions (dead stones, claw pairs) in place, and the key: the
     whole position's canonical masks, or with ``decompose`` the multiset of
     per-component canonical keys."""
@@ -319,11 +320,11 @@ cdef inline void _key_fast(SolveCtx* c, uint64_t* pown, uint64_t* popp, uint64_t
     occ = own | opp
     if not c.decompose or occ == 0:
         _canon(own, opp, k0, k1)
-        return
+        return 1
     comp = _flood(occ & (~occ + 1), occ)
     if comp == occ:
         _canon(own, opp, k0, k1)
-        return
+        return 1
     n = 0
     rest = occ
     while rest:
@@ -332,6 +333,7 @@ cdef inline void _key_fast(SolveCtx* c, uint64_t* pown, uint64_t* popp, uint64_t
         _canon(own & comp, opp & comp, &ka[n], &kb[n])
         n += 1
     _key(n, ka, kb, k0, k1)
+    return n
 
 
 cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
@@ -512,7 +514,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     cdef int moves[MAXMOVES]
     cdef int order[MAXMOVES]
     cdef uint64_t cst[MAXMOVES][4]
-    cdef int n = 0, i, j, k, m, r, sq
+    cdef int n = 0, i, j, k, m, r, sq, nc
     cdef uint64_t fbit, tbit, a, b, start = c.nodes
     c.nodes += 1
     if c.max_nodes and c.nodes > c.max_nodes:
@@ -547,7 +549,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
         tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
         a = opp & ~tbit                  # child mover: the opponent
         b = (own ^ fbit) | tbit
-        _key_fast(c, &a, &b, &cst[i][2], &cst[i][3])
+        nc = _key_fast(c, &a, &b, &cst[i][2], &cst[i][3])
         if (a | b) == 0:                 # the opponent is stuck
             c.depth -= 1
             _store(c, k0, k1, True, c.nodes - start)
@@ -556,6 +558,8 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
         cst[i][1] = b
         CS_PREFETCH(_bucket(c, cst[i][2], cst[i][3]))
         k = 0 if not c.ordering else clobber_count_moves(a, b)
+        if c.ordering:              # among equals, a move that splits the position more first
+            k = (k << 4) | (15 - (nc if nc < 15 else 15))
         order[i] = (k << 9) | i
     if c.etc:
         for i in range(n):
@@ -1025,15 +1029,19 @@ cdef class Solver:
         return _moves(own, opp)
 
     def order_moves(self, uint64_t own, uint64_t opp):
-        """Legal moves sorted as the search tries them (opponent's replies, fewest first)."""
+        """Legal moves sorted as the search tries them: the opponent's replies
+        (after the cheap reductions), fewest first; among equals, the move
+        leaving more components first."""
         ms = _moves(own, opp)
         keyed = []
-        cdef uint64_t a, b
+        cdef uint64_t a, b, k0, k1
+        cdef int nc
         for m in ms:
             _child(own, opp, m, &a, &b)
-            keyed.append((clobber_count_moves(a, b), m))
+            nc = _key_fast(&self.ctx, &a, &b, &k0, &k1)
+            keyed.append((clobber_count_moves(a, b), -nc, m))
         keyed.sort()
-        return [m for _, m in keyed]
+        return [m for _, _, m in keyed]
 
     # -------------------------------------------------------------- table on disk
     def export_entries(self, min_work=64):
