@@ -78,6 +78,7 @@ cdef enum:
     R_UNKNOWN = -1
     R_LOSS = 0
     R_WIN = 1
+    PN_INF = 0x3FFFFFFF  # proof / disproof number of a settled position
 
 
 cdef struct Entry:
@@ -210,6 +211,22 @@ cdef inline void _canon(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* ko
         _better(_transpose(hvo), _transpose(hvp), &ba, &bb)
     kown[0] = ba
     kopp[0] = bb
+
+
+cdef int _OFF[4]
+_OFF[0] = 8
+_OFF[1] = -8
+_OFF[2] = 1
+_OFF[3] = -1
+
+
+cdef inline void _child(uint64_t own, uint64_t opp, int m, uint64_t* a, uint64_t* b) noexcept nogil:
+    """The position after the mover plays ``m``, from the new mover's side."""
+    cdef int sq = m >> 2
+    cdef uint64_t fbit = (<uint64_t>1) << sq
+    cdef uint64_t tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
+    a[0] = opp & ~tbit
+    b[0] = (own ^ fbit) | tbit
 
 
 cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
@@ -495,8 +512,10 @@ cdef void _checkpoint(SolveCtx* c) noexcept nogil:
 
 
 cdef bint _solve_pos(SolveCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
-    """True if the mover wins (own, opp): key, probe, then search."""
+    """True if the mover wins (own, opp): key, probe, then search (alpha-beta,
+    or proof-number search when ``dfpn`` is on)."""
     cdef uint64_t k0, k1
+    cdef uint32_t pn = 1, dn = 1
     cdef int r
     _key_fast(c, &own, &opp, &k0, &k1)
     if (own | opp) == 0:
@@ -505,7 +524,11 @@ cdef bint _solve_pos(SolveCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
     if r != R_UNKNOWN:
         c.tt_hits += 1
         return r == R_WIN
-    return _solve_rec(c, own, opp, k0, k1)
+    if not c.dfpn:
+        return _solve_rec(c, own, opp, k0, k1)
+    while pn != 0 and dn != 0 and not c.aborted:
+        _mid(c, own, opp, k0, k1, PN_INF, PN_INF, &pn, &dn)
+    return pn == 0
 
 
 cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1) noexcept nogil:
@@ -514,8 +537,8 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     cdef int moves[MAXMOVES]
     cdef int order[MAXMOVES]
     cdef uint64_t cst[MAXMOVES][4]
-    cdef int n = 0, i, j, k, m, r, sq, nc
-    cdef uint64_t fbit, tbit, a, b, start = c.nodes
+    cdef int n = 0, i, j, k, r, nc
+    cdef uint64_t a, b, start = c.nodes
     c.nodes += 1
     if c.max_nodes and c.nodes > c.max_nodes:
         c.aborted = True
@@ -543,12 +566,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
     # pass 1: reduce every child (opponent to move), settle what the rules
     # settle, prefetch the rest
     for i in range(n):
-        m = moves[i]
-        sq = m >> 2
-        fbit = (<uint64_t>1) << sq
-        tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
-        a = opp & ~tbit                  # child mover: the opponent
-        b = (own ^ fbit) | tbit
+        _child(own, opp, moves[i], &a, &b)   # child mover: the opponent
         nc = _key_fast(c, &a, &b, &cst[i][2], &cst[i][3])
         if (a | b) == 0:                 # the opponent is stuck
             c.depth -= 1
@@ -616,10 +634,6 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
 # refuted), so the first child tried is the one the alpha-beta ordering
 # would try first.  Positions with at most ``ab_stones`` stones are settled
 # by the alpha-beta search, which is cheaper there.
-cdef enum:
-    PN_INF = 0x3FFFFFFF
-
-
 cdef inline DEntry* _dbucket(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
     cdef uint64_t h = (k0 * <uint64_t>0xD6E8FEB86659FD93ULL) ^ ((k1 + (k1 >> 31)) * <uint64_t>0x9E3779B97F4A7C15ULL)
     return &c.dtt[((h >> 19) & c.dmask) << 1]
@@ -682,8 +696,8 @@ cdef void _mid(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1
     cdef uint32_t cpn[MAXMOVES]
     cdef uint32_t cdn[MAXMOVES]
     cdef uint32_t wpn, wdn, work0 = 0, pn, dn
-    cdef uint64_t sum_pn, start = c.nodes, fbit, tbit, a, b, t_pn, t_dn
-    cdef int n, i, j, best, sq, m, r
+    cdef uint64_t sum_pn, start = c.nodes, a, b, t_pn, t_dn
+    cdef int n, i, j, best, r
     cdef uint32_t d1, d2
     opn[0] = 1
     odn[0] = 1
@@ -722,12 +736,7 @@ cdef void _mid(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1
         c.max_depth = c.depth
     j = 0
     for i in range(n):
-        m = moves[i]
-        sq = m >> 2
-        fbit = (<uint64_t>1) << sq
-        tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
-        a = opp & ~tbit
-        b = (own ^ fbit) | tbit
+        _child(own, opp, moves[i], &a, &b)
         _key_fast(c, &a, &b, &ck0[j], &ck1[j])
         if (a | b) == 0:
             r = R_LOSS                   # the opponent is stuck
@@ -797,40 +806,7 @@ cdef void _mid(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1
     odn[0] = dn
 
 
-cdef bint _dfpn_pos(SolveCtx* c, uint64_t own, uint64_t opp) noexcept nogil:
-    """True if the mover wins (own, opp), by proof-number search."""
-    cdef uint64_t k0, k1
-    cdef uint32_t pn = 1, dn = 1
-    cdef int r
-    _key_fast(c, &own, &opp, &k0, &k1)
-    if (own | opp) == 0:
-        return False
-    r = _probe(c, k0, k1)
-    if r != R_UNKNOWN:
-        c.tt_hits += 1
-        return r == R_WIN
-    while pn != 0 and dn != 0 and not c.aborted:
-        _mid(c, own, opp, k0, k1, PN_INF, PN_INF, &pn, &dn)
-    return pn == 0
-
-
-cdef int _OFF[4]
-_OFF[0] = 8
-_OFF[1] = -8
-_OFF[2] = 1
-_OFF[3] = -1
-
-
 # ---------------------------------------------------------------------- Python face
-cdef inline void _child(uint64_t own, uint64_t opp, int m, uint64_t* a, uint64_t* b) noexcept nogil:
-    """The position after the mover plays ``m``, from the new mover's side."""
-    cdef int sq = m >> 2
-    cdef uint64_t fbit = (<uint64_t>1) << sq
-    cdef uint64_t tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
-    a[0] = opp & ~tbit
-    b[0] = (own ^ fbit) | tbit
-
-
 def _moves(uint64_t own, uint64_t opp):
     """Legal moves of the mover, ascending (the core's move ints)."""
     cdef int buf[MAXMOVES]
@@ -969,10 +945,7 @@ cdef class Solver:
         interrupt_init(&it, 64, NULL)
         self.ctx.it = &it
         with nogil:
-            if self.ctx.dfpn:
-                r = _dfpn_pos(&self.ctx, own, opp)
-            else:
-                r = _solve_pos(&self.ctx, own, opp)
+            r = _solve_pos(&self.ctx, own, opp)
         self.ctx.progress = NULL
         self.ctx.it = NULL
         self._progress = None
