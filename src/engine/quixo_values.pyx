@@ -152,6 +152,13 @@ cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
     return 0
 
 
+cdef inline Py_ssize_t _skip_space(const char* p, Py_ssize_t pos, Py_ssize_t L) noexcept nogil:
+    """The first position at or after ``pos`` that is not JSON whitespace."""
+    while pos < L and p[pos] in b' \t\r\n':
+        pos += 1
+    return pos
+
+
 cdef class ValueTable:
     """Discounted state values ``key -> (sum of scores, count)`` in C memory.
 
@@ -506,14 +513,12 @@ cdef class ValueTable:
             capacity = max(1024, L // (klen + 20 if klen > 0 else 40))
         t = ValueTable(capacity, size, symmetric)
         with nogil:
-            while pos < L and p[pos] in b' \t\r\n':
-                pos += 1
+            pos = _skip_space(p, pos, L)
             if pos >= L or p[pos] != b'{':
                 err = 1
             pos += 1
             while err == 0:
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos < L and p[pos] == b'}':
                     pos += 1
                     break
@@ -531,14 +536,12 @@ cdef class ValueTable:
                 if err:
                     break
                 pos += klen + 2
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos >= L or p[pos] != b':':
                     err = 4
                     break
                 pos += 1
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos >= L or p[pos] != b'[':
                     err = 5
                     break
@@ -548,14 +551,12 @@ cdef class ValueTable:
                     err = 6
                     break
                 pos = endp - p
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos >= L or p[pos] != b',':
                     err = 7
                     break
                 pos += 1
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 ucnt = 0
                 start = pos
                 while pos < L and p[pos] >= b'0' and p[pos] <= b'9' and ucnt < <uint64_t>10000000000ULL:
@@ -566,8 +567,7 @@ cdef class ValueTable:
                     err = 8
                     break
                 cnt = <double>ucnt
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos >= L or p[pos] != b']':
                     err = 9
                     break
@@ -583,8 +583,7 @@ cdef class ValueTable:
                 elif vt_put(&t.t, key, avg * cnt, <uint32_t>cnt) != 0:
                     err = 10
                     break
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos < L and p[pos] == b',':
                     pos += 1
                 elif pos < L and p[pos] == b'}':
@@ -594,8 +593,7 @@ cdef class ValueTable:
                     err = 11
                     break
             if err == 0:
-                while pos < L and p[pos] in b' \t\r\n':
-                    pos += 1
+                pos = _skip_space(p, pos, L)
                 if pos != L:
                     err = 12
         if err:
