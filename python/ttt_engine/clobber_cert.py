@@ -20,7 +20,7 @@ from ttt_engine.clobber_check import (
     components,
     is_negative,
     legal_moves,
-    normalize,
+    canonical,
     play,
     strip_dead,
 )
@@ -109,7 +109,7 @@ class _Writer:
                 continue
             own, opp, claim = item
             own, opp = strip_dead(own, opp)
-            key = normalize(own, opp)
+            key = canonical(own, opp)
             self.records += 1
             if key in self.memo[claim]:
                 self.out += b"R"

@@ -17,7 +17,10 @@ independent components (Berlekamp, Conway, Guy: *Winning Ways*; Siegel:
 
 Positions are two masks from the mover's side, bit ``r * 8 + c``; stones in
 one-coloured groups are dropped (they can never move or be taken, since
-stones only move onto stones).
+stones only move onto stones).  The canonical form of a position is the
+sorted multiset of its components, each taken in the least of its images
+under the 8 symmetries of the square, translated to the corner: positions of
+equal canonical form are sums of the same games, so have the same outcome.
 
 Certificate format (``ttt_engine.clobber_cert`` writes it): a header line of
 JSON (format, rows, cols, to_move, own, opp, claim), then a zlib stream of
@@ -28,8 +31,8 @@ wins" / "the mover loses") about the current position:
          down, up, right, left), then a proof that the mover after it loses;
 ``A``    loss: for every legal move in ascending order, a proof that the
          mover after it wins;
-``R``    the same claim about this position (after translation to the corner)
-         was proven earlier in the stream;
+``R``    the same claim about a position of the same canonical form was
+         proven earlier in the stream;
 ``Z z``  (8-byte mask) the stones ``z`` are whole components whose sum is 0;
          then a proof of the same claim without them;
 ``N g h`` (two 8-byte masks) component ``h`` is the colour-swapped copy of
@@ -41,7 +44,7 @@ import json
 import sys
 import zlib
 
-FORMAT = "ttt-engine clobber certificate 1"
+FORMAT = "ttt-engine clobber certificate 2"
 MAX_BRUTE = 16          # largest component (or zero set) settled by brute force
 _STEP = (8, -8, 1, -1)  # down, up, right, left
 
@@ -143,33 +146,40 @@ def normalize(own, opp):
     return own >> shift, opp >> shift
 
 
-def is_negative(own, opp, g, h):
-    """True if component ``h`` is component ``g`` with colours swapped, up to a
-    symmetry of the square and a translation."""
-    def shape(mask):
-        rows = [s >> 3 for s in _bits(mask)]
-        cols = [s & 7 for s in _bits(mask)]
-        r0, c0 = min(rows), min(cols)
-        return {((s >> 3) - r0, (s & 7) - c0): bool((own >> s) & 1) for s in _bits(mask)}
-    sg, sh = shape(g), shape(h)
-    if len(sg) != len(sh):
-        return False
-    pts = list(sg)
+def component_key(own, opp, comp):
+    """Canonical form of the component ``comp``: the least, over the 8
+    symmetries of the square, of its sorted (square, mover's stone) pairs
+    after translation to the corner."""
+    stones = [(s >> 3, s & 7, (own >> s) & 1) for s in _bits(comp)]
+    best = None
     for t in range(8):
         img = []
-        for r, c in pts:
+        for r, c, o in stones:
             if t & 1:
                 r, c = c, r
             if t & 2:
                 r = -r
             if t & 4:
                 c = -c
-            img.append((r, c))
+            img.append((r, c, o))
         rm = min(p[0] for p in img)
         cm = min(p[1] for p in img)
-        if all(sh.get((r - rm, c - cm)) is (not sg[p]) for (r, c), p in zip(img, pts)):
-            return True
-    return False
+        key = tuple(sorted(((r - rm) * 8 + c - cm, o) for r, c, o in img))
+        if best is None or key < best:
+            best = key
+    return best
+
+
+def canonical(own, opp):
+    """Canonical form of a position with dead stones stripped: the sorted
+    tuple of its components' canonical forms."""
+    return tuple(sorted(component_key(own, opp, comp) for comp in components(own, opp)))
+
+
+def is_negative(own, opp, g, h):
+    """True if component ``h`` is component ``g`` with colours swapped, up to a
+    symmetry of the square and a translation."""
+    return g.bit_count() == h.bit_count() and component_key(opp, own, g) == component_key(own, opp, h)
 
 
 class CertificateError(ValueError):
@@ -177,12 +187,12 @@ class CertificateError(ValueError):
 
 
 class Checker:
-    """Replays a certificate; ``brute`` memoises brute-force outcomes."""
+    """Replays a certificate; ``wins`` memoises brute-force outcomes."""
 
     def __init__(self, data):
         self.data = data
         self.pos = 0
-        self.proven = (set(), set())       # claims False / True, normalized keys
+        self.proven = (set(), set())       # claims False / True, canonical forms
         self.brute_memo = {}
         self.records = 0
 
@@ -220,7 +230,7 @@ class Checker:
                 self.proven[claim].add(done)
                 continue
             own, opp = strip_dead(own, opp)
-            key = normalize(own, opp)
+            key = canonical(own, opp)
             tag = self._byte()
             self.records += 1
             if tag == ord("R"):
