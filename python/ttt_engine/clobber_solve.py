@@ -161,11 +161,13 @@ class _Display:
         self.tty = hasattr(stream, "isatty") and stream.isatty()
 
     def __call__(self, i):
+        self.show(f"{i['proven']}/{i['moves']} first moves proven | move {i['current'] or '-'} | "
+                  f"nodes {i['nodes']:,} | depth {i['depth']} (max {i['max_depth']}) | "
+                  f"elapsed {i['elapsed']:.0f} s (CPU {i['cpu']:.0f} s)")
+
+    def show(self, line):
         if self.quiet:
             return
-        line = (f"{i['proven']}/{i['moves']} first moves proven | move {i['current'] or '-'} | "
-                f"nodes {i['nodes']:,} | depth {i['depth']} (max {i['max_depth']}) | "
-                f"elapsed {i['elapsed']:.0f} s (CPU {i['cpu']:.0f} s)")
         if self.tty:
             self.stream.write("\r" + line[:150].ljust(150))
         else:
@@ -259,15 +261,32 @@ def run(args, prog="ttt-engine clobber solve"):
               f"{stats}" + (f"; resume with the same command (table {table})" if table else ""))
         return EXIT_TIME if out["result"] == "timeout" else EXIT_INTERRUPT
     if args.certificate:
-        from ttt_engine.clobber_cert import write_certificate
-        from ttt_engine.clobber_check import check_certificate
-        t = time.perf_counter()
-        n = write_certificate(args.certificate, board, solver)
-        print(f"certificate: {args.certificate}, {n:,} records, {os.path.getsize(args.certificate):,} bytes, "
-              f"{time.perf_counter() - t:.1f} s")
-        t = time.perf_counter()
-        rep = check_certificate(args.certificate)
-        print(f"checked: {rep}; {time.perf_counter() - t:.1f} s")
+        return _certify(args, board, solver, display)
+    return EXIT_OK
+
+
+def _certify(args, board, solver, display):
+    """Write the certificate of a solved board (progress on stderr) and check it."""
+    from ttt_engine.clobber_cert import write_certificate
+    from ttt_engine.clobber_check import check_certificate
+    t0 = time.perf_counter()
+    nodes0 = solver.nodes
+
+    def progress(records, size, nodes):
+        display.show(f"certificate: {records:,} records | {size:,} bytes before compression | "
+                     f"nodes searched again {nodes - nodes0:,} | elapsed {time.perf_counter() - t0:.0f} s")
+    try:
+        n = write_certificate(args.certificate, board, solver, progress=progress)
+    except KeyboardInterrupt:
+        display.done()
+        print(f"certificate not written (interrupted); {args.certificate} left as it was")
+        return EXIT_INTERRUPT
+    display.done()
+    print(f"certificate: {args.certificate}, {n:,} records, {os.path.getsize(args.certificate):,} bytes, "
+          f"{time.perf_counter() - t0:.1f} s ({solver.nodes - nodes0:,} nodes searched again)")
+    t = time.perf_counter()
+    rep = check_certificate(args.certificate)
+    print(f"checked: {rep}; {time.perf_counter() - t:.1f} s")
     return EXIT_OK
 
 
