@@ -117,6 +117,85 @@ def test_corrupt_certificates_rejected(tmp_path):
         check_certificate(write(header, bytes(bad)))
 
 
+def _subproofs(data, own, opp):
+    """The record spans of the proofs of the root's replies (root: an A record)."""
+    from ttt_engine.clobber_check import legal_moves, play
+    pos = 0
+
+    def skip(own, opp):
+        nonlocal pos
+        tag = chr(data[pos])
+        pos += 1
+        if tag == "M":
+            m = data[pos]
+            pos += 1
+            skip(*play(own, opp, m))
+        elif tag == "A":
+            for m in legal_moves(own, opp):
+                skip(*play(own, opp, m))
+        elif tag in "ZN":
+            z = int.from_bytes(data[pos:pos + 8], "little")
+            if tag == "N":
+                z |= int.from_bytes(data[pos + 8:pos + 16], "little")
+            pos += 8 if tag == "Z" else 16
+            skip(own & ~z, opp & ~z)
+    assert data[:1] == b"A"
+    pos = 1
+    spans = []
+    for m in legal_moves(own, opp):
+        start = pos
+        skip(*play(own, opp, m))
+        spans.append(data[start:pos])
+    assert pos == len(data)
+    return spans
+
+
+def test_certificate_refers_to_mirror_images():
+    # on 2x3 (a loss for B) B's moves come in mirror-image pairs: the proof of
+    # the second of each pair is a reference to the first
+    s = C.Solver(16)
+    b = C.Board(2, 3)
+    header, data, _ = certificate_bytes(b, s)
+    spans = _subproofs(data, *b.bitboards)
+    assert len(spans) == 7
+    assert sum(sp == b"R" for sp in spans) >= 3
+
+
+def test_write_proof_refuses_a_wrong_claim_and_stops_on_request(tmp_path):
+    s = C.Solver(18)
+    b = C.Board(3, 4)                        # a loss for B
+    own, opp = b.bitboards
+    chunks = []
+    with pytest.raises(ValueError, match="claim"):
+        s.write_proof(own, opp, True, lambda d: chunks.append(d) or True)
+    with pytest.raises(RuntimeError, match="sink"):
+        s.write_proof(own, opp, False, lambda d: False, chunk=64)
+    with pytest.raises(TimeoutError):
+        C.Solver(18).write_proof(*C.Board(5, 5).bitboards, False, lambda d: True, time_limit=1e-3)
+    with pytest.raises(TypeError):
+        s.write_proof(own, opp, False, None)
+    with pytest.raises(ValueError):
+        s.write_proof(own, own, False, lambda d: True)
+
+
+def test_failed_certificate_write_leaves_no_file(tmp_path):
+    path = tmp_path / "c.cert"
+    path.write_bytes(b"old")
+    real = C.Solver(16)
+
+    class Failing:                           # the writer stops after its first chunk
+        settings = real.settings
+        outcome_of = real.outcome_of
+
+        def write_proof(self, own, opp, claim, sink, **kw):
+            calls = []
+            return real.write_proof(own, opp, claim, lambda d: not calls.append(sink(d)) and len(calls) < 2,
+                                    chunk=64, **kw)
+    with pytest.raises(RuntimeError, match="sink"):
+        write_certificate(path, C.Board(3, 4), Failing())
+    assert path.read_bytes() == b"old" and len(list(tmp_path.iterdir())) == 1
+
+
 def test_runner_resumes_from_table(tmp_path):
     table = str(tmp_path / "t.npz")
     s = C.Solver(18)
