@@ -349,6 +349,7 @@ class _ChunkReader:
                 if self.d.unconsumed_tail:
                     out = self.d.decompress(self.d.unconsumed_tail, self.chunk)
                 elif self.d.eof:
+                    self._report(0)
                     return b""          # bytes after the zlib stream are ignored, as zlib.decompress does
                 else:
                     raw = self.f.read(1 << 20)

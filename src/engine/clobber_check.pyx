@@ -45,11 +45,24 @@ cdef extern from *:
     #else
     static int cc_ctz(unsigned long long x) { int n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
     #endif
+    #if defined(__GNUC__) || defined(__clang__)
+    #define cc_bswap(x) __builtin_bswap64(x)
+    #define cc_prefetch(p) __builtin_prefetch(p)
+    #else
+    static unsigned long long cc_bswap(unsigned long long x) {
+        x = ((x >> 8) & 0x00FF00FF00FF00FFULL) | ((x & 0x00FF00FF00FF00FFULL) << 8);
+        x = ((x >> 16) & 0x0000FFFF0000FFFFULL) | ((x & 0x0000FFFF0000FFFFULL) << 16);
+        return (x >> 32) | (x << 32);
+    }
+    #define cc_prefetch(p) ((void)(p))
+    #endif
     #define CC_NOT_COL0 0xFEFEFEFEFEFEFEFEULL
     #define CC_NOT_COL7 0x7F7F7F7F7F7F7F7FULL
     """
     int cc_popcount(uint64_t x) nogil
     int cc_ctz(uint64_t x) nogil
+    uint64_t cc_bswap(uint64_t x) nogil
+    void cc_prefetch(const void* p) nogil
     const uint64_t NOT_COL0 "CC_NOT_COL0"     # every square but column 0
     const uint64_t NOT_COL7 "CC_NOT_COL7"     # every square but column 7
 
@@ -216,10 +229,8 @@ cdef inline void play(uint64_t own, uint64_t opp, int m, uint64_t* a, uint64_t* 
 # ---------------------------------------------------------------- canonical form
 
 cdef inline uint64_t flip_v(uint64_t x) noexcept nogil:
-    """Row r to row 7 - r."""
-    x = ((x >> 8) & 0x00FF00FF00FF00FFULL) | ((x & 0x00FF00FF00FF00FFULL) << 8)
-    x = ((x >> 16) & 0x0000FFFF0000FFFFULL) | ((x & 0x0000FFFF0000FFFFULL) << 16)
-    return (x >> 32) | (x << 32)
+    """Row r to row 7 - r (byte order reversed)."""
+    return cc_bswap(x)
 
 
 cdef inline uint64_t flip_h(uint64_t x) noexcept nogil:
@@ -250,32 +261,35 @@ cdef inline int corner_shift(uint64_t occ) noexcept nogil:
     return (cc_ctz(occ) >> 3) * 8 + cc_ctz(cols & 0xFF)
 
 
+cdef inline void consider(uint64_t o, uint64_t w, uint64_t* bo, uint64_t* bm) noexcept nogil:
+    """Keep (o, w) translated to the corner if it is less than (bo, bm)."""
+    cdef int s = corner_shift(o)
+    o >>= s
+    if o < bo[0] or (o == bo[0] and (w >> s) < bm[0]):
+        bo[0] = o
+        bm[0] = w >> s
+
+
 cdef inline void least_image(uint64_t occ, uint64_t mine, uint64_t* bo, uint64_t* bm) noexcept nogil:
     """Least (stones, mover's stones) over the 8 symmetries of the square,
     each translated to the corner: the same for congruent components, and
     distinct otherwise."""
-    cdef uint64_t o, w, po, pm
-    cdef int t, s
+    cdef uint64_t o, w, ho, hw
+    cdef int t
     bo[0] = <uint64_t>(-1)
     bm[0] = <uint64_t>(-1)
-    for t in range(8):
-        o = occ
-        w = mine
-        if t & 1:
-            o = transpose(o)
-            w = transpose(w)
-        if t & 2:
-            o = flip_v(o)
-            w = flip_v(w)
-        if t & 4:
-            o = flip_h(o)
-            w = flip_h(w)
-        s = corner_shift(o)
-        po = o >> s
-        pm = w >> s
-        if po < bo[0] or (po == bo[0] and pm < bm[0]):
-            bo[0] = po
-            bm[0] = pm
+    o = occ
+    w = mine
+    for t in range(2):
+        if t:
+            o = transpose(occ)
+            w = transpose(mine)
+        ho = flip_h(o)
+        hw = flip_h(w)
+        consider(o, w, bo, bm)
+        consider(ho, hw, bo, bm)
+        consider(flip_v(o), flip_v(w), bo, bm)
+        consider(flip_v(ho), flip_v(hw), bo, bm)
 
 
 cdef inline uint64_t mix1(uint64_t k) noexcept nogil:
@@ -570,6 +584,7 @@ cdef class Replay:
             own = e.own & keep
             opp = e.opp & keep
             fingerprint(own, comps, n, claim, &f1, &f2)
+            cc_prefetch(&self.proven[2 * (f1 & (self.proven_cap - 1))])
             tag = self.next_byte()
             if tag < 0:
                 return E_EARLY if tag == -1 else E_PYTHON
