@@ -199,6 +199,17 @@ def test_chunk_boundaries_anywhere(tmp_path):
     assert f"({records:,} records, {brute:,} positions" in check_certificate(path, pure=True)
 
 
+def test_tables_grow_and_memory_limit_is_a_clear_error():
+    header, data, _ = certificate_bytes(C.Board(3, 4), Solver(16))
+    args = (header["own"], header["opp"], header["claim"] == "win")
+    ref = K.check_records(*args, iter([data, b""]).__next__)
+    assert ref[0] is None
+    # tiny tables that must be rehashed many times give the same result
+    assert K.check_records(*args, iter([data, b""]).__next__, _table_bits=(2, 2)) == ref
+    with pytest.raises(MemoryError, match="out of memory after"):
+        K.check_records(*args, iter([data, b""]).__next__, max_memory=0, _table_bits=(4, 4))
+
+
 def test_reader_exception_propagates():
     def reader():
         raise OSError("disk gone")
@@ -239,3 +250,31 @@ def test_brute_force_and_canonical_form_agree_with_reference():
         classes.setdefault(P.canonical(*P.strip_dead(own, opp)), set()).add(K.canonical_key(own, opp))
     assert all(len(v) == 1 for v in classes.values())
     assert len({next(iter(v)) for v in classes.values()}) == len(classes)
+
+
+def test_ctrl_c_stops_the_compiled_replay():
+    """A zero set G + (-G) of 32 stones (G a 2x8 checkerboard) takes far too
+    long to brute-force: SIGINT stops the nogil loop within a fraction of a second."""
+    import os
+    import signal
+    import threading
+    import time
+    g = sum(1 << (r * 8 + c) for r in range(2) for c in range(8) if (r + c) % 2 == 0)
+    h = sum(1 << (r * 8 + c) for r in range(2) for c in range(8) if (r + c) % 2 == 1)
+    own, opp = g | (h << 24), h | (g << 24)        # rows 3-4: the colour-swapped copy
+    chunks = iter([b"Z" + (own | opp).to_bytes(8, "little")])
+    calls = []
+
+    def reader():
+        calls.append(1)
+        return next(chunks, b"")
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            K.check_records(own, opp, False, reader)
+        stopped = time.monotonic()
+    finally:
+        timer.cancel()
+    assert len(calls) == 1 and stopped - t0 < 1.5

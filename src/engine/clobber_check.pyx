@@ -23,8 +23,10 @@ What differs from the reference, and what that costs:
   stones stripped, translated to the corner) are memoised under their exact
   128-bit key (the two masks), so no approximation there.
 
-Both tables grow (doubling, rehash at load 0.6); when memory runs out the
-check stops with ``MemoryError``.  Ctrl-C stops it within ~100 ms
+Both tables grow (doubling, rehash at load 0.6) up to a memory limit (85%
+of the physical memory unless told); there they fill up to load 0.9, and
+then the check stops with ``MemoryError`` (never a crash).  The proven set
+costs 27-53 bytes per proven position (16-byte slots at load 0.3-0.6).  Ctrl-C stops it within ~100 ms
 (``KeyboardInterrupt``).
 """
 from libc.stdint cimport uint64_t, uint8_t
@@ -359,18 +361,24 @@ cdef class Replay:
     cdef object error           # exception raised by the reader
     cdef uint64_t records
     cdef uint64_t detail        # move or mask of a rejected record
+    cdef size_t mem_used        # bytes in the two tables
+    cdef size_t mem_limit       # the tables do not grow beyond this
     cdef interrupt_t it
 
-    def __cinit__(self):
-        self.proven_cap = 1 << 16
+    def __cinit__(self, int proven_bits=16, int brute_bits=14):
+        if not (2 <= proven_bits <= 40 and 2 <= brute_bits <= 40):
+            raise ValueError("clobber_check: table bits must be in 2..40")
+        self.proven_cap = (<size_t>1) << proven_bits
         self.proven = <uint64_t*>calloc(2 * self.proven_cap, sizeof(uint64_t))
-        self.brute_cap = 1 << 14
+        self.brute_cap = (<size_t>1) << brute_bits
         self.brute_keys = <uint64_t*>calloc(2 * self.brute_cap, sizeof(uint64_t))
         self.brute_val = <uint8_t*>calloc(self.brute_cap, 1)
         self.stack_cap = 4096
         self.stack = <item_t*>malloc(self.stack_cap * sizeof(item_t))
         if not (self.proven and self.brute_keys and self.brute_val and self.stack):
             raise MemoryError("clobber_check: cannot allocate the checker's tables")
+        self.mem_used = 16 * self.proven_cap + 17 * self.brute_cap
+        self.mem_limit = <size_t>(-1)
         self.chunk = b""
         self.buf_len = 0
         self.buf_pos = 0
@@ -431,14 +439,18 @@ cdef class Replay:
         return False
 
     cdef int proven_add(self, uint64_t f1, uint64_t f2) noexcept nogil:
-        """Insert (0 if new or present); -1 when memory runs out."""
+        """Insert (0 if new or present); -1 when memory runs out.  The table
+        doubles at load 0.6; when it may not (``mem_limit``) or cannot, it
+        fills up to load 0.9 first."""
         cdef size_t mask, i, j, cap
-        cdef uint64_t* t
+        cdef uint64_t* t = NULL
         if (self.proven_n + 1) * 5 > self.proven_cap * 3:
             cap = self.proven_cap * 2
-            t = <uint64_t*>calloc(2 * cap, sizeof(uint64_t))
-            if t == NULL:
+            if self.mem_used + 16 * cap <= self.mem_limit:
+                t = <uint64_t*>calloc(2 * cap, sizeof(uint64_t))
+            if t == NULL and (self.proven_n + 1) * 10 > self.proven_cap * 9:
                 return -1
+        if t != NULL:
             for j in range(self.proven_cap):
                 if self.proven[2 * j] or self.proven[2 * j + 1]:
                     i = self.proven[2 * j] & (cap - 1)
@@ -448,6 +460,7 @@ cdef class Replay:
                     t[2 * i + 1] = self.proven[2 * j + 1]
             free(self.proven)
             self.proven = t
+            self.mem_used += 8 * cap
             self.proven_cap = cap
         mask = self.proven_cap - 1
         i = f1 & mask
@@ -471,16 +484,21 @@ cdef class Replay:
 
     cdef int brute_put(self, uint64_t own, uint64_t opp, uint8_t v) noexcept nogil:
         cdef size_t mask, i, j, cap
-        cdef uint64_t* k
-        cdef uint8_t* vals
+        cdef uint64_t* k = NULL
+        cdef uint8_t* vals = NULL
+        cdef bint grown = False
         if (self.brute_n + 1) * 5 > self.brute_cap * 3:
             cap = self.brute_cap * 2
-            k = <uint64_t*>calloc(2 * cap, sizeof(uint64_t))
-            vals = <uint8_t*>calloc(cap, 1)
-            if k == NULL or vals == NULL:
-                free(k)
-                free(vals)
+            if self.mem_used + 17 * cap <= self.mem_limit:
+                k = <uint64_t*>calloc(2 * cap, sizeof(uint64_t))
+                vals = <uint8_t*>calloc(cap, 1)
+                grown = k != NULL and vals != NULL
+                if not grown:
+                    free(k)
+                    free(vals)
+            if not grown and (self.brute_n + 1) * 10 > self.brute_cap * 9:
                 return -1
+        if grown:
             for j in range(self.brute_cap):
                 if self.brute_val[j]:
                     i = mix2(self.brute_keys[2 * j] ^ mix1(self.brute_keys[2 * j + 1])) & (cap - 1)
@@ -493,6 +511,7 @@ cdef class Replay:
             free(self.brute_val)
             self.brute_keys = k
             self.brute_val = vals
+            self.mem_used += 17 * (cap // 2)
             self.brute_cap = cap
         mask = self.brute_cap - 1
         i = mix2(own ^ mix1(opp)) & mask
@@ -689,7 +708,15 @@ cdef class Replay:
         return OK
 
 
-def check_records(own, opp, bint claim, reader):
+def _physical_memory():
+    import os
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_records(own, opp, bint claim, reader, max_memory=None, _table_bits=(16, 14)):
     """Replay a record stream proving ``claim`` (True: the mover wins) about
     the position (``own``, ``opp``: the mover's and the opponent's stones,
     bit ``r * 8 + c``).
@@ -698,17 +725,29 @@ def check_records(own, opp, bint claim, reader):
     ``b""`` at its end); exceptions it raises propagate.  Returns
     ``(error, records, brute_forced)``: ``error`` None when the stream
     proves the claim with nothing after it, else a message saying which
-    check failed; ``records`` read, positions brute-forced.  Raises
-    ``MemoryError`` when the tables no longer fit, ``KeyboardInterrupt`` on
-    Ctrl-C."""
+    check failed; ``records`` read, positions brute-forced.
+
+    ``max_memory``: bytes the two tables may grow to (None: 85% of the
+    physical memory).  The proven set takes 16 bytes per slot at load
+    0.3-0.6, i.e. 27-53 bytes per proven position; at the limit it fills
+    up to load 0.9 and then raises ``MemoryError``.  Ctrl-C raises
+    ``KeyboardInterrupt`` within ~100 ms."""
     cdef uint64_t o = own, p = opp
-    cdef Replay rp = Replay()
+    cdef Replay rp = Replay(*_table_bits)
     cdef int code
     if not callable(reader):
         raise TypeError("clobber_check: reader must be callable")
     if o & p:
         raise ValueError("clobber_check: own and opp overlap")
     rp.reader = reader
+    if max_memory is None:
+        max_memory = _physical_memory()
+        if max_memory is not None:
+            max_memory = int(max_memory * 0.85)
+    if max_memory is not None:
+        if max_memory < 0:
+            raise ValueError("clobber_check: max_memory must be >= 0 bytes")
+        rp.mem_limit = min(max_memory, <size_t>(-1))
     interrupt_init(&rp.it, 256, NULL)
     with nogil:
         code = rp.prove(o, p, claim)
@@ -717,7 +756,9 @@ def check_records(own, opp, bint claim, reader):
         raise rp.error
     if code == E_MEMORY:
         raise MemoryError(f"clobber_check: out of memory after {rp.records:,} records "
-                          f"({rp.proven_n:,} proven positions, {rp.brute_n:,} brute-forced)")
+                          f"({rp.proven_n:,} proven positions, {rp.brute_n:,} brute-forced; "
+                          f"tables {rp.mem_used / 2**20:,.0f} MB, limit "
+                          f"{min(rp.mem_limit, 2**63) / 2**20:,.0f} MB)")
     if code == E_INTERRUPT:      # a stop without a kept exception
         raise KeyboardInterrupt
     if code == OK:
