@@ -49,14 +49,12 @@ cdef extern from *:
     #endif
     #if defined(__GNUC__) || defined(__clang__)
     #define cc_bswap(x) __builtin_bswap64(x)
-    #define cc_prefetch(p) __builtin_prefetch(p)
     #else
     static unsigned long long cc_bswap(unsigned long long x) {
         x = ((x >> 8) & 0x00FF00FF00FF00FFULL) | ((x & 0x00FF00FF00FF00FFULL) << 8);
         x = ((x >> 16) & 0x0000FFFF0000FFFFULL) | ((x & 0x0000FFFF0000FFFFULL) << 16);
         return (x >> 32) | (x << 32);
     }
-    #define cc_prefetch(p) ((void)(p))
     #endif
     #define CC_NOT_COL0 0xFEFEFEFEFEFEFEFEULL
     #define CC_NOT_COL7 0x7F7F7F7F7F7F7F7FULL
@@ -64,7 +62,6 @@ cdef extern from *:
     int cc_popcount(uint64_t x) nogil
     int cc_ctz(uint64_t x) nogil
     uint64_t cc_bswap(uint64_t x) nogil
-    void cc_prefetch(const void* p) nogil
     const uint64_t NOT_COL0 "CC_NOT_COL0"     # every square but column 0
     const uint64_t NOT_COL7 "CC_NOT_COL7"     # every square but column 7
 
@@ -137,7 +134,7 @@ cdef inline uint64_t grow(uint64_t x) noexcept nogil:
 cdef inline uint64_t component_of(uint64_t seed, uint64_t occ) noexcept nogil:
     cdef uint64_t comp = seed, g
     while True:
-        g = grow(comp) & occ
+        g = grow(grow(comp) & occ) & occ         # two steps per test
         if g == comp:
             return comp
         comp = g
@@ -603,7 +600,6 @@ cdef class Replay:
             own = e.own & keep
             opp = e.opp & keep
             fingerprint(own, comps, n, claim, &f1, &f2)
-            cc_prefetch(&self.proven[2 * (f1 & (self.proven_cap - 1))])
             tag = self.next_byte()
             if tag < 0:
                 return E_EARLY if tag == -1 else E_PYTHON
