@@ -1,5 +1,11 @@
 """Independent checker of Clobber proof certificates (plain Python, no engine code).
 
+This module is the readable reference and the format's specification.
+``check_certificate`` runs the compiled replay of the same checks
+(``ttt_engine._core.clobber_check``, streamed, hundreds of times faster) by
+default and this plain-Python ``Checker`` with ``pure=True``; both give the
+same verdicts and summaries.
+
 It knows only the rules (a move takes an own stone onto an orthogonally
 adjacent opponent stone, which is removed; a player without a move loses) and
 three facts of combinatorial game theory about disjunctive sums of
