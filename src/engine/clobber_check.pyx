@@ -12,13 +12,14 @@ What differs from the reference, and what that costs:
 - the record stream is read in chunks from a Python callable (the caller
   decompresses the zlib stream piece by piece), so a proof of many GB never
   has to be in memory;
-- the proven positions (one set per claim) are kept as 128-bit fingerprints
-  of the canonical form and the claim (two independent 64-bit hashes over
-  the sorted component forms) instead of the forms themselves.  A reference
-  ``R`` to a position that was never proven is accepted wrongly only if its
-  fingerprint equals that of one of the ``n`` proven positions; for
-  well-mixed hashes the chance that any such coincidence happens in a whole
-  check is at most about n^2 / 2^128 (below 10^-20 for n = 10^9);
+- the proven positions are kept as 128-bit fingerprints of (canonical
+  form, claim) - two independent 64-bit hashes over the sorted least images
+  of the components, seeded by the claim - instead of the forms themselves.
+  A reference ``R`` to a position that was never proven is accepted wrongly
+  only if its fingerprint equals one of the ``n`` stored ones; for
+  well-mixed hashes the chance that this happens anywhere in a check of
+  ``N`` records is at most about N * n / 2^128 <= N^2 / 2^128 (below 10^-20
+  for N = 10^9);
 - brute-force outcomes (components of at most ``MAX_BRUTE`` stones, dead
   stones stripped, translated to the corner) are memoised under their exact
   128-bit key (the two masks), so no approximation there.
@@ -26,8 +27,8 @@ What differs from the reference, and what that costs:
 Both tables grow (doubling, rehash at load 0.6) up to a memory limit (85%
 of the physical memory unless told); there they fill up to load 0.9, and
 then the check stops with ``MemoryError`` (never a crash).  The proven set
-costs 27-53 bytes per proven position (16-byte slots at load 0.3-0.6).  Ctrl-C stops it within ~100 ms
-(``KeyboardInterrupt``).
+costs 27-53 bytes per proven position (16-byte slots at load 0.3-0.6).
+Ctrl-C stops it within ~100 ms (``KeyboardInterrupt``).
 """
 from libc.stdint cimport uint64_t, uint8_t
 from libc.stdlib cimport malloc, calloc, realloc, free
