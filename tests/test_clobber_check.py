@@ -138,7 +138,18 @@ def _both(path):
     return a
 
 
+def _checkers(rows, cols):
+    """A full checkerboard (one component) of rows x cols."""
+    sq = [r * 8 + c for r in range(rows) for c in range(cols)]
+    return dict(own=sum(1 << q for q in sq if (q // 8 + q % 8) % 2 == 0),
+                opp=sum(1 << q for q in sq if (q // 8 + q % 8) % 2 == 1), rows=rows, cols=cols)
+
+
 RULE_CASES = [
+    (b"O", _checkers(3, 6), "win", "component too large"),                     # 18 stones
+    (b"Z" + _mask(_checkers(6, 6)["own"] | _checkers(6, 6)["opp"]) + b"A",
+     _checkers(6, 6), "loss", "zero set too large"),                           # 36 stones
+
     # (records, position, claim, expected fragment of the compiled message or None when valid)
     (b"M\x02A", dict(own=1, opp=2, rows=1, cols=2), "win", None),
     (b"M\x03A", dict(own=1, opp=2, rows=1, cols=2), "win", "illegal move"),
