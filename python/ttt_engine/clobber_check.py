@@ -48,6 +48,7 @@ wins" / "the mover loses") about the current position:
 """
 import json
 import os
+import stat
 import sys
 import time
 import zlib
@@ -339,13 +340,13 @@ def read_certificate(path):
 class _ChunkReader:
     """Decompresses the record stream piece by piece for the compiled checker
     (``chunk`` output bytes at a time); reports compressed bytes read to
-    ``progress(done, total)``, at most about once a second."""
+    ``progress(done, total)`` (total None if unknown), about once a second."""
 
     def __init__(self, path, f, progress=None, chunk=1 << 20):
         self.path, self.f, self.progress, self.chunk = path, f, progress, chunk
         self.d = zlib.decompressobj()
-        self.start = f.tell()
-        self.total = os.fstat(f.fileno()).st_size - self.start
+        st = os.fstat(f.fileno())
+        self.total = st.st_size - f.tell() if stat.S_ISREG(st.st_mode) else None
         self.done = 0
         self.shown = 0.0
 
