@@ -217,8 +217,15 @@ def test_tables_grow_and_memory_limit_is_a_clear_error():
     assert ref[0] is None
     # tiny tables that must be rehashed many times give the same result
     assert K.check_records(*args, iter([data, b""]).__next__, _table_bits=(2, 2)) == ref
-    with pytest.raises(MemoryError, match="out of memory after"):
+    with pytest.raises(MemoryError, match="out of memory after"):       # brute-force memo full
         K.check_records(*args, iter([data, b""]).__next__, max_memory=0, _table_bits=(4, 4))
+    # proven set full: 256 shards of 4 slots (the first shard to fill stops it)
+    header, data, _ = certificate_bytes(C.Board(4, 5), Solver(18))
+    args = (header["own"], header["opp"], header["claim"] == "win")
+    with pytest.raises(MemoryError, match=r"\(\d+ proven positions") as e:
+        K.check_records(*args, iter([data, b""]).__next__, max_memory=0, _table_bits=(2, 14))
+    assert int(str(e.value).split("(")[1].split(" proven")[0]) < 256 * 4
+    assert K.check_records(*args, iter([data, b""]).__next__, _table_bits=(2, 2))[0] is None
 
 
 def test_reader_exception_propagates():

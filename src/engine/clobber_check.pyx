@@ -27,7 +27,9 @@ What differs from the reference, and what that costs:
 Both tables grow (doubling, rehash at load 0.6) up to a memory limit (85%
 of the physical memory unless told); there they fill up to load 0.9, and
 then the check stops with ``MemoryError`` (never a crash).  The proven set
-costs 27-53 bytes per proven position (16-byte slots at load 0.3-0.6).
+costs 27-53 bytes per proven position (16-byte slots at load 0.3-0.6); it
+is split into 256 shards by hash, each doubling on its own, so growing
+never needs memory for two copies of the whole set.
 Ctrl-C stops it within ~100 ms (``KeyboardInterrupt``).
 """
 from libc.stdint cimport uint64_t, uint8_t
@@ -114,6 +116,8 @@ _MESSAGES = {
 cdef enum:
     PROVE = 0
     DONE = 1
+    SHARD_BITS = 8
+    SHARDS = 256            # 1 << SHARD_BITS
 
 
 cdef struct item_t:
@@ -342,9 +346,13 @@ cdef inline void fingerprint(uint64_t own, uint64_t* comps, int n, int claim,
 
 cdef class Replay:
     """One replay of a record stream (use ``check_records``)."""
-    cdef uint64_t* proven       # fingerprint set: 2 words per slot, (0, 0) empty
-    cdef size_t proven_cap
-    cdef size_t proven_n
+    # fingerprint set in SHARDS tables chosen by the top bits of f2, each
+    # growing on its own (so a doubling never needs twice the whole set);
+    # 2 words per slot, (0, 0) empty, linear probing from f1
+    cdef uint64_t* proven[SHARDS]
+    cdef size_t proven_cap[SHARDS]
+    cdef size_t proven_cnt[SHARDS]
+    cdef size_t proven_n        # total
     cdef uint64_t* brute_keys   # brute-force memo: 2 words per slot
     cdef uint8_t* brute_val     # 0 empty, 1 mover loses, 2 mover wins
     cdef size_t brute_cap
@@ -366,23 +374,29 @@ cdef class Replay:
     def __cinit__(self, int proven_bits=16, int brute_bits=14):
         if not (2 <= proven_bits <= 40 and 2 <= brute_bits <= 40):
             raise ValueError("clobber_check: table bits must be in 2..40")
-        self.proven_cap = (<size_t>1) << proven_bits
-        self.proven = <uint64_t*>calloc(2 * self.proven_cap, sizeof(uint64_t))
+        cdef int k
+        cdef bint ok = True
+        for k in range(SHARDS):
+            self.proven_cap[k] = (<size_t>1) << max(proven_bits - SHARD_BITS, 2)
+            self.proven[k] = <uint64_t*>calloc(2 * self.proven_cap[k], sizeof(uint64_t))
+            ok = ok and self.proven[k] != NULL
         self.brute_cap = (<size_t>1) << brute_bits
         self.brute_keys = <uint64_t*>calloc(2 * self.brute_cap, sizeof(uint64_t))
         self.brute_val = <uint8_t*>calloc(self.brute_cap, 1)
         self.stack_cap = 4096
         self.stack = <item_t*>malloc(self.stack_cap * sizeof(item_t))
-        if not (self.proven and self.brute_keys and self.brute_val and self.stack):
+        if not (ok and self.brute_keys and self.brute_val and self.stack):
             raise MemoryError("clobber_check: cannot allocate the checker's tables")
-        self.mem_used = 16 * self.proven_cap + 17 * self.brute_cap
+        self.mem_used = 16 * SHARDS * self.proven_cap[0] + 17 * self.brute_cap
         self.mem_limit = <size_t>(-1)
         self.chunk = b""
         self.buf_len = 0
         self.buf_pos = 0
 
     def __dealloc__(self):
-        free(self.proven)
+        cdef int k
+        for k in range(SHARDS):
+            free(self.proven[k])
         free(self.brute_keys)
         free(self.brute_val)
         free(self.stack)
@@ -429,45 +443,51 @@ cdef class Replay:
     # -------------------------------------------------- tables
 
     cdef bint proven_has(self, uint64_t f1, uint64_t f2) noexcept nogil:
-        cdef size_t mask = self.proven_cap - 1, i = f1 & mask
-        while self.proven[2 * i] or self.proven[2 * i + 1]:
-            if self.proven[2 * i] == f1 and self.proven[2 * i + 1] == f2:
+        cdef int k = f2 >> (64 - SHARD_BITS)
+        cdef uint64_t* t = self.proven[k]
+        cdef size_t mask = self.proven_cap[k] - 1, i = f1 & mask
+        while t[2 * i] or t[2 * i + 1]:
+            if t[2 * i] == f1 and t[2 * i + 1] == f2:
                 return True
             i = (i + 1) & mask
         return False
 
     cdef int proven_add(self, uint64_t f1, uint64_t f2) noexcept nogil:
-        """Insert (0 if new or present); -1 when memory runs out.  The table
+        """Insert (0 if new or present); -1 when memory runs out.  A shard
         doubles at load 0.6; when it may not (``mem_limit``) or cannot, it
         fills up to load 0.9 first."""
-        cdef size_t mask, i, j, cap
+        cdef int k = f2 >> (64 - SHARD_BITS)
+        cdef size_t mask, i, j, cap = self.proven_cap[k], n = self.proven_cnt[k]
+        cdef uint64_t* old = self.proven[k]
         cdef uint64_t* t = NULL
-        if (self.proven_n + 1) * 5 > self.proven_cap * 3:
-            cap = self.proven_cap * 2
-            if self.mem_used + 16 * cap <= self.mem_limit:
-                t = <uint64_t*>calloc(2 * cap, sizeof(uint64_t))
-            if t == NULL and (self.proven_n + 1) * 10 > self.proven_cap * 9:
+        if (n + 1) * 5 > cap * 3:
+            if self.mem_used + 32 * cap <= self.mem_limit:
+                t = <uint64_t*>calloc(4 * cap, sizeof(uint64_t))
+            if t == NULL and (n + 1) * 10 > cap * 9:
                 return -1
         if t != NULL:
-            for j in range(self.proven_cap):
-                if self.proven[2 * j] or self.proven[2 * j + 1]:
-                    i = self.proven[2 * j] & (cap - 1)
+            mask = 2 * cap - 1
+            for j in range(cap):
+                if old[2 * j] or old[2 * j + 1]:
+                    i = old[2 * j] & mask
                     while t[2 * i] or t[2 * i + 1]:
-                        i = (i + 1) & (cap - 1)
-                    t[2 * i] = self.proven[2 * j]
-                    t[2 * i + 1] = self.proven[2 * j + 1]
-            free(self.proven)
-            self.proven = t
-            self.mem_used += 8 * cap
-            self.proven_cap = cap
-        mask = self.proven_cap - 1
+                        i = (i + 1) & mask
+                    t[2 * i] = old[2 * j]
+                    t[2 * i + 1] = old[2 * j + 1]
+            free(old)
+            self.proven[k] = t
+            self.mem_used += 16 * cap
+            self.proven_cap[k] = 2 * cap
+        t = self.proven[k]
+        mask = self.proven_cap[k] - 1
         i = f1 & mask
-        while self.proven[2 * i] or self.proven[2 * i + 1]:
-            if self.proven[2 * i] == f1 and self.proven[2 * i + 1] == f2:
+        while t[2 * i] or t[2 * i + 1]:
+            if t[2 * i] == f1 and t[2 * i + 1] == f2:
                 return 0
             i = (i + 1) & mask
-        self.proven[2 * i] = f1
-        self.proven[2 * i + 1] = f2
+        t[2 * i] = f1
+        t[2 * i + 1] = f2
+        self.proven_cnt[k] += 1
         self.proven_n += 1
         return 0
 
@@ -726,8 +746,9 @@ def check_records(own, opp, bint claim, reader, max_memory=None, _table_bits=(16
 
     ``max_memory``: bytes the two tables may grow to (None: 85% of the
     physical memory).  The proven set takes 16 bytes per slot at load
-    0.3-0.6, i.e. 27-53 bytes per proven position; at the limit it fills
-    up to load 0.9 and then raises ``MemoryError``.  Ctrl-C raises
+    0.3-0.6, i.e. 27-53 bytes per proven position, in 256 shards that grow
+    one at a time; at the limit they fill up to load 0.9, and then this
+    raises ``MemoryError``.  Ctrl-C raises
     ``KeyboardInterrupt`` within ~100 ms."""
     cdef uint64_t o = own, p = opp
     cdef Replay rp = Replay(*_table_bits)
