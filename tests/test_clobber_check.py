@@ -250,6 +250,9 @@ def test_progress_callback_and_cli(tmp_path, capsys):
     assert main(["--quiet", str(bad), str(path)]) == 1
     out = capsys.readouterr().out
     assert "INVALID" in out and "confirmed" in out
+    assert main(["--quiet", "--max-memory", "0", str(path)]) == 0      # 3x4 fits the first tables
+    with pytest.raises(SystemExit):
+        main(["--max-memory", "-1", str(path)])
 
 
 def test_brute_force_and_canonical_form_agree_with_reference():

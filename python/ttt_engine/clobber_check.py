@@ -402,7 +402,7 @@ def _check_position(path, header):
     return own, opp, claim, rows, cols
 
 
-def check_certificate(path, pure=False, progress=None):
+def check_certificate(path, pure=False, progress=None, max_memory=None):
     """Check a certificate file; returns a one-line summary, raises
     ``CertificateError`` if it does not prove its claim.
 
@@ -411,7 +411,9 @@ def check_certificate(path, pure=False, progress=None):
     proven positions), ``pure=True`` with the plain-Python ``Checker`` here
     (whole stream in memory, exact memo).  ``progress``: None, True (a tqdm
     bar on stderr) or a callable ``progress(bytes_read, total_bytes)`` on the
-    compressed file, called about once a second (compiled checker only)."""
+    compressed file, called about once a second (compiled checker only).
+    ``max_memory``: bytes the compiled checker's tables may use (None: 85% of
+    the physical memory); beyond it the check raises ``MemoryError``."""
     header, f = _open_certificate(path)
     with f:
         own, opp, claim, rows, cols = _check_position(path, header)
@@ -432,7 +434,8 @@ def check_certificate(path, pure=False, progress=None):
                 progress, close = _tqdm_progress(path)
             try:
                 err, records, brute = check_records(own, opp, claim == "win",
-                                                    _ChunkReader(path, f, progress or None))
+                                                    _ChunkReader(path, f, progress or None),
+                                                    max_memory=max_memory)
             finally:
                 if close is not None:
                     close()
@@ -451,15 +454,24 @@ def main(argv=None):
     ap.add_argument("certs", nargs="+", metavar="CERT")
     ap.add_argument("--pure", action="store_true", help="use the plain-Python reference checker")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--max-memory", type=float, metavar="GB",
+                    help="memory for the compiled checker's tables (default: 85%% of RAM)")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.max_memory is not None and not args.max_memory >= 0:
+        ap.error("--max-memory must be >= 0")
     bad = 0
     for path in args.certs:
         t0 = time.monotonic()
         try:
-            rep = check_certificate(path, pure=args.pure, progress=not args.quiet or None)
+            rep = check_certificate(path, pure=args.pure, progress=not args.quiet or None,
+                                    max_memory=None if args.max_memory is None
+                                    else int(args.max_memory * 2**30))
             print(f"{path}: {rep} in {time.monotonic() - t0:.1f} s")
         except (CertificateError, OSError, KeyError, TypeError, ValueError) as e:
             print(f"{path}: INVALID: {e}")
+            bad += 1
+        except MemoryError as e:
+            print(f"{path}: NOT CHECKED: {e}")
             bad += 1
     return 1 if bad else 0
 
