@@ -1,5 +1,11 @@
 """Independent checker of Clobber proof certificates (plain Python, no engine code).
 
+This module is the readable reference and the format's specification.
+``check_certificate`` runs the compiled replay of the same checks
+(``ttt_engine._core.clobber_check``, streamed, hundreds of times faster) by
+default and this plain-Python ``Checker`` with ``pure=True``; both give the
+same verdicts and summaries.
+
 It knows only the rules (a move takes an own stone onto an orthogonally
 adjacent opponent stone, which is removed; a player without a move loses) and
 three facts of combinatorial game theory about disjunctive sums of
@@ -41,7 +47,10 @@ wins" / "the mover loses") about the current position:
          ``MAX_BRUTE`` stones).
 """
 import json
+import os
+import stat
 import sys
+import time
 import zlib
 
 FORMAT = "ttt-engine clobber certificate 2"
@@ -299,54 +308,172 @@ class Checker:
             raise CertificateError("zero set holds squares without stones")
 
 
+def _open_certificate(path):
+    """(header dict, binary file positioned at the record stream)."""
+    f = open(path, "rb")
+    try:
+        head = f.readline()
+        try:
+            header = json.loads(head.decode())
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise CertificateError(f"{path}: not a certificate (bad header)") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            fmt = header.get("format") if isinstance(header, dict) else header
+            raise CertificateError(f"{path}: not a Clobber certificate ({fmt!r})")
+    except BaseException:
+        f.close()
+        raise
+    return header, f
+
+
 def read_certificate(path):
     """(header dict, record bytes) of a certificate file."""
-    with open(path, "rb") as f:
-        head = f.readline()
+    header, f = _open_certificate(path)
+    with f:
         body = f.read()
-    try:
-        header = json.loads(head.decode())
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise CertificateError(f"{path}: not a certificate (bad header)") from None
-    if header.get("format") != FORMAT:
-        raise CertificateError(f"{path}: not a Clobber certificate ({header.get('format')!r})")
     try:
         return header, zlib.decompress(body)
     except zlib.error as e:
         raise CertificateError(f"{path}: corrupt record stream: {e}") from None
 
 
-def check_certificate(path):
-    """Check a certificate file; returns a one-line summary, raises
-    ``CertificateError`` if it does not prove its claim."""
-    header, data = read_certificate(path)
+class _ChunkReader:
+    """Decompresses the record stream piece by piece for the compiled checker
+    (``chunk`` output bytes at a time); reports compressed bytes read to
+    ``progress(done, total)`` (total None if unknown), about once a second."""
+
+    def __init__(self, path, f, progress=None, chunk=1 << 20):
+        self.path, self.f, self.progress, self.chunk = path, f, progress, chunk
+        self.d = zlib.decompressobj()
+        st = os.fstat(f.fileno())
+        self.total = st.st_size - f.tell() if stat.S_ISREG(st.st_mode) else None
+        self.done = 0
+        self.shown = 0.0
+
+    def __call__(self):
+        try:
+            while True:
+                if self.d.unconsumed_tail:
+                    out = self.d.decompress(self.d.unconsumed_tail, self.chunk)
+                elif self.d.eof:
+                    self._report(0)
+                    return b""          # bytes after the zlib stream are ignored, as zlib.decompress does
+                else:
+                    raw = self.f.read(1 << 20)
+                    self._report(len(raw))
+                    if not raw:
+                        raise CertificateError(f"{self.path}: corrupt record stream: "
+                                               "incomplete or truncated stream")
+                    out = self.d.decompress(raw, self.chunk)
+                if out:
+                    return out
+        except zlib.error as e:
+            raise CertificateError(f"{self.path}: corrupt record stream: {e}") from None
+
+    def _report(self, n):
+        self.done += n
+        now = time.monotonic()
+        if self.progress is not None and (now - self.shown >= 1.0 or not n):
+            self.shown = now
+            self.progress(self.done, self.total)
+
+
+def _tqdm_progress(path):
+    """A ``progress(done, total)`` callback drawing a tqdm bar on stderr, and its closer."""
+    from tqdm import tqdm
+    bar = tqdm(desc=str(path), unit="B", unit_scale=True, unit_divisor=1024, leave=False)
+
+    def progress(done, total):
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+    return progress, bar.close
+
+
+def _check_position(path, header):
     own, opp, claim = int(header["own"]), int(header["opp"]), header["claim"]
     if claim not in ("win", "loss"):
         raise CertificateError(f"unknown claim {claim!r}")
     rows, cols = int(header["rows"]), int(header["cols"])
     full = sum(1 << (8 * r + c) for r in range(rows) for c in range(cols))
-    if own & opp or (own | opp) & ~full:
+    if not (1 <= rows <= 8 and 1 <= cols <= 8) or own < 0 or opp < 0 or own & opp \
+            or (own | opp) & ~full:
         raise CertificateError("position does not fit the board")
-    ch = Checker(data)
-    ch.prove(own, opp, claim == "win")
-    if ch.pos != len(data):
-        raise CertificateError("trailing records after the proof")
+    return own, opp, claim, rows, cols
+
+
+def check_certificate(path, pure=False, progress=None, max_memory=None):
+    """Check a certificate file; returns a one-line summary, raises
+    ``CertificateError`` if it does not prove its claim.
+
+    ``pure=False`` replays it with the compiled checker
+    (``ttt_engine._core.clobber_check``: streamed, fingerprinted memo of
+    proven positions), ``pure=True`` with the plain-Python ``Checker`` here
+    (whole stream in memory, exact memo).  ``progress``: None, True (a tqdm
+    bar on stderr) or a callable ``progress(bytes_read, total_bytes)`` on the
+    compressed file, called about once a second (compiled checker only).
+    ``max_memory``: bytes the compiled checker's tables may use (None: 85% of
+    the physical memory); beyond it the check raises ``MemoryError``."""
+    header, f = _open_certificate(path)
+    with f:
+        own, opp, claim, rows, cols = _check_position(path, header)
+        if pure:
+            try:
+                data = zlib.decompress(f.read())
+            except zlib.error as e:
+                raise CertificateError(f"{path}: corrupt record stream: {e}") from None
+            ch = Checker(data)
+            ch.prove(own, opp, claim == "win")
+            if ch.pos != len(data):
+                raise CertificateError("trailing records after the proof")
+            records, brute = ch.records, len(ch.brute_memo)
+        else:
+            from ttt_engine._core.clobber_check import check_records
+            close = None
+            if progress is True:
+                progress, close = _tqdm_progress(path)
+            try:
+                err, records, brute = check_records(own, opp, claim == "win",
+                                                    _ChunkReader(path, f, progress or None),
+                                                    max_memory=max_memory)
+            finally:
+                if close is not None:
+                    close()
+            if err is not None:
+                raise CertificateError(err)
     mover = header["to_move"]
     return (f"{rows}x{cols}, {mover} to move: {claim.upper()} for {mover} confirmed "
-            f"({ch.records:,} records, {len(ch.brute_memo):,} positions brute-forced)")
+            f"({records:,} records, {brute:,} positions brute-forced)")
 
 
 def main(argv=None):
-    """``python -m ttt_engine.clobber_check CERT...``: exit 0 if all are valid."""
-    argv = sys.argv[1:] if argv is None else argv
+    """``python -m ttt_engine.clobber_check [--pure] [--quiet] CERT...``: exit 0 if all are valid."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber_check",
+                                 description="Check Clobber proof certificates.")
+    ap.add_argument("certs", nargs="+", metavar="CERT")
+    ap.add_argument("--pure", action="store_true", help="use the plain-Python reference checker")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--max-memory", type=float, metavar="GB",
+                    help="memory for the compiled checker's tables (default: 85%% of RAM)")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.max_memory is not None and not args.max_memory >= 0:
+        ap.error("--max-memory must be >= 0")
     bad = 0
-    for path in argv:
+    for path in args.certs:
+        t0 = time.monotonic()
         try:
-            print(f"{path}: {check_certificate(path)}")
-        except (CertificateError, OSError, KeyError, ValueError) as e:
+            rep = check_certificate(path, pure=args.pure, progress=not args.quiet or None,
+                                    max_memory=None if args.max_memory is None
+                                    else int(args.max_memory * 2**30))
+            print(f"{path}: {rep} in {time.monotonic() - t0:.1f} s")
+        except (CertificateError, OSError, KeyError, TypeError, ValueError) as e:
             print(f"{path}: INVALID: {e}")
             bad += 1
-    return 1 if bad or not argv else 0
+        except MemoryError as e:
+            print(f"{path}: NOT CHECKED: {e}")
+            bad += 1
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":      # pragma: no cover
