@@ -8,8 +8,9 @@ the first moves proven so far, so an interrupted run (Ctrl-C, ``--time-limit``,
 a crash) resumes where it stopped.  ``--certificate`` writes a proof that
 ``ttt_engine.clobber_check`` confirms with the plain rules only.
 
-Exit status: 0 settled, 3 time limit reached (resumable), 130 interrupted
-(resumable), 2 bad usage.
+Exit status: 0 settled (and its certificate checked), 1 certificate did not
+check, 3 time limit reached (resumable), 130 interrupted (resumable), 2 bad
+usage.
 """
 import argparse
 import io
@@ -23,7 +24,7 @@ import numpy as np
 from ttt_engine._util import atomic_write, check_int, check_real
 from ttt_engine.clobber import TECHNIQUES, Board, Solver, format_move
 
-EXIT_OK, EXIT_USAGE, EXIT_TIME, EXIT_INTERRUPT = 0, 2, 3, 130
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_TIME, EXIT_INTERRUPT = 0, 1, 2, 3, 130
 FORMAT = "ttt-engine clobber table 1"
 OFF_BY_DEFAULT = ("dfpn",)      # measured slower on the boards it settles (docs/clobber.md)
 
@@ -268,7 +269,7 @@ def run(args, prog="ttt-engine clobber solve"):
 def _certify(args, board, solver, display):
     """Write the certificate of a solved board (progress on stderr) and check it."""
     from ttt_engine.clobber_cert import write_certificate
-    from ttt_engine.clobber_check import check_certificate
+    from ttt_engine.clobber_check import CertificateError, check_certificate
     t0 = time.perf_counter()
     nodes0 = solver.nodes
 
@@ -285,7 +286,18 @@ def _certify(args, board, solver, display):
     print(f"certificate: {args.certificate}, {n:,} records, {os.path.getsize(args.certificate):,} bytes, "
           f"{time.perf_counter() - t0:.1f} s ({solver.nodes - nodes0:,} nodes searched again)")
     t = time.perf_counter()
-    rep = check_certificate(args.certificate)
+    try:
+        rep = check_certificate(args.certificate, progress=not display.quiet)
+    except CertificateError as e:       # a solver or writer bug: say so, keep the file for study
+        print(f"certificate {args.certificate} does NOT check: {e}")
+        return EXIT_INVALID
+    except MemoryError as e:
+        print(f"certificate {args.certificate} NOT CHECKED: {e}")
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print(f"check of {args.certificate} interrupted (the file is kept; "
+              f"python -m ttt_engine.clobber_check {args.certificate} checks it)")
+        return EXIT_INTERRUPT
     print(f"checked: {rep}; {time.perf_counter() - t:.1f} s")
     return EXIT_OK
 
