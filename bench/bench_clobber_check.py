@@ -1,5 +1,5 @@
-"""Clobber certificate checkers (pytest-benchmark): the compiled checker
-against the plain-Python reference on the same certificate.
+"""Clobber certificates (pytest-benchmark): the compiled writer, and the
+compiled checker against the plain-Python reference on the same certificate.
 
     PYTHONPATH=python python -m pytest bench/bench_clobber_check.py --benchmark-only
 
@@ -39,3 +39,22 @@ def test_check_4x5(benchmark, cert_4x5, pure):
     records = int(rep.split("(")[1].split(" records")[0].replace(",", ""))
     benchmark.extra_info.update(records=records, records_per_cpu_s=records / max(info["cpu"], 1e-9))
     assert "WIN" in rep
+
+
+def test_write_4x5(benchmark):
+    """The compiled writer on a solved 4x5 (the solver's table kept between rounds)."""
+    solver = Solver(18)
+    board = C.Board(4, 5)
+    own, opp = board.bitboards
+    assert solver.outcome_of(own, opp) is True
+    info = {}
+
+    def once():
+        t0 = time.thread_time()
+        out = solver.write_proof(own, opp, True, lambda data: True)
+        info["cpu"] = time.thread_time() - t0
+        return out
+
+    records, refs, size = benchmark.pedantic(once, rounds=20, iterations=1)
+    benchmark.extra_info.update(records=records, records_per_cpu_s=records / max(info["cpu"], 1e-9))
+    assert records > 1000 and refs > 0 and size >= records
