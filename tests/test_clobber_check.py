@@ -299,3 +299,15 @@ def test_ctrl_c_stops_the_compiled_replay():
     finally:
         timer.cancel()
     assert len(calls) == 1 and stopped - t0 < 1.5
+
+
+def test_older_format_and_foreign_files_are_named(tmp_path):
+    p = tmp_path / "old.cert"
+    header = {"format": "ttt-engine clobber certificate 1", "rows": 1, "cols": 2, "to_move": "B",
+              "own": 1, "opp": 2, "claim": "win"}
+    p.write_bytes(json.dumps(header).encode() + b"\n" + zlib.compress(b"M\x02A"))
+    with pytest.raises(CertificateError, match="write it again"):
+        check_certificate(p)
+    p.write_bytes(b'{"format": "something else"}\n')
+    with pytest.raises(CertificateError, match="not a Clobber certificate"):
+        check_certificate(p)

@@ -319,6 +319,9 @@ def _open_certificate(path):
             raise CertificateError(f"{path}: not a certificate (bad header)") from None
         if not isinstance(header, dict) or header.get("format") != FORMAT:
             fmt = header.get("format") if isinstance(header, dict) else header
+            if isinstance(fmt, str) and fmt.startswith(FORMAT[:-1]):
+                raise CertificateError(f"{path}: {fmt!r}, this checker reads {FORMAT!r}; "
+                                       f"write it again with the current solver")
             raise CertificateError(f"{path}: not a Clobber certificate ({fmt!r})")
     except BaseException:
         f.close()
