@@ -196,6 +196,20 @@ def test_failed_certificate_write_leaves_no_file(tmp_path):
     assert path.read_bytes() == b"old" and len(list(tmp_path.iterdir())) == 1
 
 
+def test_solve_writes_a_checked_certificate(tmp_path):
+    path = tmp_path / "c.cert"
+    r = C.solve(C.Board(3, 4), certificate=path)
+    assert r.value == "loss" and "LOSS for B confirmed" in check_certificate(path, pure=True)
+    path2 = tmp_path / "w.cert"
+    r = C.solve(C.Board.from_bitboards(4, 4, *C.Board(4, 4).bitboards, to_move="W"), certificate=path2)
+    assert r.value == "win" and "WIN for W confirmed" in check_certificate(path2)
+    unknown = tmp_path / "u.cert"
+    assert C.solve(C.Board(5, 5), max_nodes=100, certificate=unknown).value == "unknown"
+    assert not unknown.exists()
+    with pytest.raises(TypeError, match="certificate"):
+        C.solve(C.Board(2, 2), certificate=3)
+
+
 def test_runner_resumes_from_table(tmp_path):
     table = str(tmp_path / "t.npz")
     s = C.Solver(18)

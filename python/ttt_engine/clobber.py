@@ -3,12 +3,13 @@
 The game is compiled (``ttt_engine._core.clobber``); this module is its public face.
 Every game module has the same verbs: see ``docs/api.md``.
 """
+import os
+
 from ttt_engine import _verbs
 from ttt_engine._core.clobber import (
     DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
     format_move, heuristic_id, move_from_squares, move_squares, parse_move, square_name,
 )
-from ttt_engine._core import clobber_solve as _clobber_solve
 from ttt_engine._core.clobber_solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
 
@@ -32,7 +33,7 @@ def random_playouts(board, n, seed=None, threads=1):
                                   threads=threads)
 
 
-def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22, **techniques):
+def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22, certificate=None, **techniques):
     """Exact value of ``board`` for the side to move (Clobber has no draws): a
     :class:`SolveResult` with ``value`` ``"win"``/``"loss"``, ``winner``, a
     winning ``best_move``, ``nodes``, ``tt_hits`` and ``seconds``; ``"unknown"``
@@ -43,11 +44,23 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=22, **techniques):
     8 symmetries of the square (``Solver`` keeps its table between calls).
     ``techniques``: switch the solver's techniques on or off for this call
     (names in :data:`TECHNIQUES`; see docs/clobber.md).
+    ``certificate``: a file path; when the value is settled, a proof of it is
+    written there (atomically) and confirmed by the independent checker
+    (``ttt_engine.clobber_check``; a failure raises its ``CertificateError``).
+    Writing it is not bounded by the limits; nothing is written for
+    ``"unknown"``.
     Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
     """
     _verbs.check_board(board, Board, "clobber.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
-    r = _clobber_solve.solve(board, tt_bits=tt_bits, max_nodes=max_nodes,
-                             time_limit=time_limit, **techniques)
+    if certificate is not None and not isinstance(certificate, (str, bytes, os.PathLike)):
+        raise TypeError(f"clobber.solve: certificate must be a file path or None, not {certificate!r}")
+    solver = Solver(tt_bits)
+    r = solver.solve(board, max_nodes=max_nodes, time_limit=time_limit, **techniques)
     value = "unknown" if r.win is None else ("win" if r.win else "loss")
+    if certificate is not None and r.win is not None:
+        from ttt_engine.clobber_cert import write_certificate
+        from ttt_engine.clobber_check import check_certificate
+        write_certificate(certificate, board, solver)
+        check_certificate(certificate)
     return SolveResult(value, r.winner, r.best_move, None, r.nodes, r.seconds, r.tt_hits)
