@@ -174,6 +174,10 @@ def test_write_proof_refuses_a_wrong_claim_and_stops_on_request(tmp_path):
         C.Solver(18).write_proof(*C.Board(5, 5).bitboards, False, lambda d: True, time_limit=1e-3)
     with pytest.raises(TypeError):
         s.write_proof(own, opp, False, None)
+    with pytest.raises((TypeError, ValueError), match="chunk"):
+        s.write_proof(own, opp, False, lambda d: True, chunk="big")
+    with pytest.raises(ValueError, match="small"):
+        s.write_proof(own, opp, False, lambda d: True, small=-1)
     with pytest.raises(ValueError):
         s.write_proof(own, own, False, lambda d: True)
 

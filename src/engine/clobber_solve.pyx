@@ -1307,9 +1307,8 @@ cdef class Solver:
         """Legal moves of the mover (ascending move ints)."""
         return _moves(own, opp)
 
-    def write_proof(self, uint64_t own, uint64_t opp, bint claim, sink, int small=10,
-                    progress=None, double report_every=1.0, time_limit=None,
-                    Py_ssize_t chunk=1 << 22):
+    def write_proof(self, uint64_t own, uint64_t opp, bint claim, sink, small=10,
+                    progress=None, double report_every=1.0, time_limit=None, chunk=1 << 22):
         """Emit certificate records (``ttt_engine.clobber_check`` format) proving
         ``claim`` (True: the mover wins) about (own, opp), in chunks of about
         ``chunk`` bytes passed to ``sink(data)``, which returns True to go on.
@@ -1325,14 +1324,12 @@ cdef class Solver:
             raise TypeError("sink must be callable(bytes) -> bool")
         if progress is not None and not callable(progress):
             raise TypeError("progress must be callable(records, bytes, nodes) or None")
-        check_int("small", small, min=0, max=64)
-        check_int("chunk", chunk, min=64)
         cdef ProofCtx p
         memset(&p, 0, sizeof(ProofCtx))
+        p.small = check_int("small", small, min=0, max=64)
+        p.cap = check_int("chunk", chunk, min=64, max=1 << 30)
         self._begin(None, time_limit, None, report_every)
         p.c = &self.ctx
-        p.small = small
-        p.cap = chunk
         p.sink = <void*>sink
         p.progress = <void*>progress if progress is not None else NULL
         p.report_every = report_every
