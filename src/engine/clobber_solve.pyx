@@ -1498,14 +1498,3 @@ SolveResult.__doc__ = """Result of ``solve``: ``win`` is True if the side to mov
 a limit stopped the search), ``winner`` ``"B"``/``"W"``, ``best_move`` a winning
 move (None for a loss), ``nodes`` positions searched, ``tt_hits``, ``seconds`` (wall)."""
 
-
-def solve(Board board not None, tt_bits=22, max_nodes=None, time_limit=None, **techniques):
-    """Exact value of ``board`` for the side to move: a ``SolveResult``
-    (``win`` True/False, ``winner``, a winning ``best_move``, ``nodes``, ``seconds``).
-
-    Win/loss negamax over positions reduced by combinatorial game theory (see
-    the module docstring) with a transposition table of ``2**tt_bits`` entries.
-    ``max_nodes`` / ``time_limit`` (seconds) bound the work (``win`` is None if
-    one was hit).  Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
-    """
-    return Solver(tt_bits).solve(board, max_nodes, time_limit, **techniques)
