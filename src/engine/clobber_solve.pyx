@@ -507,6 +507,25 @@ cdef inline void _key(int n, uint64_t* ka, uint64_t* kb, uint64_t* k0, uint64_t*
     k1[0] = h1 | 1
 
 
+# ---------------------------------------------------------------------- move order
+cdef inline int _order_key(int replies, int components) noexcept nogil:
+    """Sort key of a child: the opponent's replies, fewest first; among
+    equals, the one that splits the position into more components first."""
+    return (replies << 4) | (15 - (components if components < 15 else 15))
+
+
+cdef inline void _sort_ints(int* a, int n) noexcept nogil:
+    """Ascending insertion sort (move lists are short)."""
+    cdef int i, j, k
+    for i in range(1, n):
+        k = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > k:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = k
+
+
 # ---------------------------------------------------------------------- search
 cdef void _checkpoint(SolveCtx* c) noexcept nogil:
     """Every few thousand nodes: deadline and progress report (about every
@@ -590,10 +609,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
         cst[i][0] = a
         cst[i][1] = b
         CS_PREFETCH(_bucket(c, cst[i][2], cst[i][3]))
-        k = 0 if not c.ordering else clobber_count_moves(a, b)
-        if c.ordering:              # among equals, a move that splits the position more first
-            k = (k << 4) | (15 - (nc if nc < 15 else 15))
-        order[i] = (k << 9) | i
+        order[i] = ((_order_key(clobber_count_moves(a, b), nc) if c.ordering else 0) << 9) | i
     if c.etc:
         for i in range(n):
             if order[i] >= (1 << 29):
@@ -606,13 +622,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
                 return True
             if r == R_WIN:
                 order[i] = (1 << 29) | i
-    for i in range(1, n):
-        k = order[i]
-        j = i - 1
-        while j >= 0 and order[j] > k:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = k
+    _sort_ints(order, n)
     for i in range(n):
         if order[i] >= (1 << 29):
             break
@@ -966,16 +976,10 @@ cdef int _winning_move(ProofCtx* p, uint64_t own, uint64_t opp, int n, int* move
         if r == R_LOSS and k < best_k:
             best = i
             best_k = k
-        order[i] = (((k << 4) | (15 - (nc if nc < 15 else 15))) << 9) | i
+        order[i] = (_order_key(k, nc) << 9) | i
     if best >= 0:
         return best
-    for i in range(1, n):
-        k = order[i]
-        j = i - 1
-        while j >= 0 and order[j] > k:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = k
+    _sort_ints(order, n)
     for i in range(n):
         j = order[i] & 511
         _child(own, opp, moves[j], &a, &b)
