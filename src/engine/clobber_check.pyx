@@ -5,7 +5,9 @@ The format and the rules it trusts are those of the reference checker,
 ``ttt_engine.clobber_check`` (plain Python); this module replays the same
 records with the same checks and the same verdicts, in a ``nogil`` loop.  It
 shares no code with the solver: its move generator, component finder,
-canonical form and brute force are its own, written from the rules only.
+canonical form and brute force are its own, written from the rules only
+(only the bit primitives - popcount, lowest bit, column masks - come from
+the rules core, ``clobber.pxd``).
 
 What differs from the reference, and what that costs:
 
@@ -37,19 +39,14 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from ttt_engine._core.interrupt cimport (interrupt_t, interrupt_init, interrupt_poll,
                                          interrupt_finish)
 
+# bit primitives of the rules core (no search code)
+from ttt_engine._core.clobber cimport (
+    CLOBBER_POPCOUNT as cc_popcount, CLOBBER_CTZ as cc_ctz,
+    CLOBBER_NOT_COL0 as NOT_COL0, CLOBBER_NOT_COL7 as NOT_COL7,
+)
+
 cdef extern from *:
     """
-    static inline int cc_popcount(unsigned long long x) {
-        x = x - ((x >> 1) & 0x5555555555555555ULL);
-        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-        return (int)((x * 0x0101010101010101ULL) >> 56);
-    }
-    #if defined(__GNUC__) || defined(__clang__)
-    #define cc_ctz(x) __builtin_ctzll(x)
-    #else
-    static int cc_ctz(unsigned long long x) { int n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
-    #endif
     #if defined(__GNUC__) || defined(__clang__)
     #define cc_bswap(x) __builtin_bswap64(x)
     #else
@@ -59,14 +56,8 @@ cdef extern from *:
         return (x >> 32) | (x << 32);
     }
     #endif
-    #define CC_NOT_COL0 0xFEFEFEFEFEFEFEFEULL
-    #define CC_NOT_COL7 0x7F7F7F7F7F7F7F7FULL
     """
-    int cc_popcount(uint64_t x) nogil
-    int cc_ctz(uint64_t x) nogil
     uint64_t cc_bswap(uint64_t x) nogil
-    const uint64_t NOT_COL0 "CC_NOT_COL0"     # every square but column 0
-    const uint64_t NOT_COL7 "CC_NOT_COL7"     # every square but column 7
 
 MAX_BRUTE = 16
 cdef int C_MAX_BRUTE = 16
