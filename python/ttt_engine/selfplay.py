@@ -119,8 +119,8 @@ def _grid_maps(h, w):
             ((h - 1 - r, w - 1 - c), (1, 0, 3, 2))]       # half turn
     if h == w:
         maps += [((c, r), (2, 3, 0, 1)),                  # transpose
-                 ((w - 1 - c, r), (2, 3, 1, 0)),
-                 ((c, h - 1 - r), (3, 2, 0, 1)),
+                 ((w - 1 - c, r), (3, 2, 0, 1)),
+                 ((c, h - 1 - r), (2, 3, 1, 0)),
                  ((w - 1 - c, h - 1 - r), (3, 2, 1, 0))]
     return [(rr * w + cc, np.array(d)) for (rr, cc), d in maps]
 
