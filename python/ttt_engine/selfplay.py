@@ -227,7 +227,10 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     noise_fraction = check_real("noise_fraction", noise_fraction, low=0, high=1)
     branching = min(proto.num_actions, 64)
     if max_nodes is None:
-        max_nodes = max(int(_puct.MIN_NODES), 2 * (sims + 1) * branching)
+        # room for the search of one move and the subtree kept from the last,
+        # within 2**18 nodes a tree and 2**26 (2 GB) over the trees
+        max_nodes = min(2 * (sims + 1) * branching, 1 << 18, (1 << 26) // par)
+        max_nodes = max(int(_puct.MIN_NODES), max_nodes)
     max_nodes = check_int("max_nodes", max_nodes, min=int(_puct.MIN_NODES), max=(1 << 31) - 1)
     native = isinstance(evaluator, UniformEvaluator) and evaluator.playouts > 0
     max_rec = _max_record(proto)
