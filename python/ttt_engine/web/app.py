@@ -32,7 +32,7 @@ import asyncio
 import json
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from starlette.applications import Starlette
@@ -420,9 +420,11 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
     # live slices (and early stops) only for a thinking time the user chose;
     # otherwise the agent's own search, as select_move runs it
     live = budgets.get("time") if not budgets.get("_guard") else None
+    named = None if on_update is None else (lambda a: on_update(replace(a, engine=name)))
     try:
-        return analyse(game, board, agent, on_update=on_update if live else None,
-                       stop=should_stop if live else None)
+        a = analyse(game, board, agent, on_update=named if live else None,
+                    stop=should_stop if live else None)
+        return replace(a, engine=name)
     except (ValueError, TypeError) as e:
         raise _library_error(e) from None
 

@@ -154,7 +154,8 @@ function setGame(key) {
     engineSelect($(sel), [], g.default_engine);
     budgetInputs($(box));
   }
-  $("#legend").textContent = g.legend;
+  $("#legend").textContent = g.legend.split("\n").filter((l) => !l.includes("q quits"))
+    .join("\n");
   $("#hint").textContent = g.hint;
 }
 
@@ -261,6 +262,7 @@ function clearSelection() {
 }
 
 function drawAnalysis(a) {
+  $("#an-view").hidden = false;
   $("#an-board").innerHTML = a.svg;
   const ev = a.evaluation;
   $("#evalfill").style.height = ev === null ? "50%" : `${(50 + 50 * ev).toFixed(1)}%`;
@@ -268,14 +270,15 @@ function drawAnalysis(a) {
   $("#an-title").textContent =
     `${a.engine} for ${a.side}` + (a.done ? "" : " (searching...)") +
     (a.stats && a.stats.simulations ? `: ${a.stats.simulations.toLocaleString()} simulations` : "") +
-    (a.stats && a.stats.depth ? `: depth ${a.stats.depth}` : "");
+    (a.stats && a.stats.exact ? ": exact, to the end" :
+     a.stats && a.stats.depth ? `: depth ${a.stats.depth}` : "");
   $("#an-best").textContent = a.best_text === null ? "" :
     `Best: ${a.best_text}` + (a.evaluation_text ? ` (${a.evaluation_text})` : "") +
     (a.alternatives.length ? `; close: ${a.rows.filter((r) => a.alternatives.includes(r.move))
                                            .map((r) => r.text).join(", ")}` : "");
   const cols = [["move", (r) => r.text], ["score", (r) => fmt(r.score, 3, true)],
                 ["visits", (r) => r.visits === null ? "" : r.visits.toLocaleString()],
-                ["value", (r) => fmt(r.value, 4)],
+                ["value", (r) => (r.verdict && Math.abs(r.value) >= 1e6 ? "" : fmt(r.value, 4))],
                 ["observations", (r) => r.observations === null ? "" : String(r.observations)],
                 ["verdict", (r) => r.verdict || ""], ["pv", (r) => r.pv.join(" ")]]
     .filter(([h, f]) => h === "move" || h === "score" || a.rows.some((r) => f(r) !== ""));
@@ -375,6 +378,7 @@ async function newGame() {
   S.moves = []; S.allTexts = []; S.cursor = 0;
   await guarded(async () => { const pos = await refresh(); if (pos) adopt(pos); });
   $("#an-board").innerHTML = ""; $("#an-table tbody").innerHTML = "";
+  $("#an-table thead").innerHTML = ""; $("#an-view").hidden = true;
   $("#an-title").textContent = ""; $("#an-best").textContent = "";
   $("#solve-result").textContent = "";
   await maybeEngine();
