@@ -77,7 +77,8 @@ def _overlay(board, heat, best, alternatives, last_move):
         if label:
             extra.append(f'<text x="{c * CELL + CELL / 2:.1f}" y="{r * CELL + CELL - 3}" '
                          f'font-size="9" font-family="sans-serif" text-anchor="middle" '
-                         f'fill="#222">{_escape(label)}</text>')
+                         f'fill="#222" stroke="#fff" stroke-width="2" paint-order="stroke">'
+                         f'{_escape(label)}</text>')
     marked = [(m, "#9e9e9e", 2) for m in alternatives or ()]
     if best is not None:
         marked.append((best, "#2e7d32", 3))
@@ -95,8 +96,9 @@ def _overlay(board, heat, best, alternatives, last_move):
                          f'stroke="{colour}" stroke-width="{width + 1}" opacity="0.8" '
                          f'marker-end="url(#head{colour[1:]})"/>')
     colours = sorted({colour for _, colour, _ in marked})
-    defs = "".join(f'<marker id="head{c[1:]}" markerWidth="6" markerHeight="6" refX="3" '
-                   f'refY="3" orient="auto"><path d="M0,0L6,3L0,6z" fill="{c}"/></marker>'
+    defs = "".join(f'<marker id="head{c[1:]}" markerWidth="10" markerHeight="10" '
+                   f'markerUnits="userSpaceOnUse" refX="5" '
+                   f'refY="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="{c}"/></marker>'
                    for c in colours)
     return shade, ([f"<defs>{defs}</defs>"] if defs else []) + extra
 

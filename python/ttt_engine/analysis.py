@@ -34,7 +34,7 @@ import math
 import time as _time
 from dataclasses import asdict, dataclass, field
 
-from ttt_engine._util import check_real
+from ttt_engine._util import check_int, check_real
 
 __all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE"]
 
@@ -91,14 +91,17 @@ class Analysis:
         """The best row (None when there is none)."""
         return next((r for r in self.rows if r.move == self.best_move), None)
 
-    def alternatives(self, margin=CLOSE):
-        """Rows other than the best whose score is within ``margin`` of its score."""
+    def alternatives(self, margin=CLOSE, limit=3):
+        """Up to ``limit`` rows other than the best whose score is within
+        ``margin`` of its score, best first."""
         margin = check_real("margin", margin, low=0)
+        limit = check_int("limit", limit, min=0)
         best = self.best
         if best is None or best.score is None:
             return []
-        return [r for r in self.rows if r.move != best.move and r.score is not None
-                and best.score - r.score <= margin]
+        close = [r for r in self.rows if r.move != best.move and r.score is not None
+                 and best.score - r.score <= margin]
+        return sorted(close, key=lambda r: -r.score)[:limit]
 
     def heat(self):
         """``{move: (score, label)}`` for the moves with a score."""
@@ -224,8 +227,7 @@ def _mcts_rows(game, board, stats):
         verdict = "win" if proven > 0 else "loss" if proven < 0 else None
         score = 1.0 if proven > 0 else -1.0 if proven < 0 else mean
         rows.append(MoveRow(m, game.move_to_str(board, m), score, mean, visits,
-                            verdict=verdict, label=f"{visits:,}" if visits < 10**5
-                            else f"{visits / 1000:.0f}k"))
+                            verdict=verdict, label=_count_label(visits)))
     rows.sort(key=lambda r: (-(r.visits or 0), -(r.score or 0)))
     return rows
 
@@ -323,12 +325,21 @@ def _learned_rows(game, board, agent):
     return None, None
 
 
+def _count_label(n):
+    """A count short enough for a cell: 950, 12k, 3.4M."""
+    if n < 1000:
+        return str(n)
+    if n < 10**6:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1e6:.1f}M"
+
+
 def _tree_rows(game, board, agent):
     rows = []
     for m, q, visits in agent.root_children():
         score = max(-1.0, min(1.0, -float(q)))       # q: lower is better for the mover
         rows.append(MoveRow(int(m), game.move_to_str(board, m), score, float(q), int(visits),
-                            label=f"{int(visits):,}"))
+                            label=_count_label(int(visits))))
     rows.sort(key=lambda r: (-(r.visits or 0), -r.score))
     return rows
 
