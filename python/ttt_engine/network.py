@@ -9,8 +9,9 @@ protocol of the PUCT search and of self-play::
     net = Network.init("uttt", seed=1)
     logits, values = net(observations, legal_mask)   # float32 [B, A], float32 [B]
 
-Inference needs only numpy (float32 matrix products, hidden buffers reused
-between calls of the same batch size in each thread).  Training needs the
+Inference needs only numpy (float32 matrix products on one BLAS thread, which
+is faster at these sizes and never stalls on a busy machine; hidden buffers
+reused between calls of the same batch size in each thread).  Training needs the
 ``[nn]`` extra (JAX and optax): see :mod:`ttt_engine.alphazero`, whose JAX forward
 pass computes exactly this function.
 
@@ -28,7 +29,7 @@ import threading
 
 import numpy as np
 
-from ttt_engine import _modelfile, _util
+from ttt_engine import _blas, _modelfile, _util
 
 __all__ = ["Network", "DEFAULT_HIDDEN", "shipped_path", "load_shipped"]
 
@@ -274,12 +275,13 @@ class Network:
         bufs = self._buffers(batch)
         x = bufs[0]
         np.copyto(x, obs.reshape(batch, self.input_size), casting="unsafe")
-        for (w, b), h in zip(self._trunk, bufs[1:]):
-            np.matmul(x, w, out=h)
-            h += b
-            np.maximum(h, 0.0, out=h)
-            x = h
-        out = x @ self._head_w
+        with _blas.one_thread():
+            for (w, b), h in zip(self._trunk, bufs[1:]):
+                np.matmul(x, w, out=h)
+                h += b
+                np.maximum(h, 0.0, out=h)
+                x = h
+            out = x @ self._head_w
         out += self._head_b
         logits = np.ascontiguousarray(out[:, :self.num_actions])
         values = np.tanh(out[:, self.num_actions])
