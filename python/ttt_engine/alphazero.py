@@ -81,7 +81,6 @@ class Config:
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.5        # root noise in self-play
     noise_fraction: float = 0.25
-    max_plies: int | None = None        # self-play games longer than this end as draws
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
     batch_size: int = 256               # SGD minibatch
@@ -127,7 +126,7 @@ PRESETS = {
                     eval_every=300.0, eval_simulations=200, eval_games=10,
                     eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
     "quixo": dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=8,
-                  dirichlet_alpha=0.3, max_plies=200, buffer_size=200_000, learning_rate=1e-3,
+                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
                   eval_every=300.0, eval_simulations=200, eval_games=10,
                   eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
 }
@@ -147,7 +146,7 @@ def config_for(game, **overrides):
         raise ValueError(f"unknown training option(s) {', '.join(map(repr, bad))}; valid: "
                          f"{', '.join(sorted(fields))}")
     values = dict(PRESETS.get(key, {}))
-    values.update({k: v for k, v in overrides.items() if v is not None or k == "max_plies"})
+    values.update({k: v for k, v in overrides.items() if v is not None})
     return _checked(Config(**values))
 
 
@@ -158,7 +157,6 @@ def _checked(c):
         v[k] = _util.check_int(k, getattr(c, k), min=1)
     for k in _NONNEG_INT:
         v[k] = _util.check_int(k, getattr(c, k), min=0)
-    v["max_plies"] = _util.check_int("max_plies", c.max_plies, min=1, allow_none=True)
     v["c_puct"] = _util.check_real("c_puct", c.c_puct, low=0, low_open=True)
     v["dirichlet_alpha"] = _util.check_real("dirichlet_alpha", c.dirichlet_alpha, low=0,
                                             low_open=True, allow_none=True)
@@ -428,7 +426,10 @@ class PUCTPlayer:
         from ttt_engine.search import PUCT
         self.network = network
         self.simulations = _util.check_int("simulations", simulations, min=1)
-        self.search = PUCT(evaluator or network, c_puct=c_puct, reuse=False)
+        from ttt_engine._core import puct as _puct
+        nodes = max(int(_puct.MIN_NODES), self.simulations * network.num_actions + 64)
+        self.search = PUCT(evaluator or network, c_puct=c_puct, reuse=False,
+                           max_nodes=min(nodes, 1 << 20))
         self.name = f"PUCT({self.simulations})"
         self.last_stats = {}
 
@@ -443,7 +444,7 @@ class PUCTPlayer:
 
 
 def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800,
-                     c_puct=1.25, seed=0, max_plies=None):
+                     c_puct=1.25, seed=0):
     """A dict of scores of ``network`` with PUCT at ``simulations`` per move.
 
     Tic-Tac-Toe: ``optimality`` (share of the 4520 decision positions where
@@ -474,7 +475,7 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     player = PUCTPlayer(network, simulations, c_puct)
     mcts = MCTSAgent(simulations=_util.check_int("mcts_simulations", mcts_simulations, min=1),
                      seed=seed)
-    r = play_match(player, mcts, games=games, seed=seed, max_plies=max_plies,
+    r = play_match(player, mcts, games=games, seed=seed,
                    board_factory=lambda: g.new_board(**network.board_options))
     n = max(1, r.wins + r.draws + r.losses)
     return {"score": (r.wins + 0.5 * r.draws) / n, "wins": r.wins, "draws": r.draws,
@@ -680,8 +681,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             seed=_derived_seed(seed, it, 1),
                             temperature_moves=config.temperature_moves, c_puct=config.c_puct,
                             dirichlet_alpha=config.dirichlet_alpha,
-                            noise_fraction=config.noise_fraction, max_plies=config.max_plies,
-                            **board_options_full)
+                            noise_fraction=config.noise_fraction, **board_options_full)
             t_play = _time.perf_counter() - t0
             outcomes = np.bincount(np.asarray(data.outcomes, dtype=np.int64), minlength=3)
             n_positions = len(data)
@@ -727,8 +727,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                 scores = evaluate_network(net, simulations=config.eval_simulations,
                                           games=config.eval_games,
                                           mcts_simulations=config.eval_mcts_simulations,
-                                          c_puct=config.c_puct, seed=_derived_seed(seed, it, 3),
-                                          max_plies=config.max_plies)
+                                          c_puct=config.c_puct, seed=_derived_seed(seed, it, 3))
                 rec.update({f"eval_{k}": v for k, v in scores.items()})
                 rec["eval_s"] = round(_time.perf_counter() - t2, 3)
                 counters["last_eval_seconds"] = counters["seconds"]

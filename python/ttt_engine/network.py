@@ -31,14 +31,12 @@ import numpy as np
 
 from ttt_engine import _blas, _modelfile, _util
 
-__all__ = ["Network", "DEFAULT_HIDDEN", "shipped_path", "load_shipped"]
+__all__ = ["Network", "DEFAULT_HIDDEN"]
 
 #: Hidden layer sizes of :meth:`Network.init` by default.
 DEFAULT_HIDDEN = (256, 256)
 #: Model-file kind of a network.
 KIND = "ttt_engine.Network"
-#: Folder of the networks shipped in the package.
-SHIPPED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "networks")
 _MAX_HIDDEN = 1 << 16
 
 
@@ -199,6 +197,12 @@ class Network:
         from ttt_engine import games
         defaults = games.GAMES[self.game_key].options
         return {k: v for k, v in self.board_options.items() if defaults.get(k) != v}
+
+    @property
+    def name(self):
+        """How messages name this evaluator: ``Network(uttt, 243-256-256-81)``."""
+        sizes = "-".join(map(str, (self.input_size, *self.hidden, self.num_actions)))
+        return f"Network({self.game_key}, {sizes})"
 
     @property
     def num_parameters(self):
@@ -367,23 +371,3 @@ class Network:
 
     __hash__ = None
 
-
-def shipped_path(game):
-    """Path of the network shipped in the package for ``game`` (a key), or
-    None if none is shipped."""
-    key = _game(game).key
-    path = os.path.join(SHIPPED_DIR, f"{key}.npz")
-    return path if os.path.exists(path) else None
-
-
-def load_shipped(game, **board_options):
-    """The network shipped for ``game`` (checked against ``board_options``);
-    ``ValueError`` if the package has none for it."""
-    path = shipped_path(game)
-    if path is None:
-        have = sorted(f[:-4] for f in os.listdir(SHIPPED_DIR) if f.endswith(".npz")) \
-            if os.path.isdir(SHIPPED_DIR) else []
-        raise ValueError(f"no trained network is shipped for {_game(game).title} (shipped: "
-                         f"{', '.join(have) or 'none'}); train one with "
-                         f"'ttt-engine az train --game {_game(game).key}'")
-    return Network.load(path, _game(game).key, **board_options)

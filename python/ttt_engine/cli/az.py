@@ -174,7 +174,7 @@ def run_eval(args):
     console.say(f"{args.model}: {net!r}")
     scores = alphazero.evaluate_network(net, simulations=args.simulations, games=args.games,
                                         mcts_simulations=args.mcts_simulations,
-                                        seed=args.seed or 0, max_plies=args.max_plies)
+                                        seed=args.seed or 0)
     console.say(table(_eval_rows(scores), ["evaluation", "value"]))
     return EXIT_OK
 
@@ -224,8 +224,6 @@ def add_parser(subparsers):
                    help="games against MCTS (default 20; not Tic-Tac-Toe)")
     e.add_argument("--mcts-simulations", type=O.count(1, 10**9), default=800,
                    help="MCTS simulations per move (default 800)")
-    e.add_argument("--max-plies", type=O.count(1, 100_000), default=None,
-                   help="games longer than this are draws")
     e.add_argument("--seed", type=O.seed, help="seed of the games")
     O.add_quiet(e)
     return p
