@@ -65,7 +65,7 @@ def test_loss_parts_match_a_plain_computation():
     lg = np.where(masks, logits.astype(np.float64), -np.inf)
     logp = lg - lg.max(axis=1, keepdims=True)
     logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
-    want_policy = -np.mean(np.sum(np.where(masks, pi * logp, 0), axis=1))
+    want_policy = -np.mean(np.sum(pi * np.where(masks, logp, 0), axis=1))
     want_value = np.mean((values - z) ** 2)
     want_l2 = sum(np.sum(v.astype(np.float64) ** 2) for k, v in net.params.items()
                   if k.startswith("w"))

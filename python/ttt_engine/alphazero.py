@@ -110,12 +110,13 @@ class Config:
 
 #: Per-game hyperparameters (overrides of :class:`Config`'s defaults).  The
 #: Tic-Tac-Toe preset reaches >= 99% optimal moves with PUCT at 100
-#: simulations, and never loses, in less than ten minutes on two cores.
+#: simulations, and never loses, within its 3 minutes (about one minute is
+#: enough; docs/alphazero.md).
 PRESETS = {
     "ttt": dict(hidden=(64, 64), games=128, simulations=64, temperature_moves=4,
                 dirichlet_alpha=1.0, buffer_size=40_000, batch_size=256, sample_reuse=2.0,
-                learning_rate=3e-3, weight_decay=1e-4, eval_every=60.0, checkpoint_every=60.0,
-                time=540.0),
+                learning_rate=3e-3, weight_decay=1e-4, eval_every=30.0, checkpoint_every=30.0,
+                time=180.0),
     "uttt": dict(hidden=(256, 256), games=128, simulations=200, temperature_moves=12,
                  dirichlet_alpha=0.3, buffer_size=400_000, batch_size=256, sample_reuse=4.0,
                  max_steps=2000, learning_rate=1e-3, weight_decay=1e-4, eval_every=900.0,
