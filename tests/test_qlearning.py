@@ -289,7 +289,7 @@ def test_evaluate_result_and_validation():
 
 # ---------------------------------------------------------------- validation
 @pytest.mark.parametrize("kw,msg", [
-    (dict(episodes=-1), "episodes must be >= 0"),
+    (dict(episodes=-1), "episodes must be an integer from 0 to"),
     (dict(episodes=2.5), "episodes must be an integer"),
     (dict(episodes="10"), "episodes must be an integer"),
     (dict(alpha=0), r"alpha must be in \(0, 1\]"),
@@ -310,7 +310,7 @@ def test_evaluate_result_and_validation():
     (dict(progress=None), "progress must be True or False"),
     (dict(seed=-3), "seed"),
     (dict(seed="abc"), "seed"),
-    (dict(chunk=0), "chunk must be >= 1"),
+    (dict(chunk=0), "chunk must be an integer from 1 to"),
     (dict(agent="x"), "agent must be a QAgent"),
 ])
 def test_train_validation(kw, msg):
@@ -402,7 +402,7 @@ def test_load_rejects_bad_files(tmp_path):
         (dict(q=None), "missing field.*q"),
         (dict(alpha=None, seed=None), r"missing field\(s\): seed, alpha"),
         (dict(side=np.str_("Z")), "side must be one of"),
-        (dict(episodes=np.int64(-5)), "episodes must be >= 0"),
+        (dict(episodes=np.int64(-5)), "episodes must be an integer from 0 to"),
         (dict(alpha=np.str_("big")), "field 'alpha' must be a scalar"),
         (dict(history=np.zeros((3, 2))), "history must be a float array with 7 columns"),
         (dict(mode=np.str_("selfish")), "mode must be one of"),

@@ -1,7 +1,10 @@
 """Learning curves from a training history (matplotlib, from the ``[plot]`` extra)."""
 from __future__ import annotations
 
+import io
 import os
+
+from ttt_engine import _util
 
 __all__ = ["plot_history"]
 
@@ -27,6 +30,7 @@ def plot_history(history, path, title=None):
         raise ValueError("history must be a non-empty list of per-chunk records (agent.history)")
     if not all(isinstance(h, dict) and "episodes" in h for h in history):
         raise ValueError("every history record must be a dict with an 'episodes' key")
+    _util.check_output_path(path, "plot")
     path = os.fspath(path)
 
     def series(key):
@@ -79,6 +83,12 @@ def plot_history(history, path, title=None):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    buf = io.BytesIO()
+    fmt = os.path.splitext(path)[1][1:].lower()      # the file's type, else a PNG
+    fmt = fmt if fmt in fig.canvas.get_supported_filetypes() else "png"
+    try:
+        fig.savefig(buf, format=fmt, dpi=100)
+    finally:
+        plt.close(fig)
+    _util.atomic_write(path, lambda f: f.write(buf.getvalue()), "plot")
     return path
