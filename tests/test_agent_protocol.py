@@ -160,13 +160,13 @@ def test_greedy_agent_budget_keywords_and_bad_values():
     with pytest.raises(ValueError, match="depth does not apply"):
         quixo.GreedyValueAgent(t, depth=3)
     for bad in (math.nan, math.inf, -math.inf):
-        with pytest.raises(ValueError, match="unknown must be finite"):
+        with pytest.raises(ValueError, match=r"unknown must be in \[0, 1\], got"):
             quixo.GreedyValueAgent(t, unknown=bad)
     with pytest.raises(ValueError, match=r"unknown must be in \[0, 1\]"):
         quixo.GreedyValueAgent(t, unknown=2.0)
     with pytest.raises(ValueError, match="unknown must be a number"):
         quixo.GreedyValueAgent(t, unknown=None)
-    with pytest.raises(ValueError, match="epsilon must be finite"):
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0, 1\], got nan"):
         quixo.GreedyValueAgent(t, epsilon=math.nan)
     with pytest.raises(ValueError, match="values must be a quixo.ValueTable.*NoneType"):
         quixo.GreedyValueAgent(None)

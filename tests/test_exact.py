@@ -311,7 +311,7 @@ def test_exact_api_validation():
 
     with pytest.raises(ValueError, match="chose illegal move 0"):
         ttt_engine.optimality(Bad())
-    with pytest.raises(ValueError, match="Board"):
+    with pytest.raises(ValueError, match="oracle plays Tic-Tac-Toe, got str"):
         ttt_engine.oracle("X........")
 
 
