@@ -174,7 +174,7 @@ def test_greedy_agent_budget_keywords_and_bad_values():
         for seed in (-1, 2**70, 1.5, "x", True):
             with pytest.raises(ValueError, match="seed"):
                 cls(seed=seed)
-    with pytest.raises(ValueError, match="quixo.Board"):
+    with pytest.raises(ValueError, match="plays Quixo, got a Tic-Tac-Toe board"):
         quixo.RandomAgent(seed=1).select_move(ttt_engine.Board())
 
 
