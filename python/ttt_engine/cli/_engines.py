@@ -9,7 +9,7 @@ import textwrap
 import time
 
 from ttt_engine.cli import _files
-from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
+from ttt_engine.cli._errors import EXIT_USAGE, CLIError
 from ttt_engine.cli._games import ENGINE_OPTIONS, learned_kind
 
 __all__ = ["build_agent", "cache_dir", "default_model_path", "engine_seed", "trained_side",
@@ -132,8 +132,7 @@ def load_or_train(game, name, args, side, console):
         console.say(f"The model file {path} cannot be used: {reason}")
         if console.yes_no("Train a new model and overwrite it?", default=True):
             return train()
-        raise CLIError(f"no usable {label} (use --retrain, or --model PATH)",
-                       EXIT_USAGE if isinstance(e, ValueError) else EXIT_ERROR) from None
+        raise CLIError(f"no usable {label} (use --retrain, or --model PATH)") from None
     console.say(f"Loaded the {label} from {path}.")
     trained = trained_side(agent)
     if trained is not None and trained != side:
