@@ -160,13 +160,13 @@ def test_greedy_agent_budget_keywords_and_bad_values():
     with pytest.raises(ValueError, match="depth does not apply"):
         quixo.GreedyValueAgent(t, depth=3)
     for bad in (math.nan, math.inf, -math.inf):
-        with pytest.raises(ValueError, match="unknown must be finite"):
+        with pytest.raises(ValueError, match=r"unknown must be in \[0, 1\], got"):
             quixo.GreedyValueAgent(t, unknown=bad)
     with pytest.raises(ValueError, match=r"unknown must be in \[0, 1\]"):
         quixo.GreedyValueAgent(t, unknown=2.0)
     with pytest.raises(ValueError, match="unknown must be a number"):
         quixo.GreedyValueAgent(t, unknown=None)
-    with pytest.raises(ValueError, match="epsilon must be finite"):
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0, 1\], got nan"):
         quixo.GreedyValueAgent(t, epsilon=math.nan)
     with pytest.raises(ValueError, match="values must be a quixo.ValueTable.*NoneType"):
         quixo.GreedyValueAgent(None)
@@ -174,7 +174,7 @@ def test_greedy_agent_budget_keywords_and_bad_values():
         for seed in (-1, 2**70, 1.5, "x", True):
             with pytest.raises(ValueError, match="seed"):
                 cls(seed=seed)
-    with pytest.raises(ValueError, match="quixo.Board"):
+    with pytest.raises(ValueError, match="plays Quixo, got a Tic-Tac-Toe board"):
         quixo.RandomAgent(seed=1).select_move(ttt_engine.Board())
 
 

@@ -259,7 +259,7 @@ def test_bad_actions_are_clear_errors(bad, match):
 
 
 def test_bad_construction_is_clear_errors():
-    with pytest.raises(ValueError, match="n must be >= 1"):
+    with pytest.raises(ValueError, match="n must be an integer from 1 to 67,108,864, got 0"):
         BatchEnv("ttt", 0)
     with pytest.raises(ValueError, match="n must be"):
         BatchEnv("ttt", -3)

@@ -287,7 +287,7 @@ def _replay_random_phase(q, rng, n):
     (dict(mode="selfplay"), "mode must be one of"),
     (dict(curriculum_fraction=1.5), r"curriculum_fraction must be in \[0, 1\]"),
     (dict(curriculum_epsilon=-0.1), r"curriculum_epsilon must be in \[0, 1\]"),
-    (dict(metrics_every=-1), "metrics_every must be >= 0"),
+    (dict(metrics_every=-1), "metrics_every must be an integer >= 0"),
     (dict(curriculum_tiebreak=2), r"curriculum_tiebreak must be in \[0, 1\]"),
     (dict(symmetry="no"), "symmetry must be True or False"),
     (dict(mode="self-play", shaping=True), "shaping applies to games against the random"),
@@ -311,7 +311,7 @@ def test_exact_api_validation():
 
     with pytest.raises(ValueError, match="chose illegal move 0"):
         ttt_engine.optimality(Bad())
-    with pytest.raises(ValueError, match="Board"):
+    with pytest.raises(ValueError, match="oracle plays Tic-Tac-Toe, got str"):
         ttt_engine.oracle("X........")
 
 

@@ -116,7 +116,7 @@ def test_illegal_moves_say_why():
 
 def test_wrong_board_type_is_a_value_error_like_everywhere():
     from ttt_engine import uttt
-    with pytest.raises(ValueError, match="ttt_engine.ttt.Board"):
+    with pytest.raises(ValueError, match="plays Tic-Tac-Toe, got an Ultimate Tic-Tac-Toe board"):
         games.get("ttt").parse_move(uttt.Board(), "1")
 
 

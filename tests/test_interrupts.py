@@ -34,7 +34,7 @@ JOBS = {
     "mcts_uttt_threads": "MCTS(seed=1, threads=2).search(uttt.Board(), simulations=500_000_000)",
     "mcts_solver": "MCTS(seed=1, solver=True).search(uttt.Board(), simulations=500_000_000)",
     "alphabeta": "search.alphabeta(uttt.Board())",
-    "alphabeta_timed": "search.alphabeta(uttt.Board(), time_limit=1e6)",
+    "alphabeta_timed": "search.alphabeta(uttt.Board(), time_limit=86400)",
     "minimax": "search.minimax(uttt.Board(), depth=40)",
     "negamax": "search.negamax(uttt.Board(), depth=40, alphabeta=True)",
     "move_values": "search.move_values(uttt.Board(), depth=60)",

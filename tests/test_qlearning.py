@@ -250,7 +250,7 @@ def test_best_move_q_values_select_move():
     with pytest.raises(ValueError, match="game is over"):
         agent.best_move(Board.from_string("XXXOO...."))
     assert agent.q_values(Board.from_string("XXXOO....")) == {}
-    with pytest.raises(ValueError, match="Board"):
+    with pytest.raises(ValueError, match="QAgent plays Tic-Tac-Toe, got str 'X.O......'"):
         agent.best_move("X.O......")
 
 
@@ -289,12 +289,12 @@ def test_evaluate_result_and_validation():
 
 # ---------------------------------------------------------------- validation
 @pytest.mark.parametrize("kw,msg", [
-    (dict(episodes=-1), "episodes must be >= 0"),
+    (dict(episodes=-1), "episodes must be an integer from 0 to"),
     (dict(episodes=2.5), "episodes must be an integer"),
     (dict(episodes="10"), "episodes must be an integer"),
     (dict(alpha=0), r"alpha must be in \(0, 1\]"),
     (dict(alpha=1.5), r"alpha must be in \(0, 1\]"),
-    (dict(alpha=float("nan")), "alpha must be finite"),
+    (dict(alpha=float("nan")), r"alpha must be in \(0, 1\], got nan"),
     (dict(gamma=-0.1), r"gamma must be in \[0, 1\]"),
     (dict(gamma=1.01), r"gamma must be in \[0, 1\]"),
     (dict(epsilon=1.2), r"epsilon must be in \[0, 1\]"),
@@ -310,7 +310,7 @@ def test_evaluate_result_and_validation():
     (dict(progress=None), "progress must be True or False"),
     (dict(seed=-3), "seed"),
     (dict(seed="abc"), "seed"),
-    (dict(chunk=0), "chunk must be >= 1"),
+    (dict(chunk=0), "chunk must be an integer from 1 to"),
     (dict(agent="x"), "agent must be a QAgent"),
 ])
 def test_train_validation(kw, msg):

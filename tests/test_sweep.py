@@ -78,7 +78,7 @@ def test_sweep_bad_input(tmp_path):
         sweep(noisy, {}, 1, seed=1, progress=False)
     with pytest.raises(ValueError, match=r"grid\['x'\] is empty"):
         sweep(noisy, {"x": [], "y": [1]}, 1, seed=1, progress=False)
-    with pytest.raises(ValueError, match="repeats must be >= 1"):
+    with pytest.raises(ValueError, match="repeats must be an integer from 1 to"):
         sweep(noisy, {"x": [1], "y": [1]}, 0, seed=1, progress=False)
     with pytest.raises(ValueError, match="other than 'seed'"):
         sweep(noisy, {"seed": [1]}, 1, seed=1, progress=False)

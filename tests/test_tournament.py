@@ -197,7 +197,7 @@ def test_failing_worker_is_reported_and_others_kept(tmp_path, pool):
 def test_bad_input(tmp_path):
     with pytest.raises(ValueError, match="unknown agent 'nope'.*mcts"):
         round_robin("uttt", ["mcts", "nope"], 2, progress=False)
-    with pytest.raises(ValueError, match="games_per_pair must be >= 1"):
+    with pytest.raises(ValueError, match="games_per_pair must be an integer from 1 to"):
         round_robin("uttt", ["mcts", "random"], 0, progress=False)
     with pytest.raises(ValueError, match="at least 2"):
         round_robin("uttt", ["mcts"], 2, progress=False)

@@ -144,7 +144,7 @@ def test_illegal_push_names_cell_and_reason():
         with pytest.raises(ValueError, match="cell must be an integer"):
             b.push(bad)
     won = Board.from_string("XXXOO....")
-    with pytest.raises(ValueError, match=re.escape("cannot play cell 5: the game is over (X)")):
+    with pytest.raises(ValueError, match=re.escape("cannot play cell 5: the game is over (X won)")):
         won.push(5)
     drawn = Board.from_string("XOXXOOOXX")
     assert drawn.winner == "draw"

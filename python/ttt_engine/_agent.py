@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import warnings
 
-from ttt_engine._util import check_real, resolve_seed
+from ttt_engine._util import check_seconds, resolve_seed
 
 __all__ = ["Agent", "SearchAgent", "no_budget", "alias"]
 
@@ -94,7 +94,7 @@ class SearchAgent(Agent):
         this directly."""
         no_budget(cls_name, simulations=simulations)
         time = alias(cls_name, "time", time, "time_limit", time_limit, stacklevel=stacklevel)
-        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        self.time = check_seconds("time", time, allow_none=True)
         self.seed = resolve_seed(seed)
         self.last_stats = {}
 

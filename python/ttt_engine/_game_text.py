@@ -12,6 +12,7 @@ the drawing is plain ASCII text.
 from __future__ import annotations
 
 from ttt_engine._core.uttt import local_boards_text
+from ttt_engine._util import game_over
 
 __all__ = ["plain", "GAME_TEXT"]
 
@@ -86,7 +87,7 @@ def ttt_parse(board, text, zero_based=False):
     if who:
         raise ValueError(f"cell {n} is already taken by {'XO'[who - 1]}")
     if board.is_terminal():
-        raise ValueError("the game is over: there is no move to make")
+        raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to make")
     return cell
 
 

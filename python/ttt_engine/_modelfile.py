@@ -50,10 +50,11 @@ def _describe(kind):
 def write(path, kind, arrays, *, compress=True):
     """Write ``arrays`` (name -> numpy value) with the header of ``kind``,
     atomically; returns the size of the file in bytes."""
+    _util.check_output_path(path, "model file")
     fields = {"format_version": np.int64(VERSIONS[kind]), "kind": np.str_(kind)}
     fields.update(arrays)
     save = np.savez_compressed if compress else np.savez
-    _util.atomic_write(path, lambda f: save(f, **fields))
+    _util.atomic_write(path, lambda f: save(f, **fields), "model file")
     return os.path.getsize(path)
 
 

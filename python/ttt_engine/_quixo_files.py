@@ -66,7 +66,7 @@ def _write_npz(path, kind, arrays):
                 info.compress_type = how
                 with z.open(info, "w", force_zip64=True) as member:
                     np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
-    _util.atomic_write(path, write)
+    _util.atomic_write(path, write, "state-value file")
     return os.path.getsize(path)
 
 
@@ -108,12 +108,13 @@ def save_values(table, path, format=None):
     from ttt_engine.quixo import ValueTable
     if not isinstance(table, ValueTable):
         raise ValueError(f"expected a ValueTable, got {type(table).__name__}")
+    _util.check_output_path(path, "state-value file")
     if format is None:
         format = "json" if os.fspath(path).lower().endswith(".json") else "binary"
     _util.check_choice("format", format, _FORMATS)
     if format == "json":
         data = table.to_json_bytes()
-        _util.atomic_write(path, lambda f: f.write(data))
+        _util.atomic_write(path, lambda f: f.write(data), "state-value file")
         return len(data)
     return _write_npz(path, VALUES_KIND, _table_arrays(table))
 

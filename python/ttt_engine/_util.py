@@ -9,13 +9,18 @@ import math
 import numbers
 import os
 import secrets
+import stat
 import tempfile
 
 __all__ = [
-    "resolve_seed", "check_int", "check_real", "check_choice", "atomic_write",
+    "resolve_seed", "check_int", "check_real", "check_choice", "check_seconds",
+    "check_simulations", "check_depth", "RangeError", "check_output_path", "atomic_write",
+    "check_board", "describe", "game_title", "game_over",
 ]
 
-_SEED_MAX = 2**64 - 1
+#: Largest seed (seeds are 64-bit unsigned integers).
+SEED_MAX = 2**64 - 1
+SEED_RULE = f"must be an integer from 0 to {SEED_MAX:,} (or None for a fresh one)"
 #: Largest count a compiled loop takes (int64): the default ``max`` of counts.
 INT64_MAX = 2**63 - 1
 
@@ -26,16 +31,52 @@ def resolve_seed(seed):
     repeated exactly."""
     if seed is None:
         return secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    seed = int(seed)
-    if not 0 <= seed <= _SEED_MAX:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or \
+            not 0 <= int(seed) <= SEED_MAX:
+        raise RangeError("seed", SEED_RULE, seed)
+    return int(seed)
+
+
+class RangeError(ValueError):
+    """A value outside its range.  ``rule`` is the message without the name
+    and the value ("must be in (0, 86400]"), so the console states the very
+    rule the library checks."""
+
+    def __init__(self, name, rule, value):
+        self.name, self.rule, self.value = name, rule, value
+        super().__init__(f"{name} {rule}, got {value!r}")
+
+
+def _num(x):
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+
+
+def int_rule(min=None, max=None):
+    """The rule ``check_int`` states for the range [min, max]."""
+    if min is not None and max is not None:
+        return f"must be an integer from {_num(min)} to {_num(max)}"
+    if min is not None:
+        return f"must be an integer >= {_num(min)}"
+    if max is not None:
+        return f"must be an integer <= {_num(max)}"
+    return "must be an integer"
+
+
+def real_rule(low=None, high=None, low_open=False, high_open=False):
+    """The rule ``check_real`` states for the interval (one phrase per interval)."""
+    if low is not None and high is not None:
+        return f"must be in {'(' if low_open else '['}{_num(low)}, {_num(high)}" \
+               f"{')' if high_open else ']'}"
+    if low is not None:
+        return f"must be a finite number {'>' if low_open else '>='} {_num(low)}"
+    if high is not None:
+        return f"must be a finite number {'<' if high_open else '<='} {_num(high)}"
+    return "must be a finite number"
 
 
 def check_int(name, value, *, min=None, max=None, allow_none=False):
-    """``value`` as an int within [min, max]; ``ValueError`` naming ``name`` otherwise."""
+    """``value`` as an int within [min, max]; a ``ValueError`` (:class:`RangeError`)
+    naming ``name`` and stating the whole range otherwise."""
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -43,37 +84,101 @@ def check_int(name, value, *, min=None, max=None, allow_none=False):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+            raise RangeError(name, int_rule(min, max), value)
     value = int(value)
-    if min is not None and value < min:
-        raise ValueError(f"{name} must be >= {min}, got {value}")
-    if max is not None and value > max:
-        raise ValueError(f"{name} must be <= {max}, got {value}")
+    if (min is not None and value < min) or (max is not None and value > max):
+        raise RangeError(name, int_rule(min, max), value)
     return value
 
 
 def check_real(name, value, *, low=None, high=None, low_open=False, high_open=False,
                allow_none=False):
-    """``value`` as a finite float in the given interval; ``ValueError`` otherwise.
+    """``value`` as a finite float in the given interval; a ``ValueError``
+    (:class:`RangeError`) stating the interval otherwise (the same message
+    for NaN, infinities and values outside it).
 
     ``check_real("alpha", a, low=0, high=1, low_open=True)`` checks a in (0, 1].
     """
     if value is None and allow_none:
         return None
+    rule = real_rule(low, high, low_open, high_open)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise RangeError(name, rule.replace("must be in", "must be a number in"), value)
     value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    lo_bad = low is not None and (value <= low if low_open else value < low)
-    hi_bad = high is not None and (value >= high if high_open else value > high)
-    if lo_bad or hi_bad:
-        lb = "(" if low_open else "["
-        hb = ")" if high_open else "]"
-        lo = "-inf" if low is None else low
-        hi = "inf" if high is None else high
-        raise ValueError(f"{name} must be in {lb}{lo}, {hi}{hb}, got {value}")
+    lo_bad = low is not None and not (value > low if low_open else value >= low)
+    hi_bad = high is not None and not (value < high if high_open else value <= high)
+    if not math.isfinite(value) or lo_bad or hi_bad:
+        raise RangeError(name, rule, value)
     return value
+
+
+#: Longest time budget or limit any engine, search or solve takes (one day), in seconds.
+MAX_SECONDS = 86_400.0
+#: Deepest search an agent or the console is asked for, in plies (also perft's limit).
+MAX_DEPTH = 64
+#: Most simulations one search takes.
+MAX_SIMULATIONS = 10**12
+SECONDS_RULE = f"must be a number of seconds in (0, {MAX_SECONDS:g}]"
+
+
+def check_seconds(name, value, *, allow_none=False):
+    """A time budget or limit in seconds: a number in (0, :data:`MAX_SECONDS`],
+    the one rule of every engine, search, solve and console option."""
+    if value is None and allow_none:
+        return None
+    try:
+        return check_real(name, value, low=0, low_open=True, high=MAX_SECONDS)
+    except RangeError:
+        raise RangeError(name, SECONDS_RULE, value) from None
+
+
+def check_depth(name, value, *, allow_none=False):
+    """A search depth budget: an integer from 1 to :data:`MAX_DEPTH` plies."""
+    return check_int(name, value, min=1, max=MAX_DEPTH, allow_none=allow_none)
+
+
+def check_simulations(name, value, *, allow_none=False):
+    """A simulation budget: an integer from 1 to :data:`MAX_SIMULATIONS`."""
+    return check_int(name, value, min=1, max=MAX_SIMULATIONS, allow_none=allow_none)
+
+
+#: The title of each game, by the name of its compiled module (``ttt_engine._core.<key>``).
+GAME_TITLES = {"ttt": "Tic-Tac-Toe", "uttt": "Ultimate Tic-Tac-Toe", "clobber": "Clobber",
+               "quixo": "Quixo"}
+
+
+def game_title(obj):
+    """The title of the game ``obj`` is a board of (a board class also), else None."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    for klass in cls.__mro__:
+        module = klass.__module__ or ""
+        if klass.__name__ == "Board" and module.startswith("ttt_engine._core."):
+            return GAME_TITLES.get(module.rsplit(".", 1)[1])
+    return None
+
+
+def describe(obj):
+    """``obj`` for a message: "an Ultimate Tic-Tac-Toe board", "a Clobber board",
+    else its type and value ("int 5")."""
+    title = game_title(obj)
+    if title is not None:
+        return f"{'an' if title[0] in 'AEIOU' else 'a'} {title} board"
+    text = repr(obj)
+    return f"{type(obj).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def check_board(board, cls, who):
+    """``board`` if it is a ``cls`` (a game's Board); else a ``ValueError``
+    naming the games: "QAgent plays Tic-Tac-Toe, got an Ultimate Tic-Tac-Toe board"."""
+    if not isinstance(board, cls):
+        raise ValueError(f"{who} plays {game_title(cls)}, got {describe(board)}")
+    return board
+
+
+def game_over(winner):
+    """The result in the one game-over message of the four games:
+    "the game is over ({game_over(w)})" reads "(X won)" or "(draw)"."""
+    return "draw" if winner == "draw" else f"{winner} won"
 
 
 def check_choice(name, value, choices):
@@ -83,14 +188,98 @@ def check_choice(name, value, choices):
     return value
 
 
-def atomic_write(path, write):
-    """Write a file atomically: ``write(fileobj)`` fills a temporary file in the
-    same directory, which then replaces ``path`` in one rename.  A crash never
-    leaves a half-written file where a good one was."""
+def _kind_of(mode):
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _shown(path):
+    return os.fsdecode(path)
+
+
+def _path_arg(path, what):
+    if isinstance(path, bool) or not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"the {what} path must be a str or os.PathLike, "
+                        f"got {type(path).__name__}: {path!r}")
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path:
+        raise ValueError(f"the {what} path is empty")
+    if "\0" in path:
+        raise ValueError(f"the {what} path {path!r} contains a NUL character")
+    return path
+
+
+def _refusal(kind, path, what):
+    """The ``OSError`` of an existing ``path`` that is not a regular file."""
+    if kind == "a folder":
+        return IsADirectoryError(f"cannot write the {what} {path}: it is a folder; "
+                                 "give a file name")
+    return OSError(f"cannot write the {what} {path}: it is {kind}, not a regular file "
+                   "(left untouched)")
+
+
+def _check_existing(path, shown, what):
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise type(e)(f"cannot write the {what} {shown}: {e.strerror or e}") from None
+    if not stat.S_ISREG(mode):
+        raise _refusal(_kind_of(mode), shown, what)
+
+
+def check_output_path(path, what="file"):
+    """Check that the package may write the file ``path`` (before any work):
+    returns the path to replace (``path`` itself, or the file a symbolic link
+    at ``path`` points to, so the link is kept).
+
+    Refused, with a one-line error naming ``path``: a non-path argument
+    (``TypeError``), an empty path (``ValueError``), an existing path that is
+    not a regular file -- a folder (``IsADirectoryError``), a FIFO, a device,
+    a socket (``OSError``; left untouched) -- and a missing or non-folder
+    parent (``FileNotFoundError`` / ``NotADirectoryError``: folders are never
+    created)."""
+    path = _path_arg(path, what)
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    _check_existing(target, path, what)
+    folder = os.path.dirname(os.path.abspath(target))
+    try:
+        mode = os.stat(folder).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"cannot write the {what} {path}: the folder {folder} "
+                                "does not exist; create it first") from None
+    except OSError as e:
+        raise type(e)(f"cannot write the {what} {path}: {e.strerror or e}") from None
+    if not stat.S_ISDIR(mode):
+        raise NotADirectoryError(f"cannot write the {what} {path}: {folder} is not a folder")
+    return target
+
+
+def atomic_write(path, write, what="file"):
+    """Write the file ``path`` atomically: the one writer of every file the
+    package saves (models, value tables, certificates, solver tables, results,
+    plots).
+
+    ``path`` is checked first (:func:`check_output_path`: only a regular file
+    is ever replaced, the folder must exist); ``write(fileobj)`` then fills a
+    temporary file in the same folder, which replaces ``path`` in one rename,
+    so a crash never leaves a half-written file where a good one was.  Every
+    ``OSError`` is one line naming ``path`` (never the temporary file)."""
+    target = check_output_path(path, what)
+    shown = _path_arg(path, what)
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-",
+                                   suffix=os.path.basename(target)[:64])
+    except OSError as e:
+        raise type(e)(f"cannot write the {what} {shown}: {e.strerror or e}") from None
     try:
         # mkstemp creates the file 0600; give it the permissions a plain open() would
         umask = os.umask(0)
@@ -100,10 +289,13 @@ def atomic_write(path, write):
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        _check_existing(target, shown, what)      # nothing but a file replaced, even now
+        os.replace(tmp, target)
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError) and e.errno is not None:    # the system's, not ours
+            raise type(e)(f"cannot write the {what} {shown}: {e.strerror or e}") from None
         raise

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time as _time
 from dataclasses import dataclass
 
-from ttt_engine._util import check_int, check_real
+from ttt_engine._util import check_board as _check_board
+from ttt_engine._util import MAX_DEPTH, check_int, check_seconds
 
 __all__ = ["SolveResult", "bounded_solve", "check_board", "check_limits", "perft",
            "random_playouts"]
@@ -59,22 +60,19 @@ class SolveResult:
 def check_board(board, cls, where):
     """``ValueError`` unless ``board`` is a ``cls`` (the exception every entry point
     raises for a wrong board)."""
-    if not isinstance(board, cls):
-        raise ValueError(f"{where}: board must be a {cls.__module__.replace('._core', '')}"
-                        f".Board, got {type(board).__name__}")
-    return board
+    return _check_board(board, cls, where)
 
 
 def check_limits(max_nodes, time_limit):
     return (check_int("max_nodes", max_nodes, min=1, allow_none=True),
-            check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True))
+            check_seconds("time_limit", time_limit, allow_none=True))
 
 
 def perft(board, depth, cls, where):
     """Leaf count of ``board``'s move tree to ``depth`` plies."""
     from ttt_engine._core.perft import perft as _perft
     check_board(board, cls, where)
-    return _perft(board, check_int("depth", depth, min=0, max=64))
+    return _perft(board, check_int("depth", depth, min=0, max=MAX_DEPTH))
 
 
 def random_playouts(board, n, seed, cls, where, threads=1):

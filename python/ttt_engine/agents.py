@@ -17,7 +17,8 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._util import (check_depth, check_int, check_seconds, check_simulations,
+                              game_over, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget
 
 from ttt_engine._core import alphabeta as _ab
@@ -33,7 +34,8 @@ def _require_moves(board):
     if not hasattr(board, "legal_moves") or not hasattr(board, "is_terminal"):
         raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
     if board.is_terminal():
-        raise ValueError("the game is over on this board: there is no move to select")
+        raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to "
+                         "select")
 
 
 class _StreamAgent(Agent):
@@ -80,7 +82,11 @@ class PerfectAgent(_StreamAgent):
     else the **slowest loss**.  Among moves with equal scores it takes the
     first in ``board.legal_moves`` order, or, with ``randomize=True``, a
     uniformly random one (seeded by ``seed``).  It always searches to the end:
-    the budget keywords do not apply (None).
+    the budget keywords do not apply (None).  Boards no exhaustive search
+    finishes (Ultimate Tic-Tac-Toe, 5x5 Quixo, Clobber beyond
+    ``search.CLOBBER_EXACT_STONES`` stones) are refused at once, naming the
+    game's limited ``solve``; 3x3 and 4x4 Quixo are played from the
+    retrograde solution.
     """
 
     def __init__(self, randomize=False, seed=None, tt_size=1 << 16, *, simulations=None,
@@ -95,11 +101,7 @@ class PerfectAgent(_StreamAgent):
     def move_scores(self, board):
         """``{move: exact score}`` for every legal move (see class docstring)."""
         _require_moves(board)
-        values, exact = _search.move_values(board, searcher=self._searcher)
-        if not exact:
-            raise ValueError("PerfectAgent: position too deep to solve exactly "
-                             f"within {_search.MAX_PLY} plies")
-        return values
+        return _search.exact_move_values(board, self._searcher, "PerfectAgent")
 
     def select_move(self, board):
         values = self.move_scores(board)
@@ -156,7 +158,7 @@ class AlphaBetaAgent(_DepthFirstAgent):
     def __init__(self, depth=None, heuristic=0, time=None, tt_size=1 << 18,
                  tt_min_depth=2, *, time_limit=None, seed=None, simulations=None):
         self._init_common("AlphaBetaAgent", heuristic, time, time_limit, seed, simulations)
-        self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY, allow_none=True)
+        self.depth = check_depth("depth", depth, allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self.tt_min_depth = check_int("tt_min_depth", tt_min_depth, min=1, max=30000)
         self._searcher = _ab.ABSearcher(self.tt_size, tt_min_depth=self.tt_min_depth)
@@ -186,7 +188,7 @@ class MinimaxAgent(_DepthFirstAgent):
     def __init__(self, depth=3, heuristic=0, time=None, *, time_limit=None, seed=None,
                  simulations=None):
         self._init_common("MinimaxAgent", heuristic, time, time_limit, seed, simulations)
-        self.depth = check_int("depth", depth, min=1, max=_search.MAX_PLY)
+        self.depth = check_depth("depth", depth)
         self.name = f"minimax(d={self.depth})"
 
     def _search(self, board):
@@ -219,8 +221,8 @@ class MCTSAgent(Agent):
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None):
         no_budget("MCTSAgent", depth=depth)
-        self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
-        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        self.simulations = check_simulations("simulations", simulations, allow_none=True)
+        self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,

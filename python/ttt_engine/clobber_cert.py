@@ -13,7 +13,7 @@ is referred to afterwards.
 import json
 import zlib
 
-from ttt_engine._util import atomic_write
+from ttt_engine._util import atomic_write, check_output_path
 from ttt_engine.clobber_check import FORMAT, MAX_BRUTE
 
 
@@ -47,6 +47,7 @@ def write_certificate(path, board, solver, db_stones=None, progress=None, level=
     """Write a certificate for ``board`` to ``path`` (atomically: a failed or
     interrupted write leaves no file); returns the record count.
     ``progress(records, bytes, nodes)`` is called about once a second."""
+    check_output_path(path, "certificate")
     header, own, opp, claim, small = _start(board, solver, db_stones)
     out = {}
 
@@ -69,5 +70,5 @@ def write_certificate(path, board, solver, db_stones=None, progress=None, level=
                 raise failure[0] from None
             raise
         f.write(z.flush())
-    atomic_write(path, body)
+    atomic_write(path, body, "certificate")
     return out["n"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from ttt_engine import clobber as C
 from ttt_engine import search as S
-from ttt_engine._util import check_choice, check_int
+from ttt_engine._util import game_over, check_board, check_choice, check_depth, check_int
 from ttt_engine._agent import SearchAgent
 
 __all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
@@ -106,7 +106,7 @@ class ClobberAgent(SearchAgent):
         if heuristic not in ("adaptive", "adaptive-leaf", "1", "2", "3"):
             C.heuristic_id(heuristic)          # validates the name
         self.heuristic = heuristic
-        self.depth = check_int("depth", depth, min=1, max=64)
+        self.depth = check_depth("depth", depth)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self._searcher = None
 
@@ -155,7 +155,8 @@ class ClobberAgent(SearchAgent):
         """The seed's ``get_move_and_stats``: ``(value, move, nodes, seconds)``;
         also kept as ``self.last_stats`` (a dict with the heuristic and depth)."""
         if board.is_terminal():
-            raise ValueError("the game is over on this board: there is no move to choose")
+            raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move "
+                             "to choose")
         label, h = self.heuristic_for(board)
         t0 = time.perf_counter()
         if self.time is None:
@@ -206,8 +207,7 @@ def play_game(board, agent_b, agent_w, *, out=None, err=None, max_rounds=None):
     winner and rounds to ``out`` (default stdout).  Returns a ``GameRecord``."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    if not isinstance(board, C.Board):
-        raise ValueError(f"board must be a ttt_engine.clobber.Board, got {type(board).__name__}")
+    check_board(board, C.Board, "clobber_play.play_game")
     max_rounds = check_int("max_rounds", max_rounds, min=0, allow_none=True)
     b = board.copy()
     agents = {"B": agent_b, "W": agent_w}

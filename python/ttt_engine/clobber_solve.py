@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ttt_engine._util import atomic_write, check_int, check_real
+from ttt_engine._util import atomic_write, check_int, check_real, check_seconds
 from ttt_engine.clobber import TECHNIQUES, Board, Solver, format_move
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_TIME, EXIT_INTERRUPT = 0, 1, 2, 3, 130
@@ -46,7 +46,7 @@ def save_table(path, solver, meta, min_work):
     buf = io.BytesIO()
     np.savez(buf, entries=rows, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
     data = buf.getvalue()
-    atomic_write(path, lambda f: f.write(data))
+    atomic_write(path, lambda f: f.write(data), "solver table")
     return len(rows)
 
 
@@ -225,7 +225,7 @@ def run(args, prog="ttt-engine clobber solve"):
         rows, cols = parse_size(args.size)
         tt_bits = check_int("--tt-bits", args.tt_bits, min=10, max=31)
         db_stones = check_int("--db-stones", args.db_stones, min=0, max=64)
-        tl = check_real("--time-limit", args.time_limit, low=0, low_open=True, allow_none=True)
+        tl = check_seconds("--time-limit", args.time_limit, allow_none=True)
         save_every = check_real("--save-every", args.save_every, low=0, low_open=True)
         min_work = check_int("--min-work", args.min_work, min=0)
     except (ValueError, TypeError) as e:

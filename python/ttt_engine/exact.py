@@ -69,8 +69,7 @@ def oracle(board):
     """``(value, optimal_moves)`` of ``board`` for the side to move: value +1
     win, 0 draw, -1 loss with perfect play; the list of moves achieving it
     (empty if the game is over)."""
-    if not isinstance(board, Board):
-        raise ValueError(f"expected a ttt_engine.Board, got {type(board).__name__}")
+    _util.check_board(board, Board, "the Tic-Tac-Toe oracle")
     i = board.index
     m = int(_OPTIMAL[i])
     return int(_VALUE[i]), [c for c in range(9) if m >> c & 1]

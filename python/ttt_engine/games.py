@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ttt_engine import _game_text as _text
-from ttt_engine._util import resolve_seed
+from ttt_engine._util import check_board, resolve_seed
 
 __all__ = ["GAMES", "Game", "Engine", "get", "BUDGETS"]
 
@@ -95,9 +95,7 @@ class Game:
                                       **kw)
 
     def _check_board(self, board):
-        if not isinstance(board, self.Board):
-            raise ValueError(f"expected a {self.module_name}.Board, got "
-                            f"{type(board).__module__}.{type(board).__name__}")
+        check_board(board, self.Board, f"games.get({self.key!r})")
 
     def _check_notation(self, kw):
         bad = sorted(set(kw) - set(self.notation))

@@ -1,7 +1,10 @@
 """Learning curves from a training history (matplotlib, from the ``[plot]`` extra)."""
 from __future__ import annotations
 
+import io
 import os
+
+from ttt_engine import _util
 
 __all__ = ["plot_history", "plot_alphazero"]
 
@@ -37,6 +40,7 @@ def plot_history(history, path, title=None):
         raise ValueError("history must be a non-empty list of per-chunk records (agent.history)")
     if not all(isinstance(h, dict) and "episodes" in h for h in history):
         raise ValueError("every history record must be a dict with an 'episodes' key")
+    _util.check_output_path(path, "plot")
     path = os.fspath(path)
 
     def series(key):
@@ -89,8 +93,14 @@ def plot_history(history, path, title=None):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    buf = io.BytesIO()
+    fmt = os.path.splitext(path)[1][1:].lower()      # the file's type, else a PNG
+    fmt = fmt if fmt in fig.canvas.get_supported_filetypes() else "png"
+    try:
+        fig.savefig(buf, format=fmt, dpi=100)
+    finally:
+        plt.close(fig)
+    _util.atomic_write(path, lambda f: f.write(buf.getvalue()), "plot")
     return path
 
 
@@ -108,7 +118,6 @@ def plot_alphazero(records, path, title=None):
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from ttt_engine import _util
     if isinstance(records, (str, os.PathLike)):
         from ttt_engine.alphazero import read_metrics
         records = read_metrics(records)
@@ -160,6 +169,8 @@ def plot_alphazero(records, path, title=None):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    _util.atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=100))
-    plt.close(fig)
+    try:
+        _util.atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=100), "plot")
+    finally:
+        plt.close(fig)
     return path

@@ -74,10 +74,8 @@ def _validate_hyper(alpha, gamma, epsilon, epsilon_decay, epsilon_min, alpha_dec
     return h
 
 
-def _check_board(board):
-    if not isinstance(board, Board):
-        raise ValueError(f"expected a ttt_engine.Board, got {type(board).__name__}")
-    return board
+def _check_board(board, who="QAgent"):
+    return _util.check_board(board, Board, who)
 
 
 class QAgent:
@@ -125,7 +123,8 @@ class QAgent:
         """The greedy move (cell 0-8) on ``board``; ``ValueError`` if the game is over."""
         _check_board(board)
         if board.is_terminal():
-            raise ValueError(f"no move: the game is over ({board.winner}): {board.to_string()}")
+            raise ValueError(f"the game is over ({_util.game_over(board.winner)}): there is no "
+                             f"move to select in {board.to_string()}")
         return _ql.greedy_move(self.q, board)
 
     def select_move(self, board):

@@ -20,8 +20,9 @@ import threading
 import time as _time
 from dataclasses import dataclass, field
 
-from ttt_engine import _parallel, _util
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine import _parallel
+from ttt_engine._util import (check_int, check_real, check_seconds, check_simulations,
+                              game_over, resolve_seed)
 
 from ttt_engine._core import alphabeta as _ab
 from ttt_engine._core import mcts as _mcts
@@ -112,7 +113,8 @@ def _check_board(board, *, allow_terminal=True):
     if not hasattr(board, "is_terminal") or not hasattr(board, "legal_moves"):
         raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
     if not allow_terminal and board.is_terminal():
-        raise ValueError("the game is over on this board: there is no move to search")
+        raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to "
+                         "search")
 
 
 def _dispatch(fn, *args):
@@ -144,7 +146,7 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
-    time_limit = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
+    time_limit = check_seconds("time_limit", time_limit, allow_none=True)
     if iterative is None:
         iterative = time_limit is not None
     raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, bool(pruning),
@@ -211,26 +213,89 @@ def _sign(v):
     return (v > 0) - (v < 0)
 
 
-def _refuse_unbounded(board):
-    from ttt_engine._core import quixo, uttt
-    if isinstance(board, uttt.Board) and not board.is_terminal():
-        raise ValueError("Ultimate Tic-Tac-Toe cannot be solved exhaustively: use "
-                         "ttt_engine.uttt.solve(board, max_nodes=..., time_limit=...), which "
-                         "answers 'unknown' when the limit is hit")
-    if isinstance(board, quixo.Board) and board.size == 5 and not board.is_terminal():
-        raise ValueError("5x5 Quixo cannot be solved exhaustively: use "
-                         "ttt_engine.quixo.solve(board, max_nodes=..., time_limit=...)")
+#: Most stones on a Clobber board the exhaustive search takes (measured from
+#: the start: 4x4, 16 stones, 0.5 s; 3x6, 18 stones, 3.5 s; 4x5, 20, 49 s).
+CLOBBER_EXACT_STONES = 16
+
+
+def refuse_unbounded(board, who):
+    """``ValueError`` unless an exhaustive search finishes ``board`` (finished
+    games always do): Ultimate Tic-Tac-Toe and 5x5 Quixo never do, Clobber
+    up to :data:`CLOBBER_EXACT_STONES` stones.  The message points to the
+    game's ``solve``, which takes a node or time limit.  (3x3 and 4x4 Quixo
+    are answered from the retrograde solution: see :func:`_quixo_values`.)"""
+    from ttt_engine._core import clobber, quixo, uttt
+    if board.is_terminal():
+        return
+    limit = "(board, max_nodes=..., time_limit=...), which answers 'unknown' when a limit is hit"
+    if isinstance(board, uttt.Board):
+        raise ValueError(f"{who}: Ultimate Tic-Tac-Toe cannot be solved exhaustively; use "
+                         f"ttt_engine.uttt.solve{limit}")
+    if isinstance(board, quixo.Board) and board.size == 5:
+        raise ValueError(f"{who}: 5x5 Quixo cannot be solved exhaustively; use "
+                         f"ttt_engine.quixo.solve{limit}")
+    if isinstance(board, clobber.Board):
+        stones = board.stones("B") + board.stones("W")
+        if stones > CLOBBER_EXACT_STONES:
+            raise ValueError(f"{who}: Clobber with {stones} stones is beyond the exhaustive "
+                             f"search (at most {CLOBBER_EXACT_STONES}); use the Clobber solver "
+                             f"ttt_engine.clobber.solve{limit}")
+
+
+def _quixo_small(board):
+    from ttt_engine._core import quixo
+    return isinstance(board, quixo.Board) and board.size in (3, 4)
+
+
+def _quixo_values(board):
+    """``{move: score}`` of a 3x3 or 4x4 Quixo position from the retrograde
+    solution, scored as :func:`move_values` scores (a win in ``p`` plies
+    ``WIN_SCORE - p``; the move cap is ignored there, as in ``quixo.solve``)."""
+    from ttt_engine import quixo
+    sol = quixo.solution(board.size)
+    me = board.to_move
+    values = {}
+    for m in board.legal_moves:
+        child = board.copy()
+        child.push(m)
+        if child.is_terminal():
+            w = child.winner
+            v = 0.0 if w == "draw" else (WIN_SCORE - 1.0 if w == me else -(WIN_SCORE - 1.0))
+        else:
+            value, plies = sol.value(child)          # for the opponent, to move there
+            v = {"loss": WIN_SCORE - (plies + 1), "win": -(WIN_SCORE - (plies + 1)),
+                 "draw": 0.0}[value]
+        values[m] = float(v)
+    return values
+
+
+def exact_move_values(board, searcher=None, who="move_values"):
+    """``{move: exact score}`` for every legal move of a board the exact
+    engines finish (:func:`refuse_unbounded` otherwise)."""
+    refuse_unbounded(board, who)
+    if _quixo_small(board):
+        return _quixo_values(board)
+    values, exact = move_values(board, searcher=searcher)
+    if not exact:
+        raise ValueError(f"{who}: position not solved within {MAX_PLY} plies")
+    return values
 
 
 def solve(board):
     """Game-theoretic value of ``board`` for the side to move: +1 win, 0 draw,
-    -1 loss (exhaustive alpha-beta; meant for small games such as Tic-Tac-Toe).
-    A finished game is scored for the player who would be to move.
+    -1 loss (exhaustive alpha-beta; 3x3 and 4x4 Quixo from the retrograde
+    solution).  A finished game is scored for the player who would be to move.
 
-    Games out of reach of an exhaustive search (Ultimate Tic-Tac-Toe, 5x5 Quixo)
-    are refused: their modules' ``solve(board, max_nodes=..., time_limit=...)``
-    searches within a limit and says ``"unknown"`` when it is hit."""
-    _refuse_unbounded(board)
+    Boards out of reach of an exhaustive search are refused at once with a
+    ``ValueError`` naming the game's ``solve(board, max_nodes=...,
+    time_limit=...)``, which searches within a limit and says ``"unknown"``
+    when it is hit: Ultimate Tic-Tac-Toe, 5x5 Quixo and Clobber with more
+    than :data:`CLOBBER_EXACT_STONES` stones."""
+    _check_board(board)
+    refuse_unbounded(board, "solve")
+    if _quixo_small(board):
+        from ttt_engine import quixo
+        return quixo.solve(board).outcome
     r = alphabeta(board)
     if not r.exact:
         raise ValueError(f"position not solved within {MAX_PLY} plies")
@@ -240,14 +305,12 @@ def solve(board):
 def optimal_moves(board):
     """All legal moves that keep the game-theoretic value (win stays win, draw
     stays draw; any move when every move loses), ascending.  Ignores win
-    distance: use :func:`move_values` for fastest-win ordering."""
+    distance: use :func:`move_values` for fastest-win ordering.  Refuses the
+    boards :func:`solve` refuses."""
     _check_board(board)
     if board.is_terminal():
         return []
-    _refuse_unbounded(board)
-    values, exact = move_values(board)
-    if not exact:
-        raise ValueError(f"position not solved within {MAX_PLY} plies")
+    values = exact_move_values(board, who="optimal_moves")
     best = max(_sign(v) for v in values.values())
     return sorted(m for m, v in values.items() if _sign(v) == best)
 
@@ -373,9 +436,8 @@ class MCTS:
         ``DEFAULT_SIMULATIONS``.
         """
         _check_board(board, allow_terminal=False)
-        sims = check_int("simulations", simulations, min=1, max=_util.INT64_MAX,
-                         allow_none=True)
-        t = check_real("time", time, low=0, low_open=True, allow_none=True)
+        sims = check_simulations("simulations", simulations, allow_none=True)
+        t = check_seconds("time", time, allow_none=True)
         if sims is None and t is None:
             sims = self.DEFAULT_SIMULATIONS
         self._acquire()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
+from ttt_engine._util import check_int, check_real, check_seconds, check_simulations, resolve_seed
 from ttt_engine._agent import Agent, alias, no_budget
 from ttt_engine.search import _check_board, _dispatch
 
@@ -34,12 +34,11 @@ class _TreeLearnerAgent(Agent):
         cls = type(self).__name__
         no_budget(cls, depth=depth)
         if iterations is not None:
-            iterations = check_int("iterations", iterations, min=1, max=INT64_MAX)
+            iterations = check_simulations("iterations", iterations)
         simulations = alias(cls, "simulations", simulations, "iterations", iterations,
                             stacklevel=4)
-        self.simulations = check_int("simulations", simulations, min=1, max=INT64_MAX,
-                                     allow_none=True)
-        self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
+        self.simulations = check_simulations("simulations", simulations, allow_none=True)
+        self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = self.DEFAULT_SIMULATIONS
         self.epsilon = check_real("epsilon", epsilon, low=0, high=1)
@@ -84,11 +83,11 @@ class _TreeLearnerAgent(Agent):
         (``iterations``: old name of ``simulations``.)"""
         _check_board(board, allow_terminal=False)
         if iterations is not None:
-            iterations = check_int("iterations", iterations, min=1, max=INT64_MAX)
+            iterations = check_simulations("iterations", iterations)
         simulations = alias(type(self).__name__ + ".search", "simulations", simulations,
                             "iterations", iterations, stacklevel=3)
-        iters = check_int("simulations", simulations, min=1, max=INT64_MAX, allow_none=True)
-        t = check_real("time", time, low=0, low_open=True, allow_none=True)
+        iters = check_simulations("simulations", simulations, allow_none=True)
+        t = check_seconds("time", time, allow_none=True)
         if iters is None and t is None:
             iters, t = self.simulations, self.time
         # one search at a time: a second thread gets a RuntimeError, never a shared tree

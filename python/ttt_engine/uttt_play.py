@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ttt_engine._util import check_choice, check_real, resolve_seed
+from ttt_engine._util import check_choice, check_seconds, resolve_seed
 from ttt_engine.uttt import Board
 
 ENGINES = ("mcts", "treeq", "sarsa", "random")
@@ -21,7 +21,7 @@ ENGINES = ("mcts", "treeq", "sarsa", "random")
 def make_engine(name, move_time, seed):
     """An agent for ``name`` (one of ENGINES) with ``move_time`` seconds per move."""
     name = check_choice("engine", name, ENGINES)
-    move_time = check_real("time", move_time, low=0, low_open=True, high=3600)
+    move_time = check_seconds("time", move_time)
     if name == "mcts":
         from ttt_engine.agents import MCTSAgent
         return MCTSAgent(time=move_time, seed=seed)

@@ -30,6 +30,8 @@ import io
 import operator
 cimport numpy as cnp
 import numpy as np
+
+from ttt_engine._util import game_over as _over
 from libc.stdint cimport int8_t, uint8_t
 cnp.import_array()
 from ttt_engine._core.clobber_actions cimport (
@@ -353,7 +355,7 @@ cdef class Board:
         """Write ``to_string()`` plus a newline to ``path`` atomically."""
         from ttt_engine._util import atomic_write
         data = (self.to_string() + "\n").encode()
-        atomic_write(path, lambda f: f.write(data))
+        atomic_write(path, lambda f: f.write(data), "board file")
 
     def copy(self):
         """An independent copy (history included)."""
@@ -369,7 +371,7 @@ cdef class Board:
         for the side to move; ``ValueError`` if it is not legal."""
         cdef int m = _to_move_int(move)
         if self.state.status:
-            raise ValueError(f"cannot play {format_move(m)}: the game is over ({self.winner} won)")
+            raise ValueError(f"cannot play {format_move(m)}: the game is over ({_over(self.winner)})")
         if not clobber_is_legal(&self.state, m):
             raise ValueError(f"illegal move {format_move(m)} for {self.to_move}: a move takes one of "
                              "your stones onto an orthogonally adjacent opponent stone")

@@ -22,6 +22,8 @@ from ttt_engine._core.quixo cimport (
 import operator
 cimport numpy as cnp
 import numpy as np
+
+from ttt_engine._util import game_over as _over
 from libc.stdint cimport int8_t, uint8_t
 cnp.import_array()
 from ttt_engine._core.quixo_actions cimport quixo_write_observation, quixo_write_action_mask
@@ -96,6 +98,28 @@ def parse_move(text, int size=5):
     return m
 
 
+def _unreachable(cells, n, to_move):
+    """Why the cells (0 blank, 1 X, 2 O, row order) with ``to_move`` to play
+    cannot arise from the empty board, or "" when they can.  A cube never
+    changes symbol once turned, so counts only grow; X moves first and the
+    players alternate; the cube a move turns ends on the border."""
+    counts = {1: cells.count(1), 2: cells.count(2)}
+    if not counts[1] and not counts[2]:
+        return "O cannot be to move on the empty board (X moves first)" if to_move == "O" else ""
+    last, last_v = ("O", 2) if to_move == "X" else ("X", 1)
+    if not counts[last_v]:
+        return f"{to_move} to move means {last} has just moved, but there is no {last} cube"
+    if to_move == "X" and not counts[1]:
+        return "X to move means X has moved before, but there is no X cube"
+    if to_move == "O" and not counts[2] and counts[1] != 1:
+        return (f"O to move with no O cube means X has made one move, but there are "
+                f"{counts[1]} X cubes")
+    border = [i for i in range(n * n) if i // n in (0, n - 1) or i % n in (0, n - 1)]
+    if not any(cells[i] == last_v for i in border):
+        return f"{last} has just moved, so one of its cubes must be on the border"
+    return ""
+
+
 cdef class Board:
     """A Quixo position with move history.
 
@@ -120,6 +144,8 @@ cdef class Board:
         25), ``' '`` blank, ``'X'``, ``'O'`` (``'.'``/``'-'``/``'_'`` also blank;
         ``|``, ``/``, newlines ignored).  The string does not say whose turn it
         is: ``to_move`` (default ``"X"``) does.  The ply counter starts at 0.
+        A position no game reaches is refused with the reason, as in the other
+        games (``"X" * 25``: X to move means O has just moved, but there is no O cube).
         """
         if not isinstance(text, str):
             raise ValueError(f"expected a string of 9, 16 or 25 cells, got {type(text).__name__}")
@@ -142,6 +168,9 @@ cdef class Board:
         if len(cells) not in sizes:
             raise ValueError(f"expected 9, 16 or 25 cells, got {len(cells)} in {text!r}")
         n = sizes[len(cells)]
+        why = _unreachable(cells, n, "XO"[tm])
+        if why:
+            raise ValueError(f"{text!r} is not reachable by legal play: {why}")
         cdef Board b = cls(n, max_plies)
         cdef uint32_t xb = 0, ob = 0
         for i, v in enumerate(cells):
@@ -169,7 +198,7 @@ cdef class Board:
         ``ValueError`` if it is not legal here."""
         m = parse_move(move, self.state.n)
         if self.state.status:
-            raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: the game is over ({self.winner})")
+            raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: the game is over ({_over(self.winner)})")
         if not quixo_is_legal(&self.state, m):
             raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: that cube shows "
                              f"{'XO'[self.state.to_move ^ 1]}, the opponent's symbol")

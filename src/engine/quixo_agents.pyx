@@ -27,7 +27,7 @@ from ttt_engine._core.quixo cimport (
 )
 from ttt_engine._core.quixo_values cimport VTab, ValueTable, vt_key, vt_find
 
-from ttt_engine._util import check_real, resolve_seed
+from ttt_engine._util import check_real, resolve_seed, game_over as _over
 
 quixo_init_tables()
 
@@ -81,10 +81,11 @@ cdef class Agent:
     def select_move(self, board):
         """Move code this agent plays in ``board`` (the game must be on)."""
         if not isinstance(board, Board):
-            raise ValueError(f"board must be a ttt_engine.quixo.Board, got {type(board).__name__}")
+            from ttt_engine._util import check_board
+            check_board(board, Board, self.name)
         cdef Board b = <Board>board
         if b.state.status:
-            raise ValueError("the game is over: no move to select")
+            raise ValueError(f"the game is over ({_over(b.winner)}): there is no move to select")
         if self.spec.kind == AGENT_GREEDY and self.spec.table.n != b.state.n:
             raise ValueError(f"{self.name} has values for {self.spec.table.n}x{self.spec.table.n} "
                              f"boards, not {b.state.n}x{b.state.n}")

@@ -37,6 +37,8 @@ from ttt_engine._core.interrupt cimport (
 )
 import time as _time
 
+from ttt_engine._util import game_over as _over
+
 quixo_init_tables()
 
 cdef enum:
@@ -79,7 +81,7 @@ cdef class Solution:
         if board.state.n != self.size:
             raise ValueError(f"solution is for {self.size}x{self.size}, board is {board.state.n}x{board.state.n}")
         if board.state.status:
-            raise ValueError("the game is over on this board")
+            raise ValueError(f"the game is over ({_over(board.winner)})")
         cdef int p = board.state.to_move
         cdef int64_t i = self.index(board.state.bb[p], board.state.bb[p ^ 1])
         v = self.val[i]

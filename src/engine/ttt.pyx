@@ -12,6 +12,8 @@ from ttt_engine._core.ttt cimport (
 import operator
 cimport numpy as cnp
 import numpy as np
+
+from ttt_engine._util import game_over as _over
 from libc.stdint cimport int8_t, uint8_t
 cnp.import_array()
 from ttt_engine._core.ttt_actions cimport ttt_write_observation, ttt_write_action_mask
@@ -118,7 +120,7 @@ cdef class Board:
         """Play ``cell`` (0-8) for the side to move; ``ValueError`` if illegal."""
         c = _as_cell(cell)
         if self.state.status:
-            raise ValueError(f"cannot play cell {c}: the game is over ({self.winner})")
+            raise ValueError(f"cannot play cell {c}: the game is over ({_over(self.winner)})")
         if not (ttt_empty_mask(&self.state) >> c) & 1:
             who = "X" if (self.state.mask[0] >> c) & 1 else "O"
             raise ValueError(f"cannot play cell {c}: it is occupied by {who}")

@@ -35,6 +35,8 @@ column (0..8), and can be written as the string ``"R, C"`` (``Board.parse_move``
 import operator
 cimport numpy as cnp
 import numpy as np
+
+from ttt_engine._util import game_over as _over
 from libc.stdint cimport int8_t, uint8_t
 cnp.import_array()
 from ttt_engine._core.uttt_actions cimport uttt_write_observation, uttt_write_action_mask
@@ -160,7 +162,7 @@ cdef class Board:
         cdef int b = uttt_move_board[m], c = uttt_move_cell[m]
         where = f"{m // 9}, {m % 9}"
         if self.state.status:
-            raise ValueError(f"cannot play {where}: the game is over ({self.winner})")
+            raise ValueError(f"cannot play {where}: the game is over ({_over(self.winner)})")
         if not (uttt_empty(&self.state, b) >> c) & 1:
             who = "X" if (self.state.local[0][b] >> c) & 1 else "O"
             raise ValueError(f"cannot play {where}: the cell is occupied by {who}")

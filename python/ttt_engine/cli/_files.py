@@ -7,6 +7,7 @@ import re
 import sys
 import tempfile
 
+from ttt_engine import _util
 from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
 
 __all__ = ["BOARD_FILE_MAX", "read_board_text", "board_error", "check_output", "save"]
@@ -66,30 +67,29 @@ def board_error(path, text, error, offset=0):
 def check_output(path, what, create_folder=None):
     """Check, before any work, that ``path`` can be written; return it.
 
-    The folder must exist: it is never created silently.  With
-    ``create_folder`` (a console), a missing folder is created and the console
-    says so; without, a missing folder is an error.  An existing path must be a
-    regular file (never a folder or a device)."""
+    The library's own rule (:func:`ttt_engine._util.check_output_path`, the
+    one every ``save`` applies): an existing path must be a regular file (a
+    folder, FIFO or device is a usage error, exit 2) and the folder must exist
+    (exit 1).  Only with ``create_folder`` (a console, for the default model
+    path in the cache) is a missing folder created, and the console says so."""
     path = os.path.expanduser(os.fspath(path))
-    if os.path.isdir(path):
-        raise CLIError(f"the {what} {path} is a folder; give a file name", EXIT_USAGE)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise CLIError(f"the {what} {path} is not a regular file", EXIT_USAGE)
     folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.exists(folder):
-        if create_folder is None:
-            raise CLIError(f"the folder {folder} for the {what} does not exist; create it "
-                           "first", EXIT_ERROR)
+    if create_folder is not None and not os.path.lexists(folder):
         try:
             os.makedirs(folder)
         except OSError as e:
             raise CLIError(f"cannot create the folder {folder} for the {what}: {_reason(e)}",
                            EXIT_ERROR) from None
         create_folder.say(f"Created the folder {folder}.")
-    elif not os.path.isdir(folder):
-        raise CLIError(f"cannot write the {what} {path}: {folder} is not a folder", EXIT_ERROR)
     try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".ttt-engine-check-")
+        target = _util.check_output_path(path, what)
+    except (FileNotFoundError, NotADirectoryError) as e:
+        raise CLIError(str(e), EXIT_ERROR) from None
+    except OSError as e:                            # a folder, FIFO, device, socket
+        raise CLIError(str(e), EXIT_USAGE if e.errno is None else EXIT_ERROR) from None
+    try:
+        fd, probe = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(target)),
+                                     prefix=".ttt-engine-check-")
     except OSError as e:
         raise CLIError(f"cannot write the {what} {path}: {_reason(e)}", EXIT_ERROR) from None
     os.close(fd)
@@ -102,4 +102,6 @@ def save(write, path, what):
     try:
         return write(path)
     except OSError as e:
-        raise CLIError(f"cannot write the {what} {path}: {_reason(e)}", EXIT_ERROR) from None
+        msg = str(e) if str(e).startswith("cannot write") else \
+            f"cannot write the {what} {path}: {_reason(e)}"
+        raise CLIError(msg, EXIT_ERROR) from None

@@ -8,6 +8,7 @@ import dataclasses
 import math
 from typing import Callable, Union
 
+from ttt_engine import _util
 from ttt_engine.cli._errors import PROG, shorten
 
 __all__ = ["Parser", "count", "seconds", "real", "seed", "Command", "examples", "add_command",
@@ -16,12 +17,12 @@ __all__ = ["Parser", "count", "seconds", "real", "seed", "Command", "examples", 
            "MAX_DELAY"]
 
 MAX_GAMES = 10**9
-MAX_SIMULATIONS = 10**12
+MAX_SIMULATIONS = _util.MAX_SIMULATIONS
 MAX_EPISODES = 10**12
-MAX_DEPTH = 64
-MAX_SECONDS = 86_400.0
+MAX_DEPTH = _util.MAX_DEPTH
+MAX_SECONDS = _util.MAX_SECONDS
 MAX_DELAY = 60.0
-SEED_MAX = 2**64 - 1
+SEED_MAX = _util.SEED_MAX
 
 
 class Parser(argparse.ArgumentParser):
@@ -48,31 +49,33 @@ def _int_text(text):
 
 
 def count(lo, hi):
-    """An argparse type: an integer in ``[lo, hi]`` (``1e6`` and ``1_000`` accepted)."""
+    """An argparse type: an integer in ``[lo, hi]`` (``1e6`` and ``1_000`` accepted),
+    with the library's message for that range (:func:`ttt_engine._util.int_rule`)."""
     def parse(text):
         v = _int_text(text)
         if v is None or not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(
-                f"must be an integer from {lo:,} to {hi:,}, got {shorten(text)}")
+            raise argparse.ArgumentTypeError(f"{_util.int_rule(lo, hi)}, got {shorten(text)}")
         return v
     parse.__name__ = "integer"
     return parse
 
 
 def seconds(lo=0.0, hi=MAX_SECONDS, lo_open=True):
-    """An argparse type: seconds in ``(lo, hi]`` (``[lo, hi]`` if not ``lo_open``)."""
+    """An argparse type: seconds in ``(lo, hi]`` (``[lo, hi]`` if not ``lo_open``).
+    The default range is the library's one rule for time budgets
+    (:func:`ttt_engine._util.check_seconds`), with its message."""
     def parse(text):
         try:
             v = float(text)
         except ValueError:
             v = math.nan
-        ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
-        if not ok:
-            what = "more than" if lo_open else "at least"
-            raise argparse.ArgumentTypeError(
-                f"must be a number of seconds {what} {lo:g} and at most {hi:g}, "
-                f"got {shorten(text)}")
-        return v
+        try:
+            if (lo, hi, lo_open) == (0.0, MAX_SECONDS, True):
+                return _util.check_seconds("", v)
+            return _util.check_real("", v, low=lo, high=hi, low_open=lo_open)
+        except _util.RangeError as e:
+            rule = e.rule if "seconds" in e.rule else e.rule.replace("must be", "must be seconds")
+            raise argparse.ArgumentTypeError(f"{rule}, got {shorten(text)}") from None
     parse.__name__ = "seconds"
     return parse
 

@@ -63,8 +63,10 @@ def _load_model(game, name, path):
         raise CLIError(f"no model file at {path}")
     try:
         return game.make_agent(name, model=path)
-    except (ValueError, OSError) as e:
-        raise CLIError(f"the model file {path} cannot be used: {e}") from None
+    except ValueError as e:             # the contents: bad input, as for a board file
+        raise CLIError(f"the model file {path} cannot be used: {e}", EXIT_USAGE) from None
+    except OSError as e:                # cannot be read
+        raise CLIError(f"the model file {path} cannot be read: {e}") from None
 
 
 def _sides(game, text):

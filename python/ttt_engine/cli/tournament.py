@@ -96,7 +96,7 @@ def run(args):
 def _write_json(path, result):
     from ttt_engine._util import atomic_write
     text = json.dumps(result.summary(), indent=2)
-    atomic_write(path, lambda f: f.write(text.encode()))
+    atomic_write(path, lambda f: f.write(text.encode()), "summary file")
 
 
 def add_parser(subparsers):

@@ -8,6 +8,8 @@ GAME_KEYS = tuple(_registry.GAMES)
 #: simulations per move of the ``"mcts"`` opponent (the registry's default is
 #: meant for play, not for thousands of training episodes)
 OPPONENT_MCTS_SIMULATIONS = 1000
+#: The ``ValueError`` of ``step()`` before the first ``reset()``, in every env.
+NOT_STARTED = "call reset() before step(): the episode has not started"
 
 
 def get(game):

@@ -21,6 +21,7 @@ from gymnasium.vector import AutoresetMode
 from ttt_engine._core.batch import BatchEnv
 from ttt_engine._util import check_choice, check_int
 from ttt_engine.envs import _games
+from ttt_engine.envs._games import NOT_STARTED
 
 __all__ = ["ENV_IDS", "GameEnv", "VectorGameEnv", "register_envs"]
 
@@ -97,6 +98,7 @@ class GameEnv(gym.Env):
         self.action_space = spaces.Discrete(self.num_actions)
         self._board = board
         self._mask = board.action_mask()
+        self._started = False
 
     # ------------------------------------------------------------------ helpers
     def _new_opponent(self, seed):
@@ -133,9 +135,12 @@ class GameEnv(gym.Env):
         self._board = _games.new_board(self.game, self._options)
         if self.agent_side == 1:
             self._opponent_moves()
+        self._started = True
         return self._obs_info()
 
     def step(self, action):
+        if not self._started:
+            raise ValueError(NOT_STARTED)
         try:
             a = int(action)
             if a != action:
@@ -216,6 +221,7 @@ class VectorGameEnv(gym.vector.VectorEnv):
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.num_actions))
         self.render_mode = None
         self._done = np.zeros(self.num_envs, bool)
+        self._started = False
         self._np_rng = np.random.default_rng(self.core.seed)
         self._optimal = None
         if opponent == "perfect":
@@ -260,12 +266,15 @@ class VectorGameEnv(gym.vector.VectorEnv):
         else:
             self.core.reset()
         self._done[:] = False
+        self._started = True
         if self.opponent is not None and self.agent_side == 1:
             self._opponent_step(np.ones(self.num_envs, bool))
         obs, _, _, _, info = self._out(None, None, None)
         return obs, info
 
     def step(self, actions):
+        if not self._started:
+            raise ValueError(NOT_STARTED)
         core = self.core
         prev_done = self._done
         active = ~prev_done

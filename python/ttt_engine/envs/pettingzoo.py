@@ -33,6 +33,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from ttt_engine._util import check_choice
 from ttt_engine.envs import _games
+from ttt_engine.envs._games import NOT_STARTED
 
 __all__ = ["GameAECEnv", "env", "pettingzoo_ttt_action", "raw_env", "wrapped_env"]
 
@@ -85,9 +86,10 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._sides = _games.sides(self.game)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
-        self._reset_state()
+        self._reset_state(started=False)
 
-    def _reset_state(self):
+    def _reset_state(self, started=True):
+        self._started = started
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -123,6 +125,8 @@ class raw_env(AECEnv):
         self._reset_state()
 
     def step(self, action):
+        if not self._started:
+            raise ValueError(NOT_STARTED)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -176,7 +180,7 @@ class GameAECEnv(raw_env):
 
     def step(self, action):
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
+            raise ValueError(NOT_STARTED)
         if not self.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return

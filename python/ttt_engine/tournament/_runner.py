@@ -13,7 +13,7 @@ import sys
 import threading
 import traceback
 
-from ttt_engine._util import resolve_seed
+from ttt_engine._util import check_output_path, resolve_seed
 
 __all__ = ["ResultsFile", "open_results", "SerialExecutor", "check_executor", "check_picklable", "default_executor", "run_tasks"]
 
@@ -178,6 +178,9 @@ class ResultsFile:
     """
 
     def __init__(self, path, kind, header, *, same=(), check_record=None):
+        # the package's one rule for files it writes: a regular file or nothing,
+        # in a folder that exists (a FIFO or device at the path is refused untouched)
+        check_output_path(path, "results file")
         self.path = os.fspath(path)
         self.kind = kind
         self.header = dict(header)
@@ -242,7 +245,7 @@ class ResultsFile:
     def start(self):
         """Write the header if the file is new; repair a torn last line."""
         if self.existing_header is None:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            check_output_path(self.path, "results file")
             self._append([self.header], mode="wb")
             return
         torn = getattr(self, "_torn", 0)

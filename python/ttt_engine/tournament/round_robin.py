@@ -22,7 +22,7 @@ import zlib
 
 import numpy as np
 
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._util import check_int, check_seconds, check_simulations, resolve_seed
 from ttt_engine.tournament._runner import (
     check_executor,
     check_picklable,
@@ -284,9 +284,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     specs = _entrants(entrants)
     game = _check_game(game, specs)
     games_per_pair = check_int("games_per_pair", games_per_pair, min=1, max=10**9)
-    time_per_move = check_real("time_per_move", time_per_move, low=0, low_open=True,
-                               allow_none=True)
-    simulations = check_int("simulations", simulations, min=1, allow_none=True)
+    time_per_move = check_seconds("time_per_move", time_per_move, allow_none=True)
+    simulations = check_simulations("simulations", simulations, allow_none=True)
     block = check_int("block", block, min=1, allow_none=True) or math.ceil(games_per_pair / 4)
     max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
     bootstrap = check_int("bootstrap", bootstrap, min=0)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ttt_engine._util import atomic_write, check_int, check_real, resolve_seed
+from ttt_engine._util import atomic_write, check_int, check_output_path, check_real, resolve_seed
 from ttt_engine.tournament._runner import (
     check_executor,
     check_picklable,
@@ -133,8 +133,9 @@ class SweepResult:
 
     def to_csv(self, path):
         """Write :meth:`csv` to ``path`` atomically."""
+        check_output_path(path, "CSV file")
         text = self.csv()
-        atomic_write(path, lambda f: f.write(text.encode()))
+        atomic_write(path, lambda f: f.write(text.encode()), "CSV file")
 
     def markdown(self, columns=None, fmt="{:.4g}"):
         """Per-point means (and min..max when they differ) as a Markdown table."""
@@ -158,6 +159,7 @@ class SweepResult:
     def heatmap(self, path, metric, x, y, title=None):
         """A PNG heatmap of ``metric``'s mean over parameters ``x`` and ``y``
         (averaged over the other parameters); needs the ``[plot]`` extra."""
+        check_output_path(path, "plot")
         try:
             import matplotlib
             matplotlib.use("Agg")
@@ -193,7 +195,7 @@ class SweepResult:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100)
         plt.close(fig)
-        atomic_write(path, lambda f: f.write(buf.getvalue()))
+        atomic_write(path, lambda f: f.write(buf.getvalue()), "plot")
 
     def __str__(self):
         return self.markdown()
