@@ -17,8 +17,8 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from ttt_engine._util import (check_depth, check_int, check_seconds, check_simulations,
-                              game_over, resolve_seed)
+from ttt_engine._util import (check_depth, check_int, check_real, check_seconds,
+                              check_simulations, game_over, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget
 
 from ttt_engine._core import alphabeta as _ab
@@ -289,8 +289,8 @@ class AZAgent(Agent):
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=8, max_nodes=400_000, depth=None):
         no_budget("AZAgent", depth=depth)
-        self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
-        self.time = check_real("time", time, low=0, low_open=True, high=86400, allow_none=True)
+        self.simulations = check_simulations("simulations", simulations, allow_none=True)
+        self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = self.DEFAULT_SIMULATIONS
         self.network = network

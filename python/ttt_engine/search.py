@@ -665,9 +665,8 @@ class PUCT:
         evaluates the root); time: seconds; with both, whichever comes first;
         with neither, ``DEFAULT_SIMULATIONS``."""
         _check_board(board, allow_terminal=False)
-        sims = check_int("simulations", simulations, min=1, max=_util.INT64_MAX // 2,
-                         allow_none=True)
-        t = check_real("time", time, low=0, low_open=True, high=86400, allow_none=True)
+        sims = check_simulations("simulations", simulations, allow_none=True)
+        t = check_seconds("time", time, allow_none=True)
         if sims is None and t is None:
             sims = self.DEFAULT_SIMULATIONS
         self._acquire()
@@ -687,7 +686,7 @@ class PUCT:
             _dispatch(_puct.forest_set_root, f, board, 0)
         reused_visits = f.root_visits(0)
         self._root = None                    # until the search is done
-        budget = sims if sims is not None else _util.INT64_MAX // 2
+        budget = sims if sims is not None else 1 << 62
         calls = evaluations = 0
         start = _time.perf_counter()
         try:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ttt_engine import _parallel
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._util import check_int, check_real, check_simulations, resolve_seed
 
 __all__ = ["selfplay", "SelfPlayData", "symmetries"]
 
@@ -185,7 +185,7 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
         raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
                         f"got {type(evaluator).__name__}")
     n_games = check_int("games", games, min=1, max=10**9)
-    sims = check_int("simulations", simulations, min=1, max=10**7)
+    sims = check_simulations("simulations", simulations)
     seed = resolve_seed(seed)
     proto = g.new_board(**game_options)
     kw = dict(parallel=parallel, temperature_moves=temperature_moves, c_puct=c_puct,
