@@ -1,0 +1,260 @@
+#!/usr/bin/env python
+"""Side by side: ttt_engine's batched PUCT self-play against DeepMind's mctx
+AlphaZero search (``mctx.muzero_policy`` over pgx's Tic-Tac-Toe), on this CPU.
+
+    pip install ".[compare]"                       # ttt_engine + mctx + pgx + jax
+    python bench/compare_mctx.py                   # a few minutes
+    python bench/compare_mctx.py --quick           # smaller work, 3 rounds
+    python bench/compare_mctx.py --batches 1 64 --simulations 64 --rounds 5
+
+Both sides play Tic-Tac-Toe self-play games, ``batch`` games at once (one tree
+per game, the leaves of all trees evaluated together), ``--simulations``
+simulations per move, the same PUCT constants (c_init 1.25, c_base 19652: the
+constants mctx's ``muzero_policy`` uses, and ttt_engine's ``c_base``/``c_init``
+schedule), Dirichlet noise at the root (alpha 0.3, fraction 0.25), moves
+sampled from the visit counts for the first 2 plies and then the most visited.
+The rate is simulations per second: moves played x simulations per move /
+seconds, wall clock (the JAX side uses every core it is given; the CPU time of
+the whole process is reported beside it).  Two evaluators:
+
+- ``uniform``: uniform priors, value 0 (isolates the search and the game):
+  ttt_engine's evaluator returning zeros through the Python protocol, mctx's
+  recurrent function returning zero logits and value inside the jitted search;
+- ``mlp``: the same two-hidden-layer MLP (``--hidden`` wide, ReLU; policy head
+  and tanh value head) with the same random weights on both sides: numpy on
+  ours, ``jax.numpy`` inside the jitted search on mctx's.  The input is the
+  side to move's planes ``[2, 3, 3]`` flattened (pgx's ``[3, 3, 2]`` planes are
+  transposed to that layout first), so both sides compute the same function.
+
+Every round times both sides once, alternating which goes first, after one
+untimed warm-up round (jit compilation happens there).  The table gives the
+medians and the median of the per-round ratios (ttt_engine / mctx).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+C_INIT, C_BASE = 1.25, 19652.0
+ALPHA, NOISE = 0.3, 0.25
+SAMPLE_PLIES = 2
+
+
+# ----------------------------------------------------------------- the network
+def mlp_weights(hidden, inputs=18, actions=9, seed=0):
+    """float32 weights of the shared MLP: (W1, b1, W2, b2, Wp, bp, Wv, bv)."""
+    rng = np.random.default_rng(seed)
+
+    def dense(n_in, n_out):
+        return (rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out)).astype(np.float32),
+                rng.normal(0, 0.1, n_out).astype(np.float32))
+    w1, b1 = dense(inputs, hidden)
+    w2, b2 = dense(hidden, hidden)
+    wp, bp = dense(hidden, actions)
+    wv, bv = dense(hidden, 1)
+    return w1, b1, w2, b2, wp, bp, wv, bv
+
+
+class NumpyMLP:
+    """The evaluator protocol over the MLP in numpy (float32)."""
+
+    def __init__(self, weights):
+        self.w = weights
+
+    def __call__(self, observations, legal_mask):
+        w1, b1, w2, b2, wp, bp, wv, bv = self.w
+        x = observations.reshape(len(observations), -1).astype(np.float32)
+        h = np.maximum(x @ w1 + b1, 0)
+        h = np.maximum(h @ w2 + b2, 0)
+        return h @ wp + bp, np.tanh(h @ wv + bv)[:, 0]
+
+
+def flat_evaluator(observations, legal_mask):
+    """Uniform priors, value 0."""
+    n, a = legal_mask.shape
+    return np.zeros((n, a), np.float32), np.zeros(n, np.float32)
+
+
+# ----------------------------------------------------------------- ttt_engine's side
+def ours(batch, simulations, evaluator):
+    """``run() -> simulations done``: one self-play call of ``batch`` games."""
+    from ttt_engine.selfplay import selfplay
+    seed = [0]
+
+    def run():
+        seed[0] += 1
+        data = selfplay("ttt", evaluator, games=batch, simulations=simulations,
+                        parallel=batch, seed=seed[0], temperature_moves=SAMPLE_PLIES,
+                        c_puct=C_INIT, c_base=C_BASE, dirichlet_alpha=ALPHA,
+                        noise_fraction=NOISE)
+        return len(data) * simulations
+    return run
+
+
+# ----------------------------------------------------------------- mctx's side
+def theirs(batch, simulations, weights, games_per_run):
+    """``run() -> simulations done``: pgx Tic-Tac-Toe under ``jax.vmap``, mctx's
+    ``muzero_policy`` per move, ``games_per_run x 9`` steps rounded to the moves
+    our side plays (auto-reset games; all in one jitted step function)."""
+    import jax
+    import jax.numpy as jnp
+    import mctx
+    import pgx
+
+    env = pgx.make("tic_tac_toe")
+    if weights is None:
+        def forward(obs):
+            n = obs.shape[0]
+            return jnp.zeros((n, 9), jnp.float32), jnp.zeros((n,), jnp.float32)
+    else:
+        w1, b1, w2, b2, wp, bp, wv, bv = (jnp.asarray(w) for w in weights)
+
+        def forward(obs):
+            # pgx planes [3, 3, 2] (current player, opponent) -> ours [2, 3, 3]
+            x = jnp.transpose(obs, (0, 3, 1, 2)).reshape(obs.shape[0], -1).astype(jnp.float32)
+            h = jax.nn.relu(x @ w1 + b1)
+            h = jax.nn.relu(h @ w2 + b2)
+            return h @ wp + bp, jnp.tanh(h @ wv + bv)[:, 0]
+
+    def recurrent_fn(params, rng_key, action, state):
+        player = state.current_player
+        state = jax.vmap(env.step)(state, action)
+        logits, value = forward(state.observation)
+        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
+        reward = state.rewards[jnp.arange(state.rewards.shape[0]), player]
+        value = jnp.where(state.terminated, 0.0, value)
+        discount = jnp.where(state.terminated, 0.0, -1.0 * jnp.ones_like(value))
+        return mctx.RecurrentFnOutput(reward=reward, discount=discount,
+                                      prior_logits=logits, value=value), state
+
+    def step(state, key):
+        key_search, key_act, key_reset = jax.random.split(key, 3)
+        logits, value = forward(state.observation)
+        root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
+        out = mctx.muzero_policy(
+            params=None, rng_key=key_search, root=root, recurrent_fn=recurrent_fn,
+            num_simulations=simulations, invalid_actions=~state.legal_action_mask,
+            dirichlet_fraction=NOISE, dirichlet_alpha=ALPHA, pb_c_init=C_INIT, pb_c_base=C_BASE,
+            temperature=1.0)
+        sampled = jax.random.categorical(
+            key_act, jnp.log(jnp.maximum(out.action_weights, 1e-30)), axis=-1)
+        greedy = jnp.argmax(out.action_weights, axis=-1)
+        action = jnp.where(state._step_count < SAMPLE_PLIES, sampled, greedy)
+        state = jax.vmap(env.step)(state, action)
+        fresh = jax.vmap(env.init)(jax.random.split(key_reset, batch))
+        state = jax.tree_util.tree_map(
+            lambda f, s: jnp.where(
+                jnp.reshape(state.terminated, (-1,) + (1,) * (s.ndim - 1)), f, s), fresh, state)
+        return state, None
+
+    steps = games_per_run * 9 // max(1, 1)     # moves per game <= 9
+    step = jax.jit(step)
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
+    key = [jax.random.PRNGKey(1)]
+    moves_per_run = [steps]
+
+    def run():
+        nonlocal state
+        for _ in range(moves_per_run[0]):
+            key[0], sub = jax.random.split(key[0])
+            state, _ = step(state, sub)
+        jax.block_until_ready(state)
+        return moves_per_run[0] * batch * simulations
+    return run, moves_per_run
+
+
+# ----------------------------------------------------------------- measuring
+def _time(fn):
+    w, c = time.perf_counter(), time.process_time()
+    units = fn()
+    return units, time.perf_counter() - w, time.process_time() - c
+
+
+def measure(batch, simulations, evaluator_name, rounds, hidden):
+    weights = mlp_weights(hidden) if evaluator_name == "mlp" else None
+    evaluator = NumpyMLP(weights) if weights is not None else flat_evaluator
+    run_ours = ours(batch, simulations, evaluator)
+    units, _, _ = _time(run_ours)                 # warm-up; gives the moves per game
+    moves = units // simulations
+    run_theirs, moves_per_run = theirs(batch, simulations, weights, 1)
+    moves_per_run[0] = max(1, round(moves / batch))   # the same number of moves per game
+    _time(run_theirs)                                 # warm-up: jit compilation
+    rows = {"ours": [], "mctx": [], "ours_cpu": [], "mctx_cpu": [], "ratio": []}
+    for r in range(rounds):
+        order = [("ours", run_ours), ("mctx", run_theirs)]
+        if r % 2:
+            order.reverse()
+        rate = {}
+        for name, fn in order:
+            units, wall, cpu = _time(fn)
+            rate[name] = units / wall
+            rows[name].append(units / wall)
+            rows[name + "_cpu"].append(units / cpu)
+        rows["ratio"].append(rate["ours"] / rate["mctx"])
+    return {k: statistics.median(v) for k, v in rows.items()}
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import jax
+    import mctx
+    import pgx
+    return (f"{cpu}, {os.cpu_count()} logical CPUs; Python {platform.python_version()}, "
+            f"numpy {np.__version__}, jax {jax.__version__} ({jax.default_backend()}), "
+            f"mctx {getattr(mctx, '__version__', '?')}, pgx {getattr(pgx, '__version__', '?')}")
+
+
+def _fmt(rate):
+    return f"{rate / 1e6:,.2f} M" if rate >= 1e6 else f"{rate / 1e3:,.1f} k"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--batches", type=int, nargs="+", default=[1, 64, 256])
+    p.add_argument("--simulations", type=int, default=64)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--evaluators", nargs="+", default=["uniform", "mlp"],
+                   choices=["uniform", "mlp"])
+    p.add_argument("--quick", action="store_true", help="batches 1 and 64, 3 rounds")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.batches, args.rounds = [1, 64], 3
+    try:
+        import jax  # noqa: F401
+        import mctx  # noqa: F401
+        import pgx  # noqa: F401
+    except ImportError as e:
+        print(f"mctx, pgx and jax are needed: pip install '.[compare]' ({e})", file=sys.stderr)
+        return 3
+    print(f"machine: {machine()}")
+    print(f"Tic-Tac-Toe self-play, {args.simulations} simulations per move, "
+          f"{args.rounds} rounds, medians\n")
+    print("| evaluator | games at once | ttt_engine sims/s | mctx sims/s | ratio "
+          "| ttt_engine sims/CPU-s | mctx sims/CPU-s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in args.evaluators:
+        for batch in args.batches:
+            m = measure(batch, args.simulations, name, args.rounds, args.hidden)
+            print(f"| {name} | {batch} | {_fmt(m['ours'])} | {_fmt(m['mctx'])} "
+                  f"| {m['ratio']:.1f}x | {_fmt(m['ours_cpu'])} | {_fmt(m['mctx_cpu'])} |",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
