@@ -44,6 +44,7 @@ import numpy as np
 C_INIT, C_BASE = 1.25, 19652.0
 ALPHA, NOISE = 0.3, 0.25
 SAMPLE_PLIES = 2
+MIN_GAMES = 16          # games per timed run at least (batch 1: 16 games one after another)
 
 
 # ----------------------------------------------------------------- the network
@@ -89,7 +90,7 @@ def ours(batch, simulations, evaluator):
 
     def run():
         seed[0] += 1
-        data = selfplay("ttt", evaluator, games=batch, simulations=simulations,
+        data = selfplay("ttt", evaluator, games=max(batch, MIN_GAMES), simulations=simulations,
                         parallel=batch, seed=seed[0], temperature_moves=SAMPLE_PLIES,
                         c_puct=C_INIT, c_base=C_BASE, dirichlet_alpha=ALPHA,
                         noise_fraction=NOISE)
@@ -98,10 +99,11 @@ def ours(batch, simulations, evaluator):
 
 
 # ----------------------------------------------------------------- mctx's side
-def theirs(batch, simulations, weights, games_per_run):
-    """``run() -> simulations done``: pgx Tic-Tac-Toe under ``jax.vmap``, mctx's
-    ``muzero_policy`` per move, ``games_per_run x 9`` steps rounded to the moves
-    our side plays (auto-reset games; all in one jitted step function)."""
+def theirs(batch, simulations, weights, moves):
+    """``(run, moves)``: ``run() -> simulations done`` plays ``moves[0]`` moves in
+    each of ``batch`` pgx Tic-Tac-Toe games under ``jax.vmap`` (a finished game
+    restarts at once), mctx's ``muzero_policy`` per move, one jitted function
+    per move."""
     import jax
     import jax.numpy as jnp
     import mctx
@@ -153,11 +155,10 @@ def theirs(batch, simulations, weights, games_per_run):
                 jnp.reshape(state.terminated, (-1,) + (1,) * (s.ndim - 1)), f, s), fresh, state)
         return state, None
 
-    steps = games_per_run * 9 // max(1, 1)     # moves per game <= 9
     step = jax.jit(step)
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
     key = [jax.random.PRNGKey(1)]
-    moves_per_run = [steps]
+    moves_per_run = [moves]
 
     def run():
         nonlocal state
@@ -182,8 +183,8 @@ def measure(batch, simulations, evaluator_name, rounds, hidden):
     run_ours = ours(batch, simulations, evaluator)
     units, _, _ = _time(run_ours)                 # warm-up; gives the moves per game
     moves = units // simulations
-    run_theirs, moves_per_run = theirs(batch, simulations, weights, 1)
-    moves_per_run[0] = max(1, round(moves / batch))   # the same number of moves per game
+    # the same number of moves per game as our side played
+    run_theirs, _ = theirs(batch, simulations, weights, max(1, round(moves / batch)))
     _time(run_theirs)                                 # warm-up: jit compilation
     rows = {"ours": [], "mctx": [], "ours_cpu": [], "mctx_cpu": [], "ratio": []}
     for r in range(rounds):
