@@ -25,10 +25,11 @@ from ttt_engine._util import check_int, check_real, resolve_seed
 
 from ttt_engine._core import alphabeta as _ab
 from ttt_engine._core import mcts as _mcts
+from ttt_engine._core import puct as _puct
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
-    "optimal_moves", "MCTS", "ABSearcher", "WIN_SCORE", "MAX_PLY",
+    "optimal_moves", "MCTS", "PUCT", "ABSearcher", "WIN_SCORE", "MAX_PLY",
 ]
 
 #: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2,
@@ -469,3 +470,245 @@ def _merge_roots(trees, solver):
                  "mean": wsum[m] / visits[m] if visits[m] else 0.0, "proven": proven[m]}
                 for m in order]
     return children, best
+
+
+# ---------------------------------------------------------------------------- PUCT
+class PUCT:
+    """AlphaZero's tree search (PUCT), guided by an evaluator.
+
+    evaluator: ``evaluate(observations, legal_mask) -> (logits, values)`` (see
+        :mod:`ttt_engine.evaluators`), e.g. a ``ttt_engine.network.Network``
+        or ``UniformEvaluator()`` (random playouts in C).
+    c_puct: exploration constant of ``Q + c * P * sqrt(N_parent) / (1 + N)``;
+        with ``c_base`` set, AlphaZero's schedule
+        ``c = c_init + log((N_parent + c_base + 1) / c_base)`` instead
+        (``c_init`` defaults to ``c_puct``).
+    dirichlet_alpha: if set, Dirichlet noise of that concentration is mixed
+        into the root's priors at the start of every search, with weight
+        ``noise_fraction`` (AlphaZero's exploration in self-play).
+    batch_size: leaves gathered per evaluator call, with virtual losses so
+        that one tree yields several different leaves (1: the exact sequential
+        search).
+    max_nodes: node arena of the tree; when it is full, leaves are still
+        evaluated but no longer expanded.
+    reuse: keep the subtree of the new root between searches (a position up
+        to ``reuse_depth`` plies below the last root).
+
+    The rules (selection, back-up, virtual loss, noise) are in
+    docs/alphazero.md.  One search at a time per object (``RuntimeError``
+    from a second thread); Ctrl-C stops a search with ``KeyboardInterrupt``
+    and leaves the object usable (the tree is dropped).
+
+    >>> from ttt_engine import Board
+    >>> from ttt_engine.evaluators import UniformEvaluator
+    >>> p = PUCT(UniformEvaluator(), seed=1)
+    >>> p.search(Board.from_string("XX.OO...."), simulations=400)
+    2
+    """
+
+    DEFAULT_SIMULATIONS = 800
+
+    def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
+                 dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
+                 reuse=True, reuse_depth=4, seed=None):
+        from ttt_engine.evaluators import UniformEvaluator
+        if not callable(evaluator):
+            raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
+                            f"got {type(evaluator).__name__}")
+        self.evaluator = evaluator
+        self.c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
+        self.c_base = check_real("c_base", c_base, low=0, low_open=True, high=1e12,
+                                 allow_none=True)
+        self.c_init = check_real("c_init", c_init, low=0, high=1e6, allow_none=True)
+        self.dirichlet_alpha = check_real("dirichlet_alpha", dirichlet_alpha, low=0,
+                                          low_open=True, high=1e6, allow_none=True)
+        self.noise_fraction = check_real("noise_fraction", noise_fraction, low=0, high=1)
+        self.batch_size = check_int("batch_size", batch_size, min=1, max=4096)
+        self.max_nodes = check_int("max_nodes", max_nodes, min=int(_puct.MIN_NODES),
+                                   max=(1 << 31) - 1)
+        self.reuse = bool(reuse)
+        self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
+        self.seed = resolve_seed(seed)
+        self._native = isinstance(evaluator, UniformEvaluator) and evaluator.playouts > 0
+        self._forest = None
+        self._key = None
+        self._root = None
+        self._stats = {}
+        self._lock = threading.Lock()
+
+    def __reduce__(self):
+        return (_rebuild_puct, (self.evaluator, dict(
+            c_puct=self.c_puct, c_base=self.c_base, c_init=self.c_init,
+            dirichlet_alpha=self.dirichlet_alpha, noise_fraction=self.noise_fraction,
+            batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
+            reuse_depth=self.reuse_depth, seed=self.seed)))
+
+    # ------------------------------------------------------------ ownership
+    def _acquire(self):
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError("this PUCT is already searching in another thread")
+
+    def _release(self):
+        self._lock.release()
+
+    def _forest_for(self, board):
+        key = (type(board), board.num_actions, board.observation().shape)
+        if self._forest is None or self._key != key:
+            c_base = self.c_base or 0.0
+            c_init = self.c_puct if self.c_init is None else self.c_init
+            playouts = self.evaluator.playouts if self._native else 1
+            self._forest = _puct.PUCTForest(
+                board, 1, self.batch_size, self.max_nodes, self.seed, self.c_puct, c_base,
+                c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
+            self._key = key
+            self._root = None
+        return self._forest
+
+    def reset(self, seed=None):
+        """Drop the tree; with ``seed``, restart the random stream from it."""
+        self._acquire()
+        try:
+            if seed is not None:
+                self.seed = resolve_seed(seed)
+            if self._forest is not None:
+                self._forest.clear(0)
+                self._forest.reseed(self.seed)
+            self._root = None
+            self._stats = {}
+        finally:
+            self._release()
+
+    def advance(self, move):
+        """Tell the tree that ``move`` was played at its root: keep that subtree."""
+        self._acquire()
+        try:
+            if self._root is None:
+                return
+            nxt = self._root.copy()
+            try:
+                nxt.push(move)
+            except ValueError:
+                self._forest.clear(0)
+                self._root = None
+                raise
+            self._forest.advance(0, int(move))
+            self._root = nxt
+        finally:
+            self._release()
+
+    # ------------------------------------------------------------ searching
+    def search(self, board, simulations=None, time=None):
+        """Search from ``board`` and return the most visited move (ties: the
+        first in move order).  simulations: leaves backed up (the first one
+        evaluates the root); time: seconds; with both, whichever comes first;
+        with neither, ``DEFAULT_SIMULATIONS``."""
+        _check_board(board, allow_terminal=False)
+        sims = check_int("simulations", simulations, min=1, max=_util.INT64_MAX // 2,
+                         allow_none=True)
+        t = check_real("time", time, low=0, low_open=True, high=86400, allow_none=True)
+        if sims is None and t is None:
+            sims = self.DEFAULT_SIMULATIONS
+        self._acquire()
+        try:
+            return self._search(board, sims, t)
+        finally:
+            self._release()
+
+    def _search(self, board, sims, t):
+        from ttt_engine.evaluators import check_output
+        f = self._forest_for(board)
+        reused = False
+        if self.reuse and self._root is not None:
+            reused = bool(_dispatch(_puct.forest_reroot, f, self._root, board, 0,
+                                    self.reuse_depth))
+        else:
+            _dispatch(_puct.forest_set_root, f, board, 0)
+        reused_visits = f.root_visits(0)
+        self._root = None                    # until the search is done
+        budget = sims if sims is not None else _util.INT64_MAX // 2
+        calls = evaluations = 0
+        start = _time.perf_counter()
+        try:
+            if self._native:
+                _dispatch(_puct.forest_native, f, board, budget, t or 0.0)
+            else:
+                num_actions = board.num_actions
+                deadline = start + t if t is not None else None
+                while f.done_in(0) < budget:
+                    n = _puct.forest_gather(f, board, budget)
+                    if n:
+                        out = self.evaluator(f.observations[:n].reshape(
+                            (n,) + self._key[2]), f.masks[:n])
+                        logits, values = check_output(self.evaluator, out, n, num_actions)
+                        _puct.forest_backup(f, board, logits, values)
+                        calls += 1
+                        evaluations += n
+                    if deadline is not None and _time.perf_counter() >= deadline:
+                        break
+        except BaseException:
+            f.clear(0)                        # pending leaves would corrupt the tree
+            raise
+        seconds = _time.perf_counter() - start
+        done = int(f.done_in(0))
+        if self._native:
+            evaluations = done
+        move = _puct.forest_best_move(f, 0)
+        if move is None:
+            raise RuntimeError("PUCT root was not expanded")
+        self._root = board.copy()
+        children = [{"move": m, "action": a, "visits": v, "prior": p, "mean": q}
+                    for m, a, v, p, q in _dispatch(_puct.forest_root_children, f, board, 0)]
+        self._stats = {
+            "simulations": done,
+            "time": float(seconds),
+            "simulations_per_s": done / seconds if seconds > 0 else float("inf"),
+            "evaluations": int(evaluations),
+            "evaluator_calls": int(calls),
+            "nodes_used": int(f.nodes_used(0)),
+            "max_nodes": self.max_nodes,
+            "reused": reused,
+            "reused_visits": int(reused_visits) if reused else 0,
+            "root_visits": int(f.root_visits(0)),
+            "root_value": float(f.root_value(0)),
+            "children": children,
+            "best_move": move,
+            "num_actions": board.num_actions,
+        }
+        return move
+
+    @property
+    def stats(self):
+        """Statistics of the last search: simulations, time, simulations_per_s,
+        evaluations (positions given to the evaluator), evaluator_calls,
+        nodes_used, max_nodes, reused, reused_visits, root_visits, root_value
+        (mean value for the side to move), children (move, action, visits,
+        prior, mean for the side to move, in move order), best_move."""
+        return dict(self._stats)
+
+    def policy(self, temperature=1.0):
+        """The last search's visit distribution over actions (float32, length
+        ``num_actions``): ``N ** (1 / temperature)`` normalised; temperature 0
+        puts all weight on the best move."""
+        import numpy as np
+        temperature = check_real("temperature", temperature, low=0, high=1e6)
+        if not self._stats:
+            raise ValueError("policy() needs a search first")
+        pi = np.zeros(self._stats["num_actions"], dtype=np.float64)
+        kids = self._stats["children"]
+        if temperature == 0:
+            best = next(c for c in kids if c["move"] == self._stats["best_move"])
+            pi[best["action"]] = 1.0
+            return pi.astype(np.float32)
+        visits = np.array([c["visits"] for c in kids], dtype=np.float64)
+        if visits.sum() == 0:
+            visits[:] = 1.0
+        w = visits ** (1.0 / temperature) if temperature != 1 else visits
+        if not np.isfinite(w).all() or w.sum() == 0:   # tiny temperature: the most visited
+            w = (visits == visits.max()).astype(np.float64)
+        for c, x in zip(kids, w / w.sum()):
+            pi[c["action"]] = x
+        return pi.astype(np.float32)
+
+
+def _rebuild_puct(evaluator, config):
+    return PUCT(evaluator, **config)

@@ -34,16 +34,8 @@ from ttt_engine._core.ttt cimport TTTState
 from ttt_engine._core.uttt cimport UTTTState
 from ttt_engine._core.clobber cimport ClobberState
 from ttt_engine._core.quixo cimport QuixoState
-from ttt_engine._core.ttt_actions cimport ttt_action_legal, ttt_write_observation, ttt_write_action_mask
-from ttt_engine._core.uttt_actions cimport (
-    uttt_action_legal, uttt_write_observation, uttt_write_action_mask,
-)
-from ttt_engine._core.clobber_actions cimport (
-    clobber_action_legal, clobber_action_to_move, clobber_random_action,
-    clobber_write_observation, clobber_write_action_mask,
-)
-from ttt_engine._core.quixo_actions cimport (
-    quixo_action_legal, quixo_write_observation, quixo_write_action_mask,
+from ttt_engine._core.game_actions cimport (
+    game_action_legal, game_action_to_move, game_random_action, game_write_planes,
 )
 
 from ttt_engine._core.ttt import Board as _TTT
@@ -84,50 +76,6 @@ cdef struct Arrays:
     int draw_truncates   # 1: status "draw" is the move cap (Quixo) -> truncated
 
 
-# ---------------------------------------------------------------- per game
-cdef inline bint env_legal(const GameState* s, int a) noexcept nogil:
-    if GameState is TTTState:
-        return ttt_action_legal(s, a)
-    elif GameState is UTTTState:
-        return uttt_action_legal(s, a)
-    elif GameState is ClobberState:
-        return clobber_action_legal(s, a)
-    elif GameState is QuixoState:
-        return quixo_action_legal(s, a)
-
-
-cdef inline int env_move(const GameState* s, int a) noexcept nogil:
-    if GameState is ClobberState:
-        return clobber_action_to_move(s, a)
-    else:
-        return a
-
-
-cdef inline int env_random_action(const GameState* s, rng_t* rng) noexcept nogil:
-    if GameState is ClobberState:
-        return clobber_random_action(s, rng)
-    else:
-        return game_random_move(s, rng)
-
-
-cdef inline int env_write(const GameState* s, int8_t* obs, uint8_t* mask) noexcept nogil:
-    """Observation and action mask of one game; returns its side to move."""
-    if GameState is TTTState:
-        ttt_write_observation(s, obs)
-        ttt_write_action_mask(s, mask)
-    elif GameState is UTTTState:
-        uttt_write_observation(s, obs)
-        # plane 2 of the observation is the action mask
-        memcpy(mask, obs + 162, 81)
-    elif GameState is ClobberState:
-        clobber_write_observation(s, obs)
-        clobber_write_action_mask(s, mask)
-    elif GameState is QuixoState:
-        quixo_write_observation(s, obs)
-        quixo_write_action_mask(s, mask)
-    return game_to_move(s)
-
-
 # ---------------------------------------------------------------- batched loops
 cdef void batch_reset(GameState* states, const GameState* initial, const Arrays* A, Py_ssize_t n,
                       const uint8_t* which) noexcept nogil:
@@ -140,7 +88,7 @@ cdef void batch_reset(GameState* states, const GameState* initial, const Arrays*
             A.rewards[2 * i + 1] = 0.0
             A.term[i] = 0
             A.trunc[i] = 0
-            A.player[i] = <int8_t>env_write(&states[i], A.obs + i * A.obs_size,
+            A.player[i] = <int8_t>game_write_planes(&states[i], A.obs + i * A.obs_size,
                                             A.mask + i * A.num_actions)
 
 
@@ -179,13 +127,13 @@ cdef void batch_step(GameState* states, const GameState* initial, const Arrays* 
                 s[0] = initial[0]
                 term[i] = 0
                 trunc[i] = 0
-                player[i] = <int8_t>env_write(s, obs, mask)
+                player[i] = <int8_t>game_write_planes(s, obs, mask)
         else:
             a = actions[i]
-            if env_legal(s, a):
-                game_make(s, env_move(s, a))
+            if game_action_legal(s, a):
+                game_make(s, game_action_to_move(s, a))
                 st = game_status(s)
-                player[i] = <int8_t>env_write(s, obs, mask)
+                player[i] = <int8_t>game_write_planes(s, obs, mask)
                 r[0] = REWARD[st][0]
                 r[1] = REWARD[st][1]
                 term[i] = (st != 0) & ((st != 3) | (cap == 0))
@@ -210,7 +158,7 @@ cdef void batch_random(const GameState* states, const Arrays* A, Py_ssize_t n, i
         if term[i] | trunc[i]:
             out[i] = 0
         else:
-            out[i] = env_random_action(&states[i], &g)
+            out[i] = game_random_action(&states[i], &g)
     rng[0] = g
 
 

@@ -3,7 +3,7 @@
 
 After moves are played, the search looks for the new position among the old
 root's descendants and keeps that subtree.  The node layouts differ per
-algorithm (``MNode``, ``TLNode``) but both keep children in one contiguous
+algorithm (``MNode``, ``TLNode``, ``PNode``) but all keep children in one contiguous
 block (``first_child``, ``nchildren``) and the ``move`` that led to a node, so
 one fused implementation serves both.
 """
@@ -13,10 +13,12 @@ from ttt_engine._core.game cimport (
 )
 from ttt_engine._core.mcts cimport MNode
 from ttt_engine._core.treelearn cimport TLNode
+from ttt_engine._core.puct cimport PNode
 
 ctypedef fused TreeNode:
     MNode
     TLNode
+    PNode
 
 
 cdef inline int32_t tree_find_at(GameState* s, TreeNode* nodes, int32_t node, uint64_t key,
