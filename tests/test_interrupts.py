@@ -54,6 +54,20 @@ JOBS = {
     "perft": "from ttt_engine._core.perft import perft\nperft(uttt.Board(), 20)",
     "quixo_solve": ("from ttt_engine._core.quixo_solve import solve\n"
                     "solve(4)"),
+    "puct_uttt": ("from ttt_engine.search import PUCT\n"
+                  "from ttt_engine.evaluators import UniformEvaluator\n"
+                  "PUCT(UniformEvaluator(), seed=1).search(uttt.Board(), simulations=10**15)"),
+    "puct_python_evaluator": ("from ttt_engine.search import PUCT\n"
+                              "from ttt_engine.evaluators import UniformEvaluator\n"
+                              "PUCT(UniformEvaluator(0), batch_size=4).search(uttt.Board(), "
+                              "simulations=10**15)"),
+    "selfplay_uniform": ("from ttt_engine.selfplay import selfplay\n"
+                         "from ttt_engine.evaluators import UniformEvaluator\n"
+                         "selfplay('uttt', UniformEvaluator(), games=10**6, simulations=10**6)"),
+    "selfplay_python_evaluator": ("from ttt_engine.selfplay import selfplay\n"
+                                  "from ttt_engine.evaluators import UniformEvaluator\n"
+                                  "selfplay('uttt', UniformEvaluator(0), games=10**6, "
+                                  "simulations=10**6)"),
     "quixo_games": ("from ttt_engine._core.quixo_agents import RandomAgent\n"
                     "from ttt_engine._core.quixo_tournament import run_games\n"
                     "run_games(10**15, RandomAgent(1), RandomAgent(2), seed=1)"),
@@ -152,3 +166,15 @@ def test_train_interrupt_keeps_agent_consistent():
     before = agent.episodes
     train(episodes=1000, progress=False, seed=2, metrics_every=0, agent=agent)
     assert agent.episodes == before + 1000
+
+
+@pytest.mark.parametrize("playouts", [0, 1])
+def test_puct_usable_after_interrupt(playouts):
+    from ttt_engine.evaluators import UniformEvaluator
+    p = search.PUCT(UniformEvaluator(playouts), seed=3, batch_size=4)
+    assert _interrupted(lambda: p.search(uttt.Board(), simulations=10**12))
+    assert p.search(uttt.Board(), simulations=500) in uttt.Board().legal_moves
+    assert p.stats["simulations"] == 500
+    assert p.stats["root_visits"] == 500
+    # no pending virtual loss was left behind: the counts add up at the root
+    assert sum(c["visits"] for c in p.stats["children"]) == 499

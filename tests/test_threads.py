@@ -258,3 +258,13 @@ def test_threads_validated(bad):
                  lambda: evaluate(np.zeros((19683, 9)), games=10, threads=bad)):
         with pytest.raises(ValueError, match="threads"):
             call()
+
+
+def test_one_puct_two_threads():
+    from ttt_engine.evaluators import UniformEvaluator
+    p = search.PUCT(UniformEvaluator(), seed=1)
+    u, t = uttt.Board(), Board()
+    outcomes = _race([lambda: p.search(u, simulations=300), lambda: p.search(t, simulations=300)],
+                     300)
+    _check_outcomes(outcomes, [set(u.legal_moves), set(t.legal_moves)], "PUCT")
+    assert p.search(Board.from_string("XX.OO...."), simulations=400) == 2

@@ -24,7 +24,7 @@ from ttt_engine._core import alphabeta as _ab
 from ttt_engine import search as _search
 
 __all__ = [
-    "RandomAgent", "PerfectAgent", "MCTSAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
+    "RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
     "play_match",
 ]
 
@@ -263,6 +263,122 @@ class MCTSAgent(Agent):
 
     def __repr__(self):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"
+
+
+class AZAgent(Agent):
+    """AlphaZero-style agent: :class:`ttt_engine.search.PUCT` guided by a
+    network (or any evaluator), keeping its tree between moves.
+
+    network: a ``ttt_engine.network.Network``, a path to a saved one, any
+        evaluator callable, or None for the network that ships with the
+        package for the game (Tic-Tac-Toe, Ultimate Tic-Tac-Toe; chosen at the
+        first move).
+    simulations / time: budget per move (either, both = whichever ends first,
+        neither = 800 simulations).  batch_size: leaves per network call
+        (virtual loss).  c_puct: exploration constant.  seed: fixes the search
+        (with a budget in simulations, the same seed plays the same moves).
+    ``depth`` does not apply (None).  ``last_stats``: the last search's
+    statistics (:attr:`ttt_engine.search.PUCT.stats`).  Playing needs only
+    numpy; one move at a time per agent.
+    """
+
+    DEFAULT_SIMULATIONS = 800
+
+    def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
+                 batch_size=8, max_nodes=400_000, depth=None):
+        no_budget("AZAgent", depth=depth)
+        self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
+        self.time = check_real("time", time, low=0, low_open=True, high=86400, allow_none=True)
+        if self.simulations is None and self.time is None:
+            self.simulations = self.DEFAULT_SIMULATIONS
+        self.network = network
+        self.c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
+        self.batch_size = check_int("batch_size", batch_size, min=1, max=4096)
+        self.max_nodes = check_int("max_nodes", max_nodes, min=1024, max=(1 << 31) - 1)
+        self.seed = resolve_seed(seed)
+        self._puct = None
+        self._evaluator = None
+        self.name = (f"az({self.simulations} sims)" if self.time is None
+                     else f"az({self.time}s)")
+        if network is not None:
+            self._evaluator = _load_evaluator(network)
+
+    @property
+    def last_stats(self):
+        return self._puct.stats if self._puct is not None else {}
+
+    def reset(self, seed=None):
+        """Drop the search tree; with ``seed``, restart the random stream from it."""
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+        if self._puct is not None:
+            self._puct.reset(self.seed)
+
+    def _search_for(self, board):
+        if self._evaluator is None:
+            from ttt_engine import games
+            self._evaluator = _load_evaluator(shipped_network(games.of_board(board).key))
+        else:
+            check = getattr(self._evaluator, "check_board", None)
+            if check is not None:
+                check(board)
+        if self._puct is None:
+            self._puct = _search.PUCT(self._evaluator, c_puct=self.c_puct,
+                                      batch_size=self.batch_size, max_nodes=self.max_nodes,
+                                      seed=self.seed)
+        return self._puct
+
+    def select_move(self, board):
+        _require_moves(board)
+        return self._search_for(board).search(board, simulations=self.simulations,
+                                              time=self.time)
+
+    def _config(self):
+        net = self.network
+        if isinstance(net, str):
+            pass
+        elif net is not None and not _picklable_network(net):
+            raise TypeError("this AZAgent's evaluator does not pickle")
+        return {"network": net, "simulations": self.simulations, "time": self.time,
+                "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
+                "max_nodes": self.max_nodes}
+
+    def __repr__(self):
+        return f"AZAgent(simulations={self.simulations}, time={self.time})"
+
+
+def shipped_network(game):
+    """Path of the network that ships for ``game`` (a registry key);
+    ``ValueError`` saying how to train one where none ships."""
+    import os
+    from ttt_engine import games
+    g = games.get(game)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "networks", f"{g.key}.npz")
+    if not os.path.isfile(path):
+        raise ValueError(f"no trained network ships for {g.title}: train one with "
+                         f"'ttt-engine az train --game {g.key} --out net.npz' and pass "
+                         f"network='net.npz'")
+    return path
+
+
+def _load_evaluator(network):
+    import os
+    if isinstance(network, (str, os.PathLike)):
+        from ttt_engine import network as _network
+        return _network.Network.load(network)
+    if not callable(network):
+        raise TypeError(f"network must be a Network, a path to a saved one or an evaluator "
+                        f"callable, got {type(network).__name__}")
+    return network
+
+
+def _picklable_network(net):
+    import pickle
+    try:
+        pickle.dumps(net)
+    except Exception:
+        return False
+    return True
 
 
 @dataclass

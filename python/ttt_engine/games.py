@@ -199,6 +199,21 @@ def _q(seed=None, model=None, episodes=None, progress=False):
     return ttt_engine.train(seed=seed, progress=progress, **kw)
 
 
+def _az(game):
+    def build(seed=None, simulations=None, time=None, network=None, batch_size=8, c_puct=1.25):
+        from ttt_engine.agents import AZAgent, shipped_network
+        if network is None:
+            network = shipped_network(game)
+        return AZAgent(network, simulations=simulations, time=time, seed=seed,
+                       batch_size=batch_size, c_puct=c_puct)
+    return build
+
+
+_AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
+            "simulations or time per move)")
+_AZ_EXTRA = ("network", "batch_size", "c_puct")
+
+
 def _tree(kind):
     def build(seed=None, simulations=None, time=None):
         from ttt_engine import tree_agents
@@ -248,6 +263,7 @@ GAMES = {g.key: g for g in (
                     _SEARCH),
              Engine("alphabeta", "alpha-beta with a table (depth, default to the end; time "
                     "for iterative deepening)", _alphabeta(None), _DEPTH),
+             Engine("az", _AZ_HELP, _az("ttt"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
          default_engine="perfect", notation=("zero_based",)),
     Game("uttt", "Ultimate Tic-Tac-Toe", ("X", "O"), {"tiebreak": False}, "ttt_engine.uttt",
@@ -258,6 +274,7 @@ GAMES = {g.key: g for g in (
                     _SEARCH),
              Engine("sarsa", "Sarsa on the tree (simulations or time per move)",
                     _tree("sarsa"), _SEARCH),
+             Engine("az", _AZ_HELP, _az("uttt"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
          default_engine="mcts"),
     Game("clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, "ttt_engine.clobber",
@@ -269,6 +286,7 @@ GAMES = {g.key: g for g in (
                     _clobber("minimax"), _DEPTH, ("heuristic",)),
              Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
                     _SEARCH),
+             Engine("az", _AZ_HELP, _az("clobber"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
          default_engine="alphabeta"),
     Game("quixo", "Quixo", ("X", "O"), {"size": 5, "max_plies": 200}, "ttt_engine.quixo",
@@ -279,9 +297,19 @@ GAMES = {g.key: g for g in (
                     _SEARCH),
              Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
                     "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH),
+             Engine("az", _AZ_HELP, _az("quixo"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
          default_engine="mcts"),
 )}
+
+
+def of_board(board):
+    """The :class:`Game` whose board ``board`` is; ``ValueError`` otherwise."""
+    for game in GAMES.values():
+        if isinstance(board, game.Board):
+            return game
+    raise ValueError(f"not a board of any game here: {type(board).__module__}."
+                     f"{type(board).__name__}")
 
 
 def get(key):

@@ -495,7 +495,7 @@ class PUCT:
         to ``reuse_depth`` plies below the last root).
 
     The rules (selection, back-up, virtual loss, noise) are in
-    docs/alphazero.md.  One search at a time per object (``RuntimeError``
+    docs/puct.md.  One search at a time per object (``RuntimeError``
     from a second thread); Ctrl-C stops a search with ``KeyboardInterrupt``
     and leaves the object usable (the tree is dropped).
 

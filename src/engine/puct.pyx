@@ -18,7 +18,7 @@ with ``Q = W / N`` (0 for an unvisited child) and ``c(s)`` either constant or
 AlphaZero's schedule ``c_init + log((N_s + c_base + 1) / c_base)``; ties go to
 the first child in move order.  Values are backed up negamax-style: a node's
 ``wsum`` is from the view of the player who moved into it (every game here
-alternates strictly).  The exact rules are in docs/alphazero.md; the tests
+alternates strictly).  The exact rules are in docs/puct.md; the tests
 replay them with an independent pure-Python search.
 
 The uniform evaluator (uniform priors, value from random playouts) needs no

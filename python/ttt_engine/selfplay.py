@@ -1,0 +1,313 @@
+"""Batched self-play with PUCT: many games at once, one evaluator call per step.
+
+Every game in flight has its own search tree; at each step the leaves of all
+trees are gathered into one batch, evaluated in one call, and backed up
+(the tree work in C without the GIL).  When a tree's search reaches its
+simulations, its root is recorded (planes, legal mask, visit distribution)
+and a move is played: sampled in proportion to the visits for the first
+``temperature_moves`` plies, the most visited after that; the chosen subtree
+is kept for the next move.  When a game ends, every recorded position gets the
+outcome from its side to move as its value target.
+
+>>> from ttt_engine.selfplay import selfplay
+>>> from ttt_engine.evaluators import UniformEvaluator
+>>> data = selfplay("ttt", UniformEvaluator(), games=8, simulations=50, seed=1)
+>>> data.observations.shape[1:], data.policies.shape[1], len(data.outcomes)
+((2, 3, 3), 9, 8)
+
+The same seed (and the same ``parallel``) gives the same arrays.  With an
+``executor`` (any ``concurrent.futures.Executor``: processes, a Dask
+cluster's client executor), the games are split into ``workers`` parts with
+their own seeds, played where the executor runs them, and joined in order.
+"""
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ttt_engine import _parallel
+from ttt_engine._util import check_int, check_real, resolve_seed
+
+__all__ = ["selfplay", "SelfPlayData", "symmetries"]
+
+#: plies played in proportion to the visits before the most visited move is
+#: played; the rest of a game is played greedily
+DEFAULT_TEMPERATURE_MOVES = {"ttt": 3, "uttt": 16, "clobber": 8, "quixo": 12}
+
+
+@dataclass
+class SelfPlayData:
+    """Training targets from self-play (one row per recorded position).
+
+    observations int8 ``[N, *obs_shape]``: the root's planes (side to move);
+    masks bool ``[N, A]``: its legal actions; policies float32 ``[N, A]``: the
+    search's visit distribution (sums to 1 over the legal actions); values
+    float32 ``[N]``: the game's outcome for the side to move there (+1, 0,
+    -1); game_ids int32 ``[N]``; plies int32 ``[N]``: the ply of the position;
+    outcomes int8 ``[games]``: 0 the first player won, 1 the second, 2 draw.
+    ``game`` is the registry key; ``stats`` holds counts and speeds.
+    """
+    game: str
+    observations: np.ndarray
+    masks: np.ndarray
+    policies: np.ndarray
+    values: np.ndarray
+    game_ids: np.ndarray
+    plies: np.ndarray
+    outcomes: np.ndarray
+    stats: dict
+
+    def __len__(self):
+        return int(self.values.shape[0])
+
+    def concat(self, other):
+        """Both sets of games, ``other``'s game ids shifted after these."""
+        if other.game != self.game or other.observations.shape[1:] != self.observations.shape[1:]:
+            raise ValueError(f"cannot join self-play data of {self.game} "
+                             f"{self.observations.shape[1:]} and {other.game} "
+                             f"{other.observations.shape[1:]}")
+        shift = len(self.outcomes)
+        return SelfPlayData(
+            self.game,
+            np.concatenate([self.observations, other.observations]),
+            np.concatenate([self.masks, other.masks]),
+            np.concatenate([self.policies, other.policies]),
+            np.concatenate([self.values, other.values]),
+            np.concatenate([self.game_ids, other.game_ids + shift]).astype(np.int32),
+            np.concatenate([self.plies, other.plies]),
+            np.concatenate([self.outcomes, other.outcomes]),
+            _merge_stats(self.stats, other.stats))
+
+    def augment(self):
+        """The data with every symmetry of the board applied (the identity
+        first): ``len(symmetries)`` times as many rows, same values and game ids."""
+        syms = symmetries(self.game, self.observations.shape[1:], self.masks.shape[1])
+        n = len(self)
+        obs = self.observations.reshape(n, -1)
+        parts = [(obs[:, op], self.masks[:, ap], self.policies[:, ap]) for op, ap in syms]
+        k = len(syms)
+        return SelfPlayData(
+            self.game,
+            np.concatenate([p[0] for p in parts]).reshape((n * k,) + self.observations.shape[1:]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]),
+            np.tile(self.values, k), np.tile(self.game_ids, k), np.tile(self.plies, k),
+            self.outcomes.copy(), dict(self.stats, symmetries=k))
+
+
+def _merge_stats(a, b):
+    out = {}
+    for key in ("games", "positions", "simulations", "evaluations", "evaluator_calls"):
+        out[key] = a.get(key, 0) + b.get(key, 0)
+    out["time"] = max(a.get("time", 0.0), b.get("time", 0.0))
+    out["evaluator_time"] = a.get("evaluator_time", 0.0) + b.get("evaluator_time", 0.0)
+    return out
+
+
+# ---------------------------------------------------------------------------- symmetries
+def _grid_maps(h, w):
+    """The board's symmetries as (index map on an h x w grid, direction map on
+    the four directions 0 down/top, 1 up/bottom, 2 right/left, 3 left/right):
+    the 8 of the square, 4 (identity, flips, half turn) of a rectangle.
+    ``out[i] = src[map[i]]`` gives the transformed plane."""
+    r, c = np.divmod(np.arange(h * w), w)
+    maps = [((r, c), (0, 1, 2, 3)),                       # identity
+            ((h - 1 - r, c), (1, 0, 2, 3)),               # upside down
+            ((r, w - 1 - c), (0, 1, 3, 2)),               # mirror
+            ((h - 1 - r, w - 1 - c), (1, 0, 3, 2))]       # half turn
+    if h == w:
+        maps += [((c, r), (2, 3, 0, 1)),                  # transpose
+                 ((w - 1 - c, r), (3, 2, 0, 1)),
+                 ((c, h - 1 - r), (2, 3, 1, 0)),
+                 ((w - 1 - c, h - 1 - r), (3, 2, 1, 0))]
+    return [(rr * w + cc, np.array(d)) for (rr, cc), d in maps]
+
+
+def symmetries(game, obs_shape, num_actions):
+    """``[(obs_index, action_index), ...]`` for every symmetry of the board:
+    ``obs_flat[:, obs_index]`` and ``policy[:, action_index]`` are the
+    transformed position's planes and policy.  Actions are a cell of the
+    board (Tic-Tac-Toe, UTTT) or a cell and one of four directions (Clobber,
+    Quixo); the rules of all four games are the same under every symmetry of
+    their board (UTTT: of the 9x9 grid, which maps small boards to small
+    boards and cells to the same relative cells)."""
+    planes, h, w = obs_shape
+    out = []
+    for grid, dirs in _grid_maps(h, w):
+        obs_index = (np.arange(planes)[:, None] * h * w + grid[None, :]).reshape(-1)
+        if num_actions == h * w:
+            action_index = grid
+        elif num_actions == 4 * h * w:
+            # transformed action (cell i, direction d) is source (grid[i], dirs_inv[d])
+            inv = np.argsort(dirs)
+            action_index = (grid[:, None] * 4 + inv[None, :]).reshape(-1)
+        else:
+            raise ValueError(f"{game}: no symmetry rule for {num_actions} actions on a "
+                             f"{h}x{w} board")
+        out.append((obs_index, action_index))
+    return out
+
+
+# ---------------------------------------------------------------------------- self-play
+def _max_record(board):
+    """An upper bound on a game's plies from ``board``'s kind."""
+    cap = getattr(board, "max_plies", None)
+    return int(cap) if cap else int(board.num_actions)
+
+
+def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=None,
+             temperature_moves=None, c_puct=1.25, c_base=None, c_init=None,
+             dirichlet_alpha=None, noise_fraction=0.25, max_nodes=None, executor=None,
+             workers=None, progress=False, **game_options):
+    """Play ``games`` games of ``game`` (a registry key) against itself with
+    PUCT guided by ``evaluator`` at ``simulations`` per move; returns
+    :class:`SelfPlayData`.
+
+    parallel: games in flight at once (default ``min(games, 256)``): the
+        evaluator sees up to that many positions per call.
+    temperature_moves: plies played in proportion to the visits (default per
+        game: ``DEFAULT_TEMPERATURE_MOVES``); later plies take the most visited.
+    c_puct, c_base, c_init, dirichlet_alpha, noise_fraction: as for
+        :class:`ttt_engine.search.PUCT`.
+    max_nodes: nodes per tree (default: enough for the simulations).
+    executor, workers: play on a ``concurrent.futures.Executor`` in
+        ``workers`` parts (the evaluator must pickle).
+    progress: a progress bar over the games.
+    game_options: board options (e.g. ``rows=4, cols=5`` for Clobber).
+    """
+    from ttt_engine import games as _games
+    g = _games.get(game) if isinstance(game, str) else game
+    if not isinstance(g, _games.Game):
+        raise ValueError(f"game must be a registry key such as 'ttt', got {game!r}")
+    if not callable(evaluator):
+        raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
+                        f"got {type(evaluator).__name__}")
+    n_games = check_int("games", games, min=1, max=10**9)
+    sims = check_int("simulations", simulations, min=1, max=10**7)
+    seed = resolve_seed(seed)
+    proto = g.new_board(**game_options)
+    kw = dict(parallel=parallel, temperature_moves=temperature_moves, c_puct=c_puct,
+              c_base=c_base, c_init=c_init, dirichlet_alpha=dirichlet_alpha,
+              noise_fraction=noise_fraction, max_nodes=max_nodes)
+    if executor is not None:
+        k = check_int("workers", workers if workers is not None else 2, min=1, max=4096)
+        counts = [c for c in _parallel.split_counts(n_games, k) if c > 0]
+        seeds = _parallel.split_seeds(seed, len(counts))
+        futures = [executor.submit(selfplay, g.key, evaluator, c, sims, seed=s, **kw,
+                                   **game_options) for c, s in zip(counts, seeds)]
+        data = None
+        for fut in futures:
+            part = fut.result()
+            data = part if data is None else data.concat(part)
+        return data
+    if workers is not None:
+        raise ValueError("workers= needs an executor=")
+    return _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, **kw)
+
+
+def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, parallel,
+                    temperature_moves, c_puct, c_base, c_init, dirichlet_alpha,
+                    noise_fraction, max_nodes):
+    from ttt_engine._core import puct as _puct
+    from ttt_engine.evaluators import UniformEvaluator, check_output
+    from ttt_engine.search import _dispatch
+    par = check_int("parallel", parallel if parallel is not None else min(n_games, 256),
+                    min=1, max=65536)
+    par = min(par, n_games)
+    if temperature_moves is None:
+        temperature_moves = DEFAULT_TEMPERATURE_MOVES.get(g.key, 8)
+    temperature_moves = check_int("temperature_moves", temperature_moves, min=0, max=10**6)
+    c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
+    c_base = check_real("c_base", c_base, low=0, low_open=True, high=1e12, allow_none=True)
+    c_init = check_real("c_init", c_init, low=0, high=1e6, allow_none=True)
+    alpha = check_real("dirichlet_alpha", dirichlet_alpha, low=0, low_open=True, high=1e6,
+                       allow_none=True)
+    noise_fraction = check_real("noise_fraction", noise_fraction, low=0, high=1)
+    branching = min(proto.num_actions, 64)
+    if max_nodes is None:
+        # room for the search of one move and the subtree kept from the last,
+        # within 2**18 nodes a tree and 2**26 (2 GB) over the trees
+        max_nodes = min(2 * (sims + 1) * branching, 1 << 18, (1 << 26) // par)
+        max_nodes = max(int(_puct.MIN_NODES), max_nodes)
+    max_nodes = check_int("max_nodes", max_nodes, min=int(_puct.MIN_NODES), max=(1 << 31) - 1)
+    native = isinstance(evaluator, UniformEvaluator) and evaluator.playouts > 0
+    max_rec = _max_record(proto)
+    f = _puct.PUCTForest(proto, par, 1, max_nodes, seed, c_puct, c_base or 0.0,
+                         c_puct if c_init is None else c_init, alpha or 0.0, noise_fraction,
+                         evaluator.playouts if native else 1, max_rec)
+    obs_shape = tuple(proto.observation().shape)
+    num_actions = proto.num_actions
+    slot_game = [-1] * par
+    started = 0
+    for slot in range(par):
+        _dispatch(_puct.forest_set_root, f, proto, slot)
+        slot_game[slot] = started
+        started += 1
+    rows = []          # (game id, obs, mask, policy, players)
+    outcomes = np.zeros(n_games, dtype=np.int8)
+    calls = evaluations = 0
+    eval_time = 0.0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=n_games, desc=f"self-play {g.key}", unit="game")
+    t0 = _time.perf_counter()
+    finished = 0
+    try:
+        while finished < n_games:
+            if native:
+                _puct.forest_native(f, proto, sims)
+            else:
+                n = _puct.forest_gather(f, proto, sims)
+                if n:
+                    te = _time.perf_counter()
+                    out = evaluator(f.observations[:n].reshape((n,) + obs_shape), f.masks[:n])
+                    logits, values = check_output(evaluator, out, n, num_actions)
+                    eval_time += _time.perf_counter() - te
+                    _puct.forest_backup(f, proto, logits, values)
+                    calls += 1
+                    evaluations += n
+            if _puct.forest_advance(f, proto, sims, temperature_moves) == 0:
+                continue
+            for slot in range(par):
+                gid = slot_game[slot]
+                if gid < 0 or f.is_active(slot):
+                    continue
+                count, players = f.records(slot)
+                status = _puct.forest_status(f, proto, slot)
+                winner = {1: 0, 2: 1}.get(status, -1)
+                outcomes[gid] = winner if winner >= 0 else 2
+                rows.append((gid, f.rec_obs[slot, :count].copy(), f.rec_mask[slot, :count].copy(),
+                             f.rec_policy[slot, :count].copy(), players))
+                finished += 1
+                if bar is not None:
+                    bar.update(1)
+                if started < n_games:
+                    _dispatch(_puct.forest_set_root, f, proto, slot)
+                    slot_game[slot] = started
+                    started += 1
+                else:
+                    slot_game[slot] = -1
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = _time.perf_counter() - t0
+    rows.sort(key=lambda r: r[0])
+    obs = np.concatenate([r[1] for r in rows]).reshape((-1,) + obs_shape)
+    masks = np.concatenate([r[2] for r in rows])
+    policies = np.concatenate([r[3] for r in rows])
+    game_ids = np.concatenate([np.full(len(r[4]), r[0], dtype=np.int32) for r in rows])
+    plies = np.concatenate([np.arange(len(r[4]), dtype=np.int32) for r in rows])
+    players = np.concatenate([r[4] for r in rows]).astype(np.int64)
+    winners = outcomes[game_ids].astype(np.int64)
+    values = np.where(winners == 2, 0.0, np.where(winners == players, 1.0, -1.0))
+    positions = len(values)
+    total_sims = positions * sims
+    stats = {"games": n_games, "positions": positions, "simulations": total_sims,
+             "evaluations": total_sims if native else evaluations,
+             "evaluator_calls": calls, "time": seconds, "evaluator_time": eval_time,
+             "simulations_per_s": total_sims / seconds if seconds > 0 else float("inf")}
+    return SelfPlayData(g.key, obs, masks, policies, values.astype(np.float32), game_ids,
+                        plies, outcomes, stats)
