@@ -242,7 +242,8 @@ def test_same_visits_as_reference_hashed(position, schedule, batch_size):
 
 
 @pytest.mark.parametrize("batch_size", [1, 4])
-@pytest.mark.parametrize("position", ["ttt-start", "ttt-late", "uttt-mid", "clobber-3x4",
+@pytest.mark.parametrize("position", ["ttt-start", "ttt-late", "uttt-start", "uttt-mid",
+                                      "clobber-3x4",
                                       "quixo-3x3", "quixo-5x5"])
 def test_same_visits_as_reference_flat(position, batch_size):
     """Uniform priors, zero values: ties everywhere, so tie-breaking and the
@@ -276,6 +277,28 @@ def test_tree_reuse_matches_reference():
             break
         puct.advance(move)
         ref.advance(move)
+
+
+def test_tree_reuse_by_descent_matches_reference():
+    """Without advance: the next search finds its root two plies down."""
+    board = POSITIONS["quixo-3x3-mid"]()
+    puct = PUCT(hashed_evaluator, reuse=True, batch_size=2, seed=0)
+    ref = ReferencePUCT(hashed_evaluator, batch_size=2)
+    for i in range(3):
+        move = puct.search(board.copy(), simulations=150)
+        assert puct.stats["reused"] == (i > 0)
+        assert move == ref.search(board, 150)
+        assert _compiled_visits(puct) == ref.visits()
+        reply = max(ref.root.children[[c.move for c in ref.root.children].index(move)].children,
+                    key=lambda c: c.visits, default=None)
+        if reply is None:
+            break
+        ref.advance(move)
+        ref.advance(reply.move)
+        board.push(move)
+        board.push(reply.move)
+        if board.is_terminal():
+            break
 
 
 def test_board_not_changed_and_bad_arguments():
@@ -562,7 +585,7 @@ def test_puct_pickles():
 
 def test_az_agent_pickles_and_plays():
     agent = games.get("ttt").make_agent("az", simulations=60, seed=3,
-                                        evaluator=UniformEvaluator())
+                                        network=UniformEvaluator())
     board = _ttt("XX.\nOO.\n...")
     assert agent.select_move(board.copy()) == 2
     clone = pickle.loads(pickle.dumps(agent))
