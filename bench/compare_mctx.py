@@ -14,11 +14,13 @@ constants mctx's ``muzero_policy`` uses, and ttt_engine's ``c_base``/``c_init``
 schedule), Dirichlet noise at the root (alpha 0.3, fraction 0.25), moves
 sampled from the visit counts for the first 2 plies and then the most visited.
 The rate is simulations per second: moves played x simulations per move /
-seconds, wall clock (the JAX side uses every core it is given; the CPU time of
-the whole process is reported beside it).  Two evaluators:
+seconds, by wall clock and by the CPU time of the whole process (every thread:
+XLA may use several; ttt_engine's self-play runs in the calling thread), since
+the machine may be shared and a busy machine stretches wall time.  Two evaluators:
 
 - ``uniform``: uniform priors, value 0 (isolates the search and the game):
-  ttt_engine's evaluator returning zeros through the Python protocol, mctx's
+  ttt_engine's ``UniformEvaluator(playouts=0)``, called through the Python
+  protocol like any evaluator, against mctx's
   recurrent function returning zero logits and value inside the jitted search;
 - ``mlp``: the same two-hidden-layer MLP (``--hidden`` wide, ReLU; policy head
   and tanh value head) with the same random weights on both sides: numpy on
@@ -29,6 +31,12 @@ the whole process is reported beside it).  Two evaluators:
 Every round times both sides once, alternating which goes first, after one
 untimed warm-up round (jit compilation happens there).  The table gives the
 medians and the median of the per-round ratios (ttt_engine / mctx).
+
+At one game, self-play evaluates one leaf per call on both sides (the
+sequential search); the extra row "1 (one tree, 8 leaves a call)" plays the
+games one at a time with ``search.PUCT(batch_size=8)``, whose virtual loss
+takes 8 leaves of the one tree per evaluator call (mctx has no equivalent: its
+batch is across games).
 """
 from __future__ import annotations
 
@@ -39,7 +47,13 @@ import statistics
 import sys
 import time
 
-import numpy as np
+# numpy's BLAS on one thread (before numpy is imported): ttt_engine's side runs on
+# one core.  A multithreaded OpenBLAS on matrices this small spins its threads and,
+# on a shared machine, was 20x slower per call here.  XLA keeps its own threads.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 C_INIT, C_BASE = 1.25, 19652.0
 ALPHA, NOISE = 0.3, 0.25
@@ -76,12 +90,6 @@ class NumpyMLP:
         return h @ wp + bp, np.tanh(h @ wv + bv)[:, 0]
 
 
-def flat_evaluator(observations, legal_mask):
-    """Uniform priors, value 0."""
-    n, a = legal_mask.shape
-    return np.zeros((n, a), np.float32), np.zeros(n, np.float32)
-
-
 # ----------------------------------------------------------------- ttt_engine's side
 def ours(batch, simulations, evaluator):
     """``run() -> simulations done``: one self-play call of ``batch`` games."""
@@ -95,6 +103,33 @@ def ours(batch, simulations, evaluator):
                         c_puct=C_INIT, c_base=C_BASE, dirichlet_alpha=ALPHA,
                         noise_fraction=NOISE)
         return len(data) * simulations
+    return run
+
+
+def ours_virtual_loss(simulations, evaluator, games=MIN_GAMES, batch_size=8):
+    """``run() -> simulations done``: one game at a time with ``search.PUCT``,
+    ``batch_size`` leaves of the one tree per evaluator call (virtual loss),
+    the tree kept between moves."""
+    from ttt_engine import Board
+    from ttt_engine.search import PUCT
+    seed = [0]
+
+    def run():
+        done = 0
+        for g in range(games):
+            seed[0] += 1
+            rng = np.random.default_rng(seed[0])
+            puct = PUCT(evaluator, c_puct=C_INIT, c_base=C_BASE, dirichlet_alpha=ALPHA,
+                        noise_fraction=NOISE, batch_size=batch_size, seed=seed[0])
+            board = Board()
+            while not board.is_terminal():
+                move = puct.search(board, simulations=simulations)
+                done += puct.stats["simulations"]
+                if board.ply < SAMPLE_PLIES:
+                    pi = puct.policy(1.0).astype(np.float64)
+                    move = board.action_to_move(int(rng.choice(pi.size, p=pi / pi.sum())))
+                board.push(move)
+        return done
     return run
 
 
@@ -177,27 +212,34 @@ def _time(fn):
     return units, time.perf_counter() - w, time.process_time() - c
 
 
-def measure(batch, simulations, evaluator_name, rounds, hidden):
+def measure(batch, simulations, evaluator_name, rounds, hidden, virtual_loss=False):
     weights = mlp_weights(hidden) if evaluator_name == "mlp" else None
-    evaluator = NumpyMLP(weights) if weights is not None else flat_evaluator
+    if weights is not None:
+        evaluator = NumpyMLP(weights)
+    else:
+        from ttt_engine.evaluators import UniformEvaluator
+        evaluator = UniformEvaluator(playouts=0)     # called from Python like any evaluator
     run_ours = ours(batch, simulations, evaluator)
     units, _, _ = _time(run_ours)                 # warm-up; gives the moves per game
     moves = units // simulations
+    if virtual_loss:                              # one game at a time, several leaves a call
+        run_ours = ours_virtual_loss(simulations, evaluator)
+        _time(run_ours)
     # the same number of moves per game as our side played
     run_theirs, _ = theirs(batch, simulations, weights, max(1, round(moves / batch)))
     _time(run_theirs)                                 # warm-up: jit compilation
-    rows = {"ours": [], "mctx": [], "ours_cpu": [], "mctx_cpu": [], "ratio": []}
+    rows = {"ours": [], "mctx": [], "ours_cpu": [], "mctx_cpu": [], "ratio": [],
+            "ratio_cpu": []}
     for r in range(rounds):
         order = [("ours", run_ours), ("mctx", run_theirs)]
         if r % 2:
             order.reverse()
-        rate = {}
         for name, fn in order:
             units, wall, cpu = _time(fn)
-            rate[name] = units / wall
             rows[name].append(units / wall)
             rows[name + "_cpu"].append(units / cpu)
-        rows["ratio"].append(rate["ours"] / rate["mctx"])
+        rows["ratio"].append(rows["ours"][-1] / rows["mctx"][-1])
+        rows["ratio_cpu"].append(rows["ours_cpu"][-1] / rows["mctx_cpu"][-1])
     return {k: statistics.median(v) for k, v in rows.items()}
 
 
@@ -231,6 +273,8 @@ def main(argv=None):
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--evaluators", nargs="+", default=["uniform", "mlp"],
                    choices=["uniform", "mlp"])
+    p.add_argument("--no-virtual-loss", dest="virtual_loss", action="store_false",
+                   help="leave out the batch-1 row where our one tree gives 8 leaves a call")
     p.add_argument("--quick", action="store_true", help="batches 1 and 64, 3 rounds")
     args = p.parse_args(argv)
     if args.quick:
@@ -246,13 +290,18 @@ def main(argv=None):
     print(f"Tic-Tac-Toe self-play, {args.simulations} simulations per move, "
           f"{args.rounds} rounds, medians\n")
     print("| evaluator | games at once | ttt_engine sims/s | mctx sims/s | ratio "
-          "| ttt_engine sims/CPU-s | mctx sims/CPU-s |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| ttt_engine sims/CPU-s | mctx sims/CPU-s | ratio (CPU) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.evaluators:
-        for batch in args.batches:
-            m = measure(batch, args.simulations, name, args.rounds, args.hidden)
-            print(f"| {name} | {batch} | {_fmt(m['ours'])} | {_fmt(m['mctx'])} "
-                  f"| {m['ratio']:.1f}x | {_fmt(m['ours_cpu'])} | {_fmt(m['mctx_cpu'])} |",
+        rows = [(b, False) for b in args.batches]
+        if 1 in args.batches and args.virtual_loss:
+            rows.insert(args.batches.index(1) + 1, (1, True))
+        for batch, vl in rows:
+            m = measure(batch, args.simulations, name, args.rounds, args.hidden, vl)
+            label = "1 (one tree, 8 leaves a call)" if vl else str(batch)
+            print(f"| {name} | {label} | {_fmt(m['ours'])} | {_fmt(m['mctx'])} "
+                  f"| {m['ratio']:.1f}x | {_fmt(m['ours_cpu'])} | {_fmt(m['mctx_cpu'])} "
+                  f"| {m['ratio_cpu']:.1f}x |",
                   flush=True)
     return 0
 
