@@ -414,9 +414,9 @@ def test_uniform_evaluator_root_value_sign(decisive_ttt):
     assert len(wrong) <= 2, wrong
 
 
-def test_uniform_evaluator_is_not_python():
-    """The built-in uniform evaluator runs in C: its results equal the flat
-    evaluator's priors, and the search reports evaluations."""
+def test_uniform_evaluator_priors_and_seed():
+    """The built-in uniform evaluator (playouts in C): uniform root priors,
+    every simulation but the root's below a child, the same seed the same tree."""
     board = games.get("ttt").new_board()
     puct = PUCT(UniformEvaluator(playouts=4), seed=3, reuse=False)
     puct.search(board, simulations=300)
