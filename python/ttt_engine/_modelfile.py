@@ -32,10 +32,14 @@ KINDS = {
     "ttt_engine.quixo.GreedyValueAgent": ("Quixo GreedyValueAgent",
                                           "ttt_engine.quixo:GreedyValueAgent.load"),
     "ttt_engine.quixo.ValueTable": ("Quixo value table", "ttt_engine.quixo:load_values"),
+    "ttt_engine.Network": ("policy-value Network (any game)", "ttt_engine.network:Network.load"),
+    "ttt_engine.AlphaZeroCheckpoint": ("AlphaZero training checkpoint (any game)",
+                                       "ttt_engine.alphazero:load_checkpoint"),
 }
 #: version of each kind's fields
 VERSIONS = {"ttt_engine.QAgent": 1, "ttt_engine.TreeQAgent": 1, "ttt_engine.SarsaAgent": 1,
-            "ttt_engine.quixo.GreedyValueAgent": 1, "ttt_engine.quixo.ValueTable": 1}
+            "ttt_engine.quixo.GreedyValueAgent": 1, "ttt_engine.quixo.ValueTable": 1,
+            "ttt_engine.Network": 1, "ttt_engine.AlphaZeroCheckpoint": 1}
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -133,8 +137,9 @@ def kind_of(path):
 
 def load(path):
     """Open any model file this library writes and return what it holds:
-    a ``QAgent``, ``TreeQAgent``, ``SarsaAgent``, Quixo ``GreedyValueAgent``
-    or Quixo ``ValueTable``.  A file that is not a ttt_engine model file (not a
+    a ``QAgent``, ``TreeQAgent``, ``SarsaAgent``, Quixo ``GreedyValueAgent``,
+    Quixo ``ValueTable``, ``Network`` (policy-value network) or AlphaZero
+    training ``Checkpoint``.  A file that is not a ttt_engine model file (not a
     zip archive, no header, an unknown kind) is a one-line ``ValueError``;
     a missing file a ``FileNotFoundError``."""
     kind = kind_of(path)

@@ -2,7 +2,7 @@
 shown by Jupyter and other notebooks)."""
 from __future__ import annotations
 
-__all__ = ["board_svg"]
+__all__ = ["board_svg", "heat_colour"]
 
 CELL = 36
 _FILL = {"X": "#c62828", "O": "#1565c0", "B": "#212121", "W": "#fafafa"}
@@ -47,20 +47,89 @@ def _grid(rows, cols, marks, thick_every=0, shade=None):
     return body
 
 
-def board_svg(board):
-    """An SVG picture of any game's board, with the side to move in its title."""
+def heat_colour(score):
+    """A score in [-1, 1] as a fill: red (bad for the side to move), pale yellow
+    (even), green (good)."""
+    s = max(-1.0, min(1.0, float(score)))
+    if s >= 0:
+        a, b = (255, 249, 196), (102, 187, 106)
+    else:
+        a, b = (255, 249, 196), (239, 83, 80)
+        s = -s
+    r, g, bl = (round(x + (y - x) * s) for x, y in zip(a, b))
+    return f"#{r:02x}{g:02x}{bl:02x}"
+
+
+def _overlay(board, heat, best, alternatives, last_move):
+    """(shade, extra SVG) for a heat map: ``heat`` {move: (score, label)} drawn on
+    each move's first cell (the best score where several moves share it), the
+    best move in green and the close alternatives in grey (an arrow for moves
+    with two cells), the last move outlined in blue."""
+    from ttt_engine.analysis import move_geometry
+    cells = {}
+    for move, (score, label) in (heat or {}).items():
+        cell = move_geometry(board, move)[0]
+        if cell not in cells or score > cells[cell][0]:
+            cells[cell] = (score, label)
+    shade = {cell: heat_colour(score) for cell, (score, _) in cells.items()}
+    extra = []
+    for (r, c), (_, label) in cells.items():
+        if label:
+            extra.append(f'<text x="{c * CELL + CELL / 2:.1f}" y="{r * CELL + CELL - 3}" '
+                         f'font-size="9" font-family="sans-serif" text-anchor="middle" '
+                         f'fill="#222" stroke="#fff" stroke-width="2" paint-order="stroke">'
+                         f'{_escape(label)}</text>')
+    marked = [(m, "#9e9e9e", 2) for m in alternatives or ()]
+    if best is not None:
+        marked.append((best, "#2e7d32", 3))
+    if last_move is not None:
+        marked.insert(0, (last_move, "#1e88e5", 2))
+    for move, colour, width in marked:
+        (r, c), to, _d = move_geometry(board, move)
+        extra.append(f'<rect x="{c * CELL + 2}" y="{r * CELL + 2}" width="{CELL - 4}" '
+                     f'height="{CELL - 4}" fill="none" stroke="{colour}" '
+                     f'stroke-width="{width}"/>')
+        if to is not None and to != (r, c):
+            x1, y1 = c * CELL + CELL / 2, r * CELL + CELL / 2
+            x2, y2 = to[1] * CELL + CELL / 2, to[0] * CELL + CELL / 2
+            extra.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                         f'stroke="{colour}" stroke-width="{width + 1}" opacity="0.8" '
+                         f'marker-end="url(#head{colour[1:]})"/>')
+    colours = sorted({colour for _, colour, _ in marked})
+    defs = "".join(f'<marker id="head{c[1:]}" markerWidth="10" markerHeight="10" '
+                   f'markerUnits="userSpaceOnUse" refX="5" '
+                   f'refY="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="{c}"/></marker>'
+                   for c in colours)
+    return shade, ([f"<defs>{defs}</defs>"] if defs else []) + extra
+
+
+def _escape(text):
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def board_svg(board, heat=None, best=None, alternatives=(), last_move=None):
+    """An SVG picture of any game's board, with the side to move in its title.
+
+    heat: ``{move: (score in [-1, 1], label)}`` drawn as a heat map (see
+    :class:`ttt_engine.analysis.Analysis`); best / alternatives: moves marked
+    in green / grey; last_move: outlined in blue."""
     kind = type(board).__module__.rsplit(".", 1)[-1]
     w = board.winner
     state = f"{board.to_move} to move" if w is None else "draw" if w == "draw" else f"{w} wins"
     title = f"{kind}: {state}"
+    if heat or best is not None or alternatives or last_move is not None:
+        shade, extra = _overlay(board, heat, best, alternatives, last_move)
+    else:
+        shade, extra = {}, []
     if kind == "ttt":
         cells = board.cells
         marks = {divmod(i, 3): "XO"[v - 1] for i, v in enumerate(cells) if v}
-        return _svg(3 * CELL, 3 * CELL, _grid(3, 3, marks), title)
+        return _svg(3 * CELL, 3 * CELL, _grid(3, 3, marks, 0, shade) + extra, title)
     if kind == "uttt":
         cells = board.cells
         marks = {divmod(i, 9): "XO"[v - 1] for i, v in enumerate(cells) if v}
-        shade = {}
+        heat_shade, shade = shade, {}
         forced = board.forced_board
         for b, w in enumerate(board.local_winners):
             colour = ({"X": "#ffcdd2", "O": "#bbdefb", "draw": "#e0e0e0"}.get(w)
@@ -68,17 +137,19 @@ def board_svg(board):
             if colour:
                 for k in range(9):
                     shade[(b // 3) * 3 + k // 3, (b % 3) * 3 + k % 3] = colour
-        return _svg(9 * CELL, 9 * CELL, _grid(9, 9, marks, 3, shade), title)
+        shade.update(heat_shade)
+        return _svg(9 * CELL, 9 * CELL, _grid(9, 9, marks, 3, shade) + extra, title)
     if kind == "clobber":
         R, C = board.rows, board.cols
         marks = {(r, c): board.cell(r, c) for r in range(R) for c in range(C)
                  if board.cell(r, c) in ("B", "W")}
-        return _svg(C * CELL, R * CELL, _grid(R, C, marks), title)
+        return _svg(C * CELL, R * CELL, _grid(R, C, marks, 0, shade) + extra, title)
     if kind == "quixo":
         n = board.size
         cells = board.cells
         marks = {divmod(i, n): "XO"[v - 1] for i, v in enumerate(cells) if v}
         ring = {(r, c): "#eeeeee" for r in range(n) for c in range(n)
                 if r in (0, n - 1) or c in (0, n - 1)}
-        return _svg(n * CELL, n * CELL, _grid(n, n, marks, 0, ring), title)
+        ring.update(shade)
+        return _svg(n * CELL, n * CELL, _grid(n, n, marks, 0, ring) + extra, title)
     raise TypeError(f"no picture for {type(board).__name__}")

@@ -164,6 +164,14 @@ class Game:
         budgets = {k: v for k, v in budgets.items() if k in engine.budgets}
         return engine.factory(seed=seed, **budgets, **kw)
 
+    def analyse(self, board, engine=None, **kw):
+        """What ``engine`` (a name, default ``default_engine``, built with the
+        budget keywords of :meth:`make_agent`; or an agent) thinks of each legal
+        move of ``board``: a :class:`ttt_engine.analysis.Analysis` (a table, and
+        the board as an SVG heat map).  See :func:`ttt_engine.analysis.analyse`."""
+        from ttt_engine.analysis import analyse
+        return analyse(self, board, self.default_engine if engine is None else engine, **kw)
+
 
 # ---------------------------------------------------------------------------- engines
 def _random(seed=None):

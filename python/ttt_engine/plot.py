@@ -3,7 +3,17 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["plot_history"]
+__all__ = ["plot_history", "plot_alphazero"]
+
+_HINT = 'needs matplotlib: pip install "ttt_engine[plot]"'
+
+
+def _require_matplotlib(what="plotting"):
+    """``ImportError`` with the extra to install when matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{what} {_HINT}") from None
 
 
 def plot_history(history, path, title=None):
@@ -80,5 +90,76 @@ def plot_history(history, path, title=None):
         fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_alphazero(records, path, title=None):
+    """Write a PNG of an AlphaZero run's learning curves to ``path``.
+
+    ``records``: the metrics records of :func:`ttt_engine.alphazero.train`
+    (``Training.records``, or a metrics ``.jsonl`` path).  Panels against
+    training time: the loss parts (policy cross-entropy, value MSE); the
+    evaluation score (Tic-Tac-Toe: optimal moves of PUCT and of the raw
+    policy over the 4520 positions; other games: the score against MCTS);
+    self-play outcomes and speed.  Written atomically; returns ``path``."""
+    _require_matplotlib("plot_alphazero")
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from ttt_engine import _util
+    if isinstance(records, (str, os.PathLike)):
+        from ttt_engine.alphazero import read_metrics
+        records = read_metrics(records)
+    records = list(records)
+    if not records or not all(isinstance(r, dict) and "seconds" in r for r in records):
+        raise ValueError("records must be a non-empty list of AlphaZero metrics records "
+                         "(dicts with 'seconds')")
+    path = os.fspath(path)
+
+    def series(key, scale=1.0):
+        pts = [(r["seconds"] / 60, r[key] * scale) for r in records
+               if isinstance(r.get(key), (int, float))]
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    ax = axes[0]
+    for key, label in (("policy_loss", "policy cross-entropy"), ("value_loss", "value MSE"),
+                       ("loss", "total")):
+        ax.plot(*series(key), label=label)
+    ax.set_title("training loss")
+    ax.set_xlabel("minutes")
+    ax.legend(fontsize=8)
+
+    ax = axes[1]
+    shown = False
+    for key, label in (("eval_optimality", "PUCT: optimal moves (4520 positions)"),
+                       ("eval_prior_optimality", "raw policy: optimal moves"),
+                       ("eval_score", "score vs MCTS")):
+        x, y = series(key, 100.0)
+        if x:
+            ax.plot(x, y, marker="o", label=label)
+            shown = True
+    if shown:
+        ax.legend(fontsize=8)
+    ax.set_title("evaluation (%)")
+    ax.set_xlabel("minutes")
+
+    ax = axes[2]
+    total = [max(1, r.get("first_wins", 0) + r.get("second_wins", 0) + r.get("draws", 0))
+             for r in records]
+    t = [r["seconds"] / 60 for r in records]
+    for key, label in (("first_wins", "first player wins"), ("second_wins", "second wins"),
+                       ("draws", "draws")):
+        ax.plot(t, [r.get(key, 0) / n for r, n in zip(records, total)], label=label)
+    ax.set_title("self-play outcomes")
+    ax.set_xlabel("minutes")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    _util.atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=100))
     plt.close(fig)
     return path

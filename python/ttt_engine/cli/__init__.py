@@ -7,6 +7,7 @@ Subcommands::
     ttt-engine eval    a saved model or an engine against random/perfect/another engine
     ttt-engine clobber the Clobber "basic" / "extended" modes on a board file
     ttt-engine quixo   the Quixo stages A/B/C
+    ttt-engine serve   a local web page: play, watch two engines, see them think
 
 Each command is one module of this package exposing ``add_parser(subparsers)``
 and ``run(args) -> exit status``; a module that has both is a command (found
@@ -44,7 +45,7 @@ DEBUG_ENV = "TTT_ENGINE_DEBUG"
 ERROR_MAX = 300
 
 #: Order of the commands in ``--help``; modules not listed here come after, by name.
-ORDER = ("play", "train", "eval", "clobber", "quixo")
+ORDER = ("play", "serve", "train", "eval", "clobber", "quixo")
 
 
 def command_modules():

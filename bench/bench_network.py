@@ -1,0 +1,87 @@
+"""The numpy policy-value network as the PUCT evaluator: positions per second.
+
+Run: ``PYTHONPATH=python python -m pytest bench/bench_network.py --benchmark-only``.
+UTTT planes (3x9x9 = 243 inputs), the default two hidden layers of 256, batch
+sizes 1, 64 and 256; each call of the timed function evaluates a fixed number of
+positions (``per_s`` in ``extra_info``: positions per second).  Also the JAX
+forward pass and the SGD step of the trainer (``[nn]`` extra) at batch 256.
+Bar (issue text): 0.5-0.6M positions/s at batch 64-256 on one core; about 800
+SGD steps/s at batch 256.
+"""
+import numpy as np
+import pytest
+
+from ttt_engine import uttt
+from ttt_engine.network import Network
+
+POSITIONS = 16_384       # per timed call
+
+
+def _uttt_batch(n, seed=0):
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    b = uttt.Board()
+    while len(obs) < n:
+        if b.is_terminal():
+            b = uttt.Board()
+        obs.append(b.observation())
+        masks.append(b.action_mask())
+        b.push(b.legal_moves[rng.integers(len(b.legal_moves))])
+    return np.stack(obs), np.stack(masks)
+
+
+@pytest.mark.parametrize("batch", [1, 64, 256])
+def test_network_positions_per_s(throughput, batch):
+    net = Network.init("uttt", seed=1)
+    obs, masks = _uttt_batch(batch)
+    calls = max(1, (POSITIONS if batch > 1 else POSITIONS // 8) // batch)
+
+    def run():
+        for _ in range(calls):
+            out = net(obs, masks)
+        return out
+
+    logits, values = throughput(run, calls * batch, "positions", batch=batch)
+    assert logits.shape == (batch, 81) and values.shape == (batch,)
+
+
+def test_jax_forward_positions_per_s(throughput):
+    import jax
+    import jax.numpy as jnp
+
+    from ttt_engine.alphazero import jax_forward
+    net = Network.init("uttt", seed=1)
+    params = {k: jnp.asarray(v) for k, v in net.params.items()}
+    obs, _ = _uttt_batch(256)
+    f = jax.jit(jax_forward)
+    x = jnp.asarray(obs)
+    f(params, x)[0].block_until_ready()
+    calls = POSITIONS // 256
+
+    def run():
+        for _ in range(calls):
+            out = f(params, x)
+        out[0].block_until_ready()
+        return out
+
+    logits, _ = throughput(run, calls * 256, "positions", batch=256)
+    assert logits.shape == (256, 81)
+
+
+def test_sgd_steps_per_s(throughput):
+    from ttt_engine.alphazero import Config, _Learner
+    net = Network.init("uttt", seed=1)
+    obs, masks = _uttt_batch(256)
+    pi = (masks / masks.sum(axis=1, keepdims=True)).astype(np.float32)
+    z = np.zeros(256, np.float32)
+    learner = _Learner(Config(), net.params)
+    learner.step(obs, masks, pi, z)
+    steps = 100
+
+    def run():
+        for _ in range(steps):
+            m = learner.step(obs, masks, pi, z)
+        return np.asarray(m)
+
+    m = throughput(run, steps, "sgd steps", batch=256)
+    assert np.isfinite(m).all()

@@ -1,0 +1,229 @@
+"""``ttt-engine az``: AlphaZero networks: ``train`` one by self-play (needs the
+``[nn]`` extra), ``eval`` a saved one (numpy only)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ttt_engine.cli import _files
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
+from ttt_engine.cli._report import table
+from ttt_engine.cli.console import Console
+
+__all__ = ["COMMAND", "add_parser", "run"]
+
+COMMAND = O.Command(
+    name="az",
+    help="AlphaZero: train a policy-value network by self-play, evaluate one",
+    description="""\
+AlphaZero for every game: 'train' a policy-value network by PUCT self-play (needs the
+[nn] extra: pip install 'ttt_engine[nn]'), 'eval' a saved network with PUCT.""",
+    epilog=(O.examples(
+        "az train --game ttt --out ttt.npz --time 600",
+        "az train --game uttt --out runs/uttt.npz --time 3600 --resume",
+        "az eval --model ttt.npz --simulations 100"),))
+
+#: train options -> (argparse keywords); each is the alphazero.Config field of the same name
+HYPER = {
+    "--hidden": dict(metavar="N,N", help="hidden layer sizes, e.g. 256,256"),
+    "--games": dict(type=O.count(1, 1_000_000), metavar="N",
+                    help="self-play games per iteration (played at once)"),
+    "--simulations": dict(type=O.count(1, 1_000_000), metavar="N",
+                          help="PUCT simulations per self-play move"),
+    "--temperature-moves": dict(type=O.count(0, 10_000), metavar="N",
+                                help="plies played from the visit distribution"),
+    "--c-puct": dict(type=O.real, metavar="C", help="PUCT exploration constant"),
+    "--dirichlet-alpha": dict(type=O.real, metavar="A", help="root noise in self-play"),
+    "--buffer-size": dict(type=O.count(1, 10**9), metavar="N", help="replay buffer positions"),
+    "--batch-size": dict(type=O.count(1, 1_000_000), metavar="N", help="SGD minibatch"),
+    "--sample-reuse": dict(type=O.real, metavar="R", help="SGD samples per new position"),
+    "--learning-rate": dict(type=O.real, metavar="LR"),
+    "--weight-decay": dict(type=O.real, metavar="WD"),
+    "--optimizer": dict(choices=("adam", "adamw")),
+    "--eval-every": dict(type=O.seconds(), metavar="SECONDS",
+                         help="training seconds between evaluations"),
+    "--eval-simulations": dict(type=O.count(1, 1_000_000), metavar="N",
+                               help="PUCT simulations per move in evaluations"),
+    "--eval-games": dict(type=O.count(0, 100_000), metavar="N",
+                         help="games against MCTS per evaluation (not Tic-Tac-Toe)"),
+    "--checkpoint-every": dict(type=O.seconds(), metavar="SECONDS",
+                               help="training seconds between checkpoints"),
+}
+
+#: board options of the games -> argparse keywords
+BOARD = {
+    "--rows": dict(type=O.count(1, 8), help="Clobber board rows"),
+    "--cols": dict(type=O.count(1, 8), help="Clobber board columns"),
+    "--size": dict(type=O.count(3, 5), help="Quixo board size"),
+}
+
+
+def _dest(flag):
+    return flag[2:].replace("-", "_")
+
+
+def _hidden(text):
+    try:
+        sizes = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
+    except ValueError:
+        sizes = ()
+    if not sizes or any(not 1 <= s <= 65_536 for s in sizes):
+        raise CLIError(f"--hidden must be layer sizes from 1 to 65536 separated by commas, "
+                       f"e.g. 256,256; got {text!r:.40}", EXIT_USAGE)
+    return sizes
+
+
+def _board_options(args):
+    return {_dest(f): getattr(args, _dest(f)) for f in BOARD
+            if getattr(args, _dest(f)) is not None}
+
+
+def _eval_rows(scores):
+    if "optimality" in scores:
+        return [["PUCT: optimal moves (4520 positions)", f"{scores['optimality']:.2%}"],
+                ["raw policy: optimal moves", f"{scores['prior_optimality']:.2%}"],
+                ["worst case as X vs any player", scores["worst_x"]],
+                ["worst case as O vs any player", scores["worst_o"]]]
+    n = scores["wins"] + scores["draws"] + scores["losses"]
+    return [[f"vs {scores['opponent']}: W/D/L ({n} games)",
+             f"{scores['wins']} / {scores['draws']} / {scores['losses']}"],
+            ["score", f"{scores['score']:.3f}"]]
+
+
+def run_train(args):
+    from ttt_engine import alphazero
+    console = Console.for_args(args)
+    try:
+        alphazero._nn()
+    except alphazero.NNExtraMissing as e:
+        raise CLIError(str(e), EXIT_USAGE) from None
+    hyper = {_dest(f): getattr(args, _dest(f)) for f in HYPER
+             if getattr(args, _dest(f)) is not None}
+    if "hidden" in hyper:
+        hyper["hidden"] = _hidden(hyper["hidden"])
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
+                           "(nothing was trained)", EXIT_USAGE) from None
+        _files.check_output(args.plot, "plot")
+    out = _files.check_output(args.out, "network file")
+    ckpt, metrics = alphazero.run_paths(out)
+    if args.resume and args.force:
+        raise CLIError("--resume and --force exclude each other", EXIT_USAGE)
+    if os.path.exists(ckpt) and not (args.resume or args.force):
+        raise CLIError(f"{ckpt} exists: --resume continues that run, --force starts a new one",
+                       EXIT_USAGE)
+    try:
+        config = alphazero.config_for(args.game, **hyper)
+    except ValueError as e:
+        raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
+    budget = args.time if args.time is not None else (None if args.iterations else config.time)
+    what = f"{budget:g} s" if budget is not None else f"{args.iterations} iterations"
+    console.say(f"AlphaZero {args.game}: training for {what}{' (resumed)' if args.resume else ''};"
+                f" network -> {out}, checkpoint -> {ckpt}, metrics -> {metrics}")
+    try:
+        result = alphazero.train(args.game, out=out, time=budget, iterations=args.iterations,
+                                 resume=args.resume, overwrite=args.force, seed=args.seed,
+                                 progress=not args.quiet, board_options=_board_options(args),
+                                 **hyper)
+    except ValueError as e:
+        raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        if os.path.exists(ckpt):
+            try:
+                it = alphazero.load_checkpoint(ckpt).iteration
+                sys.stderr.write(f"\nThe last checkpoint (iteration {it}) is in {ckpt}; "
+                                 "--resume continues from it.")
+            except (OSError, ValueError):
+                pass
+        raise
+    last = result.records[-1] if result.records else {}
+    rows = [["network file", out], ["checkpoint", ckpt], ["metrics log", metrics],
+            ["iterations", f"{result.iteration:,}"],
+            ["self-play games", f"{last.get('games', 0):,}"],
+            ["training time (all sessions)", f"{last.get('seconds', 0):,.0f} s"]]
+    evals = [r for r in result.records if any(k.startswith("eval_") for k in r)]
+    if evals:
+        e = evals[-1]
+        rows += [[f"last evaluation (iteration {e['iteration']}): {k}", v] for k, v in
+                 _eval_rows({k[5:]: v for k, v in e.items() if k.startswith("eval_")})]
+    console.say(table(rows, ["summary", "value"]))
+    if args.plot:
+        from ttt_engine.plot import plot_alphazero
+        _files.save(lambda p: plot_alphazero(alphazero.read_metrics(metrics), p,
+                                             title=f"AlphaZero {args.game}"),
+                    args.plot, "plot")
+        console.say(f"Learning curves written to {args.plot}")
+    return EXIT_OK
+
+
+def run_eval(args):
+    from ttt_engine import alphazero
+    from ttt_engine.network import Network
+    console = Console.for_args(args)
+    if not os.path.exists(args.model):
+        raise CLIError(f"the network file {args.model} does not exist")
+    try:
+        net = Network.load(args.model)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
+    console.say(f"{args.model}: {net!r}")
+    scores = alphazero.evaluate_network(net, simulations=args.simulations, games=args.games,
+                                        mcts_simulations=args.mcts_simulations,
+                                        seed=args.seed or 0)
+    console.say(table(_eval_rows(scores), ["evaluation", "value"]))
+    return EXIT_OK
+
+
+def run(args):
+    return args.az_run(args)
+
+
+def add_parser(subparsers):
+    from ttt_engine import games
+    p = O.add_command(subparsers, COMMAND, run)
+    sub = p.add_subparsers(dest="az_command", metavar="COMMAND", required=True)
+    t = sub.add_parser("train", help="train a network by self-play (needs [nn])",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Train a policy-value network by AlphaZero self-play. The "
+                       "network, a checkpoint (OUT.ckpt.npz) and a metrics log "
+                       "(OUT.metrics.jsonl) are written as it goes; --resume continues a run "
+                       "from its last checkpoint. Hyperparameters default to the game's preset.")
+    t.set_defaults(az_run=run_train)
+    t.add_argument("--game", choices=list(games.GAMES), default="ttt",
+                   help="which game (default: ttt)")
+    t.add_argument("--out", required=True, metavar="PATH", help="network file to write (.npz)")
+    t.add_argument("--time", type=O.seconds(), metavar="SECONDS",
+                   help="wall-time budget of this session (default: the preset's)")
+    t.add_argument("--iterations", type=O.count(1, 10**9), metavar="N",
+                   help="stop when the run has done N iterations in all")
+    t.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    t.add_argument("--force", action="store_true", help="start anew over an existing checkpoint")
+    t.add_argument("--seed", type=O.seed, help="seed of the run")
+    t.add_argument("--plot", metavar="PNG", help="write the learning curves to PNG")
+    g = t.add_argument_group("hyperparameters (default: the game's preset)")
+    for flag, kw in HYPER.items():
+        g.add_argument(flag, **kw)
+    b = t.add_argument_group("board options")
+    for flag, kw in BOARD.items():
+        b.add_argument(flag, **kw)
+    O.add_quiet(t)
+    e = sub.add_parser("eval", help="evaluate a network with PUCT (numpy only)",
+                       description="Tic-Tac-Toe: optimal moves of PUCT over the 4520 decision "
+                       "positions and its worst case against any player; other games: games "
+                       "against MCTS.")
+    e.set_defaults(az_run=run_eval)
+    e.add_argument("--model", required=True, metavar="PATH", help="network file (.npz)")
+    e.add_argument("--simulations", type=O.count(1, 1_000_000), default=100,
+                   help="PUCT simulations per move (default 100)")
+    e.add_argument("--games", type=O.count(1, 100_000), default=20,
+                   help="games against MCTS (default 20; not Tic-Tac-Toe)")
+    e.add_argument("--mcts-simulations", type=O.count(1, 10**9), default=800,
+                   help="MCTS simulations per move (default 800)")
+    e.add_argument("--seed", type=O.seed, help="seed of the games")
+    O.add_quiet(e)
+    return p

@@ -1,0 +1,67 @@
+"""``ttt-engine serve``: a local web page to play the four games against any
+engine of the registry, watch two engines, and see what an engine thinks
+(the ``[web]`` extra: Starlette and uvicorn)."""
+from __future__ import annotations
+
+import errno
+
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, CLIError
+
+__all__ = ["COMMAND", "add_parser", "run", "DEFAULT_PORT", "MAX_TIME_CAP"]
+
+DEFAULT_PORT = 8000
+#: Highest --max-time accepted (seconds).
+MAX_TIME_CAP = 3600.0
+
+COMMAND = O.Command(
+    name="serve",
+    help="a local web page: play, watch two engines, see them think",
+    description="""\
+Serve a web page on this machine to play any game against any engine, watch two
+engines play, and see an engine's analysis (visits, values, principal lines) as a
+heat map on the board. The page is plain HTML and JavaScript served from here;
+nothing is fetched from the internet. It listens on 127.0.0.1 only, unless --host
+says otherwise. Ctrl-C stops the server (status 130).""",
+    epilog=("Needs the [web] extra: pip install 'ttt_engine[web]'. More: docs/web.md.",
+            O.examples("serve                    then open http://127.0.0.1:8000/",
+                       "serve --port 8080 --open",
+                       "serve --max-time 30      allow searches of up to 30 s")))
+
+
+def run(args):
+    from ttt_engine.web import MissingExtra, require_extra
+    try:
+        require_extra()
+    except MissingExtra as e:
+        raise CLIError(str(e), EXIT_ERROR) from None
+    from ttt_engine.web.server import run as serve
+    try:
+        serve(args.host, args.port, open_browser=args.open,
+              announce=lambda text: print(text, flush=True), max_time=args.max_time,
+              workers=args.workers)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise CLIError(f"port {args.port} on {args.host} is in use: choose another with "
+                           "--port (0 picks a free one)", EXIT_ERROR) from None
+        if isinstance(e, OSError) and e.errno in (errno.EADDRNOTAVAIL, errno.EACCES) or \
+                e.errno is None or e.errno < 0:
+            raise CLIError(f"cannot listen on {args.host}:{args.port}: "
+                           f"{e.strerror or e}", EXIT_USAGE) from None
+        raise
+    return EXIT_INTERRUPTED
+
+
+def add_parser(subparsers):
+    p = O.add_command(subparsers, COMMAND, run)
+    p.add_argument("--port", type=O.count(0, 65535), default=DEFAULT_PORT, metavar="N",
+                   help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1", metavar="H",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    p.add_argument("--max-time", type=O.seconds(0, MAX_TIME_CAP), default=10.0,
+                   metavar="SECONDS",
+                   help="longest search a request may ask for (default 10)")
+    p.add_argument("--workers", type=O.count(1, 64), default=2, metavar="N",
+                   help="searches run at once (default 2; more requests wait)")
+    return p

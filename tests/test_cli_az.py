@@ -1,0 +1,98 @@
+"""``ttt-engine az``: train a small network, refuse to clobber a run, resume it,
+evaluate it; every failure one line with its exit status."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ttt_engine
+from ttt_engine.alphazero import load_checkpoint
+from ttt_engine.network import Network
+
+PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
+CMD = [sys.executable, "-m", "ttt_engine"]
+PREFIX = "ttt-engine: error: "
+TINY = ["--hidden", "16", "--games", "6", "--simulations", "8", "--buffer-size", "2000",
+        "--batch-size", "32", "--eval-simulations", "4", "--quiet"]
+
+
+@pytest.fixture
+def env(tmp_path):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = PYDIR + os.pathsep + e.get("PYTHONPATH", "")
+    e["TTT_ENGINE_CACHE_DIR"] = str(tmp_path / "cache")
+    e["NO_COLOR"] = "1"
+    e.pop("TTT_ENGINE_DEBUG", None)
+    return e
+
+
+def run(args, env, timeout=300, prelude=None):
+    if prelude:
+        cmd = [sys.executable, "-c",
+               prelude + "; import sys; from ttt_engine.cli import main; "
+               f"sys.exit(main({args!r}))"]
+    else:
+        cmd = CMD + args
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def one_line_error(r, code, *needles):
+    assert r.returncode == code, (r.returncode, r.stdout[-500:], r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(PREFIX), r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+def test_train_resume_and_eval(tmp_path, env):
+    out = str(tmp_path / "ttt.npz")
+    r = run(["az", "train", "--game", "ttt", "--out", out, "--iterations", "1", "--seed", "3",
+             *TINY], env)
+    assert r.returncode == 0, r.stderr
+    assert "iterations" in r.stdout and "PUCT: optimal moves" in r.stdout
+    assert Network.load(out).hidden == (16,)
+    assert load_checkpoint(tmp_path / "ttt.ckpt.npz").iteration == 1
+    # a second run does not silently start over
+    r = run(["az", "train", "--out", out, "--iterations", "2", *TINY], env)
+    one_line_error(r, 2, "ttt.ckpt.npz exists: --resume continues that run, --force starts")
+    r = run(["az", "train", "--out", out, "--iterations", "2", "--resume", "--quiet",
+             "--plot", str(tmp_path / "c.png")], env)
+    assert r.returncode == 0, r.stderr
+    assert load_checkpoint(tmp_path / "ttt.ckpt.npz").iteration == 2
+    assert os.path.getsize(tmp_path / "c.png") > 1000
+    r = run(["az", "eval", "--model", out, "--simulations", "10"], env)
+    assert r.returncode == 0, r.stderr
+    assert "worst case as X" in r.stdout and "%" in r.stdout
+
+
+@pytest.mark.parametrize("args,code,needles", [
+    (["az", "train", "--out", "{tmp}/x.npz", "--hidden", "12,x"], 2, ["--hidden must be"]),
+    (["az", "train", "--out", "{tmp}/x.npz", "--learning-rate", "-1", "--quiet"], 2,
+     ["cannot train: learning_rate must be in"]),
+    (["az", "train", "--out", "{tmp}/x.npz", "--resume", "--force"], 2, ["exclude"]),
+    (["az", "train", "--out", "{tmp}"], 2, ["is a folder"]),
+    (["az", "train"], 2, ["--out"]),
+    (["az", "eval", "--model", "{tmp}/none.npz"], 1, ["does not exist"]),
+    (["az", "train", "--game", "clobber", "--rows", "9", "--out", "{tmp}/x.npz"], 2,
+     ["--rows"]),
+])
+def test_bad_usage_is_one_line(tmp_path, env, args, code, needles):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    one_line_error(run(args, env), code, *needles)
+    assert not os.path.exists(tmp_path / "x.npz")
+
+
+def test_eval_refuses_a_file_that_is_not_a_network(tmp_path, env):
+    q = ttt_engine.train(1000, seed=1, progress=False, metrics_every=0)
+    q.save(tmp_path / "q.npz")
+    one_line_error(run(["az", "eval", "--model", str(tmp_path / "q.npz")], env), 1,
+                   "is a Tic-Tac-Toe QAgent file, not a policy-value Network")
+
+
+def test_missing_nn_extra_exits_2_with_the_extra_to_install(tmp_path, env):
+    r = run(["az", "train", "--out", str(tmp_path / "x.npz")], env,
+            prelude="import sys; sys.modules['jax'] = None")
+    one_line_error(r, 2, "training needs the [nn] extra: pip install 'ttt_engine[nn]'")
+    assert not os.path.exists(tmp_path / "x.npz")

@@ -1,0 +1,237 @@
+"""The web page's API (``ttt-engine serve``) through Starlette's TestClient, and
+the analysis as a library call (``games.get(g).analyse``)."""
+import json
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():     # newer Starlette prefers httpx2 to httpx; both work
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from ttt_engine import games
+from ttt_engine.agents import MCTSAgent
+from ttt_engine.web import create_app
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(max_time=2.0, max_simulations=100_000)) as c:
+        yield c
+
+
+def post(client, path, body, **kw):
+    return client.post(path, content=json.dumps(body),
+                       headers={"Content-Type": "application/json", **kw})
+
+
+# ---------------------------------------------------------------------------- library
+def test_mcts_analysis_is_the_agents_own_search():
+    g = games.get("uttt")
+    b = g.new_board()
+    b.push(40)
+    a = g.analyse(b, "mcts", simulations=3000, seed=5)
+    agent = MCTSAgent(simulations=3000, seed=5)
+    move = agent.select_move(b)
+    visits = {c["move"]: c["visits"] for c in agent.last_stats["children"]}
+    assert a.kind == "mcts" and a.best_move == move
+    assert {r.move: r.visits for r in a.rows} == visits
+    assert sum(visits.values()) > 2900 and set(visits) == set(b.legal_moves)
+    assert a.rows[0].visits == max(visits.values())
+
+
+def test_perfect_analysis_gives_exact_verdicts_and_lines():
+    g = games.get("ttt")
+    b = g.from_string("XX.OO....")          # X to move wins at once on cell 2
+    a = g.analyse(b, "perfect")
+    assert a.kind == "exact" and a.best_move == 2
+    assert a.best.verdict == "win in 1" and a.best.pv == ("3",)
+    verdicts = {r.move: r.verdict for r in a.rows}
+    assert verdicts[5] == "draw"            # blocking O's row draws
+    assert verdicts[6] == "loss in 2"       # leaving it open loses
+    assert a.evaluation > 0.99 and a.alternatives() == []
+    svg = a.to_svg()
+    assert svg.startswith("<svg") and "#2e7d32" in svg and "W1" in svg
+
+
+def test_alphabeta_analysis_lists_a_pv_and_the_table():
+    g = games.get("quixo")
+    a = g.analyse(g.new_board(size=4), "alphabeta", depth=2)
+    assert len(a.rows) == len(g.new_board(size=4).legal_moves)
+    assert a.best.pv[0] == a.best.text and len(a.best.pv) == 2
+    text = a.table()
+    assert text.splitlines()[0].split()[:2] == ["move", "score"]
+    assert a.best.text in text
+
+
+def test_q_and_value_agents_give_their_numbers():
+    g = games.get("ttt")
+    agent = g.make_agent("q", seed=1, episodes=200_000)
+    b = g.new_board()
+    a = g.analyse(b, agent)
+    q = agent.q_values(b)
+    assert a.kind == "q" and {r.move: r.value for r in a.rows} == q
+    assert a.best_move == agent.select_move(b)
+    from ttt_engine import quixo
+    values, _ = quixo.collect_values(2000, seed=3, size=3)
+    gq = games.get("quixo")
+    bq = gq.new_board(size=3)
+    greedy = gq.make_agent("greedy", seed=1, values=values)
+    aq = gq.analyse(bq, greedy)
+    assert aq.kind == "values"
+    for r in aq.rows:
+        child = bq.copy()
+        child.push(r.move)
+        got = values.get(child)
+        assert r.value == (0.5 if got is None else got[0])
+        assert 0 <= r.value <= 1 and r.score == pytest.approx(2 * r.value - 1)
+
+
+def test_time_budgeted_mcts_analysis_sends_updates_and_stops_on_request():
+    g = games.get("uttt")
+    seen = []
+    a = g.analyse(g.new_board(), "mcts", time=5.0, seed=1,
+                  on_update=seen.append, stop=lambda: len(seen) >= 2)
+    # stop() is asked after each slice: the third slice is the last
+    assert len(seen) == 3 and seen[0].done is False and seen[-1].done is True
+    assert seen[0].stats["simulations"] < seen[1].stats["simulations"] < \
+        seen[2].stats["simulations"]
+    visits = [sum(r.visits for r in u.rows) for u in seen]
+    assert visits[0] < visits[1] < visits[2]            # one tree, grown slice by slice
+    assert a is seen[-1]
+
+
+def test_analyse_refuses_bad_input():
+    g = games.get("ttt")
+    with pytest.raises(ValueError, match="unknown Tic-Tac-Toe engine"):
+        g.analyse(g.new_board(), "deep-blue")
+    with pytest.raises(ValueError, match="game is over"):
+        g.analyse(g.from_string("XXXOO...."), "perfect")
+    with pytest.raises(ValueError, match="expected a ttt_engine.ttt.Board"):
+        g.analyse(games.get("uttt").new_board(), "perfect")
+
+
+# ---------------------------------------------------------------------------- API
+def test_page_and_registry(client):
+    r = client.get("/")
+    assert r.status_code == 200 and "<script src=\"/static/app.js\">" in r.text
+    assert client.get("/static/app.js").status_code == 200
+    info = client.get("/api/games").json()
+    assert [g["key"] for g in info["games"]] == list(games.GAMES)
+    ttt = info["games"][0]
+    assert [e["name"] for e in ttt["engines"]] == list(games.get("ttt").engines)
+    assert info["caps"] == {"time": 2.0, "simulations": 100_000, "depth": 64}
+
+
+def test_position_replays_and_plays_typed_moves(client):
+    r = post(client, "/api/position", {"game": "ttt", "moves": [4, 0], "play": "3"})
+    assert r.status_code == 200
+    p = r.json()
+    assert p["moves"] == [4, 0, 2] and p["texts"] == ["5", "1", "3"]
+    assert p["to_move"] == "O" and len(p["legal"]) == 6 and p["svg"].startswith("<svg")
+    q = post(client, "/api/position", {"game": "quixo", "options": {"size": 4}}).json()
+    a1r = next(m for m in q["legal"] if m["text"] == "a1R")
+    assert a1r["from"] == [0, 0] and a1r["dir"] == "R" and q["rows"] == 4
+    c = post(client, "/api/position", {"game": "clobber"}).json()
+    assert all(m["to"] is not None for m in c["legal"])
+
+
+def test_engine_move_returns_the_searchs_analysis(client):
+    r = post(client, "/api/engine-move", {"game": "ttt", "moves": [0, 4, 8],
+                                          "engine": "mcts", "budgets": {"simulations": 2000},
+                                          "seed": 3})
+    assert r.status_code == 200
+    d = r.json()
+    agent = MCTSAgent(simulations=2000, time=2.0, seed=3)
+    b = games.get("ttt").new_board()
+    for m in (0, 4, 8):
+        b.push(m)
+    assert d["move"] == agent.select_move(b)
+    assert {row["move"]: row["visits"] for row in d["analysis"]["rows"]} == \
+        {c["move"]: c["visits"] for c in agent.last_stats["children"]}
+    assert d["position"]["moves"] == [0, 4, 8, d["move"]]
+
+
+def test_streamed_analysis_sends_events_until_done(client):
+    with client.stream("POST", "/api/analyse", content=json.dumps(
+            {"game": "uttt", "engine": "mcts", "budgets": {"time": 0.6}, "seed": 1,
+             "stream": True}), headers={"Content-Type": "application/json"}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith(
+            "text/event-stream")
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
+    assert len(events) >= 2 and events[-1]["done"] and not events[0]["done"]
+    assert events[-1]["stats"]["simulations"] > events[0]["stats"]["simulations"]
+
+
+def test_solve(client):
+    d = post(client, "/api/solve", {"game": "ttt", "moves": [0, 3, 1, 4]}).json()
+    assert d["value"] == "win" and d["best_text"] == "3" and d["side"] == "X"
+    d = post(client, "/api/solve", {"game": "uttt", "time": 0.2}).json()
+    assert d["value"] == "unknown"
+
+
+@pytest.mark.parametrize("body, status, reason", [
+    ({"game": "chess"}, 400, "unknown game 'chess'"),
+    ({"game": "ttt", "moves": [4, 4]}, 400, "move 2 (4) is not legal"),
+    ({"game": "ttt", "moves": "4"}, 400, "moves must be a list"),
+    ({"game": "ttt", "moves": [0, 3, 1, 4, 2, 5]}, 400, "move 6: the game is already over"),
+    ({"game": "ttt", "moves": [0, 3, 1, 4, 2], "play": "6"}, 400, "the game is over"),
+    ({"game": "ttt", "play": "10"}, 400, "not a legal move: 10 is out of range"),
+    ({"game": "quixo", "options": {"size": 9}}, 400, "bad board options"),
+    ({"game": "quixo", "options": {"colour": 1}}, 400, "has no option 'colour'"),
+])
+def test_bad_positions_are_4xx_with_one_line(client, body, status, reason):
+    r = post(client, "/api/position", body)
+    assert r.status_code == status
+    err = r.json()["error"]
+    assert reason in err and "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("body, reason", [
+    ({"game": "ttt", "engine": "deep-blue"}, "unknown Tic-Tac-Toe engine"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"time": 3}}, "above this server's cap"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"simulations": 10**6}}, "above this server"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"simulations": -5}}, "at least 1"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"time": "soon"}}, "time must be a number"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"depth": 3}}, "does not take depth"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"speed": 3}}, "unknown budget 'speed'"),
+    ({"game": "ttt", "engine": "mcts", "seed": -1}, "seed must be"),
+    ({"game": "ttt", "engine": "perfect", "moves": [0, 3, 1, 4, 2]}, "the game is over"),
+])
+def test_bad_searches_are_4xx(client, body, reason):
+    for path in ("/api/engine-move", "/api/analyse"):
+        r = post(client, path, body)
+        assert r.status_code == 400 and reason in r.json()["error"], (path, r.text)
+
+
+def test_malformed_requests(client):
+    r = client.post("/api/position", content=b"{not json",
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"].startswith("malformed JSON")
+    r = client.post("/api/position", content=b"game=ttt",
+                    headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 415
+    r = post(client, "/api/position", [1, 2])
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]
+    r = client.post("/api/position", content=b" " * 70_000,
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert client.get("/api/position").status_code == 405
+
+
+def test_other_origins_are_refused(client):
+    r = post(client, "/api/position", {"game": "ttt"}, Origin="http://evil.example")
+    assert r.status_code == 403 and "other origins" in r.json()["error"]
+    r = post(client, "/api/position", {"game": "ttt"}, **{"Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 403
+    r = post(client, "/api/position", {"game": "ttt"}, Origin="http://testserver")
+    assert r.status_code == 200
+
+
+def test_loopback_server_refuses_foreign_host_names():
+    app = create_app(allowed_hosts=("127.0.0.1:8000",))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/api/games").status_code == 200
+    with TestClient(app, base_url="http://attacker.example") as c:
+        r = c.get("/api/games")
+        assert r.status_code == 403 and "answers only to" in r.json()["error"]
