@@ -23,10 +23,12 @@ the machine may be shared and a busy machine stretches wall time.  Two evaluator
   protocol like any evaluator, against mctx's
   recurrent function returning zero logits and value inside the jitted search;
 - ``mlp``: the same two-hidden-layer MLP (``--hidden`` wide, ReLU; policy head
-  and tanh value head) with the same random weights on both sides: numpy on
-  ours, ``jax.numpy`` inside the jitted search on mctx's.  The input is the
+  and tanh value head) with the same random weights on both sides: the
+  package's numpy ``ttt_engine.network.Network`` on ours, ``jax.numpy`` inside
+  the jitted search on mctx's.  The input is the
   side to move's planes ``[2, 3, 3]`` flattened (pgx's ``[3, 3, 2]`` planes are
-  transposed to that layout first), so both sides compute the same function.
+  transposed to that layout first), so both sides compute the same function
+  (checked before timing, on random games played in both).
 
 Every round times both sides once, alternating which goes first, after one
 untimed warm-up round (jit compilation happens there).  The table gives the
@@ -63,31 +65,68 @@ MIN_GAMES = 16          # games per timed run at least (batch 1: 16 games one af
 
 # ----------------------------------------------------------------- the network
 def mlp_weights(hidden, inputs=18, actions=9, seed=0):
-    """float32 weights of the shared MLP: (W1, b1, W2, b2, Wp, bp, Wv, bv)."""
+    """float32 weights of the shared MLP, named as ``ttt_engine.network.Network``
+    takes them: ``w0, b0, w1, b1`` (two hidden layers), ``wp, bp`` (policy),
+    ``wv, bv`` (value, through tanh)."""
     rng = np.random.default_rng(seed)
-
-    def dense(n_in, n_out):
-        return (rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out)).astype(np.float32),
-                rng.normal(0, 0.1, n_out).astype(np.float32))
-    w1, b1 = dense(inputs, hidden)
-    w2, b2 = dense(hidden, hidden)
-    wp, bp = dense(hidden, actions)
-    wv, bv = dense(hidden, 1)
-    return w1, b1, w2, b2, wp, bp, wv, bv
+    sizes = {"w0": (inputs, hidden), "w1": (hidden, hidden), "wp": (hidden, actions),
+             "wv": (hidden, 1)}
+    params = {}
+    for name, (n_in, n_out) in sizes.items():
+        params[name] = rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out)).astype(np.float32)
+        params["b" + name[1:]] = rng.normal(0, 0.1, n_out).astype(np.float32)
+    return params
 
 
-class NumpyMLP:
-    """The evaluator protocol over the MLP in numpy (float32)."""
+def our_network(params):
+    """The package's numpy evaluator with these weights."""
+    from ttt_engine.network import Network
+    return Network("ttt", params)
 
-    def __init__(self, weights):
-        self.w = weights
 
-    def __call__(self, observations, legal_mask):
-        w1, b1, w2, b2, wp, bp, wv, bv = self.w
-        x = observations.reshape(len(observations), -1).astype(np.float32)
-        h = np.maximum(x @ w1 + b1, 0)
-        h = np.maximum(h @ w2 + b2, 0)
-        return h @ wp + bp, np.tanh(h @ wv + bv)[:, 0]
+def jax_forward(params):
+    """``forward(pgx observations [B, 3, 3, 2]) -> (logits, values)``: the same
+    MLP in ``jax.numpy`` (None: the trivial evaluator, zeros)."""
+    import jax
+    import jax.numpy as jnp
+    if params is None:
+        def forward(obs):
+            n = obs.shape[0]
+            return jnp.zeros((n, 9), jnp.float32), jnp.zeros((n,), jnp.float32)
+        return forward
+    p = {k: jnp.asarray(v) for k, v in params.items()}
+
+    def forward(obs):
+        # pgx planes [3, 3, 2] (side to move, opponent) -> ours [2, 3, 3], flattened
+        x = jnp.transpose(obs, (0, 3, 1, 2)).reshape(obs.shape[0], -1).astype(jnp.float32)
+        h = jax.nn.relu(x @ p["w0"] + p["b0"])
+        h = jax.nn.relu(h @ p["w1"] + p["b1"])
+        return h @ p["wp"] + p["bp"], jnp.tanh(h @ p["wv"] + p["bv"])[:, 0]
+    return forward
+
+
+def check_same_function(params, games=5, seed=0):
+    """Play random games in pgx and ttt_engine with the same actions: the planes
+    agree at every ply (after the transpose) and so do both networks' outputs."""
+    import jax
+    import pgx
+    from ttt_engine import Board
+    env = pgx.make("tic_tac_toe")
+    step = jax.jit(env.step)
+    forward, net = jax_forward(params), our_network(params)
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state, board = env.init(jax.random.PRNGKey(g)), Board()
+        while not board.is_terminal():
+            theirs = np.asarray(state.observation)[None]
+            assert np.array_equal(np.transpose(theirs, (0, 3, 1, 2)).astype(np.int8)[0],
+                                  board.observation()), "pgx and ttt_engine planes differ"
+            lj, vj = forward(theirs)
+            ln, vn = net(board.observation()[None], board.action_mask()[None])
+            assert np.allclose(lj, ln, atol=1e-4) and np.allclose(vj, vn, atol=1e-4), \
+                "the two networks differ"
+            a = int(rng.choice(np.flatnonzero(board.action_mask())))
+            state, _ = step(state, a), board.push(a)
 
 
 # ----------------------------------------------------------------- ttt_engine's side
@@ -145,19 +184,7 @@ def theirs(batch, simulations, weights, moves):
     import pgx
 
     env = pgx.make("tic_tac_toe")
-    if weights is None:
-        def forward(obs):
-            n = obs.shape[0]
-            return jnp.zeros((n, 9), jnp.float32), jnp.zeros((n,), jnp.float32)
-    else:
-        w1, b1, w2, b2, wp, bp, wv, bv = (jnp.asarray(w) for w in weights)
-
-        def forward(obs):
-            # pgx planes [3, 3, 2] (current player, opponent) -> ours [2, 3, 3]
-            x = jnp.transpose(obs, (0, 3, 1, 2)).reshape(obs.shape[0], -1).astype(jnp.float32)
-            h = jax.nn.relu(x @ w1 + b1)
-            h = jax.nn.relu(h @ w2 + b2)
-            return h @ wp + bp, jnp.tanh(h @ wv + bv)[:, 0]
+    forward = jax_forward(weights)
 
     def recurrent_fn(params, rng_key, action, state):
         player = state.current_player
@@ -215,7 +242,7 @@ def _time(fn):
 def measure(batch, simulations, evaluator_name, rounds, hidden, virtual_loss=False):
     weights = mlp_weights(hidden) if evaluator_name == "mlp" else None
     if weights is not None:
-        evaluator = NumpyMLP(weights)
+        evaluator = our_network(weights)
     else:
         from ttt_engine.evaluators import UniformEvaluator
         evaluator = UniformEvaluator(playouts=0)     # called from Python like any evaluator
@@ -287,6 +314,8 @@ def main(argv=None):
         print(f"mctx, pgx and jax are needed: pip install '.[compare]' ({e})", file=sys.stderr)
         return 3
     print(f"machine: {machine()}")
+    if "mlp" in args.evaluators:
+        check_same_function(mlp_weights(args.hidden))
     print(f"Tic-Tac-Toe self-play, {args.simulations} simulations per move, "
           f"{args.rounds} rounds, medians\n")
     print("| evaluator | games at once | ttt_engine sims/s | mctx sims/s | ratio "
