@@ -1,5 +1,5 @@
-"""Independent pure-Python PUCT (AlphaZero's search), written from the contract in
-docs (the rules below) against the public Board API only, used by the tests to
+"""Independent pure-Python PUCT (AlphaZero's search), written from the rules in
+docs/puct.md (restated below) against the public Board API only, used by the tests to
 check the compiled ``ttt_engine.search.PUCT`` visit count by visit count.
 
 It is slow and simple on purpose: a node is a Python object, a simulation
