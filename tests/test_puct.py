@@ -1,0 +1,592 @@
+"""PUCT search and self-play: the compiled ``ttt_engine.search.PUCT`` against the
+independent pure-Python reference (``tests/puct_reference.py``), PUCT with the
+built-in uniform evaluator against exact Tic-Tac-Toe values, self-play targets,
+bad evaluators and pickling."""
+from __future__ import annotations
+
+import hashlib
+import math
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from puct_reference import ReferencePUCT, softmax_priors
+from ttt_engine import games
+from ttt_engine.evaluators import UniformEvaluator
+from ttt_engine.search import PUCT, solve
+from ttt_engine.selfplay import selfplay
+
+
+# ---------------------------------------------------------------- evaluators
+def hashed_evaluator(observations, legal_mask):
+    """Logits and a value in [-0.95, 0.95] drawn from a generator seeded by a
+    hash of each observation's bytes: deterministic, position-dependent,
+    independent of how the positions are batched."""
+    batch, actions = legal_mask.shape
+    logits = np.empty((batch, actions), dtype=np.float32)
+    values = np.empty(batch, dtype=np.float32)
+    for i in range(batch):
+        digest = hashlib.blake2b(np.ascontiguousarray(observations[i]).tobytes(),
+                                 digest_size=8).digest()
+        rng = np.random.default_rng(int.from_bytes(digest, "little"))
+        logits[i] = rng.normal(0.0, 1.5, actions)
+        values[i] = rng.uniform(-0.95, 0.95)
+    return logits, values
+
+
+def flat_evaluator(observations, legal_mask):
+    """Uniform priors and value 0: every choice is a tie but for finished games."""
+    batch, actions = legal_mask.shape
+    return np.zeros((batch, actions), np.float32), np.zeros(batch, np.float32)
+
+
+class Recording:
+    """Wraps an evaluator; keeps the batch size of every call."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.batches = []
+
+    def __call__(self, observations, legal_mask):
+        self.batches.append(len(observations))
+        return self.inner(observations, legal_mask)
+
+
+def constant_evaluator(priors_by_action, value):
+    """Logits log(p) for the given actions (others -inf-ish), a constant value."""
+    def evaluate(observations, legal_mask):
+        batch, actions = legal_mask.shape
+        logits = np.full((batch, actions), -30.0, np.float32)
+        for a, p in priors_by_action.items():
+            logits[:, a] = math.log(p)
+        return logits, np.full(batch, value, np.float32)
+    return evaluate
+
+
+# ---------------------------------------------------------------- positions
+def _random_position(game, plies, seed, **options):
+    board = games.get(game).new_board(**options)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if board.is_terminal():
+            break
+        board.push(rng.choice(list(board.legal_moves)))
+    assert not board.is_terminal()
+    return board
+
+
+def _ttt(text):
+    return games.get("ttt").from_string(text)
+
+
+# X O X / X O O / _ X _ : O to move; O at 6 draws, O at 8 lets X win at 6.
+TWO_EMPTY = "XOX\nXOO\n.X."
+
+POSITIONS = {
+    "ttt-start": lambda: games.get("ttt").new_board(),
+    "ttt-mid": lambda: _random_position("ttt", 3, 5),
+    "ttt-late": lambda: _random_position("ttt", 5, 11),
+    "uttt-start": lambda: games.get("uttt").new_board(),
+    "uttt-mid": lambda: _random_position("uttt", 12, 3),
+    "clobber-3x3": lambda: games.get("clobber").new_board(rows=3, cols=3),
+    "clobber-3x4": lambda: games.get("clobber").new_board(rows=3, cols=4),
+    "clobber-4x4-mid": lambda: _random_position("clobber", 4, 2, rows=4, cols=4),
+    "quixo-3x3": lambda: games.get("quixo").new_board(size=3),
+    "quixo-3x3-mid": lambda: _random_position("quixo", 6, 7, size=3),
+    "quixo-5x5": lambda: games.get("quixo").new_board(size=5),
+}
+
+
+def _compiled_visits(puct):
+    return {c["move"]: c["visits"] for c in puct.stats["children"]}
+
+
+def _compare(board, evaluator, simulations, **kw):
+    """Search ``board`` with both; return (compiled PUCT, reference)."""
+    ref = ReferencePUCT(evaluator, **kw)
+    ref_move = ref.search(board, simulations)
+    puct = PUCT(evaluator, reuse=False, seed=1, **kw)
+    move = puct.search(board.copy(), simulations=simulations)
+    assert _compiled_visits(puct) == ref.visits(), "visit counts differ"
+    assert move == ref_move
+    assert puct.stats["best_move"] == ref_move
+    return puct, ref
+
+
+# ---------------------------------------------------------------- the reference by hand
+def test_reference_by_hand_sequential():
+    """O to move at X O X / X O O / _ X _, priors 0.25 on cell 6 (draws) and 0.75 on
+    cell 8 (loses), value 0, c_puct 1.  By hand:
+    sim 1 root; sim 2 -> 8 (U .75 vs .25); sim 3 -> 8 (Q 0 + .75*sqrt2/2 = .53 vs
+    .25*sqrt2 = .35) then X wins at 6: W_8 = -1; sim 4 -> 6 (.433 vs -.5 + .433);
+    sim 5 -> 6 (.25 vs 0.0) then the draw; sim 6 -> 6 (.186 vs .059)."""
+    board = _ttt(TWO_EMPTY)
+    assert board.to_move == "O" and list(board.legal_moves) == [6, 8]
+    evaluator = constant_evaluator({6: 0.25, 8: 0.75}, 0.0)
+    expected = {1: {6: 0, 8: 0}, 2: {6: 0, 8: 1}, 3: {6: 0, 8: 2}, 4: {6: 1, 8: 2},
+                5: {6: 2, 8: 2}, 6: {6: 3, 8: 2}}
+    best = {2: 8, 3: 8, 4: 8, 5: 6, 6: 6}        # 5: a tie goes to the first move
+    for sims, visits in expected.items():
+        ref = ReferencePUCT(evaluator, c_puct=1.0)
+        move = ref.search(board, sims)
+        assert ref.root.visits == sims
+        assert ref.visits() == visits, sims
+        if sims in best:
+            assert move == best[sims]
+    ref = ReferencePUCT(evaluator, c_puct=1.0)
+    ref.search(board, 3)
+    # root W: +1 from the lost line (from X's view, the mover into the root)
+    assert ref.root.value_sum == 1.0 and ref.root_value() == pytest.approx(-1 / 3)
+
+
+def test_reference_by_hand_virtual_loss():
+    """The same position with batch_size 2: call 1 evaluates the root alone (the
+    second selection meets the pending root); call 2 gathers 8 then, with 8
+    counted as a pending loss (Q = -1), 6; call 3 meets X's win under 8 (backed
+    up at once) and stops at 4 simulations."""
+    board = _ttt(TWO_EMPTY)
+    evaluator = Recording(constant_evaluator({6: 0.25, 8: 0.75}, 0.0))
+    ref = ReferencePUCT(evaluator, c_puct=1.0, batch_size=2)
+    ref.search(board, 3)
+    assert ref.visits() == {6: 1, 8: 1}
+    assert evaluator.batches == [1, 2]
+    ref = ReferencePUCT(evaluator, c_puct=1.0, batch_size=2)
+    ref.search(board, 4)
+    assert ref.visits() == {6: 1, 8: 2}
+    ref = ReferencePUCT(evaluator, c_puct=1.0, batch_size=2)
+    ref.search(board, 6)
+    assert ref.visits() == {6: 3, 8: 2}
+
+
+def test_reference_ties_and_schedule():
+    """Uniform priors and zero values from the empty board: simulations 2..10
+    visit the cells in order (every score ties, the first child wins); the
+    c_base schedule with a huge c_base is plain c_puct = c_init."""
+    board = games.get("ttt").new_board()
+    for sims in range(1, 11):
+        ref = ReferencePUCT(flat_evaluator)
+        ref.search(board, sims)
+        assert ref.visits() == {m: int(m < sims - 1) for m in range(9)}
+    ref = ReferencePUCT(flat_evaluator, c_base=1.0, c_init=0.0)
+    assert ref.exploration(2) == pytest.approx(math.log(4.0))
+    a = ReferencePUCT(hashed_evaluator, c_puct=1.7)
+    b = ReferencePUCT(hashed_evaluator, c_base=1e12, c_init=1.7)
+    board = _random_position("ttt", 2, 1)
+    a.search(board, 200)
+    b.search(board, 200)
+    assert a.visits() == b.visits()
+
+
+def test_reference_softmax_float32():
+    logits = np.array([1.0, 2.0, 3.0, 100.0], np.float32)
+    p = softmax_priors(logits, [0, 1, 2])
+    assert all(type(x) is np.float32 for x in p)
+    e = np.exp(np.array([-2.0, -1.0, 0.0]))
+    assert np.allclose(p, e / e.sum(), rtol=1e-7)
+
+
+def test_reference_finds_the_win_with_flat_priors():
+    """Only finished games give values: the search must find O's draw (6) and
+    not the loss (8); from X's side a one-move win is taken."""
+    ref = ReferencePUCT(flat_evaluator)
+    assert ref.search(_ttt(TWO_EMPTY), 50) == 6
+    ref = ReferencePUCT(flat_evaluator)
+    assert ref.search(_ttt("XX.\nOO.\n..."), 200) == 2
+
+
+# ---------------------------------------------------------------- compiled vs reference
+def test_compiled_by_hand_cases():
+    board = _ttt(TWO_EMPTY)
+    for batch_size, sims, visits in [(1, 3, {6: 0, 8: 2}), (1, 5, {6: 2, 8: 2}),
+                                     (1, 6, {6: 3, 8: 2}), (2, 3, {6: 1, 8: 1}),
+                                     (2, 4, {6: 1, 8: 2}), (2, 6, {6: 3, 8: 2})]:
+        evaluator = Recording(constant_evaluator({6: 0.25, 8: 0.75}, 0.0))
+        puct = PUCT(evaluator, c_puct=1.0, batch_size=batch_size, reuse=False, seed=0)
+        puct.search(board.copy(), simulations=sims)
+        assert _compiled_visits(puct) == visits, (batch_size, sims)
+        assert puct.stats["simulations"] == sims
+    assert puct.search(board.copy(), simulations=5) == 6   # tie -> first in move order
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 8])
+@pytest.mark.parametrize("schedule", [None, (10.0, 0.5)])
+@pytest.mark.parametrize("position", sorted(POSITIONS))
+def test_same_visits_as_reference_hashed(position, schedule, batch_size):
+    board = POSITIONS[position]()
+    kw = dict(c_puct=1.25, batch_size=batch_size)
+    if schedule is not None:
+        kw.update(c_base=schedule[0], c_init=schedule[1])
+    sims = 120 if position.startswith(("uttt", "quixo-5")) else 250
+    puct, ref = _compare(board, hashed_evaluator, sims, **kw)
+    children = puct.stats["children"]
+    assert [c["move"] for c in children] == list(board.legal_moves)
+    assert [c["action"] for c in children] == [board.move_to_action(m) for m in board.legal_moves]
+    by_move = {c.move: c for c in ref.root.children}
+    for c in children:
+        r = by_move[c["move"]]
+        assert np.float32(c["prior"]) == r.prior          # float32 priors, bit for bit
+        if r.visits:
+            assert c["mean"] == pytest.approx(r.value_sum / r.visits, abs=1e-9)
+    assert puct.stats["simulations"] == sims
+    assert puct.stats["root_value"] == pytest.approx(ref.root_value(), abs=1e-9)
+    assert puct.stats["evaluations"] == ref.evaluations
+    assert puct.stats["evaluator_calls"] == ref.evaluator_calls
+    pi = puct.policy(1.0)
+    assert pi.dtype == np.float32 and pi.shape == (board.num_actions,)
+    assert np.allclose(pi, ref.policy(board.num_actions, 1.0), atol=1e-6)
+    assert np.allclose(puct.policy(0.5), ref.policy(board.num_actions, 0.5), atol=1e-6)
+    one_hot = puct.policy(0)
+    assert one_hot.sum() == 1 and one_hot[board.move_to_action(ref.best_move())] == 1
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+@pytest.mark.parametrize("position", ["ttt-start", "ttt-late", "uttt-start", "uttt-mid",
+                                      "clobber-3x4",
+                                      "quixo-3x3", "quixo-5x5"])
+def test_same_visits_as_reference_flat(position, batch_size):
+    """Uniform priors, zero values: ties everywhere, so tie-breaking and the
+    terminal values decide every visit."""
+    board = POSITIONS[position]()
+    _compare(board, flat_evaluator, 150, batch_size=batch_size, c_puct=1.0)
+
+
+@pytest.mark.parametrize("batch_size", [1, 5])
+def test_batches_match_reference(batch_size):
+    """The compiled search calls the evaluator with the same batches."""
+    board = POSITIONS["uttt-mid"]()
+    rec_c, rec_r = Recording(hashed_evaluator), Recording(hashed_evaluator)
+    PUCT(rec_c, batch_size=batch_size, reuse=False, seed=0).search(board.copy(), simulations=90)
+    ReferencePUCT(rec_r, batch_size=batch_size).search(board, 90)
+    assert rec_c.batches == rec_r.batches
+    assert max(rec_c.batches) <= batch_size
+
+
+def test_tree_reuse_matches_reference():
+    """search, advance(move), search again: the kept subtree gives the same counts."""
+    board = POSITIONS["clobber-4x4-mid"]()
+    puct = PUCT(hashed_evaluator, reuse=True, seed=0)
+    ref = ReferencePUCT(hashed_evaluator)
+    for _ in range(3):
+        move = puct.search(board.copy(), simulations=80)
+        assert move == ref.search(board, 80)
+        assert _compiled_visits(puct) == ref.visits()
+        board.push(move)
+        if board.is_terminal():
+            break
+        puct.advance(move)
+        ref.advance(move)
+
+
+def test_tree_reuse_by_descent_matches_reference():
+    """Without advance: the next search finds its root two plies down."""
+    board = POSITIONS["quixo-3x3-mid"]()
+    puct = PUCT(hashed_evaluator, reuse=True, batch_size=2, seed=0)
+    ref = ReferencePUCT(hashed_evaluator, batch_size=2)
+    for i in range(3):
+        move = puct.search(board.copy(), simulations=150)
+        assert puct.stats["reused"] == (i > 0)
+        assert move == ref.search(board, 150)
+        assert _compiled_visits(puct) == ref.visits()
+        reply = max(ref.root.children[[c.move for c in ref.root.children].index(move)].children,
+                    key=lambda c: c.visits, default=None)
+        if reply is None:
+            break
+        ref.advance(move)
+        ref.advance(reply.move)
+        board.push(move)
+        board.push(reply.move)
+        if board.is_terminal():
+            break
+
+
+def test_board_not_changed_and_bad_arguments():
+    board = POSITIONS["ttt-mid"]()
+    before = board.copy()
+    PUCT(hashed_evaluator, seed=0).search(board, simulations=30)
+    assert board == before
+    with pytest.raises(ValueError):
+        PUCT(hashed_evaluator).search(_ttt("XXX\nOO.\n..."), simulations=10)
+    for kw in [dict(c_puct=-1.0), dict(batch_size=0), dict(max_nodes=0),
+               dict(dirichlet_alpha=-0.3), dict(noise_fraction=1.5)]:
+        with pytest.raises(ValueError):
+            PUCT(hashed_evaluator, **kw)
+    with pytest.raises(ValueError):
+        PUCT(hashed_evaluator).search(board, simulations=-1)
+
+
+def test_dirichlet_noise_is_seeded_and_changes_root_priors():
+    board = games.get("ttt").new_board()
+
+    def priors(seed, alpha=0.3):
+        puct = PUCT(flat_evaluator, dirichlet_alpha=alpha, seed=seed, reuse=False)
+        puct.search(board.copy(), simulations=50)
+        return [c["prior"] for c in puct.stats["children"]], _compiled_visits(puct)
+
+    p1, v1 = priors(1)
+    assert priors(1) == (p1, v1)
+    assert sum(p1) == pytest.approx(1.0, abs=1e-5)
+    assert len({round(p, 6) for p in p1}) > 1            # no longer uniform
+    assert priors(2)[0] != p1
+    assert min(p1) >= 0.75 / 9 - 1e-6                      # (1 - 0.25) * P + 0.25 * eta
+
+
+# ---------------------------------------------------------------- uniform evaluator vs exact values
+def _ttt_positions():
+    """Every non-terminal Tic-Tac-Toe position reachable from the start (unique)."""
+    seen, out = set(), []
+    stack = [games.get("ttt").new_board()]
+    while stack:
+        b = stack.pop()
+        key = b.hash()
+        if key in seen or b.is_terminal():
+            continue
+        seen.add(key)
+        out.append(b)
+        for m in b.legal_moves:
+            c = b.copy()
+            c.push(m)
+            stack.append(c)
+    return out
+
+
+def _unique_winning_move(board):
+    """The only move that keeps a win (None unless the position is a win with one)."""
+    if solve(board) != 1:
+        return None
+    winning = []
+    for m in board.legal_moves:
+        c = board.copy()
+        c.push(m)
+        if solve(c) == -1 or (c.is_terminal() and c.winner == board.to_move):
+            winning.append(m)
+    return winning[0] if len(winning) == 1 else None
+
+
+@pytest.fixture(scope="module")
+def decisive_ttt():
+    """(board, unique winning move) for a fixed sample of Tic-Tac-Toe positions
+    won by the side to move with exactly one winning move, and (board, value)
+    for a fixed sample of lost positions (every move loses)."""
+    rng = random.Random(20240)
+    positions = _ttt_positions()
+    rng.shuffle(positions)
+    wins, losses = [], []
+    for b in positions:
+        v = solve(b)
+        if v == 1 and len(wins) < 60:
+            m = _unique_winning_move(b)
+            if m is not None:
+                wins.append((b, m))
+        elif v == -1 and len(losses) < 40:
+            losses.append(b)
+    assert len(wins) == 60 and len(losses) == 40
+    return wins, losses
+
+
+@pytest.mark.parametrize("evaluator", ["uniform", "flat"])
+def test_uniform_evaluator_finds_unique_wins(decisive_ttt, evaluator):
+    """1,500 simulations from each won position: PUCT plays the one winning move
+    (a search with a flipped backup sign or a broken selection misses most of
+    them).  The flat evaluator (value 0) is deterministic; the random-playout
+    one is seeded, and allowed one miss in 60."""
+    wins, _ = decisive_ttt
+    misses = []
+    for i, (board, move) in enumerate(wins):
+        ev = UniformEvaluator() if evaluator == "uniform" else flat_evaluator
+        puct = PUCT(ev, seed=i, reuse=False)
+        if puct.search(board.copy(), simulations=1500) != move:
+            misses.append(board.to_string())
+    assert len(misses) <= (1 if evaluator == "uniform" else 0), misses
+
+
+def test_uniform_evaluator_root_value_sign(decisive_ttt):
+    """The root value has the sign of the exact value on decisive positions:
+    positive on the won positions, negative on the lost ones."""
+    wins, losses = decisive_ttt
+    wrong = []
+    for i, board in enumerate([b for b, _ in wins] + losses):
+        puct = PUCT(UniformEvaluator(), seed=100 + i, reuse=False)
+        puct.search(board.copy(), simulations=2000)
+        if np.sign(puct.stats["root_value"]) != solve(board):
+            wrong.append((board.to_string(), puct.stats["root_value"], solve(board)))
+    assert len(wrong) <= 2, wrong
+
+
+def test_uniform_evaluator_priors_and_seed():
+    """The built-in uniform evaluator (playouts in C): uniform root priors,
+    every simulation but the root's below a child, the same seed the same tree."""
+    board = games.get("ttt").new_board()
+    puct = PUCT(UniformEvaluator(playouts=4), seed=3, reuse=False)
+    puct.search(board, simulations=300)
+    assert puct.stats["simulations"] == 300
+    assert all(c["prior"] == pytest.approx(1 / 9) for c in puct.stats["children"])
+    assert sum(c["visits"] for c in puct.stats["children"]) == 299
+    again = PUCT(UniformEvaluator(playouts=4), seed=3, reuse=False)
+    again.search(board, simulations=300)
+    assert again.stats["children"] == puct.stats["children"]
+
+
+# ---------------------------------------------------------------- self-play
+def _replay_check(game, data, **options):
+    """Every game's records are consecutive positions from the start: each next
+    observation is one legal move away, the values are the final outcome from
+    the side to move, and the last position has a move to that outcome."""
+    g = games.get(game)
+    ids = data.game_ids
+    assert ids[0] == 0 and np.all(np.diff(ids) >= 0) and np.all(np.diff(ids) <= 1)
+    assert set(np.unique(ids)) == set(range(len(data.outcomes)))
+    for gid in range(len(data.outcomes)):
+        rows = np.flatnonzero(ids == gid)
+        board = g.new_board(**options)
+        outcome = int(data.outcomes[gid])
+        for j, row in enumerate(rows):
+            assert np.array_equal(data.observations[row], board.observation())
+            assert np.array_equal(data.masks[row], board.action_mask())
+            side = j % 2
+            expected = 0.0 if outcome == 2 else (1.0 if outcome == side else -1.0)
+            assert data.values[row] == expected
+            following = [board.copy() for _ in board.legal_moves]
+            for c, m in zip(following, board.legal_moves):
+                c.push(m)
+            if j + 1 < len(rows):
+                nxt = data.observations[rows[j + 1]]
+                matches = [c for c in following
+                           if not c.is_terminal() and np.array_equal(c.observation(), nxt)]
+                assert matches, f"game {gid}: no legal move leads to record {j + 1}"
+                board = matches[0]
+            else:
+                sides = g.sides
+                want = "draw" if outcome == 2 else sides[outcome]
+                assert any(c.is_terminal() and c.winner == want for c in following)
+
+
+@pytest.mark.parametrize("game,options", [("ttt", {}), ("clobber", {"rows": 3, "cols": 4}),
+                                          ("quixo", {"size": 3})])
+def test_selfplay_targets_consistent(game, options):
+    data = selfplay(game, UniformEvaluator(), games=6, simulations=40, seed=5, **options)
+    n = len(data)
+    a = games.get(game).new_board(**options).num_actions
+    assert data.observations.dtype == np.int8 and data.observations.shape[0] == n
+    assert data.masks.dtype == np.bool_ and data.masks.shape == (n, a)
+    assert data.policies.dtype == np.float32 and data.policies.shape == (n, a)
+    assert data.values.dtype == np.float32 and data.values.shape == (n,)
+    assert data.game_ids.dtype == np.int32 and data.outcomes.shape == (6,)
+    assert np.allclose(data.policies.sum(axis=1), 1.0, atol=1e-5)
+    assert np.all(data.policies[~data.masks] == 0)
+    assert np.all(data.policies >= 0)
+    _replay_check(game, data, **options)
+
+
+def test_selfplay_with_python_evaluator_and_parallel():
+    data = selfplay("uttt", hashed_evaluator, games=3, simulations=16, seed=2, parallel=3)
+    assert np.allclose(data.policies.sum(axis=1), 1.0, atol=1e-5)
+    assert np.all(data.policies[~data.masks] == 0)
+    _replay_check("uttt", data)
+
+
+def test_selfplay_reproducible():
+    kw = dict(games=5, simulations=30, temperature_moves=4, dirichlet_alpha=0.5)
+    a = selfplay("ttt", UniformEvaluator(), seed=9, **kw)
+    b = selfplay("ttt", UniformEvaluator(), seed=9, **kw)
+    c = selfplay("ttt", UniformEvaluator(), seed=10, **kw)
+    for name in ("observations", "masks", "policies", "values", "game_ids", "outcomes"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert not (len(a) == len(c) and np.array_equal(a.policies, c.policies))
+
+
+def test_selfplay_concat_and_augment():
+    a = selfplay("ttt", UniformEvaluator(), games=2, simulations=20, seed=1)
+    b = selfplay("ttt", UniformEvaluator(), games=3, simulations=20, seed=2)
+    both = a.concat(b)
+    assert len(both) == len(a) + len(b) and len(both.outcomes) == 5
+    assert np.array_equal(np.unique(both.game_ids), np.arange(5))
+    aug = a.augment()
+    assert len(aug) % len(a) == 0 and len(aug) > len(a)
+    assert np.allclose(aug.policies.sum(axis=1), 1.0, atol=1e-5)
+    assert np.all(aug.policies[~aug.masks] == 0)
+    # a symmetry keeps the number of stones of each side
+    counts = aug.observations.reshape(len(aug), 2, -1).sum(axis=2)
+    assert set(map(tuple, counts)) <= set(map(tuple, a.observations.reshape(len(a), 2, -1)
+                                               .sum(axis=2)))
+
+
+# ---------------------------------------------------------------- bad evaluators
+class WrongLogitShape:
+    def __call__(self, obs, mask):
+        return np.zeros((len(obs), mask.shape[1] + 1), np.float32), np.zeros(len(obs), np.float32)
+
+
+class WrongValueShape:
+    def __call__(self, obs, mask):
+        return np.zeros(mask.shape, np.float32), np.zeros(len(obs) + 1, np.float32)
+
+
+class NaNLogits:
+    def __call__(self, obs, mask):
+        logits = np.zeros(mask.shape, np.float32)
+        logits[:, :] = np.nan
+        return logits, np.zeros(len(obs), np.float32)
+
+
+class NaNValues:
+    def __call__(self, obs, mask):
+        return np.zeros(mask.shape, np.float32), np.full(len(obs), np.nan, np.float32)
+
+
+class ValueTooBig:
+    def __call__(self, obs, mask):
+        return np.zeros(mask.shape, np.float32), np.full(len(obs), 1.5, np.float32)
+
+
+class NotATuple:
+    def __call__(self, obs, mask):
+        return np.zeros(mask.shape, np.float32)
+
+
+class Raises:
+    def __call__(self, obs, mask):
+        raise RuntimeError("network exploded")
+
+
+@pytest.mark.parametrize("bad", [WrongLogitShape, WrongValueShape, NaNLogits, NaNValues,
+                                 ValueTooBig, NotATuple, Raises])
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_bad_evaluator_is_a_clear_error(bad, batch_size):
+    puct = PUCT(bad(), batch_size=batch_size, seed=0)
+    with pytest.raises(ValueError, match=bad.__name__):
+        puct.search(games.get("ttt").new_board(), simulations=20)
+    # the object stays usable
+    puct2 = PUCT(hashed_evaluator, seed=0)
+    puct2.search(games.get("ttt").new_board(), simulations=20)
+
+
+@pytest.mark.parametrize("bad", [ValueTooBig, NaNLogits, Raises])
+def test_bad_evaluator_in_selfplay(bad):
+    with pytest.raises(ValueError, match=bad.__name__):
+        selfplay("ttt", bad(), games=2, simulations=10, seed=0)
+
+
+# ---------------------------------------------------------------- pickling
+def test_puct_pickles():
+    board = POSITIONS["ttt-mid"]()
+    puct = PUCT(UniformEvaluator(playouts=2), c_puct=1.5, batch_size=4, seed=7, reuse=False)
+    clone = pickle.loads(pickle.dumps(puct))
+    assert clone.search(board.copy(), simulations=200) == puct.search(board.copy(),
+                                                                      simulations=200)
+    assert _compiled_visits(clone) == _compiled_visits(puct)
+    puct.search(board.copy(), simulations=50)             # after a search too
+    pickle.loads(pickle.dumps(puct)).search(board.copy(), simulations=50)
+    hashed = PUCT(hashed_evaluator, seed=1)
+    assert pickle.loads(pickle.dumps(hashed)).search(board.copy(), simulations=40) in \
+        board.legal_moves
+
+
+def test_az_agent_pickles_and_plays():
+    agent = games.get("ttt").make_agent("az", simulations=60, seed=3,
+                                        network=UniformEvaluator())
+    board = _ttt("XX.\nOO.\n...")
+    assert agent.select_move(board.copy()) == 2
+    clone = pickle.loads(pickle.dumps(agent))
+    assert clone.select_move(board.copy()) == 2
