@@ -19,8 +19,8 @@ XLA may use several; ttt_engine's self-play runs in the calling thread), since
 the machine may be shared and a busy machine stretches wall time.  Two evaluators:
 
 - ``uniform``: uniform priors, value 0 (isolates the search and the game):
-  ttt_engine's ``UniformEvaluator(playouts=0)``, called through the Python
-  protocol like any evaluator, against mctx's
+  ttt_engine's ``UniformEvaluator(playouts=0)``, which the search runs in C
+  (no Python call per batch), against mctx's
   recurrent function returning zero logits and value inside the jitted search;
 - ``mlp``: the same two-hidden-layer MLP (``--hidden`` wide, ReLU; policy head
   and tanh value head) with the same random weights on both sides: the
@@ -245,7 +245,7 @@ def measure(batch, simulations, evaluator_name, rounds, hidden, virtual_loss=Fal
         evaluator = our_network(weights)
     else:
         from ttt_engine.evaluators import UniformEvaluator
-        evaluator = UniformEvaluator(playouts=0)     # called from Python like any evaluator
+        evaluator = UniformEvaluator(playouts=0)     # priors and value in C, like mctx's jit
     run_ours = ours(batch, simulations, evaluator)
     units, _, _ = _time(run_ours)                 # warm-up; gives the moves per game
     moves = units // simulations

@@ -56,18 +56,20 @@ JOBS = {
                     "solve(4)"),
     "puct_uttt": ("from ttt_engine.search import PUCT\n"
                   "from ttt_engine.evaluators import UniformEvaluator\n"
-                  "PUCT(UniformEvaluator(), seed=1).search(uttt.Board(), simulations=10**15)"),
+                  "PUCT(UniformEvaluator(), seed=1).search(uttt.Board(), simulations=10**12)"),
     "puct_python_evaluator": ("from ttt_engine.search import PUCT\n"
-                              "from ttt_engine.evaluators import UniformEvaluator\n"
-                              "PUCT(UniformEvaluator(0), batch_size=4).search(uttt.Board(), "
-                              "simulations=10**15)"),
+                              "import numpy as np\n"
+                              "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
+                              "np.zeros(len(m), np.float32))\n"
+                              "PUCT(ev, batch_size=4).search(uttt.Board(), simulations=10**12)"),
     "selfplay_uniform": ("from ttt_engine.selfplay import selfplay\n"
                          "from ttt_engine.evaluators import UniformEvaluator\n"
                          "selfplay('uttt', UniformEvaluator(), games=10**6, simulations=10**6)"),
     "selfplay_python_evaluator": ("from ttt_engine.selfplay import selfplay\n"
-                                  "from ttt_engine.evaluators import UniformEvaluator\n"
-                                  "selfplay('uttt', UniformEvaluator(0), games=10**6, "
-                                  "simulations=10**6)"),
+                                  "import numpy as np\n"
+                                  "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
+                                  "np.zeros(len(m), np.float32))\n"
+                                  "selfplay('uttt', ev, games=10**6, simulations=10**6)"),
     "quixo_games": ("from ttt_engine._core.quixo_agents import RandomAgent\n"
                     "from ttt_engine._core.quixo_tournament import run_games\n"
                     "run_games(10**15, RandomAgent(1), RandomAgent(2), seed=1)"),
@@ -168,10 +170,15 @@ def test_train_interrupt_keeps_agent_consistent():
     assert agent.episodes == before + 1000
 
 
-@pytest.mark.parametrize("playouts", [0, 1])
-def test_puct_usable_after_interrupt(playouts):
+def _zero_evaluator(observations, legal_mask):
+    import numpy as np
+    return (np.zeros(legal_mask.shape, np.float32), np.zeros(len(legal_mask), np.float32))
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_puct_usable_after_interrupt(native):
     from ttt_engine.evaluators import UniformEvaluator
-    p = search.PUCT(UniformEvaluator(playouts), seed=3, batch_size=4)
+    p = search.PUCT(UniformEvaluator() if native else _zero_evaluator, seed=3, batch_size=4)
     assert _interrupted(lambda: p.search(uttt.Board(), simulations=10**12))
     assert p.search(uttt.Board(), simulations=500) in uttt.Board().legal_moves
     assert p.stats["simulations"] == 500

@@ -591,7 +591,7 @@ class PUCT:
         self.reuse = bool(reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.seed = resolve_seed(seed)
-        self._native = isinstance(evaluator, UniformEvaluator) and evaluator.playouts > 0
+        self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self._forest = None
         self._key = None
         self._root = None
@@ -618,7 +618,7 @@ class PUCT:
         if self._forest is None or self._key != key:
             c_base = self.c_base or 0.0
             c_init = self.c_puct if self.c_init is None else self.c_init
-            playouts = self.evaluator.playouts if self._native else 1
+            playouts = self.evaluator.playouts if self._native else 0
             self._forest = _puct.PUCTForest(
                 board, 1, self.batch_size, self.max_nodes, self.seed, self.c_puct, c_base,
                 c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
@@ -676,7 +676,7 @@ class PUCT:
             self._release()
 
     def _search(self, board, sims, t):
-        from ttt_engine.evaluators import check_output
+        from ttt_engine.evaluators import call_evaluator, check_output
         f = self._forest_for(board)
         reused = False
         if self.reuse and self._root is not None:
@@ -698,7 +698,7 @@ class PUCT:
                 while f.done_in(0) < budget:
                     n = _puct.forest_gather(f, board, budget)
                     if n:
-                        out = self.evaluator(f.observations[:n].reshape(
+                        out = call_evaluator(self.evaluator, f.observations[:n].reshape(
                             (n,) + self._key[2]), f.masks[:n])
                         logits, values = check_output(self.evaluator, out, n, num_actions)
                         _puct.forest_backup(f, board, logits, values)

@@ -211,7 +211,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                     temperature_moves, c_puct, c_base, c_init, dirichlet_alpha,
                     noise_fraction, max_nodes):
     from ttt_engine._core import puct as _puct
-    from ttt_engine.evaluators import UniformEvaluator, check_output
+    from ttt_engine.evaluators import UniformEvaluator, call_evaluator, check_output
     from ttt_engine.search import _dispatch
     par = check_int("parallel", parallel if parallel is not None else min(n_games, 256),
                     min=1, max=65536)
@@ -232,11 +232,11 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
         max_nodes = min(2 * (sims + 1) * branching, 1 << 18, (1 << 26) // par)
         max_nodes = max(int(_puct.MIN_NODES), max_nodes)
     max_nodes = check_int("max_nodes", max_nodes, min=int(_puct.MIN_NODES), max=(1 << 31) - 1)
-    native = isinstance(evaluator, UniformEvaluator) and evaluator.playouts > 0
+    native = isinstance(evaluator, UniformEvaluator)      # run in C, no Python call
     max_rec = _max_record(proto)
     f = _puct.PUCTForest(proto, par, 1, max_nodes, seed, c_puct, c_base or 0.0,
                          c_puct if c_init is None else c_init, alpha or 0.0, noise_fraction,
-                         evaluator.playouts if native else 1, max_rec)
+                         evaluator.playouts if native else 0, max_rec)
     obs_shape = tuple(proto.observation().shape)
     num_actions = proto.num_actions
     slot_game = [-1] * par
@@ -263,7 +263,8 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                 n = _puct.forest_gather(f, proto, sims)
                 if n:
                     te = _time.perf_counter()
-                    out = evaluator(f.observations[:n].reshape((n,) + obs_shape), f.masks[:n])
+                    out = call_evaluator(evaluator, f.observations[:n].reshape((n,) + obs_shape),
+                                         f.masks[:n])
                     logits, values = check_output(evaluator, out, n, num_actions)
                     eval_time += _time.perf_counter() - te
                     _puct.forest_backup(f, proto, logits, values)

@@ -21,8 +21,8 @@ the first child in move order.  Values are backed up negamax-style: a node's
 alternates strictly).  The exact rules are in docs/puct.md; the tests
 replay them with an independent pure-Python search.
 
-The uniform evaluator (uniform priors, value from random playouts) needs no
-Python: ``forest_native`` runs whole searches in C.  Self-play
+The uniform evaluator (uniform priors, value from random playouts, or 0 with
+no playouts) needs no Python: ``forest_native`` runs whole searches in C.  Self-play
 (``forest_advance``) records each root's planes and visit distribution,
 plays a move (sampled in proportion to the visits for the first
 ``temperature_moves`` plies, then the most visited), keeps the chosen subtree
@@ -167,16 +167,25 @@ cdef inline void backup(PNode* nodes, int32_t node, double v, bint was_pending) 
 
 
 cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float* logits) noexcept nogil:
-    """Create ``node``'s children (position ``s``) with priors: the softmax of
+    """Create ``node``'s children (position ``s``, ascending move order) with priors: the softmax of
     ``logits`` (indexed by action) over the legal moves, or uniform when
     ``logits`` is NULL.  Nothing when the arena has no room for them."""
     cdef int moves[MAX_MOVES]
     cdef double e[MAX_MOVES]
-    cdef int n = game_legal_moves(s, moves), i
+    cdef int n = game_legal_moves(s, moves), i, j, mv
     cdef int32_t first
-    cdef double m = -INFINITY, total = 0.0, l
+    cdef double m = -INFINITY, total = 0.0
     if n == 0 or t.used + n > t.cap:
         return
+    # children in ascending move order, the order of ``Board.legal_moves``
+    # (UTTT generates moves board by board; the others are already sorted)
+    for i in range(1, n):
+        mv = moves[i]
+        j = i - 1
+        while j >= 0 and moves[j] > mv:
+            moves[j + 1] = moves[j]
+            j -= 1
+        moves[j + 1] = mv
     first = t.used
     t.used += n
     t.nodes[node].first_child = first
@@ -225,10 +234,13 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, int max_leave
     finished games reached are backed up at once and counted in ``done``.
     Stops at a leaf already pending, or when ``done`` + pending reaches
     ``budget``.  Returns the number of leaves taken."""
-    cdef int got = 0, status
+    cdef int got = 0, status, tries = 0
     cdef int32_t node, k
     cdef GameState work
-    while got < max_leaves and done[0] + got < budget:
+    # a fully explored tree reaches only finished games: return now and then
+    # so that the caller can look at its clock
+    while got < max_leaves and done[0] + got < budget and tries < max_leaves + 4096:
+        tries += 1
         work = root[0]
         node = 0
         while t.nodes[node].first_child >= 0:
@@ -256,6 +268,8 @@ cdef double playout_value(const GameState* s, int playouts, rng_t* rng) noexcept
     cdef GameState work
     cdef int i, status, me = game_to_move(s)
     cdef double total = 0.0
+    if playouts <= 0:
+        return 0.0
     for i in range(playouts):
         work = s[0]
         status = game_playout(&work, rng)
