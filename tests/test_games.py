@@ -2,13 +2,14 @@
 import pytest
 
 from ttt_engine import games
+from ttt_engine.evaluators import UniformEvaluator
 
 KEYS = ["ttt", "uttt", "clobber", "quixo"]
 ENGINES = {
-    "ttt": ["perfect", "q", "mcts", "alphabeta", "random"],
-    "uttt": ["mcts", "treeq", "sarsa", "random"],
-    "clobber": ["alphabeta", "minimax", "mcts", "random"],
-    "quixo": ["greedy", "mcts", "alphabeta", "random"],
+    "ttt": ["perfect", "q", "mcts", "alphabeta", "az", "random"],
+    "uttt": ["mcts", "treeq", "sarsa", "az", "random"],
+    "clobber": ["alphabeta", "minimax", "mcts", "az", "random"],
+    "quixo": ["greedy", "mcts", "alphabeta", "az", "random"],
 }
 # a move of each game, as text, and a text of another game's syntax
 SAMPLE = {"ttt": "5", "uttt": "4, 4", "clobber": "a1-a2", "quixo": "a1R"}
@@ -159,8 +160,16 @@ def test_every_cheap_engine_plays_a_legal_move(key):
         budget = {"simulations": 200} if "simulations" in g.engines[name].budgets else {}
         if "depth" in g.engines[name].budgets:
             budget = {"depth": 1}
+        if name == "az":     # any evaluator: the shipped networks are tested on their own
+            budget["network"] = UniformEvaluator()
         agent = g.make_agent(name, seed=3, **budget)
         assert agent.select_move(b.copy()) in b.legal_moves
+
+
+@pytest.mark.parametrize("key", ["clobber", "quixo"])
+def test_az_without_a_shipped_network_says_how_to_train_one(key):
+    with pytest.raises(ValueError, match=f"ttt-engine az train --game {key}"):
+        games.get(key).make_agent("az")
 
 
 def test_learned_engines_with_small_budgets():
@@ -183,7 +192,7 @@ def test_same_seed_same_moves():
 
 def test_engine_bad_input():
     g = games.get("clobber")
-    with pytest.raises(ValueError, match="valid engines: alphabeta, minimax, mcts, random"):
+    with pytest.raises(ValueError, match="valid engines: alphabeta, minimax, mcts, az, random"):
         g.make_agent("perfect")
     with pytest.raises(ValueError, match="does not take simulations"):
         g.make_agent("alphabeta", simulations=10)

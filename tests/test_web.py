@@ -107,7 +107,7 @@ def test_analyse_refuses_bad_input():
         g.analyse(g.new_board(), "deep-blue")
     with pytest.raises(ValueError, match="game is over"):
         g.analyse(g.from_string("XXXOO...."), "perfect")
-    with pytest.raises(ValueError, match="expected a ttt_engine.ttt.Board"):
+    with pytest.raises(ValueError, match="plays Tic-Tac-Toe, got an Ultimate Tic-Tac-Toe board"):
         g.analyse(games.get("uttt").new_board(), "perfect")
 
 
