@@ -590,3 +590,40 @@ def test_az_agent_pickles_and_plays():
     assert agent.select_move(board.copy()) == 2
     clone = pickle.loads(pickle.dumps(agent))
     assert clone.select_move(board.copy()) == 2
+
+
+# ---------------------------------------------------------------- playout mixing
+def _zero(observations, legal_mask):
+    return (np.zeros(legal_mask.shape, np.float32), np.zeros(len(legal_mask), np.float32))
+
+
+def test_playout_weight_brings_the_playouts_value():
+    """A value-free evaluator finds nothing by itself; with the playouts mixed
+    in (weight 1) the search sees the forced win and the root value says so."""
+    empty = games.get("uttt").new_board()      # no finished game within reach
+    blind = PUCT(_zero, seed=0)
+    blind.search(empty, simulations=40)
+    assert blind.stats["root_value"] == 0.0
+    mixed = PUCT(_zero, seed=0, playout_weight=1.0)
+    mixed.search(empty, simulations=40)
+    assert mixed.stats["root_value"] != 0.0
+    assert all(-1 <= c["mean"] <= 1 for c in mixed.stats["children"])
+    b = games.get("ttt").new_board()
+    for m in (0, 3, 1, 4):           # X to move wins at 2
+        b.push(m)
+    p = PUCT(_zero, seed=0, playout_weight=1.0, batch_size=4)
+    assert p.search(b, simulations=300) == 2
+    assert p.stats["root_value"] > 0.5
+    again = PUCT(_zero, seed=0, playout_weight=1.0, batch_size=4)
+    again.search(b, simulations=300)
+    assert again.stats["children"] == p.stats["children"]      # seeded
+
+
+def test_playout_weight_in_selfplay_and_validated():
+    data = selfplay("ttt", _zero, games=4, simulations=30, seed=2, playout_weight=0.5)
+    assert len(data.outcomes) == 4
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="playout_weight"):
+            PUCT(_zero, playout_weight=bad)
+        with pytest.raises(ValueError, match="playout_weight"):
+            selfplay("ttt", _zero, games=1, simulations=5, playout_weight=bad)

@@ -81,6 +81,7 @@ class Config:
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.5        # root noise in self-play
     noise_fraction: float = 0.25
+    playout_weight: float = 0.0         # weight of a random playout in every leaf value
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
     batch_size: int = 256               # SGD minibatch
@@ -162,6 +163,7 @@ def _checked(c):
     v["dirichlet_alpha"] = _util.check_real("dirichlet_alpha", c.dirichlet_alpha, low=0,
                                             low_open=True, allow_none=True)
     v["noise_fraction"] = _util.check_real("noise_fraction", c.noise_fraction, low=0, high=1)
+    v["playout_weight"] = _util.check_real("playout_weight", c.playout_weight, low=0, high=1)
     v["sample_reuse"] = _util.check_real("sample_reuse", c.sample_reuse, low=0, low_open=True)
     v["learning_rate"] = _util.check_real("learning_rate", c.learning_rate, low=0,
                                           low_open=True)
@@ -423,14 +425,15 @@ class PUCTPlayer:
     """A fresh PUCT search of ``simulations`` per move with ``network`` (the
     agent protocol: ``select_move``, ``name``, ``reset``); deterministic."""
 
-    def __init__(self, network, simulations=100, c_puct=1.25, evaluator=None):
+    def __init__(self, network, simulations=100, c_puct=1.25, evaluator=None,
+                 playout_weight=0.0):
         from ttt_engine.search import PUCT
         self.network = network
         self.simulations = _util.check_int("simulations", simulations, min=1)
         from ttt_engine._core import puct as _puct
         nodes = max(int(_puct.MIN_NODES), self.simulations * network.num_actions + 64)
         self.search = PUCT(evaluator or network, c_puct=c_puct, reuse=False,
-                           max_nodes=min(nodes, 1 << 20))
+                           max_nodes=min(nodes, 1 << 20), playout_weight=playout_weight)
         self.name = f"PUCT({self.simulations})"
         self.last_stats = {}
 
@@ -445,7 +448,7 @@ class PUCTPlayer:
 
 
 def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800,
-                     c_puct=1.25, seed=0):
+                     c_puct=1.25, seed=0, playout_weight=0.0):
     """A dict of scores of ``network`` with PUCT at ``simulations`` per move.
 
     Tic-Tac-Toe: ``optimality`` (share of the 4520 decision positions where
@@ -473,7 +476,7 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     from ttt_engine import games as _games
     from ttt_engine.agents import MCTSAgent, play_match
     g = _games.get(network.game_key)
-    player = PUCTPlayer(network, simulations, c_puct)
+    player = PUCTPlayer(network, simulations, c_puct, playout_weight=playout_weight)
     mcts = MCTSAgent(simulations=_util.check_int("mcts_simulations", mcts_simulations, min=1),
                      seed=seed)
     r = play_match(player, mcts, games=games, seed=seed,
@@ -682,7 +685,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             seed=_derived_seed(seed, it, 1),
                             temperature_moves=config.temperature_moves, c_puct=config.c_puct,
                             dirichlet_alpha=config.dirichlet_alpha,
-                            noise_fraction=config.noise_fraction, **board_options_full)
+                            noise_fraction=config.noise_fraction,
+                            playout_weight=config.playout_weight, **board_options_full)
             t_play = _time.perf_counter() - t0
             outcomes = np.bincount(np.asarray(data.outcomes, dtype=np.int64), minlength=3)
             n_positions = len(data)
@@ -728,7 +732,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                 scores = evaluate_network(net, simulations=config.eval_simulations,
                                           games=config.eval_games,
                                           mcts_simulations=config.eval_mcts_simulations,
-                                          c_puct=config.c_puct, seed=_derived_seed(seed, it, 3))
+                                          c_puct=config.c_puct, seed=_derived_seed(seed, it, 3),
+                                          playout_weight=config.playout_weight)
                 rec.update({f"eval_{k}": v for k, v in scores.items()})
                 rec["eval_s"] = round(_time.perf_counter() - t2, 3)
                 counters["last_eval_seconds"] = counters["seconds"]

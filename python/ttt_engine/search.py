@@ -555,6 +555,10 @@ class PUCT:
         evaluated but no longer expanded.
     reuse: keep the subtree of the new root between searches (a position up
         to ``reuse_depth`` plies below the last root).
+    playout_weight: ``w`` in [0, 1]: every evaluated leaf's value becomes
+        ``(1 - w) * value + w * z`` where ``z`` is the result of one random
+        playout from the leaf, played in C (AlphaGo's mixed evaluation; 0:
+        the evaluator's value alone, as AlphaZero).
 
     The rules (selection, back-up, virtual loss, noise) are in
     docs/puct.md.  One search at a time per object (``RuntimeError``
@@ -572,7 +576,7 @@ class PUCT:
 
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
-                 reuse=True, reuse_depth=4, seed=None):
+                 reuse=True, reuse_depth=4, seed=None, playout_weight=0.0):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -591,6 +595,7 @@ class PUCT:
         self.reuse = bool(reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.seed = resolve_seed(seed)
+        self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self._forest = None
         self._key = None
@@ -603,7 +608,7 @@ class PUCT:
             c_puct=self.c_puct, c_base=self.c_base, c_init=self.c_init,
             dirichlet_alpha=self.dirichlet_alpha, noise_fraction=self.noise_fraction,
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
-            reuse_depth=self.reuse_depth, seed=self.seed)))
+            reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight)))
 
     # ------------------------------------------------------------ ownership
     def _acquire(self):
@@ -622,6 +627,7 @@ class PUCT:
             self._forest = _puct.PUCTForest(
                 board, 1, self.batch_size, self.max_nodes, self.seed, self.c_puct, c_base,
                 c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
+            self._forest.set_playout_weight(self.playout_weight)
             self._key = key
             self._root = None
         return self._forest

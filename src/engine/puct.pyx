@@ -63,6 +63,7 @@ cdef struct PParams:
     double alpha            # Dirichlet noise at the root (<= 0: none)
     double noise_fraction
     int playouts            # uniform evaluator: random playouts per leaf
+    double playout_weight   # evaluator's value mixed with one random playout's result
 
 
 cdef struct PTree:
@@ -431,6 +432,7 @@ cdef class PUCTForest:
         self.p.alpha = alpha
         self.p.noise_fraction = noise_fraction
         self.p.playouts = playouts
+        self.p.playout_weight = 0.0
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -512,6 +514,10 @@ cdef class PUCTForest:
         self.p.c_puct = c_puct
         self.p.c_base = c_base
         self.p.c_init = c_init
+
+    def set_playout_weight(self, double weight):
+        """Weight of one random playout's result in every evaluated leaf's value."""
+        self.p.playout_weight = weight
 
     def set_noise(self, double alpha, double noise_fraction):
         self.p.alpha = alpha
@@ -650,13 +656,18 @@ cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const
                       bint uniform) noexcept nogil:
     cdef GameState* leaves = <GameState*>f.leaf_states
     cdef int j, i
+    cdef double v, lam = f.p.playout_weight
     cdef PTree* t
     for j in range(f.nleaves):
         i = f.leaf_slot[j]
         t = &f.trees[i]
+        v = <double>values[j]
+        if lam > 0.0:
+            # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
+            v = (1.0 - lam) * v + lam * playout_value(&leaves[j], 1, &f.rngs[i])
         expand(t, f.leaf_nodes[j], &leaves[j],
                NULL if uniform else logits + <size_t>j * f.num_actions)
-        backup(t.nodes, f.leaf_nodes[j], <double>values[j], True)
+        backup(t.nodes, f.leaf_nodes[j], v, True)
         f.done[i] += 1
     f.nleaves = 0
 

@@ -36,6 +36,8 @@ HYPER = {
                                 help="plies played from the visit distribution"),
     "--c-puct": dict(type=O.real, metavar="C", help="PUCT exploration constant"),
     "--dirichlet-alpha": dict(type=O.real, metavar="A", help="root noise in self-play"),
+    "--playout-weight": dict(type=O.real, metavar="W",
+                             help="weight of a random playout in every leaf value (0..1)"),
     "--buffer-size": dict(type=O.count(1, 10**9), metavar="N", help="replay buffer positions"),
     "--batch-size": dict(type=O.count(1, 1_000_000), metavar="N", help="SGD minibatch"),
     "--sample-reuse": dict(type=O.real, metavar="R", help="SGD samples per new position"),
