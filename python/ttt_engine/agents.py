@@ -277,7 +277,10 @@ class AZAgent(Agent):
         first move).
     simulations / time: budget per move (either, both = whichever ends first,
         neither = 800 simulations).  batch_size: leaves per network call
-        (virtual loss).  c_puct: exploration constant.  seed: fixes the search
+        (virtual loss).  c_puct: exploration constant.  playout_weight: weight
+        of one random playout in every leaf value (see
+        :class:`ttt_engine.search.PUCT`; None: the setting the shipped network
+        was measured with, else 0).  seed: fixes the search
         (with a budget in simulations, the same seed plays the same moves).
     ``depth`` does not apply (None).  ``last_stats``: the last search's
     statistics (:attr:`ttt_engine.search.PUCT.stats`).  Playing needs only
@@ -287,7 +290,7 @@ class AZAgent(Agent):
     DEFAULT_SIMULATIONS = 800
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
-                 batch_size=8, max_nodes=400_000, depth=None):
+                 batch_size=8, max_nodes=400_000, playout_weight=None, depth=None):
         no_budget("AZAgent", depth=depth)
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
         self.time = check_seconds("time", time, allow_none=True)
@@ -298,6 +301,8 @@ class AZAgent(Agent):
         self.batch_size = check_int("batch_size", batch_size, min=1, max=4096)
         self.max_nodes = check_int("max_nodes", max_nodes, min=1024, max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
+        self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1,
+                                         allow_none=True)
         self._puct = None
         self._evaluator = None
         self.name = (f"az({self.simulations} sims)" if self.time is None
@@ -319,7 +324,10 @@ class AZAgent(Agent):
     def _search_for(self, board):
         if self._evaluator is None:
             from ttt_engine import games
-            self._evaluator = _load_evaluator(shipped_network(games.of_board(board).key))
+            key = games.of_board(board).key
+            self._evaluator = _load_evaluator(shipped_network(key))
+            if self.playout_weight is None:
+                self.playout_weight = SHIPPED_SETTINGS.get(key, {}).get("playout_weight", 0.0)
         else:
             check = getattr(self._evaluator, "check_board", None)
             if check is not None:
@@ -327,7 +335,7 @@ class AZAgent(Agent):
         if self._puct is None:
             self._puct = _search.PUCT(self._evaluator, c_puct=self.c_puct,
                                       batch_size=self.batch_size, max_nodes=self.max_nodes,
-                                      seed=self.seed)
+                                      seed=self.seed, playout_weight=self.playout_weight or 0.0)
         return self._puct
 
     def select_move(self, board):
@@ -343,10 +351,14 @@ class AZAgent(Agent):
             raise TypeError("this AZAgent's evaluator does not pickle")
         return {"network": net, "simulations": self.simulations, "time": self.time,
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
-                "max_nodes": self.max_nodes}
+                "max_nodes": self.max_nodes, "playout_weight": self.playout_weight}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"
+
+
+#: the search settings each shipped network was measured with (docs/alphazero.md)
+SHIPPED_SETTINGS = {"ttt": {"playout_weight": 0.0}, "uttt": {"playout_weight": 0.5}}
 
 
 def shipped_network(game):

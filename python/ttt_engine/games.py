@@ -206,18 +206,21 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 
 
 def _az(game):
-    def build(seed=None, simulations=None, time=None, network=None, batch_size=8, c_puct=1.25):
-        from ttt_engine.agents import AZAgent, shipped_network
+    def build(seed=None, simulations=None, time=None, network=None, batch_size=8, c_puct=1.25,
+              playout_weight=None):
+        from ttt_engine.agents import SHIPPED_SETTINGS, AZAgent, shipped_network
         if network is None:
             network = shipped_network(game)
+            if playout_weight is None:
+                playout_weight = SHIPPED_SETTINGS.get(game, {}).get("playout_weight")
         return AZAgent(network, simulations=simulations, time=time, seed=seed,
-                       batch_size=batch_size, c_puct=c_puct)
+                       batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight)
     return build
 
 
 _AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
             "simulations or time per move)")
-_AZ_EXTRA = ("network", "batch_size", "c_puct")
+_AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight")
 
 
 def _tree(kind):
