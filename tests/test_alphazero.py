@@ -14,6 +14,7 @@ from ttt_engine.alphazero import Config, ReplayBuffer, load_checkpoint, train
 from ttt_engine.network import Network
 
 import jax.numpy as jnp   # in the [test] extra (through [nn]): a missing one must fail
+from conftest import random_positions
 
 #: a tiny run: seconds, not minutes
 TINY = dict(hidden=(16,), games=6, simulations=8, buffer_size=2000, batch_size=32,
@@ -21,18 +22,6 @@ TINY = dict(hidden=(16,), games=6, simulations=8, buffer_size=2000, batch_size=3
             eval_mcts_simulations=20, eval_every=1e9)
 
 
-def _positions(game, n, seed=0, **options):
-    g = ttt_engine.games.get(game)
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    b = g.new_board(**options)
-    while len(obs) < n:
-        if b.is_terminal():
-            b = g.new_board(**options)
-        obs.append(b.observation())
-        masks.append(b.action_mask())
-        b.push(b.legal_moves[rng.integers(len(b.legal_moves))])
-    return np.stack(obs), np.stack(masks)
 
 
 @pytest.mark.parametrize("game,hidden", [("ttt", (64, 64)), ("uttt", (256, 256)),
@@ -43,7 +32,7 @@ def test_jax_forward_equals_numpy(game, hidden):
     rng = np.random.default_rng(1)
     net.set_params({k: v + (rng.normal(0, 0.1, v.shape) if k.startswith("b") else 0)
                     for k, v in net.params.items()})
-    obs, masks = _positions(game, 100)
+    obs, masks = random_positions(game, 100)
     logits, values = net(obs, masks)
     jl, jv = alphazero.jax_forward({k: jnp.asarray(v) for k, v in net.params.items()},
                                    jnp.asarray(obs))
@@ -53,7 +42,7 @@ def test_jax_forward_equals_numpy(game, hidden):
 
 def test_loss_parts_match_a_plain_computation():
     net = Network.init("ttt", hidden=(8,), seed=2)
-    obs, masks = _positions("ttt", 20)
+    obs, masks = random_positions("ttt", 20)
     rng = np.random.default_rng(3)
     pi = np.where(masks, rng.random(masks.shape), 0).astype(np.float32)
     pi /= pi.sum(axis=1, keepdims=True)
@@ -78,7 +67,7 @@ def test_loss_parts_match_a_plain_computation():
 @pytest.mark.parametrize("optimizer", ["adam", "adamw"])
 def test_train_step_fits_a_batch(optimizer):
     net = Network.init("ttt", hidden=(32,), seed=2)
-    obs, masks = _positions("ttt", 64, seed=4)
+    obs, masks = random_positions("ttt", 64, seed=4)
     pi = np.zeros(masks.shape, np.float32)
     pi[np.arange(64), np.argmax(masks, axis=1)] = 1.0      # first legal action
     z = np.where(np.arange(64) % 2, 1.0, -1.0).astype(np.float32)
@@ -93,7 +82,7 @@ def test_train_step_fits_a_batch(optimizer):
                           np.argmax(masks, axis=1))
 
 
-def test_replay_buffer_is_a_ring_of_the_latest_positions():
+def test_replay_buffer_is_a_ring_of_the_latestrandom_positions():
     buf = ReplayBuffer(5, (2, 3, 3), 9)
     for start in (0, 3, 6):
         n = 3
@@ -114,7 +103,7 @@ def test_presets_cover_every_game_and_options_are_checked():
         alphazero.config_for(key)
     with pytest.raises(ValueError, match="unknown training option.*'learning_rat'"):
         alphazero.config_for("ttt", learning_rat=0.1)
-    with pytest.raises(ValueError, match="learning_rate must be in"):
+    with pytest.raises(ValueError, match="learning_rate must be a finite number > 0"):
         alphazero.config_for("ttt", learning_rate=-1)
     with pytest.raises(ValueError, match="optimizer must be one of"):
         alphazero.config_for("ttt", optimizer="sgd")
@@ -216,7 +205,7 @@ def test_missing_nn_extra_is_one_line(monkeypatch, tmp_path):
 def test_ttt_table_evaluator_answers_as_the_network():
     net = Network.init("ttt", hidden=(16, 16), seed=4)
     table = alphazero._TTTTable(net)
-    obs, masks = _positions("ttt", 300, seed=8)
+    obs, masks = random_positions("ttt", 300, seed=8)
     for a, b in zip(table(obs, masks), net(obs, masks)):
         np.testing.assert_allclose(a, b, atol=1e-6)
 

@@ -10,7 +10,6 @@ import ttt_engine
 from ttt_engine.alphazero import load_checkpoint
 from ttt_engine.network import Network
 
-PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
 CMD = [sys.executable, "-m", "ttt_engine"]
 PREFIX = "ttt-engine: error: "
 TINY = ["--hidden", "16", "--games", "6", "--simulations", "8", "--buffer-size", "2000",
@@ -18,13 +17,8 @@ TINY = ["--hidden", "16", "--games", "6", "--simulations", "8", "--buffer-size",
 
 
 @pytest.fixture
-def env(tmp_path):
-    e = dict(os.environ)
-    e["PYTHONPATH"] = PYDIR + os.pathsep + e.get("PYTHONPATH", "")
-    e["TTT_ENGINE_CACHE_DIR"] = str(tmp_path / "cache")
-    e["NO_COLOR"] = "1"
-    e.pop("TTT_ENGINE_DEBUG", None)
-    return e
+def env(cli_env):
+    return cli_env
 
 
 def run(args, env, timeout=300, prelude=None):
@@ -70,7 +64,7 @@ def test_train_resume_and_eval(tmp_path, env):
 @pytest.mark.parametrize("args,code,needles", [
     (["az", "train", "--out", "{tmp}/x.npz", "--hidden", "12,x"], 2, ["--hidden must be"]),
     (["az", "train", "--out", "{tmp}/x.npz", "--learning-rate", "-1", "--quiet"], 2,
-     ["cannot train: learning_rate must be in"]),
+     ["cannot train: learning_rate must be a finite number > 0"]),
     (["az", "train", "--out", "{tmp}/x.npz", "--resume", "--force"], 2, ["exclude"]),
     (["az", "train", "--out", "{tmp}"], 2, ["is a folder"]),
     (["az", "train"], 2, ["--out"]),

@@ -7,24 +7,12 @@ import numpy as np
 import pytest
 
 import ttt_engine
-from ttt_engine import clobber, games, uttt
+from ttt_engine import clobber, uttt
 from ttt_engine.network import Network
 from ttt_engine.ttt import Board
+from conftest import random_positions
 
 
-def _positions(game, n, seed=0, **options):
-    """Observations and masks of ``n`` positions reached by random play."""
-    g = games.get(game)
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    b = g.new_board(**options)
-    while len(obs) < n:
-        if b.is_terminal():
-            b = g.new_board(**options)
-        obs.append(b.observation())
-        masks.append(b.action_mask())
-        b.push(b.legal_moves[rng.integers(len(b.legal_moves))])
-    return np.stack(obs), np.stack(masks)
 
 
 def _reference(net, obs):
@@ -43,7 +31,7 @@ def _reference(net, obs):
 def test_evaluator_protocol_and_exact_forward(game, options, shape, actions):
     net = Network.init(game, hidden=(32, 16), seed=3, **options)
     assert net.obs_shape == shape and net.num_actions == actions
-    obs, masks = _positions(game, 37, **options)
+    obs, masks = random_positions(game, 37, **options)
     logits, values = net(obs, masks)
     assert logits.dtype == np.float32 and logits.shape == (37, actions)
     assert values.dtype == np.float32 and values.shape == (37,)
@@ -65,7 +53,7 @@ def test_init_is_seeded_and_near_uniform():
     assert a.hidden == (256, 256)
     assert a == Network.init("uttt", seed=1)
     assert a != Network.init("uttt", seed=2)
-    obs, masks = _positions("uttt", 64)
+    obs, masks = random_positions("uttt", 64)
     logits, values = a(obs, masks)
     assert np.abs(values).max() < 0.5           # small heads: values near 0
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
@@ -82,7 +70,7 @@ def test_save_load_round_trip_and_ttt_engine_load(tmp_path):
     for back in (Network.load(path), ttt_engine.load(path)):
         assert isinstance(back, Network) and back == net
         assert back.board_options == {"rows": 5, "cols": 6}
-        obs, masks = _positions("clobber", 9, rows=5, cols=6)
+        obs, masks = random_positions("clobber", 9, rows=5, cols=6)
         for x, y in zip(back(obs, masks), net(obs, masks)):
             assert np.array_equal(x, y)
     assert Network.load(path, "clobber", rows=5, cols=6) == net
@@ -90,7 +78,7 @@ def test_save_load_round_trip_and_ttt_engine_load(tmp_path):
 
 def test_pickle_round_trip():
     net = Network.init("ttt", hidden=(8, 8), seed=2)
-    obs, masks = _positions("ttt", 5)
+    obs, masks = random_positions("ttt", 5)
     net(obs, masks)                              # buffers exist: they do not travel
     back = pickle.loads(pickle.dumps(net))
     assert back == net
@@ -115,11 +103,11 @@ def test_network_of_another_game_or_shape_names_both(tmp_path):
 
 def test_wrong_observation_shapes_are_clear_errors():
     net = Network.init("uttt", hidden=(8,), seed=1)
-    obs, masks = _positions("ttt", 4)
+    obs, masks = random_positions("ttt", 4)
     with pytest.raises(ValueError, match=r"observations must have shape Bx3x9x9 for Ultimate "
                        r"Tic-Tac-Toe: observations 3x9x9, 81 actions; got shape 4x2x3x3"):
         net(obs, masks)
-    u, um = _positions("uttt", 4)
+    u, um = random_positions("uttt", 4)
     with pytest.raises(ValueError, match="got shape 3x9x9"):
         net(u[0], um[0])
     with pytest.raises(ValueError, match=r"legal_mask must have shape 4x81.*got shape 4x9"):
@@ -151,7 +139,7 @@ def test_bad_weights_and_files_are_refused(tmp_path):
 def test_threads_get_their_own_buffers():
     from concurrent.futures import ThreadPoolExecutor
     net = Network.init("uttt", hidden=(64, 64), seed=1)
-    obs, masks = _positions("uttt", 200)
+    obs, masks = random_positions("uttt", 200)
     want = net(obs, masks)[0]
     with ThreadPoolExecutor(2) as ex:
         outs = list(ex.map(lambda _: net(obs, masks)[0], range(8)))

@@ -117,6 +117,16 @@ def _check_board(board, *, allow_terminal=True):
                          "search")
 
 
+def _budget(simulations, time, default):
+    """``(simulations, seconds)`` of a tree search, checked; neither given:
+    ``default`` simulations."""
+    sims = check_simulations("simulations", simulations, allow_none=True)
+    t = check_seconds("time", time, allow_none=True)
+    if sims is None and t is None:
+        sims = default
+    return sims, t
+
+
 def _dispatch(fn, *args):
     """Call a fused Cython entry point, turning 'unsupported board type' into ValueError."""
     try:
@@ -436,10 +446,7 @@ class MCTS:
         ``DEFAULT_SIMULATIONS``.
         """
         _check_board(board, allow_terminal=False)
-        sims = check_simulations("simulations", simulations, allow_none=True)
-        t = check_seconds("time", time, allow_none=True)
-        if sims is None and t is None:
-            sims = self.DEFAULT_SIMULATIONS
+        sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
         self._acquire()
         try:
             return self._search(board, sims, t)
@@ -671,10 +678,7 @@ class PUCT:
         evaluates the root); time: seconds; with both, whichever comes first;
         with neither, ``DEFAULT_SIMULATIONS``."""
         _check_board(board, allow_terminal=False)
-        sims = check_simulations("simulations", simulations, allow_none=True)
-        t = check_seconds("time", time, allow_none=True)
-        if sims is None and t is None:
-            sims = self.DEFAULT_SIMULATIONS
+        sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
         self._acquire()
         try:
             return self._search(board, sims, t)

@@ -105,3 +105,14 @@ def save(write, path, what):
         msg = str(e) if str(e).startswith("cannot write") else \
             f"cannot write the {what} {path}: {_reason(e)}"
         raise CLIError(msg, EXIT_ERROR) from None
+
+
+def check_plot(path, what="trained"):
+    """The checked output path of a ``--plot`` file, with matplotlib present
+    (checked before any work: nothing was ``what`` when this fails)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
+                       f"(nothing was {what})", EXIT_USAGE) from None
+    return check_output(path, "plot")

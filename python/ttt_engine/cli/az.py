@@ -106,12 +106,7 @@ def run_train(args):
     if "hidden" in hyper:
         hyper["hidden"] = _hidden(hyper["hidden"])
     if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
-                           "(nothing was trained)", EXIT_USAGE) from None
-        _files.check_output(args.plot, "plot")
+        _files.check_plot(args.plot)
     out = _files.check_output(args.out, "network file")
     ckpt, metrics = alphazero.run_paths(out)
     if args.resume and args.force:

@@ -84,12 +84,7 @@ def run(args):
         options["symmetry"] = True
     # everything that can fail is checked before the training
     if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
-                           "(nothing was trained)", EXIT_USAGE) from None
-        _files.check_output(args.plot, "plot")
+        _files.check_plot(args.plot)
     if args.out:
         out = _files.check_output(args.out, "model file")
     else:
