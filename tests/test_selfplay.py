@@ -1,5 +1,7 @@
-"""The board symmetries used to augment self-play data: every transformed
-position is a real position of the game, reached by the transformed moves."""
+"""Self-play beyond its targets (tests/test_puct.py checks those): the board
+symmetries used to augment the data (every transformed position is a real
+position of the game, reached by the transformed moves) and play on an
+executor."""
 import random
 
 import numpy as np
@@ -74,3 +76,24 @@ def test_identity_comes_first_and_maps_are_permutations():
 def test_unknown_action_layout_is_refused():
     with pytest.raises(ValueError, match="no symmetry rule"):
         symmetries("ttt", (2, 3, 3), 10)
+
+
+def test_selfplay_on_an_executor_joins_the_parts_in_order():
+    """Games split over an executor's workers come back as one data set with
+    game ids in order, each part reproducible from the seed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ttt_engine.evaluators import UniformEvaluator
+    from ttt_engine.selfplay import selfplay
+    with ThreadPoolExecutor(2) as ex:
+        a = selfplay("ttt", UniformEvaluator(), games=10, simulations=20, seed=4, executor=ex,
+                     workers=3)
+        b = selfplay("ttt", UniformEvaluator(), games=10, simulations=20, seed=4, executor=ex,
+                     workers=3)
+    assert len(a.outcomes) == 10
+    assert sorted(set(a.game_ids.tolist())) == list(range(10))
+    assert (np.diff(a.game_ids) >= 0).all()
+    for key in ("observations", "policies", "values", "game_ids"):
+        assert np.array_equal(getattr(a, key), getattr(b, key))
+    with pytest.raises(ValueError, match="workers= needs an executor"):
+        selfplay("ttt", UniformEvaluator(), games=2, simulations=5, workers=2)
