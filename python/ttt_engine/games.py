@@ -243,6 +243,47 @@ def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
                                   seed=resolve_seed(seed))
 
 
+#: The strongest engine of each game as MCTS settings (see docs/search.md,
+#: "Strongest engine"): MCTS-Solver, the game's best playout policy, and
+#: root parallelism over the machine's cores (at most 2 by default).
+BEST_MCTS = {
+    "uttt": {"solver": True, "playout": "decisive"},
+    "clobber": {"solver": True, "expand_after": 1},
+    "quixo": {"solver": True, "playout": "decisive"},
+}
+#: Seconds per move of the strongest engine when no budget is given.
+BEST_TIME = 1.0
+
+
+def _best(game):
+    def build(seed=None, simulations=None, time=None, threads=None):
+        from ttt_engine import _parallel
+        from ttt_engine.agents import MCTSAgent
+        if threads is None:
+            threads = min(2, _parallel.cores())
+        if simulations is None and time is None:
+            time = BEST_TIME
+        agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                          max_nodes=2_000_000, **BEST_MCTS[game])
+        agent.name = "best(" + agent.name.split("(", 1)[1]
+        return agent
+    return build
+
+
+def _best_ttt(seed=None, simulations=None, time=None, threads=None):
+    """Tic-Tac-Toe is solved: the strongest engine is perfect play, at once
+    (the budget and threads are accepted so that every game's 'best' takes
+    the same keywords, and not needed)."""
+    from ttt_engine import _parallel
+    if threads is not None:
+        _parallel.check_threads(threads)
+    return _perfect(seed=seed)
+
+
+_BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
+              "both cores (time or simulations per move, default 1 s; threads=)")
+
+
 _SEARCH = ("simulations", "time")
 _DEPTH = ("depth", "time")
 
@@ -254,6 +295,8 @@ def _engines(*specs):
 GAMES = {g.key: g for g in (
     Game("ttt", "Tic-Tac-Toe", ("X", "O"), {}, "ttt_engine.ttt",
          _engines(
+             Engine("best", "the strongest engine here: perfect play (exact alpha-beta; "
+                    "a budget is accepted and not needed)", _best_ttt, _SEARCH, ("threads",)),
              Engine("perfect", "exact alpha-beta: never loses (fastest win, slowest loss; "
                     "a random choice among equal moves, fixed by the seed)", _perfect,
                     extra=("randomize",)),
@@ -268,6 +311,7 @@ GAMES = {g.key: g for g in (
          default_engine="perfect", notation=("zero_based",)),
     Game("uttt", "Ultimate Tic-Tac-Toe", ("X", "O"), {"tiebreak": False}, "ttt_engine.uttt",
          _engines(
+             Engine("best", _BEST_HELP, _best("uttt"), _SEARCH, ("threads",)),
              Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
                     _SEARCH),
              Engine("treeq", "tree Q-learning (simulations or time per move)", _tree("treeq"),
@@ -276,9 +320,10 @@ GAMES = {g.key: g for g in (
                     _tree("sarsa"), _SEARCH),
              Engine("az", _AZ_HELP, _az("uttt"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="mcts"),
+         default_engine="best"),
     Game("clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, "ttt_engine.clobber",
          _engines(
+             Engine("best", _BEST_HELP, _best("clobber"), _SEARCH, ("threads",)),
              Engine("alphabeta", "alpha-beta with a table and the game's heuristics (depth, "
                     "default 3; time for iterative deepening)", _clobber("alphabeta-tt"),
                     _DEPTH, ("heuristic",)),
@@ -288,9 +333,10 @@ GAMES = {g.key: g for g in (
                     _SEARCH),
              Engine("az", _AZ_HELP, _az("clobber"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="alphabeta"),
+         default_engine="best"),
     Game("quixo", "Quixo", ("X", "O"), {"size": 5, "max_plies": 200}, "ttt_engine.quixo",
          _engines(
+             Engine("best", _BEST_HELP, _best("quixo"), _SEARCH, ("threads",)),
              Engine("greedy", "the state-value agent, played greedily (values from random "
                     "games)", _greedy, extra=("values", "games", "epsilon")),
              Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
@@ -299,7 +345,7 @@ GAMES = {g.key: g for g in (
                     "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH),
              Engine("az", _AZ_HELP, _az("quixo"), _SEARCH, _AZ_EXTRA),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="mcts"),
+         default_engine="best"),
 )}
 
 

@@ -43,16 +43,26 @@ WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
 MAX_PLY = int(_ab.PY_MAX_PLY)
 DEFAULT_TT_SIZE = 1 << 18
+#: Table size (entries) of the module-level functions' searcher for
+#: Tic-Tac-Toe: its 5,478 positions fit, and a first search in a process
+#: touches 200 KB instead of the 6 MB a big game's table needs.
+SMALL_TT_SIZE = 1 << 13
 
 # The module-level functions use one searcher (transposition table + context)
-# per thread, made on the thread's first search: threads search in parallel.
+# per thread and table size, made on the thread's first search of that size:
+# threads search in parallel.
 _local = threading.local()
 
 
-def _shared():
-    searcher = getattr(_local, "searcher", None)
+def _shared(board=None):
+    from ttt_engine._core import ttt as _ttt
+    size = SMALL_TT_SIZE if isinstance(board, _ttt.Board) else DEFAULT_TT_SIZE
+    searchers = getattr(_local, "searchers", None)
+    if searchers is None:
+        searchers = _local.searchers = {}
+    searcher = searchers.get(size)
     if searcher is None:
-        searcher = _local.searcher = _ab.ABSearcher(DEFAULT_TT_SIZE)
+        searcher = searchers[size] = _ab.ABSearcher(size)
     return searcher
 
 
@@ -60,7 +70,7 @@ def _with_searcher(searcher, fn, *args):
     """``fn(searcher, *args)`` holding ``searcher`` (``RuntimeError`` if another
     thread is searching with it); the thread's own searcher when None."""
     if searcher is None:
-        searcher = _shared()
+        searcher = _shared(args[0] if args else None)
     elif not isinstance(searcher, _ab.ABSearcher):
         raise TypeError(f"searcher must be an ABSearcher or None, got {type(searcher).__name__}")
     searcher.acquire()
@@ -281,7 +291,18 @@ class MCTS:
         statistics (visits, wins, proofs) to choose the move.  The budget is
         shared: ``simulations`` is the total over the trees, ``time`` the wall
         time.  Same seed and ``threads`` => same move with a simulation budget.
-        ``threads=1`` (default) is the single-tree search.
+        ``threads=1`` (default) is the single-tree search.  More threads than
+        the machine has cores are allowed (a warning, once per process).
+    playout: the simulation step.  ``"random"`` (default): the game's uniform
+        random playout (seed 003's UCT).  ``"decisive"``: play a move that wins
+        at once when there is one, and never one that lets the opponent win at
+        once where that is cheap to see: Ultimate Tic-Tac-Toe (a big-board
+        line through a local board won now; anti-decisive: the board the move
+        sends the opponent to, or any board after a free move, holds no such
+        win for it) and Quixo (a move completing an own line wins, one
+        completing an opponent line is never played).  Other games have only
+        ``"random"``; asking for another is a ``ValueError`` at the search,
+        naming the valid ones.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
@@ -298,7 +319,7 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4, expand_after=0, solver=False, threads=1):
+                 reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random"):
         self.c = check_real("c", c, low=0)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
@@ -308,7 +329,11 @@ class MCTS:
         self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
         self.solver = bool(solver)
         self.threads = _parallel.check_threads(threads)
-        self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver)
+        if not isinstance(playout, str) or playout not in _mcts.PLAYOUTS:
+            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
+        self.playout = playout
+        self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,
+                                      playout)
                        for s in _parallel.split_seeds(self.seed, self.threads)]
         self._tree = self._trees[0]
         self._root = None
@@ -384,7 +409,17 @@ class MCTS:
         finally:
             self._release()
 
+    def _check_playout(self, board):
+        if self.playout != "random":
+            from ttt_engine import games
+            game = games.of_board(board)
+            if game.key not in _mcts.PLAYOUT_GAMES[self.playout]:
+                valid = [p for p, keys in _mcts.PLAYOUT_GAMES.items() if game.key in keys]
+                raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
+                                 f"{game.title}; valid playouts there: {', '.join(valid)}")
+
     def _search(self, board, sims, t):
+        self._check_playout(board)
         reuse = self.reuse and self._root is not None and type(self._root) is type(board)
         reused = []
         for tree in self._trees:
