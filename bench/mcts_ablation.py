@@ -67,24 +67,28 @@ def interval(w, d, n, z=1.96):
 
 
 def run_row(game, row, args):
-    out = os.path.join(args.out, f"{game}-{row}.jsonl")
+    base = args.baseline
+    suffix = "" if base == "uct" else f"-vs-{base}"
+    out = os.path.join(args.out, f"{game}-{row}{suffix}.jsonl")
+    other = Entrant("uct", MCTSAgent, {}) if base == "uct" else entrant(base)
     try:
-        r = round_robin(game, [entrant(row), Entrant("uct", MCTSAgent, {})], args.games,
+        r = round_robin(game, [entrant(row), other], args.games,
                         time_per_move=args.time, seed=args.seed, out=out, workers=args.workers,
                         openings=args.openings, progress=not args.quiet, bootstrap=0)
     except TournamentError as exc:
         print(f"{row}: {exc}", file=sys.stderr)
         r = exc.result
-    w, d, l = r.wdl(row, "uct")
+    w, d, l = r.wdl(row, base)
     n = w + d + l
     s, lo, hi = interval(w, d, n)
     return {"row": row, "games": n, "wins": w, "draws": d, "losses": l, "score": s,
-            "low": lo, "high": hi, "as_first": list(r.wdl(row, "uct", "first")),
-            "as_second": list(r.wdl(row, "uct", "second")), "file": out}
+            "low": lo, "high": hi, "as_first": list(r.wdl(row, base, "first")),
+            "as_second": list(r.wdl(row, base, "second")), "file": out}
 
 
 def markdown(game, results, args):
-    lines = [f"{game}, {args.time:g} s per move, vs uct, opening suite of {args.openings} "
+    lines = [f"{game}, {args.time:g} s per move, vs {args.baseline}, opening suite of "
+             f"{args.openings} "
              "(each twice, colours swapped)", "",
              "| variant | games | W-D-L | score | 95 % interval | first W-D-L | second W-D-L |",
              "|---|---|---|---|---|---|---|"]
@@ -105,6 +109,8 @@ def main(argv=None):
     p.add_argument("--openings", type=int, default=None,
                    help="openings in the suite (default games / 2)")
     p.add_argument("--rows", default=None, help="comma-separated rows (default: all that apply)")
+    p.add_argument("--baseline", default="uct",
+                   help="the opponent of every row: uct (default) or another row")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", default="bench/ablation", help="folder of the results files")
@@ -117,6 +123,10 @@ def main(argv=None):
     bad = [r for r in rows if r not in valid]
     if bad:
         p.error(f"row {bad[0]!r} does not apply to {args.game}; valid rows: {', '.join(valid)}")
+    if args.baseline != "uct" and args.baseline not in valid:
+        p.error(f"--baseline {args.baseline!r}: choose uct or one of {', '.join(valid)}")
+    if args.baseline in rows:
+        p.error("--baseline cannot also be a row")
     if not (args.time > 0 and args.games >= 1 and args.openings >= 1):
         p.error("--time, --games and --openings must be positive")
     os.makedirs(args.out, exist_ok=True)
@@ -129,9 +139,10 @@ def main(argv=None):
     table = markdown(args.game, results, args)
     print()
     print(table)
-    summary = {"game": args.game, "time_per_move": args.time, "games": args.games,
+    summary = {"game": args.game, "baseline": args.baseline, "time_per_move": args.time, "games": args.games,
                "openings": args.openings, "seed": args.seed, "rows": results, "table": table}
-    atomic_write(os.path.join(args.out, f"{args.game}-summary.json"),
+    name = args.game + ("" if args.baseline == "uct" else f"-vs-{args.baseline}")
+    atomic_write(os.path.join(args.out, f"{name}-summary.json"),
                  lambda f: f.write(json.dumps(summary, indent=2).encode()))
     return 0
 
