@@ -16,7 +16,8 @@ Markdown table and written to ``OUT/<game>-summary.json``.
 
 Rows (``--rows`` picks some): solver (MCTS-Solver), decisive (decisive /
 anti-decisive playouts; UTTT and Quixo), solver+decisive, ea1 (a leaf is
-expanded on its second visit), threads2 (root parallelism over 2 threads:
+expanded on its second visit), solver+endgame (UTTT: an exact alpha-beta
+solve first once at most 25 cells are empty in the open boards), threads2 (root parallelism over 2 threads:
 twice the CPU, not equal CPU; it measures what the second core buys), best
 (the registry's strongest engine, ``make_agent("best")``, both cores).
 Use ``--workers 1`` (default) for time budgets: games on parallel workers
@@ -40,6 +41,7 @@ ROWS = {
     "solver+decisive": {"solver": True, "playout": "decisive"},
     "ea1": {"expand_after": 1},
     "solver+ea1": {"solver": True, "expand_after": 1},
+    "solver+endgame": {"solver": True, "endgame": 25},
     "threads2": {"threads": 2},
     "best": None,                      # the registry's preset
 }
@@ -47,7 +49,8 @@ DECISIVE_GAMES = ("uttt", "quixo")
 
 
 def rows_for(game):
-    return [r for r in ROWS if "decisive" not in r or game in DECISIVE_GAMES]
+    return [r for r in ROWS if ("decisive" not in r or game in DECISIVE_GAMES)
+            and ("endgame" not in r or game == "uttt")]
 
 
 def entrant(row):

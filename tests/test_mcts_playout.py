@@ -137,3 +137,38 @@ def test_threads_above_the_cores_warn_once(monkeypatch):
         warnings.simplefilter("error")
         MCTS(threads=n, max_nodes=1000)          # once per process
         MCTS(threads=1, max_nodes=1000)
+
+
+def _open_empty(b):
+    cells, lw = b.cells, b.local_winners
+    return sum(1 for m in range(81) if cells[m] == 0 and lw[(m // 27) * 3 + (m % 9) // 3] is None)
+
+
+def test_endgame_solve_plays_an_exact_move():
+    from ttt_engine.search import alphabeta
+    rng = random.Random(11)
+    checked = 0
+    while checked < 8:
+        b = uttt.Board()
+        while not b.is_terminal() and _open_empty(b) > 14:
+            b.push(rng.choice(b.legal_moves))
+        if b.is_terminal():
+            continue
+        exact = alphabeta(b)                         # the exact value (small endgame)
+        assert exact.exact
+        m = MCTS(endgame=14, seed=1)
+        move = m.search(b, simulations=200)
+        assert m.stats["endgame"] and m.stats["simulations"] == 0
+        assert m.stats["endgame_value"] == exact.outcome
+        after = b.copy()
+        after.push(move)
+        value = -1 if after.winner == b.to_move else 0 if after.winner == "draw" else (
+            1 if after.is_terminal() else alphabeta(after).outcome)
+        assert -value == exact.outcome               # the move keeps the exact value
+        checked += 1
+    # above the threshold the tree search runs; other games refuse the option
+    m = MCTS(endgame=14, seed=1)
+    m.search(uttt.Board(), simulations=200)
+    assert not m.stats["endgame"] and m.stats["simulations"] == 200
+    with pytest.raises(ValueError, match="Ultimate Tic-Tac-Toe only"):
+        MCTS(endgame=5).search(quixo.Board(), simulations=10)

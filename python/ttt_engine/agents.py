@@ -211,7 +211,8 @@ class MCTSAgent(Agent):
     that many trees and threads, the budget shared (see
     :class:`ttt_engine.search.MCTS`); playout: the simulation step
     (``"random"``, the default, or ``"decisive"`` in UTTT and Quixo; see
-    :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    :class:`ttt_engine.search.MCTS`); endgame: exact alpha-beta once that few
+    cells are empty (UTTT).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
@@ -219,7 +220,7 @@ class MCTSAgent(Agent):
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
-                 *, depth=None, playout="random"):
+                 *, depth=None, playout="random", endgame=0):
         no_budget("MCTSAgent", depth=depth)
         self.simulations = check_int("simulations", simulations, min=1, allow_none=True)
         self.time = check_real("time", time, low=0, low_open=True, allow_none=True)
@@ -227,7 +228,7 @@ class MCTSAgent(Agent):
             self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
                                   expand_after=expand_after, solver=solver, threads=threads,
-                                  playout=playout)
+                                  playout=playout, endgame=endgame)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -263,7 +264,7 @@ class MCTSAgent(Agent):
         return {"simulations": self.simulations, "time": self.time, "c": self.c,
                 "seed": m.seed, "max_nodes": m.max_nodes, "reuse": m.reuse,
                 "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads,
-                "playout": m.playout}
+                "playout": m.playout, "endgame": m.endgame}
 
     def __repr__(self):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"

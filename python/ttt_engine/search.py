@@ -314,6 +314,15 @@ class MCTS:
         completing an opponent line is never played).  Other games have only
         ``"random"``; asking for another is a ``ValueError`` at the search,
         naming the valid ones.
+    endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
+        this many cells are empty in the open local boards, each search first
+        tries an exact alpha-beta solve (:func:`alphabeta`, iterative deepening)
+        for ``endgame_share`` of the move's time (0.05 s with a simulation
+        budget); when it proves the value, its move is played (the fastest
+        win, a drawing move, the slowest loss) and ``stats["endgame"]`` is
+        True; otherwise the tree search runs in the time left.  MCTS-Solver
+        proves wins and losses but never draws; this also avoids losing moves
+        in drawn endgames.  A ``ValueError`` on another game.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
@@ -330,8 +339,12 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random"):
+                 reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
+                 endgame=0, endgame_share=0.5):
         self.c = check_real("c", c, low=0)
+        self.endgame = check_int("endgame", endgame, min=0, max=81)
+        self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
+                                        high=1)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
@@ -429,8 +442,43 @@ class MCTS:
                 raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
                                  f"{game.title}; valid playouts there: {', '.join(valid)}")
 
+    def _endgame(self, board, t):
+        """The exact endgame move (or None) and the time it took."""
+        from ttt_engine._core import uttt as _uttt
+        if not isinstance(board, _uttt.Board):
+            from ttt_engine import games
+            raise ValueError(f"MCTS endgame= applies to Ultimate Tic-Tac-Toe only, not "
+                             f"{games.of_board(board).title}; use endgame=0")
+        cells, open_boards = board.cells, board.local_winners
+        empty = sum(1 for m in range(81) if cells[m] == 0
+                    and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
+        if empty > self.endgame:
+            return None, 0.0
+        limit = t * self.endgame_share if t else 0.05
+        r = alphabeta(board, time_limit=limit)
+        if r.exact and r.best_move is not None:
+            return r, r.time
+        return None, r.time
+
     def _search(self, board, sims, t):
         self._check_playout(board)
+        if self.endgame:
+            solved, spent = self._endgame(board, t)
+            if solved is not None:
+                self._root = None
+                for tree in self._trees:
+                    tree.clear()
+                self._stats = {
+                    "simulations": 0, "time": float(spent), "simulations_per_s": 0.0,
+                    "nodes_used": 0, "max_nodes": self.max_nodes * self.threads,
+                    "reused": False, "reused_visits": 0, "root_visits": 0, "children": [],
+                    "root_proven": solved.outcome if solved.outcome else 0,
+                    "best_move": solved.best_move, "threads": self.threads,
+                    "endgame": True, "endgame_value": solved.outcome,
+                    "endgame_nodes": solved.nodes}
+                return solved.best_move
+            if t:
+                t = max(t - spent, 1e-3)
         reuse = self.reuse and self._root is not None and type(self._root) is type(board)
         reused = []
         for tree in self._trees:
@@ -475,6 +523,7 @@ class MCTS:
             "root_proven": root_proven,
             "best_move": move,
             "threads": self.threads,
+            "endgame": False,
         }
         return move
 
