@@ -17,7 +17,9 @@ Markdown table and written to ``OUT/<game>-summary.json``.
 Rows (``--rows`` picks some): solver (MCTS-Solver), decisive (decisive /
 anti-decisive playouts; UTTT and Quixo), solver+decisive, ea1 (a leaf is
 expanded on its second visit), solver+endgame (UTTT: an exact alpha-beta
-solve first once at most 25 cells are empty in the open boards), threads2 (root parallelism over 2 threads:
+solve first once at most 25 cells are empty in the open boards), c0.5, c0.8, c2
+and solver+c0.8 (the exploration constant, default sqrt(2)), threads2 (root
+parallelism over 2 threads:
 twice the CPU, not equal CPU; it measures what the second core buys), best
 (the registry's strongest engine, ``make_agent("best")``, both cores).
 Use ``--workers 1`` (default) for time budgets: games on parallel workers
@@ -42,6 +44,10 @@ ROWS = {
     "ea1": {"expand_after": 1},
     "solver+ea1": {"solver": True, "expand_after": 1},
     "solver+endgame": {"solver": True, "endgame": 25},
+    "c0.5": {"c": 0.5},
+    "c0.8": {"c": 0.8},
+    "solver+c0.8": {"solver": True, "c": 0.8},
+    "c2": {"c": 2.0},
     "threads2": {"threads": 2},
     "best": None,                      # the registry's preset
 }

@@ -247,7 +247,7 @@ def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
 #: MCTS-Solver and the game's best playout policy, with root parallelism over
 #: the machine's cores (at most 2 by default; see ``_default_threads``).
 BEST_MCTS = {
-    "uttt": {"solver": True},
+    "uttt": {"solver": True, "c": 0.8},
     "clobber": {"solver": True, "expand_after": 1},
     "quixo": {"solver": True, "playout": "decisive"},
 }
