@@ -119,3 +119,17 @@ def test_ctrl_c_stops_workers_and_the_rerun_resumes(tmp_path):
     assert subprocess.run(cmd, env=env, capture_output=True).returncode == 0
     lines = out.read_text().splitlines()
     assert lines[:len(kept)] == kept and len(lines) == 19
+
+
+def test_tournament_from_an_opening_suite(tmp_path, capsys):
+    out = tmp_path / "o.jsonl"
+    args = ["tournament", "--game", "ttt", "--agents", "perfect,random", "--games", "4",
+            "--openings", "2", "--seed", "1", "--quiet", "--bootstrap", "0", "--workers", "1",
+            "--out", str(out)]
+    assert main(args) == 0
+    assert "from 2 openings played twice each" in capsys.readouterr().out
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines[0]["openings"]) == 2 and [r["opening"] for r in lines[1:]] == [0, 0, 1, 1]
+    assert main(["tournament", "--game", "ttt", "--agents", "perfect,random",
+                 "--opening-plies", "3", "--quiet"]) == 2
+    assert "--opening-plies needs --openings" in capsys.readouterr().err

@@ -6,10 +6,10 @@ from ttt_engine.evaluators import UniformEvaluator
 
 KEYS = ["ttt", "uttt", "clobber", "quixo"]
 ENGINES = {
-    "ttt": ["perfect", "q", "mcts", "alphabeta", "az", "random"],
-    "uttt": ["mcts", "treeq", "sarsa", "az", "random"],
-    "clobber": ["alphabeta", "minimax", "mcts", "az", "random"],
-    "quixo": ["greedy", "mcts", "alphabeta", "az", "random"],
+    "ttt": ["perfect", "q", "mcts", "alphabeta", "az", "best", "random"],
+    "uttt": ["mcts", "treeq", "sarsa", "az", "best", "random"],
+    "clobber": ["alphabeta", "minimax", "mcts", "az", "best", "random"],
+    "quixo": ["greedy", "mcts", "alphabeta", "az", "best", "random"],
 }
 # a move of each game, as text, and a text of another game's syntax
 SAMPLE = {"ttt": "5", "uttt": "4, 4", "clobber": "a1-a2", "quixo": "a1R"}
@@ -192,7 +192,8 @@ def test_same_seed_same_moves():
 
 def test_engine_bad_input():
     g = games.get("clobber")
-    with pytest.raises(ValueError, match="valid engines: alphabeta, minimax, mcts, az, random"):
+    with pytest.raises(ValueError,
+                       match="valid engines: alphabeta, minimax, mcts, az, best, random"):
         g.make_agent("perfect")
     with pytest.raises(ValueError, match="does not take simulations"):
         g.make_agent("alphabeta", simulations=10)

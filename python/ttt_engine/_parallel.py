@@ -16,13 +16,15 @@ exception is raised once all of them have finished.
 """
 from __future__ import annotations
 
+import os
 import threading
+import warnings
 
 import numpy as np
 
 from ttt_engine._util import check_int
 
-__all__ = ["MAX_THREADS", "check_threads", "run_parts", "split_counts", "split_seeds"]
+__all__ = ["MAX_THREADS", "check_threads", "cores", "run_parts", "split_counts", "split_seeds"]
 
 #: Upper bound of ``threads=``: far above any core count; guards against typos.
 MAX_THREADS = 256
@@ -30,9 +32,28 @@ MAX_THREADS = 256
 _MASK64 = (1 << 64) - 1
 
 
-def check_threads(threads):
-    """``threads`` as an int in [1, MAX_THREADS]; ``ValueError`` naming it otherwise."""
-    return check_int("threads", threads, min=1, max=MAX_THREADS)
+_warned_cores = False
+
+
+def cores():
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def check_threads(threads, warn=True):
+    """``threads`` as an int in [1, MAX_THREADS]; ``ValueError`` naming it
+    otherwise.  More threads than cores are allowed (they only share the
+    cores) but, with ``warn``, a ``RuntimeWarning`` says so once per process."""
+    global _warned_cores
+    threads = check_int("threads", threads, min=1, max=MAX_THREADS)
+    if warn and not _warned_cores and threads > cores():
+        _warned_cores = True
+        warnings.warn(f"threads={threads} is more than the {cores()} cores this process can "
+                      "use: the threads will share them (no faster, and time budgets give "
+                      "each thread less)", RuntimeWarning, stacklevel=3)
+    return threads
 
 
 def _splitmix64(x):

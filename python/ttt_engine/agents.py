@@ -211,7 +211,10 @@ class MCTSAgent(Agent):
     seed.  max_nodes: node arena size.  expand_after: visits before a leaf is
     expanded; solver: MCTS-Solver proofs; threads: root-parallel search over
     that many trees and threads, the budget shared (see
-    :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    :class:`ttt_engine.search.MCTS`); playout: the simulation step
+    (``"random"``, the default, or ``"decisive"`` in UTTT and Quixo; see
+    :class:`ttt_engine.search.MCTS`); endgame: exact alpha-beta once that few
+    cells are empty (UTTT).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
@@ -219,14 +222,15 @@ class MCTSAgent(Agent):
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
-                 *, depth=None):
+                 *, depth=None, playout="random", endgame=0):
         no_budget("MCTSAgent", depth=depth)
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
         self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
-                                  expand_after=expand_after, solver=solver, threads=threads)
+                                  expand_after=expand_after, solver=solver, threads=threads,
+                                  playout=playout, endgame=endgame)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -261,7 +265,8 @@ class MCTSAgent(Agent):
         m = self._mcts
         return {"simulations": self.simulations, "time": self.time, "c": self.c,
                 "seed": m.seed, "max_nodes": m.max_nodes, "reuse": m.reuse,
-                "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads}
+                "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads,
+                "playout": m.playout, "endgame": m.endgame}
 
     def __repr__(self):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"

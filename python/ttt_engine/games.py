@@ -252,6 +252,62 @@ def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
                                   seed=resolve_seed(seed))
 
 
+#: The strongest engine of each game as MCTS settings (docs/strength.md):
+#: MCTS-Solver and the game's best playout policy, with root parallelism over
+#: the machine's cores (at most 2 by default; see ``_default_threads``).
+BEST_MCTS = {
+    "uttt": {"solver": True, "c": 0.8},
+    "clobber": {"solver": True, "expand_after": 1},
+    "quixo": {"solver": True, "playout": "decisive"},
+}
+#: Seconds per move of the strongest engine when no budget is given.
+BEST_TIME = 1.0
+
+
+def _default_threads(timed):
+    """Both cores (at most 2), but one thread for a time budget on a machine
+    whose other cores are busy (load average above the cores minus one): root
+    parallelism then gets no second core and only splits the tree (measured:
+    0.32 against one thread at equal time, docs/strength.md).  With a
+    simulation budget the count never depends on the load, so a seed keeps
+    giving the same moves."""
+    import os
+
+    from ttt_engine import _parallel
+    n = min(2, _parallel.cores())
+    if timed and n > 1 and hasattr(os, "getloadavg") and os.getloadavg()[0] > n - 1:
+        return 1
+    return n
+
+
+def _best(game):
+    def build(seed=None, simulations=None, time=None, threads=None):
+        from ttt_engine.agents import MCTSAgent
+        if simulations is None and time is None:
+            time = BEST_TIME
+        if threads is None:
+            threads = _default_threads(simulations is None)
+        agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                          max_nodes=2_000_000, **BEST_MCTS[game])
+        agent.name = "best(" + agent.name.split("(", 1)[1]
+        return agent
+    return build
+
+
+def _best_ttt(seed=None, simulations=None, time=None, threads=None):
+    """Tic-Tac-Toe is solved: the strongest engine is perfect play, at once
+    (the budget and threads are accepted so that every game's 'best' takes
+    the same keywords, and not needed)."""
+    from ttt_engine import _parallel
+    if threads is not None:
+        _parallel.check_threads(threads)
+    return _perfect(seed=seed)
+
+
+_BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
+              "both cores (time or simulations per move, default 1 s; threads=)")
+
+
 _SEARCH = ("simulations", "time")
 _DEPTH = ("depth", "time")
 
@@ -273,6 +329,8 @@ GAMES = {g.key: g for g in (
              Engine("alphabeta", "alpha-beta with a table (depth, default to the end; time "
                     "for iterative deepening)", _alphabeta(None), _DEPTH),
              Engine("az", _AZ_HELP, _az("ttt"), _SEARCH, _AZ_EXTRA),
+             Engine("best", "the strongest engine here: perfect play (exact alpha-beta; "
+                    "a budget is accepted and not needed)", _best_ttt, _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
          default_engine="perfect", notation=("zero_based",)),
     Game("uttt", "Ultimate Tic-Tac-Toe", ("X", "O"), {"tiebreak": False}, "ttt_engine.uttt",
@@ -284,8 +342,9 @@ GAMES = {g.key: g for g in (
              Engine("sarsa", "Sarsa on the tree (simulations or time per move)",
                     _tree("sarsa"), _SEARCH),
              Engine("az", _AZ_HELP, _az("uttt"), _SEARCH, _AZ_EXTRA),
+             Engine("best", _BEST_HELP, _best("uttt"), _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="mcts"),
+         default_engine="best"),
     Game("clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, "ttt_engine.clobber",
          _engines(
              Engine("alphabeta", "alpha-beta with a table and the game's heuristics (depth, "
@@ -296,8 +355,9 @@ GAMES = {g.key: g for g in (
              Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
                     _SEARCH),
              Engine("az", _AZ_HELP, _az("clobber"), _SEARCH, _AZ_EXTRA),
+             Engine("best", _BEST_HELP, _best("clobber"), _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="alphabeta"),
+         default_engine="best"),
     Game("quixo", "Quixo", ("X", "O"), {"size": 5, "max_plies": 200}, "ttt_engine.quixo",
          _engines(
              Engine("greedy", "the state-value agent, played greedily (values from random "
@@ -307,8 +367,9 @@ GAMES = {g.key: g for g in (
              Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
                     "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH),
              Engine("az", _AZ_HELP, _az("quixo"), _SEARCH, _AZ_EXTRA),
+             Engine("best", _BEST_HELP, _best("quixo"), _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="mcts"),
+         default_engine="best"),
 )}
 
 

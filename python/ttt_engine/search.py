@@ -27,6 +27,7 @@ from ttt_engine._util import (check_int, check_real, check_seconds, check_simula
 from ttt_engine._core import alphabeta as _ab
 from ttt_engine._core import mcts as _mcts
 from ttt_engine._core import puct as _puct
+from ttt_engine._core import ttt as _ttt_core
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
@@ -44,24 +45,41 @@ WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
 MAX_PLY = int(_ab.PY_MAX_PLY)
 DEFAULT_TT_SIZE = 1 << 18
+#: Table size (entries) of the module-level functions' searcher for
+#: Tic-Tac-Toe (24 KB: a first search in a process pays a page fault per 4 KB
+#: of table it touches, and a big game's 6 MB table made it 0.3-0.6 ms).
+SMALL_TT_SIZE = 1 << 10
 
 # The module-level functions use one searcher (transposition table + context)
-# per thread, made on the thread's first search: threads search in parallel.
+# per thread and table size, made on the thread's first search of that size:
+# threads search in parallel.
 _local = threading.local()
 
 
-def _shared():
-    searcher = getattr(_local, "searcher", None)
+def _shared(board=None):
+    size = SMALL_TT_SIZE if isinstance(board, _ttt_core.Board) else DEFAULT_TT_SIZE
+    searchers = getattr(_local, "searchers", None)
+    if searchers is None:
+        searchers = _local.searchers = {}
+    searcher = searchers.get(size)
     if searcher is None:
-        searcher = _local.searcher = _ab.ABSearcher(DEFAULT_TT_SIZE)
+        searcher = searchers[size] = _ab.ABSearcher(size)
     return searcher
+
+
+def _warm_up():
+    """Make the importing thread's small searcher and run one small solve
+    (about 0.1 ms, at import): the first Tic-Tac-Toe solve of the process
+    then finds its table and context paged in and the code paths warm,
+    instead of paying for that itself (0.1 ms of a 0.02 ms search)."""
+    _run(_ttt_core.Board.from_string("XO.X....."), 2, None, 0, True, True, True, None, None)
 
 
 def _with_searcher(searcher, fn, *args):
     """``fn(searcher, *args)`` holding ``searcher`` (``RuntimeError`` if another
     thread is searching with it); the thread's own searcher when None."""
     if searcher is None:
-        searcher = _shared()
+        searcher = _shared(args[0] if args else None)
     elif not isinstance(searcher, _ab.ABSearcher):
         raise TypeError(f"searcher must be an ABSearcher or None, got {type(searcher).__name__}")
     searcher.acquire()
@@ -312,6 +330,9 @@ def solve(board):
     return r.outcome
 
 
+_warm_up()
+
+
 def optimal_moves(board):
     """All legal moves that keep the game-theoretic value (win stays win, draw
     stays draw; any move when every move loses), ascending.  Ignores win
@@ -354,7 +375,27 @@ class MCTS:
         statistics (visits, wins, proofs) to choose the move.  The budget is
         shared: ``simulations`` is the total over the trees, ``time`` the wall
         time.  Same seed and ``threads`` => same move with a simulation budget.
-        ``threads=1`` (default) is the single-tree search.
+        ``threads=1`` (default) is the single-tree search.  More threads than
+        the machine has cores are allowed (a warning, once per process).
+    playout: the simulation step.  ``"random"`` (default): the game's uniform
+        random playout (seed 003's UCT).  ``"decisive"``: play a move that wins
+        at once when there is one, and never one that lets the opponent win at
+        once where that is cheap to see: Ultimate Tic-Tac-Toe (a big-board
+        line through a local board won now; anti-decisive: the board the move
+        sends the opponent to, or any board after a free move, holds no such
+        win for it) and Quixo (a move completing an own line wins, one
+        completing an opponent line is never played).  Other games have only
+        ``"random"``; asking for another is a ``ValueError`` at the search,
+        naming the valid ones.
+    endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
+        this many cells are empty in the open local boards, each search first
+        tries an exact alpha-beta solve (:func:`alphabeta`, iterative deepening)
+        for ``endgame_share`` of the move's time (0.05 s with a simulation
+        budget); when it proves the value, its move is played (the fastest
+        win, a drawing move, the slowest loss) and ``stats["endgame"]`` is
+        True; otherwise the tree search runs in the time left.  MCTS-Solver
+        proves wins and losses but never draws; this also avoids losing moves
+        in drawn endgames.  A ``ValueError`` on another game.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
@@ -371,8 +412,12 @@ class MCTS:
     DEFAULT_SIMULATIONS = 10_000
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
-                 reuse_depth=4, expand_after=0, solver=False, threads=1):
+                 reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
+                 endgame=0, endgame_share=0.5):
         self.c = check_real("c", c, low=0)
+        self.endgame = check_int("endgame", endgame, min=0, max=81)
+        self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
+                                        high=1)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
@@ -381,7 +426,11 @@ class MCTS:
         self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
         self.solver = bool(solver)
         self.threads = _parallel.check_threads(threads)
-        self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver)
+        if not isinstance(playout, str) or playout not in _mcts.PLAYOUTS:
+            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
+        self.playout = playout
+        self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,
+                                      playout)
                        for s in _parallel.split_seeds(self.seed, self.threads)]
         self._tree = self._trees[0]
         self._root = None
@@ -453,7 +502,52 @@ class MCTS:
         finally:
             self._release()
 
+    def _check_playout(self, board):
+        if self.playout != "random":
+            from ttt_engine import games
+            game = games.of_board(board)
+            if game.key not in _mcts.PLAYOUT_GAMES[self.playout]:
+                valid = [p for p, keys in _mcts.PLAYOUT_GAMES.items() if game.key in keys]
+                raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
+                                 f"{game.title}; valid playouts there: {', '.join(valid)}")
+
+    def _endgame(self, board, t):
+        """The exact endgame move (or None) and the time it took."""
+        from ttt_engine._core import uttt as _uttt
+        if not isinstance(board, _uttt.Board):
+            from ttt_engine import games
+            raise ValueError(f"MCTS endgame= applies to Ultimate Tic-Tac-Toe only, not "
+                             f"{games.of_board(board).title}; use endgame=0")
+        cells, open_boards = board.cells, board.local_winners
+        empty = sum(1 for m in range(81) if cells[m] == 0
+                    and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
+        if empty > self.endgame:
+            return None, 0.0
+        limit = t * self.endgame_share if t else 0.05
+        r = alphabeta(board, time_limit=limit)
+        if r.exact and r.best_move is not None:
+            return r, r.time
+        return None, r.time
+
     def _search(self, board, sims, t):
+        self._check_playout(board)
+        if self.endgame:
+            solved, spent = self._endgame(board, t)
+            if solved is not None:
+                self._root = None
+                for tree in self._trees:
+                    tree.clear()
+                self._stats = {
+                    "simulations": 0, "time": float(spent), "simulations_per_s": 0.0,
+                    "nodes_used": 0, "max_nodes": self.max_nodes * self.threads,
+                    "reused": False, "reused_visits": 0, "root_visits": 0, "children": [],
+                    "root_proven": solved.outcome if solved.outcome else 0,
+                    "best_move": solved.best_move, "threads": self.threads,
+                    "endgame": True, "endgame_value": solved.outcome,
+                    "endgame_nodes": solved.nodes}
+                return solved.best_move
+            if t:
+                t = max(t - spent, 1e-3)
         reuse = self.reuse and self._root is not None and type(self._root) is type(board)
         reused = []
         for tree in self._trees:
@@ -498,6 +592,7 @@ class MCTS:
             "root_proven": root_proven,
             "best_move": move,
             "threads": self.threads,
+            "endgame": False,
         }
         return move
 

@@ -30,9 +30,15 @@ cdef struct MTree:
     int32_t used
     int32_t expand_after # visits a leaf needs before it is expanded (0: at once)
     bint solver          # MCTS-Solver proofs (mcts_iterate_solver)
+    int playout          # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (game_policy_playout)
     double c             # exploration constant
     float cf             # the same, as float for the selection loop
     rng_t rng
+
+
+cdef enum:
+    PLAYOUT_RANDOM = 0      # the game's uniform random playout
+    PLAYOUT_DECISIVE = 1    # decisive (and, in UTTT, anti-decisive) moves
 
 
 cdef class MCTSTree:

@@ -34,9 +34,12 @@ from ttt_engine._core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
     game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
-    game_playout,
+    game_playout, game_random_move,
 )
 from ttt_engine._core cimport ttt
+from ttt_engine._core.game cimport TTTState, UTTTState, QuixoState, ClobberState
+from ttt_engine._core.uttt cimport uttt_playout_decisive, uttt_decisive_bc, uttt_bc_move
+from ttt_engine._core.quixo cimport quixo_playout_decisive, quixo_decisive_index, qx_code
 from ttt_engine._core.game cimport game_init_tables
 game_init_tables()   # every game's lookup tables
 from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
@@ -76,6 +79,24 @@ cdef extern from *:
 
 
 
+
+
+#: Playout policies by name, and the games each one is written for.
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "decisive": PLAYOUT_DECISIVE}
+PLAYOUT_GAMES = {"random": ("ttt", "uttt", "clobber", "quixo"), "decisive": ("uttt", "quixo")}
+
+
+cdef inline int policy_playout(GameState* s, rng_t* rng, int policy) noexcept nogil:
+    """The simulation step: the game's uniform playout, or with ``policy ==
+    PLAYOUT_DECISIVE`` its playout with decisive moves (UTTT: and
+    anti-decisive ones; games without one use the uniform playout, which the
+    Python layer refuses to configure)."""
+    if policy == PLAYOUT_DECISIVE:
+        if GameState is UTTTState:
+            return uttt_playout_decisive(s, rng)
+        elif GameState is QuixoState:
+            return quixo_playout_decisive(s, rng)
+    return game_playout(s, rng)
 
 
 cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
@@ -171,7 +192,7 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
             status = game_status(&work)
         # 3. simulation
         if status == GAME_ONGOING:
-            status = game_playout(&work, &t.rng)
+            status = policy_playout(&work, &t.rng, t.playout)
     # 4. back-propagation (negamax: each node from its mover's side)
     winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
     while node >= 0:
@@ -256,7 +277,7 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
                     proved = nodes[node].proven != 0
             # 3. simulation
             if status == GAME_ONGOING:
-                status = game_playout(&work, &t.rng)
+                status = policy_playout(&work, &t.rng, t.playout)
         winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
     # 4. back-propagation, carrying proofs upwards while they hold
     while node >= 0:
@@ -338,11 +359,15 @@ cdef class MCTSTree:
     that runs several steps on the tree (reroot, search, read the root) holds
     it with ``acquire()`` / ``release()``, which refuse a second owner."""
 
-    def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False):
+    def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False,
+                  playout="random"):
         max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
         c = check_real("c", c, low=0)
         seed = resolve_seed(seed)
         expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
+        if not isinstance(playout, str) or playout not in PLAYOUTS:
+            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+        self.t.playout = PLAYOUTS[playout]
         self.t.nodes = <MNode*>big_alloc(<size_t>max_nodes * sizeof(MNode))
         if self.t.nodes == NULL:
             raise MemoryError(f"cannot allocate {max_nodes} MCTS nodes")
@@ -509,3 +534,57 @@ def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_d
         return False
     tree._compact(found)
     return True
+
+
+cdef void _policy_run(const GameState* root, long n, rng_t* rng, int policy,
+                      long* counts) noexcept nogil:
+    cdef GameState work
+    cdef long i
+    for i in range(n):
+        work = root[0]
+        counts[policy_playout(&work, rng, policy) & 3] += 1
+
+
+def policy_playouts(GameBoard board, games, seed, playout):
+    """Play ``games`` games from ``board`` with the simulation step of an
+    MCTS whose playout policy is ``playout`` (a name of ``PLAYOUTS``); returns
+    the outcome counts ``(ongoing, first wins, second wins, draws)`` (the
+    first is always 0).  For tests and benchmarks of the policies."""
+    cdef long n = check_int("games", games, min=0, max=INT64_MAX)
+    cdef rng_t rng
+    cdef int policy
+    cdef long counts[4]
+    if not isinstance(playout, str) or playout not in PLAYOUTS:
+        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+    policy = PLAYOUTS[playout]
+    rng_seed(&rng, resolve_seed(seed))
+    counts[0] = counts[1] = counts[2] = counts[3] = 0
+    with nogil:
+        _policy_run(&board.state, n, &rng, policy, counts)
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+cdef int _policy_move(const GameState* root, rng_t* rng, int policy) noexcept nogil:
+    """The first move of a playout from ``root`` (the game must be on)."""
+    cdef int bc
+    if policy == PLAYOUT_DECISIVE:
+        if GameState is UTTTState:
+            bc = uttt_decisive_bc(root, rng)
+            return uttt_bc_move[bc >> 4][bc & 15]
+        elif GameState is QuixoState:
+            return qx_code[root.n][quixo_decisive_index(root, rng)]
+    return game_random_move(root, rng)
+
+
+def policy_move(GameBoard board, seed, playout):
+    """The move the playout policy ``playout`` plays first from ``board``
+    (for tests of the policies); ``ValueError`` when the game is over."""
+    cdef rng_t rng
+    cdef int policy
+    if not isinstance(playout, str) or playout not in PLAYOUTS:
+        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+    if game_status(&board.state) != GAME_ONGOING:
+        raise ValueError("the game is over: no playout move")
+    policy = PLAYOUTS[playout]
+    rng_seed(&rng, resolve_seed(seed))
+    return _policy_move(&board.state, &rng, policy)

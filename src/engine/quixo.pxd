@@ -289,6 +289,57 @@ cdef inline int quixo_playout(QuixoState* s, rng_t* rng) noexcept nogil:
     return s.status
 
 
+cdef inline bint quixo_near_line(uint32_t b, int n) noexcept nogil:
+    """True if some line lacks at most one of ``b``'s cubes.  One move adds at
+    most one cube of either player to any line (a push keeps the cubes of its
+    own row or column and moves one cube into each crossing line), so a line
+    can only be completed now where this holds."""
+    cdef int i
+    cdef uint32_t x
+    for i in range(qx_nlines[n]):
+        x = qx_lines[n][i] & ~b
+        if (x & (x - 1)) == 0:
+            return True
+    return False
+
+
+cdef inline int quixo_decisive_index(const QuixoState* s, rng_t* rng) noexcept nogil:
+    """A playout move (shape index) with decisive moves: one that wins at once
+    if there is one, else a uniformly random move that does not complete an
+    opponent line (which loses at once); uniform when no line can be completed
+    this move (neither player is near one), or when every move loses."""
+    cdef int n = s.n, p = s.to_move, k, f, cnt = 0
+    cdef uint32_t avail, m, o
+    cdef int ok[44]
+    if not quixo_near_line(s.bb[p], n) and not quixo_near_line(s.bb[p ^ 1], n):
+        return quixo_random_index(s, rng)
+    avail = qx_border[n] & ~s.bb[p ^ 1]
+    for k in range(qx_nall[n]):
+        if not (qx_src[n][k] & avail):
+            continue
+        m = s.bb[p]
+        o = s.bb[p ^ 1]
+        quixo_push(&m, &o, n, k)
+        f = quixo_line_flags(m, o, n)
+        if f & 2:
+            continue                  # the opponent's line: this move loses
+        if f & 1:
+            return k                  # a line of the mover's own: wins
+        ok[cnt] = k
+        cnt += 1
+    if cnt == 0:
+        return quixo_random_index(s, rng)
+    return ok[rng_below(rng, cnt)]
+
+
+cdef inline int quixo_playout_decisive(QuixoState* s, rng_t* rng) noexcept nogil:
+    """A playout with decisive moves (``quixo_decisive_index``) until the game
+    ends (line or move cap); returns the status."""
+    while s.status == 0:
+        quixo_make_index(s, quixo_decisive_index(s, rng))
+    return s.status
+
+
 cdef inline uint64_t quixo_mix64(uint64_t z) noexcept nogil:
     """splitmix64 finaliser: a bijection, so distinct keys stay distinct."""
     z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL

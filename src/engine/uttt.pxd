@@ -52,6 +52,47 @@ cdef extern from *:
     const unsigned char uttt_move_cell[81]
     const unsigned char uttt_bc_move[9][9]
 
+cdef extern from *:
+    """
+    /* uttt_threat[m]: cells that complete a line for the owner of the 9-bit
+       mask m (the third cell of every line holding two of m's marks); the
+       caller masks it with the empty cells. */
+    static const unsigned short uttt_threat[512] = {
+      0,0,0,4,0,2,1,0,0,64,0,68,0,66,1,64,
+      0,256,128,388,64,322,193,448,32,352,160,484,96,354,225,480,
+      0,0,0,4,256,258,257,256,16,80,16,84,272,338,273,336,
+      8,264,136,396,328,330,457,456,0,320,128,452,320,322,449,448,
+      0,8,0,12,16,26,17,24,1,0,1,4,17,18,17,16,
+      4,268,132,396,0,266,129,392,37,292,165,420,33,290,161,416,
+      0,8,0,12,272,282,273,280,17,16,17,20,273,274,273,272,
+      12,268,140,396,264,266,393,392,5,260,133,388,257,258,385,384,
+      0,0,16,20,0,2,17,16,0,64,16,84,0,66,17,80,
+      2,258,0,260,66,322,65,320,34,354,32,356,98,354,97,352,
+      0,0,16,20,256,258,273,272,16,80,16,84,272,338,273,336,
+      10,266,8,268,330,330,329,328,2,322,0,324,322,322,321,320,
+      256,264,272,284,272,282,273,280,257,256,273,276,273,274,273,272,
+      262,270,260,268,258,266,257,264,295,294,293,292,291,290,289,288,
+      256,264,272,284,272,282,273,280,273,272,273,276,273,274,273,272,
+      270,270,268,268,266,266,265,264,263,262,261,260,259,258,257,256,
+      0,16,0,20,32,50,33,48,0,80,0,84,32,114,33,112,
+      1,0,129,132,97,98,225,224,33,96,161,228,97,98,225,224,
+      4,20,4,20,0,18,1,16,20,84,20,84,16,82,17,80,
+      13,12,141,140,73,74,201,200,5,68,133,196,65,66,193,192,
+      128,152,128,156,176,186,177,184,129,144,129,148,177,178,177,176,
+      133,140,133,140,161,170,161,168,165,164,165,164,161,162,161,160,
+      132,156,132,156,144,154,145,152,149,148,149,148,145,146,145,144,
+      141,140,141,140,137,138,137,136,133,132,133,132,129,130,129,128,
+      64,80,80,84,96,114,113,112,64,80,80,84,96,114,113,112,
+      67,66,65,68,99,98,97,96,99,98,97,100,99,98,97,96,
+      68,84,84,84,64,82,81,80,84,84,84,84,80,82,81,80,
+      79,78,77,76,75,74,73,72,71,70,69,68,67,66,65,64,
+      0,24,16,28,48,58,49,56,1,16,17,20,49,50,49,48,
+      7,14,5,12,35,42,33,40,39,38,37,36,35,34,33,32,
+      4,28,20,28,16,26,17,24,21,20,21,20,17,18,17,16,
+      15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0};
+    """
+    const unsigned short uttt_threat[512]
+
 cdef enum:
     UTTT_CELLS = 81
     UTTT_FULL = 0x1FF
@@ -290,6 +331,93 @@ cdef inline int uttt_playout(UTTTState* s, rng_t* rng) noexcept nogil:
     s.nmoves = <uint8_t>nmoves
     rng[0] = g
     return status
+
+
+cdef inline int uttt_winning_bc(const UTTTState* s, int p) noexcept nogil:
+    """A move (``b * 16 + c``) with which player ``p``, to move, wins the game at
+    once by a big-board line (the lowest board, then cell), or -1."""
+    cdef int b, t, open_ = (~s.closed) & UTTT_FULL
+    cdef int boards = uttt_threat[s.won[p]] & open_
+    if s.forced >= 0:
+        boards &= 1 << s.forced
+    while boards:
+        b = ttt_kth_cell[boards][0]
+        boards &= boards - 1
+        t = uttt_threat[s.local[p][b]] & uttt_empty(s, b)
+        if t:
+            return (b << 4) | ttt_kth_cell[t][0]
+    return -1
+
+
+cdef inline int uttt_danger(const UTTTState* s, int o) noexcept nogil:
+    """Open boards where player ``o`` would win the game by winning the board
+    and has a cell that wins it (a 9-bit mask)."""
+    cdef int b, d = 0, boards = uttt_threat[s.won[o]] & (~s.closed) & UTTT_FULL
+    while boards:
+        b = ttt_kth_cell[boards][0]
+        boards &= boards - 1
+        if uttt_threat[s.local[o][b]] & uttt_empty(s, b):
+            d |= 1 << b
+    return d
+
+
+cdef inline bint uttt_safe_bc(const UTTTState* s, int p, int danger, int b, int c) noexcept nogil:
+    """Whether ``p`` playing cell ``c`` of board ``b`` leaves the opponent, whose
+    game-winning boards are ``danger``, no immediate win: the board ``c`` the
+    move sends it to (any board when ``c`` is closed) holds no such threat."""
+    cdef int o = p ^ 1, bit = 1 << c
+    cdef int lm = s.local[p][b] | bit
+    cdef int occ = lm | s.local[o][b]
+    cdef int closed = s.closed
+    if ttt_win_table[lm] or occ == UTTT_FULL:
+        closed |= 1 << b
+        danger &= ~(1 << b)
+    elif (danger >> b) & 1 and not (uttt_threat[s.local[o][b]] & ~occ & UTTT_FULL):
+        danger &= ~(1 << b)        # the move took the opponent's last winning cell
+    if (closed >> c) & 1:
+        return danger == 0
+    return not ((danger >> c) & 1)
+
+
+cdef inline int uttt_decisive_bc(const UTTTState* s, rng_t* rng) noexcept nogil:
+    """A playout move with decisive and anti-decisive moves: a move that wins
+    the game at once if there is one; else a uniformly random move among those
+    after which the opponent cannot win at once (uniform among all when every
+    move loses so).  Returns ``b * 16 + c``; the game must be on."""
+    cdef int p = s.to_move, w, danger, n = 0, b, e, k, kb, ob
+    cdef int safe[81]
+    w = uttt_winning_bc(s, p)
+    if w >= 0:
+        return w
+    danger = uttt_danger(s, p ^ 1)
+    if danger == 0:
+        return uttt_random_bc(s, rng)
+    if s.forced >= 0:
+        ob = 1 << s.forced
+    else:
+        ob = (~s.closed) & UTTT_FULL
+    for kb in range(ttt_popcount9[ob]):
+        b = ttt_kth_cell[ob][kb]
+        e = uttt_empty(s, b)
+        for k in range(ttt_popcount9[e]):
+            if uttt_safe_bc(s, p, danger, b, ttt_kth_cell[e][k]):
+                safe[n] = (b << 4) | ttt_kth_cell[e][k]
+                n += 1
+    if n == 0:
+        return uttt_random_bc(s, rng)
+    return safe[rng_below(rng, n)]
+
+
+cdef inline int uttt_playout_decisive(UTTTState* s, rng_t* rng) noexcept nogil:
+    """A playout with decisive and anti-decisive moves (``uttt_decisive_bc``)
+    until the game ends; returns the status.  Slower per ply than the uniform
+    ``uttt_playout``: the threat tests cost a few table lookups per move, and a
+    full scan of the moves whenever the opponent has a game-winning threat."""
+    cdef int bc
+    while s.status == 0:
+        bc = uttt_decisive_bc(s, rng)
+        uttt_make_bc(s, bc >> 4, bc & 15)
+    return s.status
 
 
 cdef inline uint64_t _uttt_mix(uint64_t z) noexcept nogil:

@@ -50,7 +50,8 @@ def build_agent(game, name, args, side_index, board, console):
         value = getattr(args, key, None)
         if value is not None and key in (engine.budgets if budget else engine.extra):
             kw[key] = value
-    if "simulations" in engine.budgets and args.simulations is None and args.time is None:
+    if "simulations" in engine.budgets and args.simulations is None and args.time is None \
+            and name != "best":          # the strongest engine thinks its own default time
         kw["simulations"] = DEFAULT_SIMULATIONS
     return _make(game, name, seed=engine_seed(args, side_index), **kw)
 

@@ -55,7 +55,8 @@ def _report(console, result, args):
     budget = (f"{args.time:g} s per move" if args.time else "") + \
         (", " if args.time and args.simulations else "") + \
         (f"{args.simulations:,} simulations per move" if args.simulations else "")
-    console.say(f"\n{title}, {result.games_per_pair} games per pair (colours alternate), "
+    suite = (f", from {args.openings} openings played twice each" if args.openings else "")
+    console.say(f"\n{title}, {result.games_per_pair} games per pair (colours alternate{suite}), "
                 f"{budget or 'engine defaults'}, seed {result.seed}; "
                 f"{result.games} games played:")
     console.say(result.markdown())
@@ -72,6 +73,8 @@ def run(args):
     from ttt_engine.tournament import TournamentError, round_robin
     console = Console.for_args(args)
     names = _agents(args.agents, args.game)
+    if args.opening_plies is not None and args.openings is None:
+        raise CLIError("--opening-plies needs --openings N", EXIT_USAGE)
     if args.out:
         _files.check_output(args.out, "results file")
     if args.json:
@@ -81,7 +84,8 @@ def run(args):
         lambda ex: round_robin(args.game, names, args.games, time_per_move=args.time,
                                simulations=args.simulations, seed=args.seed, executor=ex,
                                progress=not args.quiet, out=args.out, block=args.block,
-                               bootstrap=args.bootstrap, workers=args.workers),
+                               bootstrap=args.bootstrap, workers=args.workers,
+                               openings=args.openings, opening_plies=args.opening_plies),
         TournamentError, "games")
     if result.games:
         _report(console, result, args)
@@ -118,6 +122,11 @@ def add_parser(subparsers):
     p.add_argument("--json", metavar="FILE", help="also write the tables and ratings as JSON")
     p.add_argument("--block", type=O.count(1, O.MAX_GAMES), metavar="N",
                    help="games per task (default: a quarter of --games)")
+    p.add_argument("--openings", type=O.count(1, 100_000), metavar="N",
+                   help="play every pair from N fixed random openings, each twice with "
+                        "colours swapped (use --games 2N)")
+    p.add_argument("--opening-plies", type=O.count(0, 1000), metavar="K",
+                   help="plies of each opening (default: 2 ttt, 4 uttt, clobber, quixo)")
     p.add_argument("--bootstrap", type=O.count(0, 100_000), default=1000, metavar="N",
                    help="bootstrap resamples for the rating intervals (default 1000)")
     add_executor_options(p)

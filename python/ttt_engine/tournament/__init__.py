@@ -3,7 +3,8 @@
 - :func:`round_robin`: every pair of agents plays a number of games, colours
   alternating; W-D-L tables (per colour too), scores and Elo ratings (OpenSpiel's
   minorisation-maximisation fit, :mod:`ttt_engine.tournament.ratings`) with
-  bootstrap intervals.
+  bootstrap intervals; ``openings=`` plays every pairing from an opening
+  suite (:func:`opening_suite`), each opening twice with colours swapped.
 - :func:`sweep`: a function over a grid of parameters, several seeded repeats
   each; :func:`qlearning_sweep` is the ready one for Tic-Tac-Toe Q-learning.
 
@@ -15,10 +16,12 @@ file that makes them resumable.  See docs/tournament.md.
 from ttt_engine.tournament import ratings
 from ttt_engine.tournament._runner import SerialExecutor, default_executor
 from ttt_engine.tournament.round_robin import (
+    OPENING_PLIES,
     Entrant,
     TournamentError,
     TournamentResult,
     game_seed,
+    opening_suite,
     play_game,
     round_robin,
 )
@@ -31,6 +34,7 @@ from ttt_engine.tournament.sweep import (
 )
 
 __all__ = [
+    "OPENING_PLIES",
     "Entrant",
     "SerialExecutor",
     "SweepError",
@@ -39,6 +43,7 @@ __all__ = [
     "TournamentResult",
     "default_executor",
     "game_seed",
+    "opening_suite",
     "play_game",
     "qlearning_run",
     "qlearning_sweep",

@@ -10,6 +10,14 @@ from the game's seed, so a game's result depends only on (specs, budget, game
 seed): with simulation budgets the same seed gives the same table serially, on
 a process pool or on a Dask cluster.  Time budgets are not reproducible (the
 work done in a move's time depends on the machine and its load).
+
+Opening suite (``openings=``): every pairing plays from a fixed list of short
+openings instead of the empty board, each opening twice with the colours
+swapped (game ``g`` starts from opening ``g // 2``; the earlier entrant moves
+first after it when ``g`` is even), so a match measures the engines rather
+than the luck of the first moves.  :func:`opening_suite` draws such a list of
+distinct random openings from a seed; the list is stored in the results
+file's header, and a resumed run must use the same one.
 """
 from __future__ import annotations
 
@@ -35,10 +43,15 @@ __all__ = [
     "Entrant",
     "TournamentError",
     "TournamentResult",
+    "OPENING_PLIES",
     "game_seed",
+    "opening_suite",
     "play_game",
     "round_robin",
 ]
+
+#: Default length (plies) of a random opening, per registry game.
+OPENING_PLIES = {"ttt": 2, "uttt": 4, "clobber": 4, "quixo": 4}
 
 FORMAT = 1
 
@@ -101,6 +114,79 @@ def game_seed(seed, a, b, game):
     return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+def opening_suite(game, count, plies=None, seed=2026, options=None):
+    """``count`` distinct random openings of ``plies`` plies each, as lists of
+    moves (the board's ``push`` encoding), drawn with uniformly random legal
+    moves from ``seed``: the same arguments always give the same suite.  No
+    opening ends the game.  ``plies`` defaults to :data:`OPENING_PLIES` of the
+    game (a registry key; a board class needs ``plies``).  ``ValueError`` if
+    the game has fewer than ``count`` such openings (e.g. Tic-Tac-Toe has 72
+    of two plies).
+
+    >>> opening_suite("ttt", 3, plies=2, seed=1) == opening_suite("ttt", 3, plies=2, seed=1)
+    True
+    """
+    if not isinstance(game, str) and not callable(game):
+        raise ValueError(f"game must be a registry key such as 'uttt' or a board class, "
+                         f"got {game!r}")
+    if plies is None:
+        if not isinstance(game, str):
+            raise ValueError("plies= is needed for a game given as a board class")
+        from ttt_engine import games
+        plies = OPENING_PLIES[games.get(game).key]
+    count = check_int("count", count, min=1, max=100_000)
+    plies = check_int("plies", plies, min=0, max=1000)
+    seed = resolve_seed(seed)
+    rng = np.random.default_rng(seed)
+    found, seen = [], set()
+    for _ in range(50 * count + 1000):
+        board = _make_board(game, options or {})
+        line = []
+        while len(line) < plies and not board.is_terminal():
+            moves = list(board.legal_moves)
+            move = moves[int(rng.integers(len(moves)))]
+            board.push(move)
+            line.append(int(move))
+        if board.is_terminal() or tuple(line) in seen:
+            continue
+        seen.add(tuple(line))
+        found.append(line)
+        if len(found) == count:
+            return found
+    raise ValueError(f"found only {len(found)} distinct {plies}-ply openings that do not end "
+                     f"the game; ask for at most {len(found)} (or more plies)")
+
+
+def _check_openings(game, openings, plies, options):
+    """``openings`` (None, a count or a list of move lists) as a list of lists."""
+    if openings is None:
+        return None
+    if isinstance(openings, (int, np.integer)) and not isinstance(openings, bool):
+        return opening_suite(game, int(openings), plies, options=options)
+    if isinstance(openings, (str, bytes)) or not hasattr(openings, "__iter__"):
+        raise ValueError("openings must be a number of random openings or a list of move "
+                         f"lists, got {type(openings).__name__}")
+    out = []
+    for i, line in enumerate(openings):
+        if isinstance(line, (str, bytes)) or not hasattr(line, "__iter__"):
+            raise ValueError(f"opening {i} must be a list of moves, got {line!r}")
+        board = _make_board(game, options or {})
+        moves = []
+        for m in line:
+            try:
+                board.push(m)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"opening {i} ({list(line)!r}): move {m!r} is not legal "
+                                 f"there ({exc})") from None
+            moves.append(int(m))
+        if board.is_terminal():
+            raise ValueError(f"opening {i} ({moves!r}) ends the game")
+        out.append(moves)
+    if not out:
+        raise ValueError("openings is empty")
+    return out
+
+
 # ---------------------------------------------------------------- in the worker
 
 def _make_board(game, options):
@@ -144,10 +230,12 @@ def _build(game, entrant, seed, budget):
 
 
 def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move=None,
-              a_first=True, max_plies=None):
+              a_first=True, max_plies=None, opening=None):
     """Play one game between :class:`Entrant` ``a`` and ``b`` from ``seed`` and
     return its record (a dict: ``winner`` is an entrant name or None for a
-    draw).  This is what a tournament task runs for each of its games, so a
+    draw).  ``opening``: moves played first, by neither entrant (``a_first``
+    then says who plays the side to move after them); ``plies`` counts the
+    entrants' moves only.  This is what a tournament task runs for each of its games, so a
     reported failure can be replayed here from its seed."""
     sa, sb = (int(x >> np.uint64(1)) for x in
               np.random.SeedSequence(seed).generate_state(2, np.uint64))
@@ -155,6 +243,8 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
     agents = {a.name: _build(game, a, sa, budget), b.name: _build(game, b, sb, budget)}
     first, second = (a.name, b.name) if a_first else (b.name, a.name)
     board = _make_board(game, options or {})
+    for m in opening or ():
+        board.push(m)
     first_side = board.to_move
     plies, t0 = 0, time.perf_counter()
     while not board.is_terminal():
@@ -175,6 +265,11 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
     return rec
 
 
+def _opening_of(openings, g):
+    """The opening of game ``g``: each one twice in a row (colours swapped)."""
+    return None if openings is None else openings[(g // 2) % len(openings)]
+
+
 def _play_block(task):
     """Worker entry point: play a block of games of one pairing.  Returns the
     finished games' records and, if a game raised, the failure (that game's
@@ -185,12 +280,15 @@ def _play_block(task):
         try:
             rec = play_game(task["game"], task["a"], task["b"], s, options=task["options"],
                             simulations=task["simulations"], time_per_move=task["time"],
-                            a_first=(g % 2 == 0), max_plies=task["max_plies"])
+                            a_first=(g % 2 == 0), max_plies=task["max_plies"],
+                            opening=_opening_of(task["openings"], g))
         except Exception as exc:
             return {"records": records,
                     "error": {"game": g, "seed": s, "message": f"{type(exc).__name__}: {exc}",
                               "traceback": traceback.format_exc()}}
         rec.update(game=g, seed=s)
+        if task["openings"] is not None:
+            rec["opening"] = (g // 2) % len(task["openings"])
         records.append(rec)
     return {"records": records, "error": None}
 
@@ -256,7 +354,8 @@ def _check_game(game, entrants):
 
 def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=None,
                 seed=None, executor=None, progress=True, out=None, *, options=None,
-                block=None, max_plies=None, bootstrap=1000, workers=None):
+                block=None, max_plies=None, bootstrap=1000, workers=None, openings=None,
+                opening_plies=None):
     """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
 
     game: a registry key (``"ttt"``, ``"uttt"``, ``"clobber"``, ``"quixo"``) or
@@ -275,6 +374,13 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     rerun with the same file plays only what is missing (a foreign or corrupt
     file is refused, never overwritten).  max_plies: stop a game after that
     many plies as a draw.  bootstrap: replicates for the rating intervals.
+    openings: play every pairing from an opening suite, each opening twice
+    with colours swapped (see the module docstring): a number ``n`` draws
+    ``n`` distinct random openings of ``opening_plies`` plies
+    (:func:`opening_suite` with its fixed default seed; ``opening_plies``
+    defaults to the game's :data:`OPENING_PLIES`), or give the list of move
+    lists itself.  ``games_per_pair = 2 * n`` plays each opening once per
+    colour; more games cycle through the suite again.
 
     Returns a :class:`TournamentResult`.  If tasks fail, raises
     :class:`TournamentError` naming the pairings, games and seeds, with every
@@ -291,6 +397,11 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     bootstrap = check_int("bootstrap", bootstrap, min=0)
     workers = check_int("workers", workers, min=1, allow_none=True)
     options = dict(options or {})
+    opening_plies = check_int("opening_plies", opening_plies, min=0, max=1000,
+                              allow_none=True)
+    if opening_plies is not None and openings is None:
+        raise ValueError("opening_plies= needs openings= (a number of random openings)")
+    openings = _check_openings(game, openings, opening_plies, options)
     for e in specs:
         check_picklable(f"entrant {e.name!r}", e)
     if not isinstance(game, str):
@@ -302,6 +413,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
               "entrants": {e.name: e.describe() for e in specs},
               "time_per_move": time_per_move, "simulations": simulations,
               "max_plies": max_plies,
+              **({"openings": openings} if openings is not None else {}),
               "seed": None if seed is None else resolve_seed(seed)}
     names = [e.name for e in specs]
     index = {n: i for i, n in enumerate(names)}
@@ -319,13 +431,14 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
 
     done, rfile = open_results(
         out, "tournament", header,
-        same=["game", "options", "entrants", "time_per_move", "simulations", "max_plies"],
+        same=["game", "options", "entrants", "time_per_move", "simulations", "max_plies",
+              "openings"],
         check_record=check_record, key=lambda r: (r["a"], r["b"], r["game"]))
     seed = header["seed"]
 
     tasks = []
     base = {"game": game, "options": options, "simulations": simulations,
-            "time": time_per_move, "max_plies": max_plies}
+            "time": time_per_move, "max_plies": max_plies, "openings": openings}
     for i, j in pairs:
         a, b = specs[i], specs[j]
         todo = [(g, game_seed(seed, a.name, b.name, g)) for g in range(games_per_pair)

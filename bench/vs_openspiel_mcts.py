@@ -1,0 +1,181 @@
+#!/usr/bin/env python
+"""Ultimate Tic-Tac-Toe: a ttt_engine engine against OpenSpiel's C++ MCTSBot.
+
+OpenSpiel's bot runs with its MCTS-Solver on (``solve=True``), ``uct_c=2``,
+one random rollout per simulation (``RandomRolloutEvaluator(1)``) and
+``--openspiel-time`` seconds of wall time per step (``max_wall_clock_time``;
+default 1 s); ours gets ``--time`` seconds per move (default 0.1 s).  Colours
+alternate (ours is X in the even games).  Both rule sets must agree after
+every move (the 81 cells, side to move, forced board, end of game and
+result): any difference stops the run with both positions printed.  At a free
+move OpenSpiel takes two actions (board, then cell); each is one step of its
+bot, so it thinks twice as long there.
+
+    pip install ".[compare]"     # open_spiel
+    nice -n 15 python bench/vs_openspiel_mcts.py --games 40 --out bench/vs_openspiel.jsonl
+    nice -n 15 python bench/vs_openspiel_mcts.py --games 4 --engine mcts   # today's default
+
+Every finished game is appended to ``--out`` (JSON lines): the same command
+again plays only the missing games.  Prints W-D-L overall and by colour, and
+the score ``(W + D/2) / games``.  Exit status 3 without OpenSpiel.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+EXIT_NO_OPENSPIEL = 3
+
+
+def split(move):
+    """Our move ``9*R + C`` as (local board, cell), both 0..8 row by row."""
+    r, c = divmod(move, 9)
+    return (r // 3) * 3 + c // 3, (r % 3) * 3 + c % 3
+
+
+def join(board, cell):
+    return (board // 3 * 3 + cell // 3) * 9 + board % 3 * 3 + cell % 3
+
+
+def parse_openspiel(state):
+    """(81 cells 0/1/2 in grid order, forced board or None) from ``str(state)``."""
+    text = str(state)
+    rows = [ln.replace(" ", "") for ln in text.splitlines() if ln and ln[0] in ".xo"]
+    if len(rows) != 9 or any(len(r) != 9 for r in rows):
+        raise RuntimeError(f"cannot read OpenSpiel's board:\n{text}")
+    cells = tuple({".": 0, "x": 1, "o": 2}[ch] for r in rows for ch in r)
+    forced = None
+    for ln in text.splitlines():
+        if ln.startswith("Forced board:"):
+            v = ln.split(":", 1)[1].strip()
+            forced = None if v == "any" else int(v)
+    return cells, forced
+
+
+def check_agree(state, board, ply):
+    cells, forced = parse_openspiel(state)
+    problems = []
+    if cells != board.cells:
+        problems.append("cells differ")
+    if state.is_terminal() != board.is_terminal():
+        problems.append(f"terminal: OpenSpiel {state.is_terminal()}, ours {board.is_terminal()}")
+    elif not board.is_terminal():
+        if forced != board.forced_board:
+            problems.append(f"forced board: OpenSpiel {forced}, ours {board.forced_board}")
+        if state.current_player() != "XO".index(board.to_move):
+            problems.append(f"side to move: OpenSpiel {state.current_player()}, "
+                            f"ours {board.to_move}")
+    else:
+        ret = state.returns()
+        os_winner = "X" if ret[0] > 0 else "O" if ret[1] > 0 else "draw"
+        if os_winner != board.winner:
+            problems.append(f"result: OpenSpiel {os_winner}, ours {board.winner}")
+    if problems:
+        raise RuntimeError(f"the rule sets disagree after ply {ply}: {'; '.join(problems)}\n"
+                           f"OpenSpiel:\n{state}\nttt_engine:\n{board}")
+
+
+def play_one(g, args, pyspiel):
+    from ttt_engine import games
+    from ttt_engine.uttt import Board
+    ours_x = g % 2 == 0
+    seed = args.seed * 1000 + g
+    agent = games.get("uttt").make_agent(args.engine, time=args.time, seed=seed,
+                                         **({"threads": args.threads} if args.threads else {}))
+    game = pyspiel.load_game("ultimate_tic_tac_toe")
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, 10**9,
+                          args.memory_mb, True, seed, False,
+                          pyspiel.ChildSelectionPolicy.UCT, args.openspiel_time)
+    state, board = game.new_initial_state(), Board()
+    ply, t0, steps = 0, time.perf_counter(), 0
+    while not board.is_terminal():
+        ours_to_move = (board.to_move == "X") == ours_x
+        if ours_to_move:
+            move = agent.select_move(board)
+            b, c = split(move)
+            if parse_openspiel(state)[1] is None:
+                state.apply_action(b)
+            state.apply_action(c)
+        else:
+            free = parse_openspiel(state)[1] is None
+            a = bot.step(state)
+            steps += 1
+            state.apply_action(a)
+            if free:
+                b = a
+                c = bot.step(state)
+                steps += 1
+                state.apply_action(c)
+            else:
+                b, c = board.forced_board, a
+            move = join(b, c)
+        board.push(move)
+        ply += 1
+        check_agree(state, board, ply)
+    winner = board.winner
+    ours = "X" if ours_x else "O"
+    result = "draw" if winner == "draw" else ("win" if winner == ours else "loss")
+    return {"game": g, "seed": seed, "ours": ours, "result": result, "plies": ply,
+            "openspiel_steps": steps, "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def summarize(records):
+    def wdl(rs):
+        return [sum(r["result"] == k for r in rs) for k in ("win", "draw", "loss")]
+    allw = wdl(records)
+    n = len(records)
+    return {"games": n, "wdl": allw, "score": (allw[0] + allw[1] / 2) / n if n else None,
+            "as_first": wdl([r for r in records if r["ours"] == "X"]),
+            "as_second": wdl([r for r in records if r["ours"] == "O"])}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=40)
+    p.add_argument("--engine", default="best", help="registry engine of ours (default best)")
+    p.add_argument("--threads", type=int, default=None, help="threads= for the best engine")
+    p.add_argument("--time", type=float, default=0.1, help="our seconds per move")
+    p.add_argument("--openspiel-time", type=float, default=1.0,
+                   help="OpenSpiel's seconds of wall time per step (default 1)")
+    p.add_argument("--memory-mb", type=int, default=1000, help="OpenSpiel's tree memory cap")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--out", default=None, help="JSON-lines file of finished games (resumable)")
+    args = p.parse_args(argv)
+    if args.games < 1 or not args.time > 0 or not args.openspiel_time > 0:
+        p.error("--games, --time and --openspiel-time must be positive")
+    try:
+        import pyspiel
+    except ImportError:
+        print("OpenSpiel is not installed: pip install '.[compare]'", file=sys.stderr)
+        return EXIT_NO_OPENSPIEL
+    from ttt_engine.tournament._runner import ResultsFile
+    done, rfile = {}, None
+    if args.out:
+        header = {"ttt_engine": "openspiel-match", "engine": args.engine,
+                  "threads": args.threads, "time": args.time,
+                  "openspiel_time": args.openspiel_time, "seed": args.seed}
+        rfile = ResultsFile(args.out, "openspiel-match", header, same=list(header)[1:])
+        done = {r["game"]: r for r in rfile.load() if isinstance(r.get("game"), int)}
+        rfile.start()
+    records = [done[g] for g in sorted(done) if g < args.games]
+    for g in range(args.games):
+        if g in done:
+            continue
+        rec = play_one(g, args, pyspiel)
+        records.append(rec)
+        if rfile is not None:
+            rfile.append([rec])
+        s = summarize(records)
+        print(f"game {g} (ours {rec['ours']}): {rec['result']} in {rec['plies']} plies, "
+              f"{rec['seconds']:.0f} s; so far W-D-L {s['wdl']}, score {s['score']:.3f}",
+              flush=True)
+    s = summarize(records)
+    print(json.dumps({"engine": args.engine, "time": args.time,
+                      "openspiel_time": args.openspiel_time, **s}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

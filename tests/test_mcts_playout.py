@@ -1,0 +1,174 @@
+"""MCTS playout policies (decisive / anti-decisive moves), the strongest-engine
+preset and the threads warning."""
+import random
+import warnings
+
+import pytest
+from ttt_engine import _parallel, clobber, games, quixo, uttt
+from ttt_engine import Board as TTTBoard
+from ttt_engine._core import mcts as _mcts
+from ttt_engine.agents import MCTSAgent
+from ttt_engine.search import MCTS
+
+
+def _random_positions(new_board, count, seed, min_plies=10):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        b = new_board()
+        plies = rng.randrange(min_plies, 70)
+        for _ in range(plies):
+            if b.is_terminal():
+                break
+            b.push(rng.choice(list(b.legal_moves)))
+        if not b.is_terminal():
+            out.append(b)
+    return out
+
+
+def _after(board, move):
+    b = board.copy()
+    b.push(move)
+    return b
+
+
+def _wins_at_once(board, move):
+    return _after(board, move).winner == board.to_move
+
+
+def _opponent_can_win(board, move):
+    b = _after(board, move)
+    return not b.is_terminal() and any(_wins_at_once(b, m) for m in b.legal_moves)
+
+
+def test_uttt_decisive_and_anti_decisive_moves():
+    checked = {"win": 0, "safe": 0}
+    for i, b in enumerate(_random_positions(uttt.Board, 400, seed=1, min_plies=30)):
+        moves = list(b.legal_moves)
+        m = _mcts.policy_move(b, i, "decisive")
+        assert m in moves
+        if any(_wins_at_once(b, x) for x in moves):
+            assert _wins_at_once(b, m)
+            checked["win"] += 1
+        elif any(_opponent_can_win(b, x) for x in moves) and \
+                any(not _opponent_can_win(b, x) for x in moves):
+            assert not _opponent_can_win(b, m)
+            checked["safe"] += 1
+    assert checked["win"] >= 20 and checked["safe"] >= 10     # both rules were exercised
+
+
+def test_quixo_decisive_moves():
+    checked = 0
+    for i, b in enumerate(_random_positions(quixo.Board, 150, seed=2)):
+        moves = list(b.legal_moves)
+        m = _mcts.policy_move(b, i, "decisive")
+        assert m in moves
+        if any(_wins_at_once(b, x) for x in moves):
+            assert _wins_at_once(b, m)
+            checked += 1
+        # a move that completes an opponent line (and loses) only when all do
+        loses = [x for x in moves if _after(b, x).winner not in (None, "draw", b.to_move)]
+        if len(loses) < len(moves):
+            assert m not in loses
+    assert checked >= 10
+
+
+def test_decisive_playouts_win_a_won_position():
+    # a random position where the side to move can win at once: the decisive
+    # playout always takes the win, from every random stream
+    rng = random.Random(5)
+    for _ in range(200):
+        b = _random_positions(uttt.Board, 1, seed=rng.randrange(10**6), min_plies=30)[0]
+        wins = [x for x in b.legal_moves if _wins_at_once(b, x)]
+        if wins:
+            break
+    assert wins
+    first = 1 if b.to_move == "X" else 2
+    counts = _mcts.policy_playouts(b, 200, 3, "decisive")
+    assert counts[first] == 200
+    rand = _mcts.policy_playouts(b, 200, 3, "random")
+    assert sum(rand) == 200 and rand[0] == 0
+
+
+def test_playout_option_is_checked_per_game():
+    with pytest.raises(ValueError, match="valid: random, decisive"):
+        MCTS(playout="smart")
+    for board in (clobber.Board(rows=4, cols=4), TTTBoard()):
+        m = MCTS(playout="decisive", seed=1)
+        with pytest.raises(ValueError, match="valid playouts there: random"):
+            m.search(board, simulations=100)
+    m = MCTS(playout="decisive", solver=True, seed=1)
+    b = uttt.Board()
+    assert m.search(b, simulations=3000) in list(b.legal_moves)
+    agent = MCTSAgent(simulations=500, playout="decisive", seed=3)
+    import pickle
+    again = pickle.loads(pickle.dumps(agent))
+    assert again._mcts.playout == "decisive"
+
+
+@pytest.mark.parametrize("key", ["uttt", "clobber", "quixo"])
+def test_best_preset_plays_and_refuses_foreign_options(key):
+    g = games.get(key)
+    assert g.default_engine == "best"
+    agent = g.make_agent("best", simulations=400, seed=1, threads=1)
+    board = g.new_board()
+    assert agent.select_move(board) in list(board.legal_moves)
+    assert agent._mcts.solver
+    assert g.make_agent("best", simulations=400, seed=1).threads == min(2, _parallel.cores())
+    with pytest.raises(ValueError, match="valid: threads"):
+        g.make_agent("best", time=0.1, heuristic="pieces")
+    with pytest.raises(ValueError, match="does not take depth"):
+        g.make_agent("best", depth=3)
+
+
+def test_best_ttt_is_perfect_play():
+    g = games.get("ttt")
+    agent = g.make_agent("best", time=0.5, seed=1)
+    b = TTTBoard.from_string("XX.OO....")
+    assert agent.select_move(b) == 2
+
+
+def test_threads_above_the_cores_warn_once(monkeypatch):
+    monkeypatch.setattr(_parallel, "_warned_cores", False)
+    n = _parallel.cores() + 1
+    with pytest.warns(RuntimeWarning, match="more than the"):
+        MCTS(threads=n, max_nodes=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MCTS(threads=n, max_nodes=1000)          # once per process
+        MCTS(threads=1, max_nodes=1000)
+
+
+def _open_empty(b):
+    cells, lw = b.cells, b.local_winners
+    return sum(1 for m in range(81) if cells[m] == 0 and lw[(m // 27) * 3 + (m % 9) // 3] is None)
+
+
+def test_endgame_solve_plays_an_exact_move():
+    from ttt_engine.search import alphabeta
+    rng = random.Random(11)
+    checked = 0
+    while checked < 8:
+        b = uttt.Board()
+        while not b.is_terminal() and _open_empty(b) > 14:
+            b.push(rng.choice(b.legal_moves))
+        if b.is_terminal():
+            continue
+        exact = alphabeta(b)                         # the exact value (small endgame)
+        assert exact.exact
+        m = MCTS(endgame=14, seed=1)
+        move = m.search(b, simulations=200)
+        assert m.stats["endgame"] and m.stats["simulations"] == 0
+        assert m.stats["endgame_value"] == exact.outcome
+        after = b.copy()
+        after.push(move)
+        value = -1 if after.winner == b.to_move else 0 if after.winner == "draw" else (
+            1 if after.is_terminal() else alphabeta(after).outcome)
+        assert -value == exact.outcome               # the move keeps the exact value
+        checked += 1
+    # above the threshold the tree search runs; other games refuse the option
+    m = MCTS(endgame=14, seed=1)
+    m.search(uttt.Board(), simulations=200)
+    assert not m.stats["endgame"] and m.stats["simulations"] == 200
+    with pytest.raises(ValueError, match="Ultimate Tic-Tac-Toe only"):
+        MCTS(endgame=5).search(quixo.Board(), simulations=10)
