@@ -229,3 +229,16 @@ def test_shipped_ttt_network_meets_the_bar():
     agent = ttt_engine.games.get("ttt").make_agent("az", simulations=100, seed=1)
     b = ttt_engine.Board.from_string("XX.OO....")
     assert agent.select_move(b) == 2
+
+
+def test_shipped_uttt_network_plays_through_the_registry():
+    """The shipped UTTT network loads with numpy alone and plays a legal move
+    with the search setting it was measured with."""
+    from ttt_engine import uttt
+    from ttt_engine.agents import SHIPPED_SETTINGS
+    agent = ttt_engine.games.get("uttt").make_agent("az", simulations=200, seed=1)
+    b = uttt.Board()
+    move = agent.select_move(b)
+    assert move in b.legal_moves
+    assert agent.last_stats["simulations"] == 200
+    assert agent._puct.playout_weight == SHIPPED_SETTINGS["uttt"]["playout_weight"]
