@@ -17,14 +17,8 @@ PREFIX = "ttt-engine: error: "
 
 
 @pytest.fixture
-def env(tmp_path):
-    e = dict(os.environ)
-    e["PYTHONPATH"] = PYDIR + os.pathsep + e.get("PYTHONPATH", "")
-    e["TTT_ENGINE_CACHE_DIR"] = str(tmp_path / "cache")
-    e["NO_COLOR"] = "1"
-    e.pop("XDG_CACHE_HOME", None)
-    e.pop("TTT_ENGINE_DEBUG", None)
-    return e
+def env(cli_env):
+    return cli_env
 
 
 def run(args, env, stdin="", timeout=120, **kw):
