@@ -9,9 +9,7 @@ import textwrap
 
 import pytest
 
-import ttt_engine
 
-PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
 CMD = [sys.executable, "-m", "ttt_engine"]
 PREFIX = "ttt-engine: error: "
 
