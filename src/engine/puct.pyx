@@ -367,8 +367,8 @@ cdef class PUCTForest:
     """``n`` PUCT trees with their roots, leaf buffers and self-play records.
 
     Created and driven by ``ttt_engine.search.PUCT`` and
-    ``ttt_engine.selfplay``; the ``forest_*`` functions below do the work.
-    One caller at a time (``acquire`` / ``release``)."""
+    ``ttt_engine.selfplay``, which keep it to one caller at a time; the
+    ``forest_*`` functions below do the work."""
     cdef PParams p
     cdef PNode* arena
     cdef PNode* arena2
@@ -388,7 +388,6 @@ cdef class PUCTForest:
     cdef readonly int n, k, obs_size, num_actions, max_record, nleaves
     cdef readonly int32_t cap
     cdef readonly uint64_t seed
-    cdef readonly bint busy
     cdef readonly object observations   # int8 [n * k, obs_size]
     cdef readonly object masks          # bool [n * k, num_actions]
     cdef readonly object rec_obs        # int8 [n, max_record, obs_size]
@@ -501,27 +500,9 @@ cdef class PUCTForest:
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
 
-    def acquire(self, what="PUCT"):
-        """Take the forest for one thread; ``RuntimeError`` if another has it."""
-        if self.busy:
-            raise RuntimeError(f"this {what} is already searching in another thread")
-        self.busy = True
-
-    def release(self):
-        self.busy = False
-
-    def set_c(self, double c_puct, double c_base, double c_init):
-        self.p.c_puct = c_puct
-        self.p.c_base = c_base
-        self.p.c_init = c_init
-
     def set_playout_weight(self, double weight):
         """Weight of one random playout's result in every evaluated leaf's value."""
         self.p.playout_weight = weight
-
-    def set_noise(self, double alpha, double noise_fraction):
-        self.p.alpha = alpha
-        self.p.noise_fraction = noise_fraction
 
     def reseed(self, uint64_t seed):
         cdef int i
@@ -532,12 +513,6 @@ cdef class PUCTForest:
     def clear(self, int slot):
         """Empty tree ``slot`` (its root position stays)."""
         tree_clear(&self.trees[slot])
-        self.done[slot] = 0
-        self.noise_due[slot] = self.p.alpha > 0.0
-
-    def start_search(self, int slot):
-        """A new search from the current root of ``slot`` (any kept subtree
-        stays; its simulation count restarts; noise is due again)."""
         self.done[slot] = 0
         self.noise_due[slot] = self.p.alpha > 0.0
 
@@ -568,9 +543,6 @@ cdef class PUCTForest:
         cdef int c = self.nrec[slot]
         return c, self._rec_player[slot, :c].copy()
 
-    def plies(self, int slot):
-        return self.ply[slot]
-
 
 def state_size(GameBoard board):
     """Bytes of the board's C state."""
@@ -585,21 +557,16 @@ cdef inline GameState* _leaves(PUCTForest f, GameState* proto) noexcept nogil:
     return <GameState*>f.leaf_states
 
 
-def forest_set_root(PUCTForest f, GameBoard board, int slot, bint keep_tree=False):
-    """Put ``board``'s position at the root of tree ``slot``, active; the tree
-    is emptied unless ``keep_tree``."""
+def forest_set_root(PUCTForest f, GameBoard board, int slot):
+    """Put ``board``'s position at the root of tree ``slot``, active, with an
+    empty tree."""
     _roots(f, &board.state)[slot] = board.state
     f.active[slot] = 1
     f.nrec[slot] = 0
     f.ply[slot] = 0
-    if not keep_tree:
-        tree_clear(&f.trees[slot])
+    tree_clear(&f.trees[slot])
     f.done[slot] = 0
     f.noise_due[slot] = f.p.alpha > 0.0
-
-
-def forest_deactivate(PUCTForest f, int slot):
-    f.active[slot] = 0
 
 
 def forest_reroot(PUCTForest f, GameBoard old_root, GameBoard new_root, int slot, int max_depth):
