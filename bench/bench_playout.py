@@ -1,6 +1,6 @@
 """Random playouts per second, per game of the registry, through each game
 module's ``random_playouts(board, n, seed)`` (the generic
-``ttt_engine._core.playout`` loop)."""
+``ttt_engine._core.algorithms.playout`` loop)."""
 import pytest
 
 from ttt_engine import games

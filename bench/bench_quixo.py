@@ -11,7 +11,7 @@ import time
 import pytest
 
 from ttt_engine import quixo
-from ttt_engine._core.quixo_tournament import random_games_per_second
+from ttt_engine._core.learning.quixo_tournament import random_games_per_second
 
 N_GAMES = 200_000
 
@@ -81,6 +81,6 @@ def test_value_file_write_and_read(benchmark, tmp_path, fmt):
 
 
 def test_solve_3x3(benchmark):
-    from ttt_engine._core import quixo_solve
+    from ttt_engine._core.solvers.quixo import solve as quixo_solve
     s = benchmark.pedantic(quixo_solve.solve, args=(3,), rounds=3, iterations=1)
     benchmark.extra_info.update(s.summary())

@@ -11,7 +11,7 @@ depth-first searches, bare random playouts (no tree) for MCTS.
 from conftest import pedantic_cpu
 from ttt_engine import Board, MCTS
 from ttt_engine.search import alphabeta, minimax, negamax
-from ttt_engine._core.playout import random_playouts
+from ttt_engine._core.algorithms.playout import random_playouts
 
 
 def test_alphabeta_solve_empty(benchmark):

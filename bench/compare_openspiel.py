@@ -22,7 +22,7 @@ ttt_engine time for searches).  Rows:
   expansion rule); Tic-Tac-Toe and Ultimate Tic-Tac-Toe.
 - Random playouts (complete games) per second: OpenSpiel's C++
   ``RandomRolloutEvaluator`` rollouts (run inside ``MCTSBot`` with one
-  simulation, i.e. n rollouts from the root) vs ``ttt_engine._core.playout``.
+  simulation, i.e. n rollouts from the root) vs ``ttt_engine._core.algorithms.playout``.
 - Alpha-beta: Tic-Tac-Toe solved from the empty board, and Clobber 6x5 from
   the start position at fixed depths: OpenSpiel's Python
   ``minimax.alpha_beta_search`` vs ttt_engine's alpha-beta, nodes and time:

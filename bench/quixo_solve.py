@@ -8,7 +8,7 @@ import resource
 import sys
 import time
 
-from ttt_engine._core import quixo_solve
+from ttt_engine._core.solvers.quixo import solve as quixo_solve
 
 
 def main(sizes):

@@ -16,11 +16,12 @@ from ttt_engine import (
     uttt,
     worst_case,
 )
-from ttt_engine._core import mcts as _mcts
-from ttt_engine._core import qlearning, treelearn
-from ttt_engine._core import uttt as _core_uttt
-from ttt_engine._core.perft import perft
-from ttt_engine._core.playout import random_games, random_playouts
+from ttt_engine._core.algorithms import mcts as _mcts
+from ttt_engine._core.learning import qlearning
+from ttt_engine._core.algorithms import treelearn
+from ttt_engine._core.games.uttt import board as _core_uttt
+from ttt_engine._core.algorithms.perft import perft
+from ttt_engine._core.algorithms.playout import random_games, random_playouts
 from ttt_engine.tree_agents import TreeQAgent
 
 HUGE = 2**70

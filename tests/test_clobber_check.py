@@ -10,7 +10,7 @@ from ttt_engine import clobber as C
 from ttt_engine.clobber_cert import certificate_bytes, write_certificate
 from ttt_engine.clobber_check import CertificateError, check_certificate, main
 from ttt_engine.clobber_solve import Solver
-from ttt_engine._core import clobber_check as K
+from ttt_engine._core.solvers.clobber import check as K
 
 SIZES = [(r, c) for r in (1, 2, 3) for c in (1, 2, 3, 4) if r * c > 1] + [(4, 4)]
 KNOWN = {(1, 2): "WIN", (2, 3): "LOSS", (3, 3): "WIN", (3, 4): "LOSS", (4, 4): "WIN"}

@@ -1,4 +1,4 @@
-"""The Clobber solver (ttt_engine._core.clobber_solve): results on the README's
+"""The Clobber solver (ttt_engine._core.solvers.clobber.solve): results on the README's
 boards, each technique switched off, certificates replayed by the independent
 checker, the resumable runner and its command line."""
 import json

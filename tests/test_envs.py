@@ -3,7 +3,10 @@ import random
 
 import numpy as np
 import pytest
-from ttt_engine._core import clobber, quixo, ttt, uttt
+from ttt_engine._core.games.clobber import board as clobber
+from ttt_engine._core.games.quixo import board as quixo
+from ttt_engine._core.games.ttt import board as ttt
+from ttt_engine._core.games.uttt import board as uttt
 from ttt_engine.envs import BatchEnv
 from ttt_engine.envs._games import new_board
 

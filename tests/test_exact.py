@@ -7,7 +7,7 @@ import pytest
 
 import ttt_engine
 from ttt_engine import Board, exact
-from ttt_engine._core import ttt_oracle
+from ttt_engine._core.solvers.ttt import oracle as ttt_oracle
 from test_qlearning import XoshiroRef, _random_cell, _greedy, _wins, _empty_cells
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -348,7 +348,7 @@ def _transform_board(cells, perm_t):
 
 
 def test_symmetry_tables():
-    from ttt_engine._core import qlearning as ql
+    from ttt_engine._core.learning import qlearning as ql
     perm, canon, ctrans = ql.symmetry_tables()
     assert sorted(map(tuple, perm.tolist())) == sorted(set(map(tuple, perm.tolist())))  # 8 distinct
     assert all(sorted(p) == list(range(9)) for p in perm.tolist())
@@ -362,7 +362,7 @@ def test_symmetry_tables():
 
 @pytest.mark.parametrize("mode", ["self-play", "random"])
 def test_symmetry_training_is_consistent(mode):
-    from ttt_engine._core import qlearning as ql
+    from ttt_engine._core.learning import qlearning as ql
     perm, canon, ctrans = ql.symmetry_tables()
     a = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
     q = a.q

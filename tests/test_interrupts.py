@@ -45,14 +45,14 @@ JOBS = {
     "train": "train(episodes=10**13, progress=False, seed=1, metrics_every=0, chunk=10**13)",
     "evaluate": "evaluate(QAgent(), games=10**15, seed=1)",
     "evaluate_threads": "evaluate(QAgent(), games=10**15, seed=1, threads=2)",
-    "uttt_playouts": "from ttt_engine._core import uttt as cu\ncu.random_playouts(10**15, seed=1)",
-    "uttt_playouts_threads": "from ttt_engine._core import uttt as cu\ncu.random_playouts(10**15, seed=1, threads=2)",
-    "generic_playouts": ("from ttt_engine._core.playout import random_playouts\n"
+    "uttt_playouts": "from ttt_engine._core.games.uttt import board as cu\ncu.random_playouts(10**15, seed=1)",
+    "uttt_playouts_threads": "from ttt_engine._core.games.uttt import board as cu\ncu.random_playouts(10**15, seed=1, threads=2)",
+    "generic_playouts": ("from ttt_engine._core.algorithms.playout import random_playouts\n"
                          "random_playouts(uttt.Board(), 10**15, seed=1, threads=2)"),
-    "random_games": ("from ttt_engine._core.playout import random_games\n"
+    "random_games": ("from ttt_engine._core.algorithms.playout import random_games\n"
                      "random_games(uttt.Board(), 10**15, seed=1)"),
-    "perft": "from ttt_engine._core.perft import perft\nperft(uttt.Board(), 20)",
-    "quixo_solve": ("from ttt_engine._core.quixo_solve import solve\n"
+    "perft": "from ttt_engine._core.algorithms.perft import perft\nperft(uttt.Board(), 20)",
+    "quixo_solve": ("from ttt_engine._core.solvers.quixo.solve import solve\n"
                     "solve(4)"),
     "puct_uttt": ("from ttt_engine.search import PUCT\n"
                   "from ttt_engine.evaluators import UniformEvaluator\n"
@@ -70,8 +70,8 @@ JOBS = {
                                   "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
                                   "np.zeros(len(m), np.float32))\n"
                                   "selfplay('uttt', ev, games=10**6, simulations=10**6)"),
-    "quixo_games": ("from ttt_engine._core.quixo_agents import RandomAgent\n"
-                    "from ttt_engine._core.quixo_tournament import run_games\n"
+    "quixo_games": ("from ttt_engine._core.learning.quixo_agents import RandomAgent\n"
+                    "from ttt_engine._core.learning.quixo_tournament import run_games\n"
                     "run_games(10**15, RandomAgent(1), RandomAgent(2), seed=1)"),
 }
 

@@ -6,7 +6,7 @@ import warnings
 import pytest
 from ttt_engine import _parallel, clobber, games, quixo, uttt
 from ttt_engine import Board as TTTBoard
-from ttt_engine._core import mcts as _mcts
+from ttt_engine._core.algorithms import mcts as _mcts
 from ttt_engine.agents import MCTSAgent
 from ttt_engine.search import MCTS
 

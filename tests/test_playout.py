@@ -1,8 +1,8 @@
-"""Generic random playouts (ttt_engine._core.playout)."""
+"""Generic random playouts (ttt_engine._core.algorithms.playout)."""
 import pytest
 
 from ttt_engine import Board
-from ttt_engine._core.playout import random_playouts
+from ttt_engine._core.algorithms.playout import random_playouts
 
 
 def test_counts_add_up_and_board_unchanged():
@@ -50,7 +50,7 @@ def test_bad_seed_rejected():
 def test_other_games_dispatch():
     # every game's Board is accepted (the fused-def name clash would reject all but one)
     import ttt_engine.clobber as clobber
-    import ttt_engine._core.quixo as quixo
+    import ttt_engine._core.games.quixo.board as quixo
     for board in (clobber.Board(rows=3, cols=3), quixo.Board()):
         r = random_playouts(board, 200, seed=1)
         assert r["first_wins"] + r["second_wins"] + r["draws"] == 200
@@ -62,7 +62,7 @@ def test_not_a_board_rejected():
 
 
 def test_random_games_lengths_and_outcomes():
-    from ttt_engine._core.playout import random_games
+    from ttt_engine._core.algorithms.playout import random_games
     n = 200_000
     r = random_games(Board(), n, seed=5)
     lengths = r["lengths"]
@@ -77,7 +77,7 @@ def test_random_games_lengths_and_outcomes():
 
 
 def test_random_games_other_games_and_long_bin():
-    from ttt_engine._core.playout import random_games
+    from ttt_engine._core.algorithms.playout import random_games
     from ttt_engine import clobber, quixo, uttt
     for board in (uttt.Board(), clobber.Board(6, 5), quixo.Board(5)):
         r = random_games(board, 200, seed=1, max_len=10)

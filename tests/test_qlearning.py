@@ -27,7 +27,7 @@ M64 = (1 << 64) - 1
 
 # ---------------------------------------------------------------- pure-Python reference
 class XoshiroRef:
-    """xoshiro256** seeded by splitmix64, as in src/engine/rng.pxd."""
+    """xoshiro256** seeded by splitmix64, as in src/engine/core/rng.pxd."""
 
     def __init__(self, seed):
         x = seed

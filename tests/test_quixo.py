@@ -324,7 +324,7 @@ def test_greedy_agent_beats_random_and_takes_wins():
 
 # ---------------------------------------------------------------- solver
 def test_retrograde_3x3_first_player_wins_and_is_consistent():
-    from ttt_engine._core import quixo_solve
+    from ttt_engine._core.solvers.quixo import solve as quixo_solve
     sol = quixo_solve.solve(3)
     assert sol.start == "win" and sol.start_plies == 7
     assert sol.wins + sol.losses + sol.draws == sol.positions == 3 ** 9 - sol.terminal
@@ -442,7 +442,7 @@ def test_symmetric_values_merge_the_eight_images(tmp_path):
 @pytest.mark.parametrize("cells,to_move", [(" OO X  X ", "X"), ("  X  O OX", "O"), ("   O   XO", "X")])
 def test_full_depth_alphabeta_agrees_with_the_solver(cells, to_move):
     from ttt_engine import search
-    from ttt_engine._core import quixo_solve
+    from ttt_engine._core.solvers.quixo import solve as quixo_solve
     b = Board.from_string(cells, to_move=to_move)
     v, d = quixo_solve.solve(3).value(b)
     r = search.alphabeta(b, None)

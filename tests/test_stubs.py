@@ -1,7 +1,7 @@
 """The typed stubs (.pyi) of the compiled public modules match what they define.
 
 A game's stub ``Board`` may derive from a class of another stub in ``_core``
-(``from ._board import GameBoard``: the verbs every board shares are declared
+(``from .._board import GameBoard``: the verbs every board shares are declared
 once); the checks follow those bases, so every compiled public method must be
 declared in the class or one of its stub bases."""
 import ast
@@ -12,22 +12,26 @@ import pathlib
 import pytest
 
 CORE = pathlib.Path(importlib.import_module("ttt_engine._core").__file__).parent
-MODULES = ["ttt", "uttt", "clobber", "quixo"]
+# stub modules by dotted path under ``ttt_engine._core``
+MODULES = ["games.ttt.board", "games.uttt.board", "games.clobber.board", "games.quixo.board"]
 # Board methods agreed for every game that some builds may not have yet
 OPTIONAL = {"num_actions", "action_mask", "observation", "move_to_action", "action_to_move"}
 
 
 def _tree(name):
-    return ast.parse((CORE / f"{name}.pyi").read_text())
+    return ast.parse((CORE.joinpath(*name.split(".")).with_suffix(".pyi")).read_text())
 
 
-def _stub_imports(tree):
-    """Names a stub imports from sibling stubs: ``{name: stub module name}``."""
+def _stub_imports(name, tree):
+    """Names stub ``name`` imports from other stubs by relative import:
+    ``{name: dotted stub module name}``."""
     found = {}
+    package = name.split(".")[:-1]
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+        if isinstance(node, ast.ImportFrom) and node.level >= 1 and node.module:
+            base = package[:len(package) - (node.level - 1)]
             for alias in node.names:
-                found[alias.asname or alias.name] = node.module
+                found[alias.asname or alias.name] = ".".join(base + [node.module])
     return found
 
 
@@ -37,7 +41,7 @@ def _class_members(name, cls):
     definitions win over its bases', as at run time."""
     tree = _tree(name)
     node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
-    imports = _stub_imports(tree)
+    imports = _stub_imports(name, tree)
     members = {}
     for base in node.bases:
         if isinstance(base, ast.Name) and base.id in imports:
@@ -69,7 +73,7 @@ def _public(obj, keep=("_repr_svg_",)):
 
 def test_shared_verbs_are_inherited():
     """The shared stub base resolves, and each game's Board takes its verbs from it."""
-    shared = set(_class_members("_board", "GameBoard"))
+    shared = set(_class_members("games._board", "GameBoard"))
     assert {"push", "pop", "legal_moves", "copy", "move_to_action"} <= shared
     for name in MODULES:
         assert shared <= set(_class_members(name, "Board")), name

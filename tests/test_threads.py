@@ -16,9 +16,9 @@ from ttt_engine import (
     train,
     uttt,
 )
-from ttt_engine._core import qlearning
-from ttt_engine._core import uttt as _core_uttt
-from ttt_engine._core.playout import random_playouts
+from ttt_engine._core.learning import qlearning
+from ttt_engine._core.games.uttt import board as _core_uttt
+from ttt_engine._core.algorithms.playout import random_playouts
 from ttt_engine._parallel import split_seeds
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
@@ -245,7 +245,7 @@ def test_random_playouts_threads(threads):
 
 def test_random_playouts_one_thread_unchanged():
     # the single-threaded stream is the seed's own: same counts as a direct run
-    from ttt_engine._core.playout import _playouts_part
+    from ttt_engine._core.algorithms.playout import _playouts_part
     counts = _playouts_part(uttt.Board(), 2000, 5)
     r = random_playouts(uttt.Board(), 2000, seed=5)
     assert (r["first_wins"], r["second_wins"], r["draws"]) == (counts[1], counts[2], counts[3])

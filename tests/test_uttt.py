@@ -160,7 +160,7 @@ def test_perft_from_midgame_positions_matches_bruteforce():
 
 
 def test_generic_perft_accepts_uttt_board():
-    from ttt_engine._core.perft import perft
+    from ttt_engine._core.algorithms.perft import perft
     assert perft(Board(), 2) == 720
 
 

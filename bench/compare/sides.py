@@ -176,7 +176,7 @@ class Engine:
     def __init__(self):
         import ttt_engine
         from ttt_engine import games, search
-        from ttt_engine._core.playout import random_playouts
+        from ttt_engine._core.algorithms.playout import random_playouts
         self.tte = ttt_engine
         self.games = games
         self.search = search

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import sys
+import threading
 
 __all__ = ["one_thread"]
 
@@ -52,17 +53,35 @@ def _controls():
     return found
 
 
+_LOCK = threading.Lock()
+_USERS = 0          # blocks inside one_thread() now, over every thread
+_RESTORE = []       # (set, previous count) to apply when the last block leaves
+
+
 @contextlib.contextmanager
 def one_thread():
-    """Run the block with numpy's OpenBLAS on one thread."""
-    restore = []
-    for get, set_ in _controls():
-        n = get()
-        if n != 1:
-            set_(1)
-            restore.append((set_, n))
+    """Run the block with numpy's OpenBLAS on one thread.
+
+    The setting is process-wide, so blocks in several threads share it: the
+    first to enter sets one thread, the last to leave restores the previous
+    count (a block never runs with the count another thread restored)."""
+    global _USERS, _RESTORE
+    controls = _controls()
+    with _LOCK:
+        if _USERS == 0:
+            _RESTORE = []
+            for get, set_ in controls:
+                n = get()
+                if n != 1:
+                    set_(1)
+                    _RESTORE.append((set_, n))
+        _USERS += 1
     try:
         yield
     finally:
-        for set_, n in restore:
-            set_(n)
+        with _LOCK:
+            _USERS -= 1
+            if _USERS == 0:
+                for set_, n in _RESTORE:
+                    set_(n)
+                _RESTORE = []

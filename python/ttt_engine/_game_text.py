@@ -11,7 +11,7 @@ the drawing is plain ASCII text.
 """
 from __future__ import annotations
 
-from ttt_engine._core.uttt import local_boards_text
+from ttt_engine._core.games.uttt.board import local_boards_text
 from ttt_engine._util import game_over
 
 __all__ = ["plain", "GAME_TEXT"]
@@ -203,7 +203,7 @@ def _clobber_span(board):
 
 
 def clobber_parse(board, text):
-    from ttt_engine._core import clobber
+    from ttt_engine._core.games.clobber import board as clobber
     t = _empty(text, "b3-b4")
     if not t:
         raise ValueError("empty input: type a move like b3-b4 (your stone, then the "
@@ -235,7 +235,7 @@ def clobber_parse(board, text):
 
 
 def clobber_format(board, move):
-    from ttt_engine._core import clobber
+    from ttt_engine._core.games.clobber import board as clobber
     return clobber.format_move(move)
 
 
@@ -243,7 +243,7 @@ def clobber_draw(board, style, last):
     cells = [[board.cell(r, c) for c in range(board.cols)] for r in range(board.rows)]
     hl = None
     if last is not None:
-        from ttt_engine._core import clobber
+        from ttt_engine._core.games.clobber import board as clobber
         hl = clobber.move_squares(last)[1]
     return _grid(style, cells, board.rows, board.cols, hl, colours={"B", "W"})
 

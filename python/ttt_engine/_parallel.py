@@ -9,7 +9,7 @@ thread and the others in worker threads.
 
 Interrupts: only the main thread sees Ctrl-C.  Every part gets the same
 one-element ``stop`` array; the compiled loops watch it
-(``src/engine/interrupt.pxd``), and it is set as soon as the calling thread
+(``src/engine/core/interrupt.pxd``), and it is set as soon as the calling thread
 stops with an exception (a ``KeyboardInterrupt`` in its own part or while
 waiting for the workers), so every worker stops within a millisecond and the
 exception is raised once all of them have finished.

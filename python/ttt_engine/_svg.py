@@ -2,6 +2,8 @@
 shown by Jupyter and other notebooks)."""
 from __future__ import annotations
 
+from ttt_engine._util import board_game
+
 __all__ = ["board_svg", "heat_colour"]
 
 CELL = 36
@@ -114,7 +116,7 @@ def board_svg(board, heat=None, best=None, alternatives=(), last_move=None):
     heat: ``{move: (score in [-1, 1], label)}`` drawn as a heat map (see
     :class:`ttt_engine.analysis.Analysis`); best / alternatives: moves marked
     in green / grey; last_move: outlined in blue."""
-    kind = type(board).__module__.rsplit(".", 1)[-1]
+    kind = board_game(board)
     w = board.winner
     state = f"{board.to_move} to move" if w is None else "draw" if w == "draw" else f"{w} wins"
     title = f"{kind}: {state}"

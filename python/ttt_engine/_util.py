@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import secrets
 import stat
 import tempfile
@@ -142,19 +143,26 @@ def check_simulations(name, value, *, allow_none=False):
     return check_int(name, value, min=1, max=MAX_SIMULATIONS, allow_none=allow_none)
 
 
-#: The title of each game, by the name of its compiled module (``ttt_engine._core.<key>``).
+#: The title of each game, by its key (its folder: ``ttt_engine._core.games.<key>.board``).
 GAME_TITLES = {"ttt": "Tic-Tac-Toe", "uttt": "Ultimate Tic-Tac-Toe", "clobber": "Clobber",
                "quixo": "Quixo"}
+
+_BOARD_MODULE = re.compile(r"ttt_engine\._core\.games\.(\w+)\.board")
+
+
+def board_game(obj):
+    """The key of the game ``obj`` is a board of (a board class also), else None."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    for klass in cls.__mro__:
+        m = _BOARD_MODULE.fullmatch(klass.__module__ or "")
+        if klass.__name__ == "Board" and m:
+            return m.group(1)
+    return None
 
 
 def game_title(obj):
     """The title of the game ``obj`` is a board of (a board class also), else None."""
-    cls = obj if isinstance(obj, type) else type(obj)
-    for klass in cls.__mro__:
-        module = klass.__module__ or ""
-        if klass.__name__ == "Board" and module.startswith("ttt_engine._core."):
-            return GAME_TITLES.get(module.rsplit(".", 1)[1])
-    return None
+    return GAME_TITLES.get(board_game(obj))
 
 
 def describe(obj):

@@ -70,7 +70,7 @@ def check_limits(max_nodes, time_limit):
 
 def perft(board, depth, cls, where):
     """Leaf count of ``board``'s move tree to ``depth`` plies."""
-    from ttt_engine._core.perft import perft as _perft
+    from ttt_engine._core.algorithms.perft import perft as _perft
     check_board(board, cls, where)
     return _perft(board, check_int("depth", depth, min=0, max=MAX_DEPTH))
 
@@ -79,7 +79,7 @@ def random_playouts(board, n, seed, cls, where, threads=1):
     """``{"games", "first_wins", "second_wins", "draws", "seed"}`` of ``n``
     uniformly random games from ``board`` (unchanged); same seed, same counts
     (for the same ``threads``: the games are split over that many threads)."""
-    from ttt_engine._core.playout import random_playouts as _playouts
+    from ttt_engine._core.algorithms.playout import random_playouts as _playouts
     check_board(board, cls, where)
     return _playouts(board, check_int("n", n, min=0), seed, threads=threads)
 

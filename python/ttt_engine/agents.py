@@ -21,7 +21,7 @@ from ttt_engine._util import (check_depth, check_int, check_real, check_seconds,
                               check_simulations, game_over, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget
 
-from ttt_engine._core import alphabeta as _ab
+from ttt_engine._core.algorithms import alphabeta as _ab
 from ttt_engine import search as _search
 
 __all__ = [

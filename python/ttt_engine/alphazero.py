@@ -430,7 +430,7 @@ class PUCTPlayer:
         from ttt_engine.search import PUCT
         self.network = network
         self.simulations = _util.check_int("simulations", simulations, min=1)
-        from ttt_engine._core import puct as _puct
+        from ttt_engine._core.algorithms import puct as _puct
         nodes = max(int(_puct.MIN_NODES), self.simulations * network.num_actions + 64)
         self.search = PUCT(evaluator or network, c_puct=c_puct, reuse=False,
                            max_nodes=min(nodes, 1 << 20), playout_weight=playout_weight)

@@ -34,7 +34,7 @@ import math
 import time as _time
 from dataclasses import asdict, dataclass, field
 
-from ttt_engine._util import check_int, check_real
+from ttt_engine._util import check_int, check_real, board_game
 
 __all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE"]
 
@@ -161,14 +161,14 @@ def move_geometry(board, move):
     """Where ``move`` is on the board: ``(from_cell, to_cell, direction)`` with
     cells as ``(row, col)``; ``to_cell`` the captured square (Clobber) or the end
     the cube is pushed in at (Quixo), else None; ``direction`` Quixo's T/B/L/R."""
-    kind = type(board).__module__.rsplit(".", 1)[-1]
+    kind = board_game(board)
     move = int(move)
     if kind == "ttt":
         return divmod(move, 3), None, None
     if kind == "uttt":
         return divmod(move, 9), None, None
     if kind == "clobber":
-        from ttt_engine._core import clobber
+        from ttt_engine._core.games.clobber import board as clobber
         a, b = clobber.move_squares(move)
         return tuple(a), tuple(b), None
     if kind == "quixo":

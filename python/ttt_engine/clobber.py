@@ -1,15 +1,15 @@
 """Clobber: the board, perft, random playouts, heuristics and the exact solver.
 
-The game is compiled (``ttt_engine._core.clobber``); this module is its public face.
+The game is compiled (``ttt_engine._core.games.clobber.board``); this module is its public face.
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _verbs
 from ttt_engine._util import check_int, check_output_path
-from ttt_engine._core.clobber import (
+from ttt_engine._core.games.clobber.board import (
     DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
     format_move, heuristic_id, move_from_squares, move_squares, parse_move, square_name,
 )
-from ttt_engine._core.clobber_solve import TECHNIQUES, Solver
+from ttt_engine._core.solvers.clobber.solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
 
 __all__ = [

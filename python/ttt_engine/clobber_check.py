@@ -2,7 +2,7 @@
 
 This module is the readable reference and the format's specification.
 ``check_certificate`` runs the compiled replay of the same checks
-(``ttt_engine._core.clobber_check``, streamed, hundreds of times faster) by
+(``ttt_engine._core.solvers.clobber.check``, streamed, hundreds of times faster) by
 default and this plain-Python ``Checker`` with ``pure=True``; both give the
 same verdicts and summaries.
 
@@ -410,7 +410,7 @@ def check_certificate(path, pure=False, progress=None, max_memory=None):
     ``CertificateError`` if it does not prove its claim.
 
     ``pure=False`` replays it with the compiled checker
-    (``ttt_engine._core.clobber_check``: streamed, fingerprinted memo of
+    (``ttt_engine._core.solvers.clobber.check``: streamed, fingerprinted memo of
     proven positions), ``pure=True`` with the plain-Python ``Checker`` here
     (whole stream in memory, exact memo).  ``progress``: None, True (a tqdm
     bar on stderr) or a callable ``progress(bytes_read, total_bytes)`` on the
@@ -431,7 +431,7 @@ def check_certificate(path, pure=False, progress=None, max_memory=None):
                 raise CertificateError("trailing records after the proof")
             records, brute = ch.records, len(ch.brute_memo)
         else:
-            from ttt_engine._core.clobber_check import check_records
+            from ttt_engine._core.solvers.clobber.check import check_records
             close = None
             if progress is True:
                 progress, close = _tqdm_progress(path)

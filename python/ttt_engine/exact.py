@@ -1,6 +1,6 @@
 """Exact evaluation of Tic-Tac-Toe Q agents against the solved game.
 
-Tic-Tac-Toe is solved at import (``ttt_engine._core.ttt_oracle``: memoized negamax
+Tic-Tac-Toe is solved at import (``ttt_engine._core.solvers.ttt.oracle``: memoized negamax
 over the 5478 reachable positions), so an agent's quality can be stated
 exactly instead of estimated:
 
@@ -19,7 +19,7 @@ import dataclasses
 import numpy as np
 
 from ttt_engine import _util
-from ttt_engine._core import ttt_oracle as _oracle
+from ttt_engine._core.solvers.ttt import oracle as _oracle
 from ttt_engine.ttt import Board
 
 __all__ = ["optimality", "exact_vs_random", "worst_case", "oracle", "best_vs_random", "policy_table",

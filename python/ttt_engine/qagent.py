@@ -1,6 +1,6 @@
 """Tabular Q-learning for Tic-Tac-Toe: ``train``, ``QAgent``, ``evaluate``.
 
-The hot loops live in the Cython module ``ttt_engine._core.qlearning``; this module
+The hot loops live in the Cython module ``ttt_engine._core.learning.qlearning``; this module
 validates arguments, drives training in chunks (progress bar, history) and
 reads/writes model files.
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from ttt_engine import _parallel, _util
 from ttt_engine._agent import no_budget
-from ttt_engine._core import qlearning as _ql
+from ttt_engine._core.learning import qlearning as _ql
 from ttt_engine._training import run_training
 from ttt_engine.ttt import Board
 
@@ -195,7 +195,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
           agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
 
-    The whole loop runs in C (``ttt_engine._core.qlearning``) without the GIL,
+    The whole loop runs in C (``ttt_engine._core.learning.qlearning``) without the GIL,
     history records (one per ``chunk`` episodes, exact metrics included) too;
     the progress bar is drawn from another thread, so a busy Python thread
     next to the training barely slows it down.  Ctrl-C stops it after a whole
@@ -388,7 +388,7 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None, threa
     k = _parallel.check_threads(threads)
     opt = None
     if opponent == "perfect":
-        from ttt_engine._core import ttt_oracle
+        from ttt_engine._core.solvers.ttt import oracle as ttt_oracle
         opt = ttt_oracle.optimal_mask_array()
     parts = [(q, n, _SIDES[side], s, opt) for n, s in
              zip(_parallel.split_counts(games, k), _parallel.split_seeds(seed, k))]

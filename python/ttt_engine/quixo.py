@@ -33,11 +33,11 @@ import time
 from ttt_engine import _quixo_files as _qfiles
 from ttt_engine import _verbs
 from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
-from ttt_engine._core.quixo import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
+from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
-from ttt_engine._core.quixo_values import ValueTable
-from ttt_engine._core.quixo_agents import Agent, RandomAgent, GreedyValueAgent, HeuristicAgent
-from ttt_engine._core.quixo_tournament import run_games as _run_games, random_games_per_second
+from ttt_engine._core.learning.quixo_values import ValueTable
+from ttt_engine._core.learning.quixo_agents import Agent, RandomAgent, GreedyValueAgent, HeuristicAgent
+from ttt_engine._core.learning.quixo_tournament import run_games as _run_games, random_games_per_second
 
 __all__ = [
     "Board", "move_to_str", "parse_move", "perft", "random_playouts", "solve", "solution",
@@ -68,7 +68,7 @@ def solution(size=3):
     """The retrograde :class:`~ttt_engine._core.quixo_solve.Solution` of every
     ``size`` x ``size`` position (3 or 4; computed once per process: 4x4 takes
     about 10 s and 170 MB)."""
-    from ttt_engine._core import quixo_solve
+    from ttt_engine._core.solvers.quixo import solve as quixo_solve
     size = check_int("size", size, min=3, max=4)
     if size not in _solutions:
         _solutions[size] = quixo_solve.solve(size)

@@ -2,9 +2,9 @@
 deepening) and MCTS (UCT with a node arena and tree reuse).
 
 Every function takes any game's ``Board`` (Tic-Tac-Toe, and every game added to
-the ``GameBoard`` fused type in ``src/engine/game.pxd``) and searches a private
+the ``GameBoard`` fused type in ``src/engine/algorithms/game.pxd``) and searches a private
 copy: the caller's board is never changed.  The hot loops are in
-``ttt_engine._core.alphabeta`` and ``ttt_engine._core.mcts`` (Cython, no GIL, no Python
+``ttt_engine._core.algorithms.alphabeta`` and ``ttt_engine._core.algorithms.mcts`` (Cython, no GIL, no Python
 object per node); this module validates arguments and packages results.
 
 Scores (alpha-beta family) are from the point of view of the side to move at
@@ -24,10 +24,10 @@ from ttt_engine import _parallel
 from ttt_engine._util import (check_int, check_real, check_seconds, check_simulations,
                               game_over, resolve_seed)
 
-from ttt_engine._core import alphabeta as _ab
-from ttt_engine._core import mcts as _mcts
-from ttt_engine._core import puct as _puct
-from ttt_engine._core import ttt as _ttt_core
+from ttt_engine._core.algorithms import alphabeta as _ab
+from ttt_engine._core.algorithms import mcts as _mcts
+from ttt_engine._core.algorithms import puct as _puct
+from ttt_engine._core.games.ttt import board as _ttt_core
 
 __all__ = [
     "SearchResult", "alphabeta", "minimax", "negamax", "move_values", "solve",
@@ -153,7 +153,7 @@ def _dispatch(fn, *args):
         if "signature" in str(exc) or "argument" in str(exc):
             raise ValueError(
                 f"unsupported board type {type(args[1]).__name__}: it is not registered "
-                "in the GameBoard fused type (src/engine/game.pxd)") from None
+                "in the GameBoard fused type (src/engine/algorithms/game.pxd)") from None
         raise
 
 
@@ -252,7 +252,9 @@ def refuse_unbounded(board, who):
     up to :data:`CLOBBER_EXACT_STONES` stones.  The message points to the
     game's ``solve``, which takes a node or time limit.  (3x3 and 4x4 Quixo
     are answered from the retrograde solution: see :func:`_quixo_values`.)"""
-    from ttt_engine._core import clobber, quixo, uttt
+    from ttt_engine._core.games.clobber import board as clobber
+    from ttt_engine._core.games.quixo import board as quixo
+    from ttt_engine._core.games.uttt import board as uttt
     if board.is_terminal():
         return
     limit = "(board, max_nodes=..., time_limit=...), which answers 'unknown' when a limit is hit"
@@ -271,7 +273,7 @@ def refuse_unbounded(board, who):
 
 
 def _quixo_small(board):
-    from ttt_engine._core import quixo
+    from ttt_engine._core.games.quixo import board as quixo
     return isinstance(board, quixo.Board) and board.size in (3, 4)
 
 
@@ -513,7 +515,7 @@ class MCTS:
 
     def _endgame(self, board, t):
         """The exact endgame move (or None) and the time it took."""
-        from ttt_engine._core import uttt as _uttt
+        from ttt_engine._core.games.uttt import board as _uttt
         if not isinstance(board, _uttt.Board):
             from ttt_engine import games
             raise ValueError(f"MCTS endgame= applies to Ultimate Tic-Tac-Toe only, not "

@@ -211,7 +211,7 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
 def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, parallel,
                     temperature_moves, c_puct, c_base, c_init, dirichlet_alpha,
                     noise_fraction, max_nodes, playout_weight):
-    from ttt_engine._core import puct as _puct
+    from ttt_engine._core.algorithms import puct as _puct
     from ttt_engine.evaluators import UniformEvaluator, call_evaluator, check_output
     from ttt_engine.search import _dispatch
     par = check_int("parallel", parallel if parallel is not None else min(n_games, 256),

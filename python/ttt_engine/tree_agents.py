@@ -3,7 +3,7 @@
 The learning happens at play time: before each move the agent runs training
 simulations from the current board for a time or iteration budget, keeping its
 Q tree between turns (only the subtree of the new current board survives).
-See ``ttt_engine._core.treelearn`` (Cython) for the exact update rules.
+See ``ttt_engine._core.algorithms.treelearn`` (Cython) for the exact update rules.
 
 >>> from ttt_engine import uttt
 >>> agent = TreeQAgent(simulations=2000, seed=1)
@@ -18,7 +18,7 @@ from ttt_engine._util import check_int, check_real, check_seconds, check_simulat
 from ttt_engine._agent import Agent, alias, no_budget
 from ttt_engine.search import _check_board, _dispatch
 
-from ttt_engine._core import treelearn as _tl
+from ttt_engine._core.algorithms import treelearn as _tl
 
 __all__ = ["TreeQAgent", "SarsaAgent"]
 

@@ -1,11 +1,11 @@
 """Tic-Tac-Toe: the board (cells 0..8 row by row, X moves first), perft,
 random playouts and the exact solver.
 
-The board is compiled (``ttt_engine._core.ttt``); this module is its public face.
+The board is compiled (``ttt_engine._core.games.ttt.board``); this module is its public face.
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _verbs
-from ttt_engine._core.ttt import N_CELLS, N_STATES, Board
+from ttt_engine._core.games.ttt.board import N_CELLS, N_STATES, Board
 from ttt_engine._verbs import SolveResult
 
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve"]

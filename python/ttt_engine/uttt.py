@@ -1,14 +1,14 @@
 """Ultimate Tic-Tac-Toe: the board, perft, random playouts and a bounded solver.
 
-The board is compiled (``ttt_engine._core.uttt``); this module is its public face.
+The board is compiled (``ttt_engine._core.games.uttt.board``); this module is its public face.
 Every game module has the same verbs: see ``docs/api.md``.
 """
 import operator
 import warnings
 
 from ttt_engine import _verbs
-from ttt_engine._core import uttt as _uttt
-from ttt_engine._core.uttt import N_CELLS, Board, parse_move
+from ttt_engine._core.games.uttt import board as _uttt
+from ttt_engine._core.games.uttt.board import N_CELLS, Board, parse_move
 from ttt_engine._verbs import SolveResult
 
 __all__ = ["N_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve"]

@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from ttt_engine._core.batch import BatchEnv
+from ttt_engine._core.algorithms.batch import BatchEnv
 from ttt_engine._util import check_choice, check_int
 from ttt_engine.envs import _games
 from ttt_engine.envs._games import NOT_STARTED
@@ -225,7 +225,7 @@ class VectorGameEnv(gym.vector.VectorEnv):
         self._np_rng = np.random.default_rng(self.core.seed)
         self._optimal = None
         if opponent == "perfect":
-            from ttt_engine._core import ttt_oracle
+            from ttt_engine._core.solvers.ttt import oracle as ttt_oracle
             optimal = ttt_oracle.tables()[1]
             bits = (np.asarray(optimal, np.int64)[:, None] >> np.arange(9)) & 1
             self._optimal = bits.astype(bool)

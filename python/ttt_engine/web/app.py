@@ -42,6 +42,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ttt_engine import games
+from ttt_engine._util import board_game
 from ttt_engine.analysis import analyse, move_geometry
 from ttt_engine._svg import board_svg
 
@@ -197,7 +198,7 @@ def _move_info(game, board, m):
 
 
 def _geometry(board):
-    kind = type(board).__module__.rsplit(".", 1)[-1]
+    kind = board_game(board)
     if kind == "ttt":
         return 3, 3
     if kind == "uttt":
@@ -239,7 +240,7 @@ def _last_cell_move(prev, last):
     """The last move, marked only for games where its first cell holds the mark."""
     if last is None:
         return None
-    kind = type(prev).__module__.rsplit(".", 1)[-1]
+    kind = board_game(prev)
     return last if kind in ("ttt", "uttt") else None
 
 

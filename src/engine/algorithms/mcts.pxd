@@ -1,0 +1,33 @@
+# cython: language_level=3
+"""Monte Carlo tree search (UCT) over the game interface: the node arena.
+
+Nodes are plain structs in one preallocated array (indices, not pointers to
+Python objects).  A node's children are allocated together, contiguously, when
+it is expanded; when the arena is full no node is expanded any more and the
+search keeps simulating from the leaves it reaches.
+"""
+from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
+from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.algorithms.nodes cimport MNode
+
+cdef struct MTree:
+    MNode* nodes
+    MNode* alt           # second arena for compaction on tree reuse (lazy)
+    int32_t cap
+    int32_t used
+    int32_t expand_after # visits a leaf needs before it is expanded (0: at once)
+    bint solver          # MCTS-Solver proofs (mcts_iterate_solver)
+    int playout          # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (game_policy_playout)
+    double c             # exploration constant
+    float cf             # the same, as float for the selection loop
+    rng_t rng
+
+cdef enum:
+    PLAYOUT_RANDOM = 0      # the game's uniform random playout
+    PLAYOUT_DECISIVE = 1    # decisive (and, in UTTT, anti-decisive) moves
+
+cdef class MCTSTree:
+    cdef MTree t
+    cdef readonly uint64_t seed
+    cdef readonly bint busy      # set while one thread owns the tree (acquire/release)
+    cdef int _compact(self, int32_t new_root) except -1

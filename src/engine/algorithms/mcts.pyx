@@ -1,0 +1,580 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Monte Carlo tree search (UCT), written once for every game.
+
+One simulation (seed 003):
+
+1. **Select** from the root by UCB1, ``mean + C * sqrt(ln N_parent / N_child)``,
+   where ``mean`` is from the point of view of the player who moved into the
+   child; an unvisited child is taken first (in move order).
+2. **Expand** the leaf reached (unless the game is over there, or the arena
+   has no room for all its children): create every child, pick one uniformly
+   at random and play it.
+3. **Simulate** with the game's inline random playout to the end.
+4. **Back-propagate** +1 / 0 / -1 to every node on the path, each from the
+   point of view of the player who moved into that node (negamax).
+
+The final move is the root child with the most visits (ties: the higher mean,
+then the first in move order).
+
+Tree reuse: ``reroot`` finds the new position among the old root's
+descendants (a few plies deep, matched by ``game_hash`` and side to move) and
+compacts that subtree, breadth first, into the second arena, which then
+becomes the live one; everything else is dropped.
+"""
+from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
+from ttt_engine._core.core.bigmem cimport big_alloc, big_free
+from libc.math cimport sqrtf, logf
+from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
+from ttt_engine._core.algorithms.tree cimport tree_find
+
+from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
+from ttt_engine._core.algorithms.game cimport (
+    GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
+    game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
+    game_playout, game_random_move,
+)
+from ttt_engine._core.algorithms.game cimport (
+    game_init_tables, game_playout_decisive, game_decisive_move,
+)
+game_init_tables()   # every game's lookup tables
+from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
+
+MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
+
+# sqrt(ln n) for n < 65536: libm's logf took a quarter of the run time when
+# called once per level of every simulation; larger counts call logf.
+cdef extern from *:
+    """
+    static float mcts_sqrt_log[65536];
+    """
+    float mcts_sqrt_log[65536]
+
+cdef int _i
+for _i in range(1, 65536):
+    mcts_sqrt_log[_i] = sqrtf(logf(<float>_i))
+mcts_sqrt_log[0] = 0.0
+
+
+cdef inline float sqrt_log(int32_t n) noexcept nogil:
+    if n < 65536:
+        return mcts_sqrt_log[n]
+    return sqrtf(logf(<float>n))
+cdef int32_t MAX_VISITS = 2000000000
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define mcts_prefetch(p) __builtin_prefetch(p)
+    #else
+    #define mcts_prefetch(p) ((void)0)
+    #endif
+    """
+    void prefetch "mcts_prefetch"(const void* p) noexcept nogil
+
+
+
+
+
+#: Playout policies by name, and the games each one is written for.
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "decisive": PLAYOUT_DECISIVE}
+PLAYOUT_GAMES = {"random": ("ttt", "uttt", "clobber", "quixo"), "decisive": ("uttt", "quixo")}
+
+
+cdef inline int policy_playout(GameState* s, rng_t* rng, int policy) noexcept nogil:
+    """The simulation step: the game's uniform playout, or with ``policy ==
+    PLAYOUT_DECISIVE`` its playout with decisive moves (UTTT: and
+    anti-decisive ones; games without one use the uniform playout, which the
+    Python layer refuses to configure)."""
+    if policy == PLAYOUT_DECISIVE:
+        return game_playout_decisive(s, rng)
+    return game_playout(s, rng)
+
+
+cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
+    nd.wsum = 0
+    nd.parent = parent
+    nd.first_child = -1
+    nd.visits = 0
+    nd.mean = 0.0
+    nd.isq = 0.0
+    nd.nchildren = 0
+    nd.move = <int16_t>move
+    nd.mover = <int8_t>mover
+    nd.proven = 0
+
+
+cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nogil:
+    """Expansion: create every child of leaf ``node`` (position ``work``) in
+    one block and play a uniformly random one; return it.  Return ``node``
+    itself, unexpanded, when the arena has no room for the block or the leaf
+    has fewer than ``expand_after`` visits (the root always expands)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = 0, k, r, mover
+    cdef int32_t first
+    if t.used < t.cap and (node == 0 or t.nodes[node].visits >= t.expand_after):
+        n = game_legal_moves(work, moves)
+    if n == 0 or t.used + n > t.cap:
+        return node
+    first = t.used
+    t.used += n
+    mover = game_to_move(work)
+    t.nodes[node].first_child = first
+    t.nodes[node].nchildren = <int16_t>n
+    for k in range(n):
+        node_init(&t.nodes[first + k], node, moves[k], mover)
+    r = rng_below(&t.rng, n)
+    game_make(work, moves[r])
+    return first + r
+
+
+cdef inline void record(MNode* nd, int winner) noexcept nogil:
+    """Back-propagation at one node: one more visit, won by ``winner`` (-1: a
+    draw), scored from the node's mover's side (negamax)."""
+    cdef float inv
+    nd.visits += 1
+    if winner >= 0:
+        nd.wsum += 1 if winner == nd.mover else -1
+    inv = 1.0 / <float>nd.visits
+    nd.mean = <float>nd.wsum * inv
+    nd.isq = sqrtf(inv)
+
+
+cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
+    """One select / expand / simulate / back-propagate cycle."""
+    cdef GameState work = root[0]
+    cdef MNode* nodes = t.nodes
+    cdef MNode* nd
+    cdef MNode* ch
+    cdef int32_t node = 0, first, k, end, best, leaf
+    cdef int status, winner
+    cdef float bscore, sc, kexp
+    # 1. selection
+    while True:
+        nd = &nodes[node]
+        first = nd.first_child
+        if first < 0:
+            break
+        end = first + nd.nchildren
+        kexp = t.cf * sqrt_log(nd.visits)
+        best = first
+        bscore = -1e30
+        for k in range(first, end):
+            ch = &nodes[k]
+            if ch.visits == 0:
+                best = k
+                break
+            sc = ch.mean + kexp * ch.isq
+            # start fetching every candidate's child block while the scan
+            # goes on: deep blocks are cold, and the next level needs one
+            if ch.first_child >= 0:
+                prefetch(&nodes[ch.first_child])
+            if sc > bscore:
+                bscore = sc
+                best = k
+        node = best
+        game_make(&work, nodes[node].move)
+    # 2. expansion (whole child block, or nothing when the arena is full or
+    #    the leaf has fewer than ``expand_after`` visits; the root always expands)
+    status = game_status(&work)
+    if status == GAME_ONGOING:
+        leaf = node
+        node = expand(&work, t, node)
+        if node != leaf:
+            status = game_status(&work)
+        # 3. simulation
+        if status == GAME_ONGOING:
+            status = policy_playout(&work, &t.rng, t.playout)
+    # 4. back-propagation (negamax: each node from its mover's side)
+    winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
+    while node >= 0:
+        record(&nodes[node], winner)
+        node = nodes[node].parent
+
+
+cdef inline int8_t proof_of(int status, int mover) noexcept nogil:
+    """+1 / -1 if a finished game is a win / loss for ``mover``; 0 for a draw."""
+    if status == GAME_DRAW:
+        return 0
+    return 1 if (0 if status == GAME_WIN_FIRST else 1) == mover else -1
+
+
+cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
+    """``mcts_iterate`` with MCTS-Solver proofs (Winands et al. 2008): finished
+    games prove their node; a node with a child that wins for the player to
+    move is a proven loss for its own mover, one whose children all lose is a
+    proven win.  Selection takes a proven winning child at once, skips proven
+    losing ones, and stops at proven nodes, whose result is back-propagated
+    like a finished game."""
+    cdef GameState work = root[0]
+    cdef MNode* nodes = t.nodes
+    cdef MNode* nd
+    cdef MNode* ch
+    cdef int32_t node = 0, first, k, end, best, leaf
+    cdef int status = GAME_ONGOING, winner = -1
+    cdef float bscore, sc, kexp
+    cdef bint proved = False, done = False
+    cdef int8_t pr
+    # 1. selection
+    while True:
+        nd = &nodes[node]
+        if nd.proven != 0 and node != 0:
+            winner = nd.mover if nd.proven > 0 else 1 - nd.mover
+            done = True
+            break
+        first = nd.first_child
+        if first < 0:
+            break
+        end = first + nd.nchildren
+        kexp = t.cf * sqrt_log(nd.visits)
+        best = -1
+        bscore = -1e30
+        for k in range(first, end):
+            ch = &nodes[k]
+            if ch.proven > 0:
+                best = k
+                break
+            if ch.proven < 0:
+                continue
+            if ch.visits == 0:
+                best = k
+                break
+            sc = ch.mean + kexp * ch.isq
+            if sc > bscore:
+                bscore = sc
+                best = k
+        if best < 0:
+            # every child loses for the player to move: this node is won by its mover
+            nd.proven = 1
+            proved = True
+            winner = nd.mover
+            done = True
+            break
+        node = best
+        game_make(&work, nodes[node].move)
+    if not done:
+        # 2. expansion
+        status = game_status(&work)
+        if status != GAME_ONGOING:
+            nd = &nodes[node]
+            nd.proven = proof_of(status, nd.mover)
+            proved = nd.proven != 0
+        else:
+            leaf = node
+            node = expand(&work, t, node)
+            if node != leaf:
+                status = game_status(&work)
+                if status != GAME_ONGOING:
+                    nodes[node].proven = proof_of(status, nodes[node].mover)
+                    proved = nodes[node].proven != 0
+            # 3. simulation
+            if status == GAME_ONGOING:
+                status = policy_playout(&work, &t.rng, t.playout)
+        winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
+    # 4. back-propagation, carrying proofs upwards while they hold
+    while node >= 0:
+        nd = &nodes[node]
+        record(nd, winner)
+        if proved and nd.proven == 0 and nd.first_child >= 0:
+            pr = 1
+            for k in range(nd.first_child, nd.first_child + nd.nchildren):
+                if nodes[k].proven > 0:
+                    pr = -1
+                    break
+                if nodes[k].proven == 0:
+                    pr = 0
+            nd.proven = pr
+            proved = pr != 0
+        elif proved and nd.proven == 0:
+            proved = False
+        node = nd.parent
+
+
+cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_limit,
+                       double* elapsed, interrupt_t* it) noexcept nogil:
+    """Simulate until ``sims`` simulations (0 = no limit) or ``time_limit``
+    seconds (<= 0 = no limit) are used up, or ``it`` reports an interrupt
+    (between simulations: the tree stays consistent); returns the simulations
+    done."""
+    cdef double t0 = now_monotonic(), deadline = t0 + time_limit
+    cdef uint64_t done = 0
+    cdef bint timed = time_limit > 0
+    if t.used == 0:
+        node_init(&t.nodes[0], -1, -1, 1 - game_to_move(root))
+        t.used = 1
+    while True:
+        if sims and done >= sims:
+            break
+        if t.nodes[0].visits >= MAX_VISITS:
+            break
+        # polled every 64 simulations: a simulation is a microsecond or more
+        if (done & 63) == 0 and interrupt_poll(it):
+            break
+        if t.solver:
+            if t.nodes[0].proven != 0:
+                break          # the root is solved: nothing left to learn
+            mcts_iterate_solver(root, t)
+        else:
+            mcts_iterate(root, t)
+        done += 1
+        if timed and (done & 255) == 0 and now_monotonic() >= deadline:
+            break
+    elapsed[0] = now_monotonic() - t0
+    return done
+
+
+cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
+    """Copy the subtree under ``new_root`` breadth first into the second arena
+    (root at index 0, each child block kept contiguous) and swap arenas."""
+    cdef MNode* src = t.nodes
+    cdef MNode* dst = t.alt
+    cdef int32_t head = 0, tail = 1, old_first, k, nch
+    dst[0] = src[new_root]
+    dst[0].parent = -1
+    while head < tail:
+        old_first = dst[head].first_child
+        if old_first >= 0:
+            nch = dst[head].nchildren
+            dst[head].first_child = tail
+            for k in range(nch):
+                dst[tail + k] = src[old_first + k]
+                dst[tail + k].parent = head
+            tail += nch
+        head += 1
+    t.alt = src
+    t.nodes = dst
+    t.used = tail
+
+
+cdef class MCTSTree:
+    """Node arena + RNG for one MCTS player.  One search at a time: a caller
+    that runs several steps on the tree (reroot, search, read the root) holds
+    it with ``acquire()`` / ``release()``, which refuse a second owner."""
+
+    def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False,
+                  playout="random"):
+        max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
+        c = check_real("c", c, low=0)
+        seed = resolve_seed(seed)
+        expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
+        if not isinstance(playout, str) or playout not in PLAYOUTS:
+            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+        self.t.playout = PLAYOUTS[playout]
+        self.t.nodes = <MNode*>big_alloc(<size_t>max_nodes * sizeof(MNode))
+        if self.t.nodes == NULL:
+            raise MemoryError(f"cannot allocate {max_nodes} MCTS nodes")
+        self.t.alt = NULL
+        self.t.cap = max_nodes
+        self.t.expand_after = expand_after
+        self.t.solver = solver
+        self.t.used = 0
+        self.t.c = c
+        self.t.cf = <float>c
+        self.seed = seed
+        rng_seed(&self.t.rng, seed)
+
+    def __dealloc__(self):
+        big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
+        big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
+
+    def acquire(self, what="MCTS"):
+        """Take the tree for one thread; ``RuntimeError`` if another thread has
+        it (test and set in one step under the GIL: two threads cannot both win)."""
+        if self.busy:
+            raise RuntimeError(f"this {what} is already searching in another thread")
+        self.busy = True
+
+    def release(self):
+        """Give the tree back (see ``acquire``)."""
+        self.busy = False
+
+    def clear(self):
+        """Drop the whole tree (the RNG stream continues)."""
+        self.t.used = 0
+
+    def reseed(self, uint64_t seed):
+        self.seed = seed
+        rng_seed(&self.t.rng, seed)
+
+    @property
+    def c(self):
+        return self.t.c
+
+    @c.setter
+    def c(self, double value):
+        self.t.c = value
+        self.t.cf = <float>value
+
+    @property
+    def nodes_used(self):
+        return self.t.used
+
+    @property
+    def max_nodes(self):
+        return self.t.cap
+
+    @property
+    def root_visits(self):
+        return self.t.nodes[0].visits if self.t.used else 0
+
+    def root_children(self, bint proofs=False):
+        """``[(move, visits, mean), ...]`` for the root's children, in move
+        order; ``mean`` in [-1, 1] from the side to move at the root.  With
+        ``proofs=True`` each tuple ends with the solver's proof (+1 winning,
+        -1 losing move, 0 unknown)."""
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+            return []
+        cdef MNode* nd = &self.t.nodes[0]
+        cdef int32_t k
+        out = []
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            row = (self.t.nodes[k].move, self.t.nodes[k].visits,
+                   <double>self.t.nodes[k].wsum / self.t.nodes[k].visits
+                   if self.t.nodes[k].visits else 0.0)
+            out.append(row + (self.t.nodes[k].proven,) if proofs else row)
+        return out
+
+    @property
+    def root_proven(self):
+        """With the solver: +1 the side to move at the root wins, -1 it loses,
+        0 unknown (a proven draw is not detected)."""
+        if self.t.used == 0:
+            return 0
+        return -self.t.nodes[0].proven
+
+    def best_move(self):
+        """Most visited root child (ties: higher mean, then first); None if
+        unexpanded.  With the solver, a proven win comes first (the most
+        visited one) and proven losses last."""
+        cdef int32_t k, best = -1
+        cdef MNode* nd
+        cdef int rank, best_rank = -2
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+            return None
+        nd = &self.t.nodes[0]
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            rank = self.t.nodes[k].proven if self.t.solver else 0
+            if rank < best_rank:
+                continue
+            if rank > best_rank:
+                best_rank = rank
+                best = k
+                continue
+            if self.t.nodes[k].visits > self.t.nodes[best].visits or (
+                    self.t.nodes[k].visits == self.t.nodes[best].visits
+                    and <double>self.t.nodes[k].wsum * self.t.nodes[best].visits
+                    > <double>self.t.nodes[best].wsum * self.t.nodes[k].visits):
+                best = k
+        return self.t.nodes[best].move
+
+    def advance_root(self, int move):
+        """Make the root's child reached by ``move`` the new root (subtree
+        kept); returns False (and clears the tree) if that child is unknown."""
+        cdef int32_t k
+        cdef MNode* nd
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+            self.t.used = 0
+            return False
+        nd = &self.t.nodes[0]
+        for k in range(nd.first_child, nd.first_child + nd.nchildren):
+            if self.t.nodes[k].move == move:
+                self._compact(k)
+                return True
+        self.t.used = 0
+        return False
+
+    cdef int _compact(self, int32_t new_root) except -1:
+        if new_root == 0:
+            return 0
+        if self.t.alt == NULL:
+            self.t.alt = <MNode*>big_alloc(<size_t>self.t.cap * sizeof(MNode))
+            if self.t.alt == NULL:
+                raise MemoryError("cannot allocate the MCTS compaction arena")
+        with nogil:
+            compact(&self.t, new_root)
+        return 0
+
+
+def mcts_search(MCTSTree tree, GameBoard board, simulations, time_limit,
+                int[::1] stop=None):
+    """Run simulations from ``board`` (which must be the tree's root position,
+    see ``mcts_reroot``); returns ``(simulations_done, seconds)``.  Stops early,
+    between simulations, on Ctrl-C (``KeyboardInterrupt``) or when the shared
+    ``stop`` flag of a root-parallel search is set."""
+    cdef uint64_t done
+    cdef uint64_t sims = check_int("simulations", simulations, min=0, max=INT64_MAX)
+    cdef double seconds = check_real("time_limit", time_limit, low=0)
+    cdef double elapsed = 0.0
+    cdef interrupt_t it
+    interrupt_init(&it, 1, <volatile int*>&stop[0] if stop is not None else NULL)
+    with nogil:
+        done = mcts_run(&board.state, &tree.t, sims, seconds, &elapsed, &it)
+    interrupt_finish(&it)
+    return done, elapsed
+
+
+def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_depth):
+    """Keep the subtree for ``new_root`` if it is ``old_root`` or a descendant
+    up to ``max_depth`` plies in the tree; else clear.  Returns the depth
+    searched result: True if a subtree was kept."""
+    cdef int32_t found
+    if tree.t.used == 0:
+        return False
+    found = tree_find(&old_root.state, tree.t.nodes, &new_root.state, max_depth)
+    if found < 0:
+        tree.t.used = 0
+        return False
+    tree._compact(found)
+    return True
+
+
+cdef void _policy_run(const GameState* root, long n, rng_t* rng, int policy,
+                      long* counts) noexcept nogil:
+    cdef GameState work
+    cdef long i
+    for i in range(n):
+        work = root[0]
+        counts[policy_playout(&work, rng, policy) & 3] += 1
+
+
+def policy_playouts(GameBoard board, games, seed, playout):
+    """Play ``games`` games from ``board`` with the simulation step of an
+    MCTS whose playout policy is ``playout`` (a name of ``PLAYOUTS``); returns
+    the outcome counts ``(ongoing, first wins, second wins, draws)`` (the
+    first is always 0).  For tests and benchmarks of the policies."""
+    cdef long n = check_int("games", games, min=0, max=INT64_MAX)
+    cdef rng_t rng
+    cdef int policy
+    cdef long counts[4]
+    if not isinstance(playout, str) or playout not in PLAYOUTS:
+        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+    policy = PLAYOUTS[playout]
+    rng_seed(&rng, resolve_seed(seed))
+    counts[0] = counts[1] = counts[2] = counts[3] = 0
+    with nogil:
+        _policy_run(&board.state, n, &rng, policy, counts)
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+cdef int _policy_move(const GameState* root, rng_t* rng, int policy) noexcept nogil:
+    """The first move of a playout from ``root`` (the game must be on)."""
+    if policy == PLAYOUT_DECISIVE:
+        return game_decisive_move(root, rng)
+    return game_random_move(root, rng)
+
+
+def policy_move(GameBoard board, seed, playout):
+    """The move the playout policy ``playout`` plays first from ``board``
+    (for tests of the policies); ``ValueError`` when the game is over."""
+    cdef rng_t rng
+    cdef int policy
+    if not isinstance(playout, str) or playout not in PLAYOUTS:
+        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+    if game_status(&board.state) != GAME_ONGOING:
+        raise ValueError("the game is over: no playout move")
+    policy = PLAYOUTS[playout]
+    rng_seed(&rng, resolve_seed(seed))
+    return _policy_move(&board.state, &rng, policy)

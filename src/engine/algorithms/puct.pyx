@@ -1,0 +1,776 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""PUCT, AlphaZero's tree search, written once for every game: a forest of
+trees whose leaves are evaluated in batches.
+
+A ``PUCTForest`` holds ``n`` independent trees (one per game being played),
+each in its own slice of one preallocated node arena.  One round is
+
+1. ``forest_gather``: in every active tree select up to ``k`` leaves, each
+   selection counting the leaves already taken as pending losses (virtual
+   loss), and write their observation planes and action masks into the
+   forest's input buffers (no GIL);
+2. the caller runs the evaluator once on all gathered leaves;
+3. ``forest_backup``: expand every leaf with the softmax of its logits over
+   the legal actions and back its value up the path (no GIL).
+
+Selection picks the child maximising ``Q + c(s) * P * sqrt(N_s) / (1 + N)``
+with ``Q = W / N`` (0 for an unvisited child) and ``c(s)`` either constant or
+AlphaZero's schedule ``c_init + log((N_s + c_base + 1) / c_base)``; ties go to
+the first child in move order.  Values are backed up negamax-style: a node's
+``wsum`` is from the view of the player who moved into it (every game here
+alternates strictly).  The exact rules are in docs/puct.md; the tests
+replay them with an independent pure-Python search.
+
+The uniform evaluator (uniform priors, value from random playouts, or 0 with
+no playouts) needs no Python: ``forest_native`` runs whole searches in C.  Self-play
+(``forest_advance``) records each root's planes and visit distribution,
+plays a move (sampled in proportion to the visits for the first
+``temperature_moves`` plies, then the most visited), keeps the chosen subtree
+and stirs Dirichlet noise into the next root's priors.
+"""
+from libc.stdint cimport int8_t, uint8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.math cimport sqrt, log, exp, pow, INFINITY
+from libc.string cimport memset, memcpy
+cimport numpy as cnp
+import numpy as np
+
+from ttt_engine._core.core.bigmem cimport big_alloc, big_free
+from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
+from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_next, rng_uniform
+from ttt_engine._core.algorithms.game cimport (
+    GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
+    game_to_move, game_legal_moves, game_make, game_status, game_playout, game_init_tables,
+)
+from ttt_engine._core.algorithms.game_actions cimport (
+    game_move_to_action, game_write_planes,
+)
+from ttt_engine._core.algorithms.tree cimport tree_find
+from ttt_engine._core.algorithms.nodes cimport PNode
+
+cnp.import_array()
+game_init_tables()   # every game's lookup tables
+
+MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
+
+
+cdef struct PParams:
+    double c_puct           # exploration constant (c_base <= 0)
+    double c_base           # > 0: c(s) = c_init + log((N_s + c_base + 1) / c_base)
+    double c_init
+    double alpha            # Dirichlet noise at the root (<= 0: none)
+    double noise_fraction
+    int playouts            # uniform evaluator: random playouts per leaf
+    double playout_weight   # evaluator's value mixed with one random playout's result
+
+
+cdef struct PTree:
+    PNode* nodes
+    PNode* alt              # compaction target (the forest's second arena)
+    int32_t cap
+    int32_t used
+
+
+# ---------------------------------------------------------------- random numbers
+cdef inline double _uniform_open(rng_t* r) noexcept nogil:
+    """Uniform in (0, 1): safe under log."""
+    return (<double>(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+cdef inline double _normal(rng_t* r) noexcept nogil:
+    """Standard normal (Marsaglia's polar method)."""
+    cdef double u, v, s
+    while True:
+        u = 2.0 * rng_uniform(r) - 1.0
+        v = 2.0 * rng_uniform(r) - 1.0
+        s = u * u + v * v
+        if 0.0 < s < 1.0:
+            return u * sqrt(-2.0 * log(s) / s)
+
+
+cdef double _gamma(rng_t* r, double a) noexcept nogil:
+    """Gamma(a, 1) (Marsaglia and Tsang; a < 1 through Gamma(a + 1) * U**(1/a))."""
+    cdef double d, c, x, v, u
+    if a < 1.0:
+        return _gamma(r, a + 1.0) * pow(_uniform_open(r), 1.0 / a)
+    d = a - 1.0 / 3.0
+    c = 1.0 / sqrt(9.0 * d)
+    while True:
+        x = _normal(r)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = _uniform_open(r)
+        if u < 1.0 - 0.0331 * x * x * x * x:
+            return d * v
+        if log(u) < 0.5 * x * x + d * (1.0 - v + log(v)):
+            return d * v
+
+
+# ---------------------------------------------------------------- one tree
+cdef inline void node_init(PNode* nd, int32_t parent, int move, float prior) noexcept nogil:
+    nd.parent = parent
+    nd.first_child = -1
+    nd.visits = 0
+    nd.pending = 0
+    nd.wsum = 0.0
+    nd.prior = prior
+    nd.nchildren = 0
+    nd.move = <int16_t>move
+
+
+cdef inline void tree_clear(PTree* t) noexcept nogil:
+    node_init(&t.nodes[0], -1, -1, 1.0)
+    t.used = 1
+
+
+cdef inline int32_t select_child(const PNode* nodes, const PNode* nd, const PParams* p) noexcept nogil:
+    """The child maximising Q + U, pending visits counted as losses; ties: first."""
+    cdef double ns = <double>(nd.visits + nd.pending)
+    cdef double c = p.c_puct, sq = sqrt(ns), n, q, sc, best_sc = -INFINITY
+    cdef int32_t k, best = nd.first_child
+    cdef const PNode* ch
+    if p.c_base > 0.0:
+        c = p.c_init + log((ns + p.c_base + 1.0) / p.c_base)
+    for k in range(nd.first_child, nd.first_child + nd.nchildren):
+        ch = &nodes[k]
+        n = <double>(ch.visits + ch.pending)
+        q = (ch.wsum - ch.pending) / n if n > 0.0 else 0.0
+        sc = q + c * <double>ch.prior * sq / (1.0 + n)
+        if sc > best_sc:
+            best_sc = sc
+            best = k
+    return best
+
+
+cdef inline double terminal_value(const GameState* s, int status) noexcept nogil:
+    """A finished game's value for the side to move there."""
+    if status == GAME_DRAW:
+        return 0.0
+    return 1.0 if status - GAME_WIN_FIRST == game_to_move(s) else -1.0
+
+
+cdef inline void backup(PNode* nodes, int32_t node, double v, bint was_pending) noexcept nogil:
+    """Back ``v`` (for the side to move at ``node``) up to the root."""
+    cdef double x = -v
+    cdef PNode* nd
+    while node >= 0:
+        nd = &nodes[node]
+        if was_pending:
+            nd.pending -= 1
+        nd.visits += 1
+        nd.wsum += x
+        x = -x
+        node = nd.parent
+
+
+cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float* logits) noexcept nogil:
+    """Create ``node``'s children (position ``s``, ascending move order) with priors: the softmax of
+    ``logits`` (indexed by action) over the legal moves, or uniform when
+    ``logits`` is NULL.  Nothing when the arena has no room for them."""
+    cdef int moves[MAX_MOVES]
+    cdef double e[MAX_MOVES]
+    cdef int n = game_legal_moves(s, moves), i, j, mv
+    cdef int32_t first
+    cdef double m = -INFINITY, total = 0.0
+    if n == 0 or t.used + n > t.cap:
+        return
+    # children in ascending move order, the order of ``Board.legal_moves``
+    # (UTTT generates moves board by board; the others are already sorted)
+    for i in range(1, n):
+        mv = moves[i]
+        j = i - 1
+        while j >= 0 and moves[j] > mv:
+            moves[j + 1] = moves[j]
+            j -= 1
+        moves[j + 1] = mv
+    first = t.used
+    t.used += n
+    t.nodes[node].first_child = first
+    t.nodes[node].nchildren = <int16_t>n
+    if logits == NULL:
+        for i in range(n):
+            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
+        return
+    for i in range(n):
+        e[i] = <double>logits[game_move_to_action(s, moves[i])]
+        if e[i] > m:
+            m = e[i]
+    if m == -INFINITY:          # every legal logit -inf: no preference at all
+        for i in range(n):
+            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
+        return
+    for i in range(n):
+        e[i] = exp(e[i] - m)
+        total += e[i]
+    for i in range(n):
+        node_init(&t.nodes[first + i], node, moves[i], <float>(e[i] / total))
+
+
+cdef inline void add_noise(PTree* t, const PParams* p, rng_t* rng) noexcept nogil:
+    """Root priors <- (1 - f) P + f eta, eta ~ Dirichlet(alpha) over the root's children."""
+    cdef PNode* root = &t.nodes[0]
+    cdef double g[MAX_MOVES]
+    cdef double total = 0.0
+    cdef int i, n = root.nchildren
+    if n <= 0 or p.alpha <= 0.0:
+        return
+    for i in range(n):
+        g[i] = _gamma(rng, p.alpha)
+        total += g[i]
+    if total <= 0.0:
+        return
+    for i in range(n):
+        t.nodes[root.first_child + i].prior = <float>(
+            (1.0 - p.noise_fraction) * t.nodes[root.first_child + i].prior
+            + p.noise_fraction * g[i] / total)
+
+
+cdef int gather(const GameState* root, PTree* t, const PParams* p, int max_leaves,
+                int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes) noexcept nogil:
+    """Select up to ``max_leaves`` leaves to evaluate (pending on their paths);
+    finished games reached are backed up at once and counted in ``done``.
+    Stops at a leaf already pending, or when ``done`` + pending reaches
+    ``budget``.  Returns the number of leaves taken."""
+    cdef int got = 0, status, tries = 0
+    cdef int32_t node, k
+    cdef GameState work
+    # a fully explored tree reaches only finished games: return now and then
+    # so that the caller can look at its clock
+    while got < max_leaves and done[0] + got < budget and tries < max_leaves + 4096:
+        tries += 1
+        work = root[0]
+        node = 0
+        while t.nodes[node].first_child >= 0:
+            node = select_child(t.nodes, &t.nodes[node], p)
+            game_make(&work, t.nodes[node].move)
+        status = game_status(&work)
+        if status != GAME_ONGOING:
+            backup(t.nodes, node, terminal_value(&work, status), False)
+            done[0] += 1
+            continue
+        if t.nodes[node].pending > 0:
+            break
+        k = node
+        while k >= 0:
+            t.nodes[k].pending += 1
+            k = t.nodes[k].parent
+        leaf_states[got] = work
+        leaf_nodes[got] = node
+        got += 1
+    return got
+
+
+cdef double playout_value(const GameState* s, int playouts, rng_t* rng) noexcept nogil:
+    """Mean result of ``playouts`` random games from ``s`` for its side to move."""
+    cdef GameState work
+    cdef int i, status, me = game_to_move(s)
+    cdef double total = 0.0
+    if playouts <= 0:
+        return 0.0
+    for i in range(playouts):
+        work = s[0]
+        status = game_playout(&work, rng)
+        if status != GAME_DRAW:
+            total += 1.0 if status - GAME_WIN_FIRST == me else -1.0
+    return total / playouts
+
+
+cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t* rng,
+                        int64_t* done, int64_t budget, double deadline,
+                        interrupt_t* it) noexcept nogil:
+    """Simulate with the uniform evaluator until ``done`` reaches ``budget``,
+    the clock reaches ``deadline`` (<= 0: none) or an interrupt; returns the
+    simulations run."""
+    cdef GameState leaf
+    cdef int32_t node
+    cdef int64_t start = done[0], n = 0
+    while done[0] < budget:
+        if (n & 63) == 0:
+            if interrupt_poll(it):
+                break
+            if deadline > 0.0 and (n & 255) == 0 and n > 0 and now_monotonic() >= deadline:
+                break
+        n += 1
+        if gather(root, t, p, 1, done, budget, &leaf, &node) == 0:
+            continue
+        expand(t, node, &leaf, NULL)
+        backup(t.nodes, node, playout_value(&leaf, p.playouts, rng), True)
+        done[0] += 1
+    return done[0] - start
+
+
+cdef void compact(PTree* t, int32_t new_root) noexcept nogil:
+    """Copy the subtree under ``new_root`` breadth first into ``t.alt``, root
+    at index 0 and child blocks contiguous, and swap the arenas."""
+    cdef PNode* src = t.nodes
+    cdef PNode* dst = t.alt
+    cdef int32_t head = 0, tail = 1, old_first, k, nch
+    dst[0] = src[new_root]
+    dst[0].parent = -1
+    dst[0].move = -1
+    while head < tail:
+        old_first = dst[head].first_child
+        if old_first >= 0:
+            nch = dst[head].nchildren
+            dst[head].first_child = tail
+            for k in range(nch):
+                dst[tail + k] = src[old_first + k]
+                dst[tail + k].parent = head
+            tail += nch
+        head += 1
+    t.alt = src
+    t.nodes = dst
+    t.used = tail
+
+
+cdef bint advance_root(PTree* t, int move) noexcept nogil:
+    """Keep the subtree of the root's child reached by ``move`` (False and an
+    empty tree if there is none)."""
+    cdef PNode* root = &t.nodes[0]
+    cdef int32_t k
+    if root.first_child >= 0:
+        for k in range(root.first_child, root.first_child + root.nchildren):
+            if t.nodes[k].move == move:
+                compact(t, k)
+                return True
+    tree_clear(t)
+    return False
+
+
+cdef int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil:
+    """A root move: sampled in proportion to the visits, or the most visited
+    (ties: first in move order)."""
+    cdef const PNode* root = &t.nodes[0]
+    cdef int32_t k, best = root.first_child
+    cdef int64_t total = 0, r
+    if sample:
+        for k in range(root.first_child, root.first_child + root.nchildren):
+            total += t.nodes[k].visits
+        if total > 0:
+            r = <int64_t>(rng_uniform(rng) * total)
+            for k in range(root.first_child, root.first_child + root.nchildren):
+                r -= t.nodes[k].visits
+                if r < 0:
+                    return t.nodes[k].move
+    for k in range(root.first_child, root.first_child + root.nchildren):
+        if t.nodes[k].visits > t.nodes[best].visits:
+            best = k
+    return t.nodes[best].move
+
+
+# ---------------------------------------------------------------- the forest
+cdef class PUCTForest:
+    """``n`` PUCT trees with their roots, leaf buffers and self-play records.
+
+    Created and driven by ``ttt_engine.search.PUCT`` and
+    ``ttt_engine.selfplay``, which keep it to one caller at a time; the
+    ``forest_*`` functions below do the work."""
+    cdef PParams p
+    cdef PNode* arena
+    cdef PNode* arena2
+    cdef PTree* trees
+    cdef rng_t* rngs
+    cdef void* roots             # n GameState
+    cdef void* leaf_states       # n * k GameState
+    cdef size_t state_size
+    cdef int32_t* leaf_nodes     # n * k
+    cdef int32_t* leaf_slot      # n * k
+    cdef int64_t* done           # simulations of each tree's current search
+    cdef uint8_t* active
+    cdef uint8_t* noise_due      # the root's priors still need their noise
+    cdef int32_t* ply
+    cdef int32_t* nrec
+    cdef int8_t* rec_player
+    cdef readonly int n, k, obs_size, num_actions, max_record, nleaves
+    cdef readonly int32_t cap
+    cdef readonly uint64_t seed
+    cdef readonly object observations   # int8 [n * k, obs_size]
+    cdef readonly object masks          # bool [n * k, num_actions]
+    cdef readonly object rec_obs        # int8 [n, max_record, obs_size]
+    cdef readonly object rec_mask       # bool [n, max_record, num_actions]
+    cdef readonly object rec_policy     # float32 [n, max_record, num_actions]
+    cdef object _rec_player, _nrec, _ply
+    cdef int8_t* obs_p
+    cdef uint8_t* mask_p
+    cdef int8_t* rec_obs_p
+    cdef uint8_t* rec_mask_p
+    cdef float* rec_policy_p
+
+    def __cinit__(self):
+        self.arena = NULL
+        self.arena2 = NULL
+        self.trees = NULL
+        self.rngs = NULL
+        self.roots = NULL
+        self.leaf_states = NULL
+        self.leaf_nodes = NULL
+        self.leaf_slot = NULL
+        self.done = NULL
+        self.active = NULL
+        self.noise_due = NULL
+
+    def __init__(self, proto, int n, int k, int32_t cap, uint64_t seed, double c_puct,
+                 double c_base, double c_init, double alpha, double noise_fraction, int playouts,
+                 int max_record=0):
+        """Trees for ``n`` games like ``proto`` (a board of any game), ``k``
+        leaves per tree and round, ``cap`` nodes per tree; validated by the
+        Python layer (n >= 1, k >= 1, cap >= MIN_NODES)."""
+        cdef int i
+        cdef cnp.ndarray arr
+        self.n = n
+        self.k = k
+        self.cap = cap
+        self.seed = seed
+        self.p.c_puct = c_puct
+        self.p.c_base = c_base
+        self.p.c_init = c_init
+        self.p.alpha = alpha
+        self.p.noise_fraction = noise_fraction
+        self.p.playouts = playouts
+        self.p.playout_weight = 0.0
+        self.num_actions = proto.num_actions
+        obs = proto.observation()
+        self.obs_size = obs.size
+        self.max_record = max_record
+        self.state_size = state_size(proto)
+        total = <size_t>n * <size_t>cap * sizeof(PNode)
+        self.arena = <PNode*>big_alloc(total)
+        self.arena2 = <PNode*>big_alloc(total)
+        self.trees = <PTree*>big_alloc(n * sizeof(PTree))
+        self.rngs = <rng_t*>big_alloc(n * sizeof(rng_t))
+        self.roots = big_alloc(n * self.state_size)
+        self.leaf_states = big_alloc(<size_t>n * k * self.state_size)
+        self.leaf_nodes = <int32_t*>big_alloc(<size_t>n * k * sizeof(int32_t))
+        self.leaf_slot = <int32_t*>big_alloc(<size_t>n * k * sizeof(int32_t))
+        self.done = <int64_t*>big_alloc(n * sizeof(int64_t))
+        self.active = <uint8_t*>big_alloc(n)
+        self.noise_due = <uint8_t*>big_alloc(n)
+        if (self.arena == NULL or self.arena2 == NULL or self.trees == NULL or self.rngs == NULL
+                or self.roots == NULL or self.leaf_states == NULL or self.leaf_nodes == NULL
+                or self.leaf_slot == NULL or self.done == NULL or self.active == NULL
+                or self.noise_due == NULL):
+            raise MemoryError(f"cannot allocate {n} PUCT trees of {cap} nodes")
+        for i in range(n):
+            self.trees[i].nodes = self.arena + <size_t>i * cap
+            self.trees[i].alt = self.arena2 + <size_t>i * cap
+            self.trees[i].cap = cap
+            tree_clear(&self.trees[i])
+            rng_seed(&self.rngs[i], seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL)
+        self.observations = np.zeros((n * k, self.obs_size), dtype=np.int8)
+        self.masks = np.zeros((n * k, self.num_actions), dtype=np.bool_)
+        arr = self.observations
+        self.obs_p = <int8_t*>cnp.PyArray_DATA(arr)
+        arr = self.masks
+        self.mask_p = <uint8_t*>cnp.PyArray_DATA(arr)
+        m = max(max_record, 1)
+        self.rec_obs = np.zeros((n, m, self.obs_size), dtype=np.int8)
+        self.rec_mask = np.zeros((n, m, self.num_actions), dtype=np.bool_)
+        self.rec_policy = np.zeros((n, m, self.num_actions), dtype=np.float32)
+        self._rec_player = np.zeros((n, m), dtype=np.int8)
+        self._nrec = np.zeros(n, dtype=np.int32)
+        self._ply = np.zeros(n, dtype=np.int32)
+        arr = self.rec_obs
+        self.rec_obs_p = <int8_t*>cnp.PyArray_DATA(arr)
+        arr = self.rec_mask
+        self.rec_mask_p = <uint8_t*>cnp.PyArray_DATA(arr)
+        arr = self.rec_policy
+        self.rec_policy_p = <float*>cnp.PyArray_DATA(arr)
+        arr = self._rec_player
+        self.rec_player = <int8_t*>cnp.PyArray_DATA(arr)
+        arr = self._nrec
+        self.nrec = <int32_t*>cnp.PyArray_DATA(arr)
+        arr = self._ply
+        self.ply = <int32_t*>cnp.PyArray_DATA(arr)
+
+    def __dealloc__(self):
+        cdef size_t total = <size_t>self.n * <size_t>self.cap * sizeof(PNode)
+        big_free(self.arena, total)
+        big_free(self.arena2, total)
+        big_free(self.trees, self.n * sizeof(PTree))
+        big_free(self.rngs, self.n * sizeof(rng_t))
+        big_free(self.roots, self.n * self.state_size)
+        big_free(self.leaf_states, <size_t>self.n * self.k * self.state_size)
+        big_free(self.leaf_nodes, <size_t>self.n * self.k * sizeof(int32_t))
+        big_free(self.leaf_slot, <size_t>self.n * self.k * sizeof(int32_t))
+        big_free(self.done, self.n * sizeof(int64_t))
+        big_free(self.active, self.n)
+        big_free(self.noise_due, self.n)
+
+    def set_playout_weight(self, double weight):
+        """Weight of one random playout's result in every evaluated leaf's value."""
+        self.p.playout_weight = weight
+
+    def reseed(self, uint64_t seed):
+        cdef int i
+        self.seed = seed
+        for i in range(self.n):
+            rng_seed(&self.rngs[i], seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL)
+
+    def clear(self, int slot):
+        """Empty tree ``slot`` (its root position stays)."""
+        tree_clear(&self.trees[slot])
+        self.done[slot] = 0
+        self.noise_due[slot] = self.p.alpha > 0.0
+
+    def advance(self, int slot, int move):
+        """Keep the subtree of the root child reached by ``move``; False (and
+        an empty tree) if that child is not in the tree."""
+        return advance_root(&self.trees[slot], move)
+
+    def is_active(self, int slot):
+        return bool(self.active[slot])
+
+    def done_in(self, int slot):
+        return self.done[slot]
+
+    def nodes_used(self, int slot):
+        return self.trees[slot].used
+
+    def root_visits(self, int slot):
+        return self.trees[slot].nodes[0].visits
+
+    def root_value(self, int slot):
+        """Mean value at the root for its side to move (0 before any visit)."""
+        cdef PNode* r = &self.trees[slot].nodes[0]
+        return -r.wsum / r.visits if r.visits else 0.0
+
+    def records(self, int slot):
+        """``(count, players)`` of the positions recorded in ``slot``'s game."""
+        cdef int c = self.nrec[slot]
+        return c, self._rec_player[slot, :c].copy()
+
+
+def state_size(GameBoard board):
+    """Bytes of the board's C state."""
+    return sizeof(board.state)
+
+
+cdef inline GameState* _roots(PUCTForest f, GameState* proto) noexcept nogil:
+    return <GameState*>f.roots
+
+
+cdef inline GameState* _leaves(PUCTForest f, GameState* proto) noexcept nogil:
+    return <GameState*>f.leaf_states
+
+
+def forest_set_root(PUCTForest f, GameBoard board, int slot):
+    """Put ``board``'s position at the root of tree ``slot``, active, with an
+    empty tree."""
+    _roots(f, &board.state)[slot] = board.state
+    f.active[slot] = 1
+    f.nrec[slot] = 0
+    f.ply[slot] = 0
+    tree_clear(&f.trees[slot])
+    f.done[slot] = 0
+    f.noise_due[slot] = f.p.alpha > 0.0
+
+
+def forest_reroot(PUCTForest f, GameBoard old_root, GameBoard new_root, int slot, int max_depth):
+    """Keep the subtree of ``new_root`` if it lies within ``max_depth`` plies
+    of ``old_root`` (tree ``slot``'s root) in the tree; else empty it.  The
+    root becomes ``new_root``.  Returns True if a subtree was kept."""
+    cdef PTree* t = &f.trees[slot]
+    cdef int32_t found = -1
+    if t.used > 0 and t.nodes[0].visits > 0:
+        found = tree_find(&old_root.state, t.nodes, &new_root.state, max_depth)
+    _roots(f, &new_root.state)[slot] = new_root.state
+    f.done[slot] = 0
+    f.noise_due[slot] = f.p.alpha > 0.0
+    if found < 0:
+        tree_clear(t)
+        return False
+    if found > 0:
+        compact(t, found)
+    return True
+
+
+cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget) noexcept nogil:
+    cdef GameState* roots = <GameState*>f.roots
+    cdef GameState* leaves = <GameState*>f.leaf_states
+    cdef int i, got, j, total = 0
+    cdef PTree* t
+    for i in range(f.n):
+        if not f.active[i]:
+            continue
+        t = &f.trees[i]
+        if f.noise_due[i] and t.nodes[0].first_child >= 0:
+            add_noise(t, &f.p, &f.rngs[i])
+            f.noise_due[i] = 0
+        got = gather(&roots[i], t, &f.p, f.k, &f.done[i], budget, leaves + total,
+                     f.leaf_nodes + total)
+        for j in range(got):
+            f.leaf_slot[total + j] = i
+            game_write_planes(&leaves[total + j], f.obs_p + <size_t>(total + j) * f.obs_size,
+                              f.mask_p + <size_t>(total + j) * f.num_actions)
+        total += got
+    f.nleaves = total
+
+
+def forest_gather(PUCTForest f, GameBoard proto, int64_t budget):
+    """Gather leaves from every active tree whose search has fewer than
+    ``budget`` simulations; their planes are rows ``[0, count)`` of
+    ``f.observations`` / ``f.masks``.  Returns the count."""
+    with nogil:
+        _gather_all(&proto.state, f, budget)
+    return f.nleaves
+
+
+cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
+                      bint uniform) noexcept nogil:
+    cdef GameState* leaves = <GameState*>f.leaf_states
+    cdef int j, i
+    cdef double v, lam = f.p.playout_weight
+    cdef PTree* t
+    for j in range(f.nleaves):
+        i = f.leaf_slot[j]
+        t = &f.trees[i]
+        v = <double>values[j]
+        if lam > 0.0:
+            # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
+            v = (1.0 - lam) * v + lam * playout_value(&leaves[j], 1, &f.rngs[i])
+        expand(t, f.leaf_nodes[j], &leaves[j],
+               NULL if uniform else logits + <size_t>j * f.num_actions)
+        backup(t.nodes, f.leaf_nodes[j], v, True)
+        f.done[i] += 1
+    f.nleaves = 0
+
+
+def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
+                  const float[::1] values):
+    """Expand the gathered leaves with ``logits`` (rows in gathering order,
+    indexed by action; None: uniform priors) and back up ``values``."""
+    cdef const float* lp = NULL
+    if f.nleaves == 0:
+        return
+    if logits is not None:
+        lp = &logits[0, 0]
+    with nogil:
+        _backup_all(&proto.state, f, lp, &values[0], lp == NULL)
+
+
+cdef int64_t _native_all(GameState* proto, PUCTForest f, int64_t budget, double deadline,
+                         interrupt_t* it) noexcept nogil:
+    cdef GameState* roots = <GameState*>f.roots
+    cdef int i
+    cdef int64_t total = 0
+    cdef PTree* t
+    for i in range(f.n):
+        if not f.active[i]:
+            continue
+        t = &f.trees[i]
+        if f.done[i] < budget and t.nodes[0].first_child < 0:
+            total += native_run(&roots[i], t, &f.p, &f.rngs[i], &f.done[i], f.done[i] + 1,
+                                deadline, it)
+        if f.noise_due[i] and t.nodes[0].first_child >= 0:
+            add_noise(t, &f.p, &f.rngs[i])
+            f.noise_due[i] = 0
+        total += native_run(&roots[i], t, &f.p, &f.rngs[i], &f.done[i], budget, deadline, it)
+        if it.hit:
+            break
+    return total
+
+
+def forest_native(PUCTForest f, GameBoard proto, int64_t budget, double time_limit=0.0):
+    """Run every active tree's search to ``budget`` simulations with the
+    uniform evaluator in C (``time_limit`` > 0: stop after that many
+    seconds).  Returns ``(simulations, seconds)``; Ctrl-C stops it between
+    simulations with ``KeyboardInterrupt``."""
+    cdef interrupt_t it
+    cdef int64_t sims
+    cdef double t0 = now_monotonic()
+    cdef double deadline = t0 + time_limit if time_limit > 0 else 0.0
+    interrupt_init(&it, 1, NULL)
+    with nogil:
+        sims = _native_all(&proto.state, f, budget, deadline, &it)
+    interrupt_finish(&it)
+    return sims, now_monotonic() - t0
+
+
+cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
+                      int temperature_moves) noexcept nogil:
+    """Self-play: every active tree whose search reached ``budget`` records its
+    root, plays a move and keeps that subtree.  Returns how many games ended."""
+    cdef GameState* roots = <GameState*>f.roots
+    cdef int i, move, r, a, ended = 0
+    cdef int32_t k
+    cdef PTree* t
+    cdef PNode* root
+    cdef int64_t total
+    cdef float* pol
+    cdef size_t row
+    for i in range(f.n):
+        if not f.active[i] or f.done[i] < budget:
+            continue
+        t = &f.trees[i]
+        root = &t.nodes[0]
+        r = f.nrec[i]
+        if r < f.max_record:
+            row = <size_t>i * f.max_record + r
+            game_write_planes(&roots[i], f.rec_obs_p + row * f.obs_size,
+                              f.rec_mask_p + row * f.num_actions)
+            f.rec_player[row] = <int8_t>game_to_move(&roots[i])
+            pol = f.rec_policy_p + row * f.num_actions
+            memset(pol, 0, f.num_actions * sizeof(float))
+            total = 0
+            for k in range(root.first_child, root.first_child + root.nchildren):
+                total += t.nodes[k].visits
+            if total > 0:
+                for k in range(root.first_child, root.first_child + root.nchildren):
+                    a = game_move_to_action(&roots[i], t.nodes[k].move)
+                    pol[a] = <float>(<double>t.nodes[k].visits / <double>total)
+            f.nrec[i] = r + 1
+        move = choose_move(t, f.ply[i] < temperature_moves, &f.rngs[i])
+        game_make(&roots[i], move)
+        f.ply[i] += 1
+        advance_root(t, move)
+        f.done[i] = 0
+        f.noise_due[i] = f.p.alpha > 0.0
+        if game_status(&roots[i]) != GAME_ONGOING:
+            f.active[i] = 0
+            ended += 1
+    return ended
+
+
+def forest_advance(PUCTForest f, GameBoard proto, int64_t budget, int temperature_moves):
+    """See ``_advance_all``; returns how many games ended."""
+    cdef int ended
+    with nogil:
+        ended = _advance_all(&proto.state, f, budget, temperature_moves)
+    return ended
+
+
+def forest_status(PUCTForest f, GameBoard proto, int slot):
+    """Game status (``GAME_*``) of tree ``slot``'s root position."""
+    return game_status(&_roots(f, &proto.state)[slot])
+
+
+cdef inline int _root_action(PUCTForest f, GameState* proto, int slot, int move) noexcept nogil:
+    return game_move_to_action(&(<GameState*>f.roots)[slot], move)
+
+
+def forest_root_children(PUCTForest f, GameBoard proto, int slot):
+    """``[(move, action, visits, prior, mean), ...]`` of tree ``slot``'s root
+    in move order; ``mean`` from the side to move at the root."""
+    cdef PTree* t = &f.trees[slot]
+    cdef PNode* root = &t.nodes[0]
+    cdef int32_t k
+    out = []
+    if root.first_child < 0:
+        return out
+    for k in range(root.first_child, root.first_child + root.nchildren):
+        out.append((int(t.nodes[k].move), _root_action(f, &proto.state, slot, t.nodes[k].move),
+                    int(t.nodes[k].visits), float(t.nodes[k].prior),
+                    t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0))
+    return out
+
+
+def forest_best_move(PUCTForest f, int slot):
+    """Most visited root move (ties: first in move order); None if unexpanded."""
+    cdef PTree* t = &f.trees[slot]
+    if t.nodes[0].first_child < 0:
+        return None
+    return choose_move(t, False, NULL)

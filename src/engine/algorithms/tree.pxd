@@ -1,0 +1,52 @@
+# cython: language_level=3
+"""Tree reuse, shared by every tree search (MCTS, tree Q-learning, Sarsa).
+
+After moves are played, the search looks for the new position among the old
+root's descendants and keeps that subtree.  The node layouts differ per
+algorithm (``MNode``, ``TLNode``, ``PNode``) but all keep children in one contiguous
+block (``first_child``, ``nchildren``) and the ``move`` that led to a node, so
+one fused implementation serves both.
+"""
+from libc.stdint cimport int32_t, uint64_t
+from ttt_engine._core.algorithms.game cimport (
+    GameState, undo_t, game_hash, game_to_move, game_make, game_unmake,
+)
+from ttt_engine._core.algorithms.nodes cimport TreeNode
+
+
+cdef inline int32_t tree_find_at(GameState* s, TreeNode* nodes, int32_t node, uint64_t key,
+                                 int to_move, int depth) noexcept nogil:
+    """Node exactly ``depth`` plies below ``node`` (``s`` is its position, restored
+    on return) whose position matches ``key`` and ``to_move``; -1 if none."""
+    cdef int32_t k, r, first = nodes[node].first_child
+    cdef undo_t u
+    if depth == 0:
+        if game_hash(s) == key and game_to_move(s) == to_move:
+            return node
+        return -1
+    if first < 0:
+        return -1
+    for k in range(first, first + nodes[node].nchildren):
+        u = game_make(s, nodes[k].move)
+        r = tree_find_at(s, nodes, k, key, to_move, depth - 1)
+        game_unmake(s, nodes[k].move, u)
+        if r >= 0:
+            return r
+    return -1
+
+
+cdef inline int32_t tree_find(const GameState* root, TreeNode* nodes, const GameState* target,
+                              int max_depth) noexcept nogil:
+    """Index of ``target``'s node in the tree rooted at node 0 (position ``root``),
+    at most ``max_depth`` plies down; -1 if absent.  Shallowest match first
+    (depth 0, 1, 2, ...), so a move pair is found at depth 2 without walking
+    the deeper subtrees of the other children."""
+    cdef GameState work = root[0]
+    cdef uint64_t key = game_hash(target)
+    cdef int to_move = game_to_move(target), d
+    cdef int32_t r
+    for d in range(max_depth + 1):
+        r = tree_find_at(&work, nodes, 0, key, to_move, d)
+        if r >= 0:
+            return r
+    return -1

@@ -1,0 +1,395 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Quixo board for Python (the bitboard core is in ``quixo.pxd``).
+
+Public import path: ``ttt_engine.quixo.Board`` (``ttt_engine.quixo`` is the
+Python module that wires this class, the tournaments and the CLI together).
+
+Coordinates: columns ``a``.. from the left, rows ``1``.. from the TOP (row 1
+is the first row of the 25-character string).  A move is written
+``<cell><side>``: the cube taken, then the end of its row/column it is pushed
+back in from: ``T`` top, ``B`` bottom, ``L`` left, ``R`` right.  ``"a1R"``
+takes the top-left corner and pushes it back in at the right end of row 1;
+``"c5T"`` takes the bottom-middle cube and inserts it at the top of column c.
+Integer move codes are ``cell * 4 + side`` with cell ``r * n + c`` and side
+0..3 = T, B, L, R.
+"""
+from libc.stdint cimport uint64_t, uint32_t
+from ttt_engine._core.games.quixo.rules cimport (
+    QuixoState, quixo_init_tables, quixo_reset, quixo_make, quixo_unmake,
+    quixo_legal_moves, quixo_is_legal, quixo_evaluate, quixo_hash, quixo_key,
+    quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
+)
+import operator
+cimport numpy as cnp
+import numpy as np
+
+from ttt_engine._util import game_over as _over
+from libc.stdint cimport int8_t, uint8_t
+cnp.import_array()
+from ttt_engine._core.games.quixo.actions cimport quixo_write_observation, quixo_write_action_mask
+
+quixo_init_tables()
+
+SIDES = "TBLR"
+DEFAULT_MAX_PLIES = QX_DEFAULT_MAX_PLIES
+MAX_MOVES = QX_MAX_MOVES
+_WINNERS = (None, "X", "O", "draw")
+_SKIP_CHARS = frozenset("|/\n\t\r,")
+
+
+def _check_size(size):
+    try:
+        n = operator.index(size)
+    except TypeError:
+        raise ValueError(f"size must be an integer 3, 4 or 5, got {size!r}") from None
+    if not 3 <= n <= 5:
+        raise ValueError(f"size must be 3, 4 or 5, got {n}")
+    return n
+
+
+def _check_max_plies(max_plies):
+    try:
+        m = operator.index(max_plies)
+    except TypeError:
+        raise ValueError(f"max_plies must be an integer >= 1, got {max_plies!r}") from None
+    if not 1 <= m <= 1_000_000_000:
+        raise ValueError(f"max_plies must be in [1, 1e9], got {m}")
+    return m
+
+
+def move_to_str(int move, int size=5):
+    """Notation of move code ``move`` on a ``size`` board, e.g. ``"a1R"``."""
+    n = _check_size(size)
+    if not 0 <= move < 100 or qx_index[n][move] < 0:
+        raise ValueError(f"{move} is not a Quixo move code on a {n}x{n} board")
+    cell, side = divmod(move, 4)
+    r, c = divmod(cell, n)
+    return f"{'abcde'[c]}{r + 1}{SIDES[side]}"
+
+
+def parse_move(text, int size=5):
+    """Move code of notation ``text`` (``"a1R"``, case-insensitive) on a ``size``
+    board; also accepts an int code.  ``ValueError`` if it is no Quixo move
+    shape (legality in a position is checked by ``Board.push``)."""
+    n = _check_size(size)
+    if not isinstance(text, str):
+        try:
+            m = operator.index(text)
+        except TypeError:
+            raise ValueError(f"move must be a string like 'a1R' or an int code, got {text!r}") from None
+        if not 0 <= m < 100 or qx_index[n][m] < 0:
+            raise ValueError(f"{m} is not a Quixo move code on a {n}x{n} board")
+        return m
+    t = text.strip()
+    if len(t) != 3:
+        raise ValueError(f"bad move {text!r}: write <column><row><side>, e.g. 'a1R' "
+                         "(side T/B/L/R = where the cube is pushed back in)")
+    col = "abcde".find(t[0].lower())
+    row = "12345".find(t[1])
+    side = SIDES.find(t[2].upper())
+    if not (0 <= col < n) or not (0 <= row < n) or side < 0:
+        raise ValueError(f"bad move {text!r} on a {n}x{n} board: columns a-{'abcde'[n - 1]}, "
+                         f"rows 1-{n} (1 = top), sides T/B/L/R")
+    if not (row == 0 or col == 0 or row == n - 1 or col == n - 1):
+        raise ValueError(f"bad move {text!r}: only cubes on the outer ring can be taken")
+    m = (row * n + col) * 4 + side
+    if qx_index[n][m] < 0:
+        raise ValueError(f"bad move {text!r}: a cube cannot be pushed back in from its own edge")
+    return m
+
+
+def _unreachable(cells, n, to_move):
+    """Why the cells (0 blank, 1 X, 2 O, row order) with ``to_move`` to play
+    cannot arise from the empty board, or "" when they can.  A cube never
+    changes symbol once turned, so counts only grow; X moves first and the
+    players alternate; the cube a move turns ends on the border."""
+    counts = {1: cells.count(1), 2: cells.count(2)}
+    if not counts[1] and not counts[2]:
+        return "O cannot be to move on the empty board (X moves first)" if to_move == "O" else ""
+    last, last_v = ("O", 2) if to_move == "X" else ("X", 1)
+    if not counts[last_v]:
+        return f"{to_move} to move means {last} has just moved, but there is no {last} cube"
+    if to_move == "X" and not counts[1]:
+        return "X to move means X has moved before, but there is no X cube"
+    if to_move == "O" and not counts[2] and counts[1] != 1:
+        return (f"O to move with no O cube means X has made one move, but there are "
+                f"{counts[1]} X cubes")
+    border = [i for i in range(n * n) if i // n in (0, n - 1) or i % n in (0, n - 1)]
+    if not any(cells[i] == last_v for i in border):
+        return f"{last} has just moved, so one of its cubes must be on the border"
+    return ""
+
+
+cdef class Board:
+    """A Quixo position with move history.
+
+    ``Board(size=5, max_plies=200)``: empty n x n board, X to move.  After
+    ``max_plies`` moves without a line the game is a draw (``winner ==
+    "draw"``), which keeps games between weak players finite.
+
+    >>> b = Board()
+    >>> b.push("a1R")
+    >>> b.to_string()[:5]
+    '    X'
+    """
+
+    def __cinit__(self, size=5, max_plies=QX_DEFAULT_MAX_PLIES):
+        quixo_reset(&self.state, _check_size(size), _check_max_plies(max_plies))
+        self._history = []
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_string(cls, text, to_move="X", max_plies=QX_DEFAULT_MAX_PLIES):
+        """Board from the seed's format: ``n*n`` characters in row order (9, 16 or
+        25), ``' '`` blank, ``'X'``, ``'O'`` (``'.'``/``'-'``/``'_'`` also blank;
+        ``|``, ``/``, newlines ignored).  The string does not say whose turn it
+        is: ``to_move`` (default ``"X"``) does.  The ply counter starts at 0.
+        A position no game reaches is refused with the reason, as in the other
+        games (``"X" * 25``: X to move means O has just moved, but there is no O cube).
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"expected a string of 9, 16 or 25 cells, got {type(text).__name__}")
+        tm = check_side(to_move)
+        cells = []
+        for pos, ch in enumerate(text):
+            if ch in _SKIP_CHARS:
+                continue
+            up = ch.upper()
+            if up == "X":
+                cells.append(1)
+            elif up == "O":
+                cells.append(2)
+            elif ch in " .-_":
+                cells.append(0)
+            else:
+                raise ValueError(f"unexpected character {ch!r} at position {pos} in {text!r}: "
+                                 "use ' ' (blank), 'X' and 'O'")
+        sizes = {9: 3, 16: 4, 25: 5}
+        if len(cells) not in sizes:
+            raise ValueError(f"expected 9, 16 or 25 cells, got {len(cells)} in {text!r}")
+        n = sizes[len(cells)]
+        why = _unreachable(cells, n, "XO"[tm])
+        if why:
+            raise ValueError(f"{text!r} is not reachable by legal play: {why}")
+        cdef Board b = cls(n, max_plies)
+        cdef uint32_t xb = 0, ob = 0
+        for i, v in enumerate(cells):
+            if v == 1:
+                xb |= (<uint32_t>1) << i
+            elif v == 2:
+                ob |= (<uint32_t>1) << i
+        b.state.bb[0] = xb
+        b.state.bb[1] = ob
+        b.state.to_move = tm
+        st = quixo_compute_status(xb, ob, n, tm ^ 1)
+        b.state.status = st
+        return b
+
+    def copy(self):
+        """An independent copy (history included)."""
+        cdef Board b = type(self)(self.state.n, self.state.max_plies)
+        b.state = self.state
+        b._history = list(self._history)
+        return b
+
+    # ------------------------------------------------------------------ moves
+    def push(self, move):
+        """Play ``move`` (notation ``"a1R"`` or an int code) for the side to move;
+        ``ValueError`` if it is not legal here."""
+        m = parse_move(move, self.state.n)
+        if self.state.status:
+            raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: the game is over ({_over(self.winner)})")
+        if not quixo_is_legal(&self.state, m):
+            raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: that cube shows "
+                             f"{'XO'[self.state.to_move ^ 1]}, the opponent's symbol")
+        cdef uint64_t tok = quixo_make(&self.state, m)
+        self._history.append((m, tok))
+
+    def pop(self):
+        """Undo the last pushed move and return its code (``IndexError`` if none)."""
+        if not self._history:
+            raise IndexError("pop from a board with no pushed moves")
+        m, tok = self._history.pop()
+        quixo_unmake(&self.state, m, tok)
+        return m
+
+    @property
+    def legal_moves(self):
+        """Legal move codes in ascending order; empty once the game is over."""
+        cdef int moves[QX_MAX_MOVES]
+        cdef int k, cnt = quixo_legal_moves(&self.state, moves)
+        return [moves[k] for k in range(cnt)]
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: size * size * 4, the move codes (r * size + c) * 4 + side."""
+        return self.state.n * self.state.n * 4
+
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(self.state.n * self.state.n * 4, dtype=np.bool_)
+        quixo_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [2, size, size]`` from the side to move's view (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty((2, self.state.n, self.state.n), dtype=np.int8)
+        quixo_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        return parse_move(move, self.state.n)
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{self.state.n * self.state.n * 4 - 1}, got {action!r}") from None
+        if not 0 <= a < self.state.n * self.state.n * 4:
+            raise ValueError(f"action {a} is out of range: actions are 0..{self.state.n * self.state.n * 4 - 1}")
+        return a
+
+    def legal_moves_str(self):
+        """Legal moves in notation, same order as ``legal_moves``."""
+        return [move_to_str(m, self.state.n) for m in self.legal_moves]
+
+    def parse_move(self, text):
+        """Move code for notation ``text`` on this board's size."""
+        return parse_move(text, self.state.n)
+
+    def move_to_str(self, move):
+        """Notation for move code ``move`` on this board's size."""
+        return move_to_str(move, self.state.n)
+
+    @property
+    def moves(self):
+        """Move codes pushed on this board so far, oldest first."""
+        return [m for m, _ in self._history]
+
+    def perft(self, int depth):
+        """Leaf count of the move tree to ``depth`` plies (generic perft)."""
+        from ttt_engine._core.algorithms.perft import perft
+        return perft(self, depth)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def size(self):
+        """Board side n (3, 4 or 5)."""
+        return self.state.n
+
+    @property
+    def max_plies(self):
+        """Move cap: a game reaching this many plies without a line is a draw."""
+        return self.state.max_plies
+
+    @property
+    def ply(self):
+        """Moves made so far."""
+        return self.state.ply
+
+    @property
+    def to_move(self):
+        """``"X"`` or ``"O"``."""
+        return "XO"[self.state.to_move]
+
+    @property
+    def winner(self):
+        """``None`` while the game is on, else ``"X"``, ``"O"`` or ``"draw"`` (move cap)."""
+        return _WINNERS[self.state.status]
+
+    def is_terminal(self):
+        """True once somebody has a line or the move cap is reached."""
+        return self.state.status != 0
+
+    @property
+    def bitboards(self):
+        """``(x_mask, o_mask)``: bit ``r * n + c`` set where the cube shows X / O
+        (the same name as Clobber's ``Board.bitboards``)."""
+        return (self.state.bb[0], self.state.bb[1])
+
+    @property
+    def masks(self):
+        """Old name of :attr:`bitboards`."""
+        return (self.state.bb[0], self.state.bb[1])
+
+    @property
+    def cells(self):
+        """Tuple of n*n values in row order: 0 blank, 1 X, 2 O."""
+        cdef int i
+        return tuple(1 if (self.state.bb[0] >> i) & 1 else 2 if (self.state.bb[1] >> i) & 1 else 0
+                     for i in range(self.state.n * self.state.n))
+
+    def evaluate(self):
+        """Line-count heuristic from the side to move (see quixo.pxd)."""
+        return quixo_evaluate(&self.state, 0)
+
+    def hash64(self):
+        """The 64-bit ``game_hash`` the searches key their tables by: cubes, side
+        to move, size and the plies left before the move cap."""
+        return quixo_hash(&self.state)
+
+    def to_string(self):
+        """The seed's format: n*n characters ``' '``, ``'X'``, ``'O'`` in row order."""
+        return "".join(" XO"[v] for v in self.cells)
+
+    # ------------------------------------------------------------ common face
+    def hash(self):
+        """Position hash, equal for equal positions (``==``: cubes, side to move
+        and size; ``hash64`` also mixes in the plies left before the move cap)."""
+        return quixo_key(&self.state)
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
+
+    def __str__(self):
+        n = self.state.n
+        cols = " ".join("abcde"[:n])
+        cells = self.cells
+        lines = [f"   {cols}"]
+        for r in range(n):
+            row = " ".join(".XO"[v] for v in cells[r * n:(r + 1) * n])
+            lines.append(f"{r + 1:>2} {row} {r + 1}")
+        lines.append(f"   {cols}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (f"Board.from_string({self.to_string()!r}, to_move={self.to_move!r})"
+                f"  # ply {self.state.ply}, winner {self.winner}")
+
+    def __eq__(self, other):
+        if not isinstance(other, Board):
+            return NotImplemented
+        cdef Board o = <Board>other
+        return quixo_key(&self.state) == quixo_key(&o.state) and self.state.status == o.state.status
+
+    def __hash__(self):
+        return <Py_ssize_t>(quixo_key(&self.state) & 0x3FFFFFFFFFFFFFFF)
+
+    def __reduce__(self):
+        return (_rebuild, (self.state.n, self.state.max_plies, self.state.bb[0], self.state.bb[1],
+                           self.state.to_move, self.state.status, self.state.ply, self._history))
+
+
+def check_side(side):
+    """0 for ``"X"``/0, 1 for ``"O"``/1; ``ValueError`` otherwise."""
+    if side in ("X", "x", 0):
+        return 0
+    if side in ("O", "o", 1):
+        return 1
+    raise ValueError(f"side must be 'X' or 'O', got {side!r}")
+
+
+def _rebuild(n, max_plies, xb, ob, to_move, status, ply, history):
+    cdef Board b = Board(n, max_plies)
+    b.state.bb[0] = xb
+    b.state.bb[1] = ob
+    b.state.to_move = to_move
+    b.state.status = status
+    b.state.ply = ply
+    b._history = list(history)
+    return b

@@ -1,0 +1,275 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Tic-Tac-Toe board for Python (the fast core is in ``ttt.pxd``).
+
+Cells are numbered 0..8 row by row (0 1 2 / 3 4 5 / 6 7 8).  X moves first.
+``Board.winner`` is ``None`` while the game is on, else ``"X"``, ``"O"`` or
+``"draw"``.
+"""
+from ttt_engine._core.games.ttt.rules cimport (
+    TTTState, ttt_init_tables, ttt_reset, ttt_make, ttt_unmake, ttt_legal_moves,
+    ttt_set_index, ttt_empty_mask, ttt_evaluate, TTT_STATES,
+)
+import operator
+cimport numpy as cnp
+import numpy as np
+
+from ttt_engine._util import game_over as _over
+from libc.stdint cimport int8_t, uint8_t
+cnp.import_array()
+from ttt_engine._core.games.ttt.actions cimport ttt_write_observation, ttt_write_action_mask
+
+ttt_init_tables()
+
+N_CELLS = 9
+N_STATES = TTT_STATES
+
+_SYMBOLS = ".XO"
+_WINNERS = (None, "X", "O", "draw")
+_EMPTY_CHARS = frozenset(".-_ 0")
+_SKIP_CHARS = frozenset("|/\n\t\r,")
+
+
+def _as_cell(cell):
+    try:
+        c = operator.index(cell)
+    except TypeError:
+        raise ValueError(f"cell must be an integer 0-8, got {cell!r}") from None
+    if not 0 <= c < 9:
+        raise ValueError(f"cell {c} is out of range: cells are numbered 0-8")
+    return c
+
+
+cdef class Board:
+    """A Tic-Tac-Toe position with move history.
+
+    >>> b = Board()
+    >>> b.push(4); b.push(0)
+    >>> print(b)
+    O . .
+    . X .
+    . . .
+    >>> b.index, b.to_move, b.winner
+    (83, 'X', None)
+    """
+
+    def __cinit__(self):
+        ttt_reset(&self.state)
+        self._nhistory = 0
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_index(cls, index):
+        """Board for a base-3 index ``sum(cell[i] * 3**i)`` (0 empty, 1 X, 2 O).
+
+        Raises ``ValueError`` unless the index is a position reachable by legal
+        play from the empty board (X first, nobody moving after a win).
+        """
+        try:
+            i = operator.index(index)
+        except TypeError:
+            raise ValueError(f"index must be an integer, got {index!r}") from None
+        cdef Board b = cls()
+        if not 0 <= i < TTT_STATES:
+            raise ValueError(f"index {i} is out of range: indices are 0..{TTT_STATES - 1}")
+        if not ttt_set_index(&b.state, i):
+            raise ValueError(f"index {i} is not a reachable Tic-Tac-Toe position")
+        return b
+
+    @classmethod
+    def from_string(cls, text):
+        """Board from nine cells in row order: ``X``, ``O`` and ``.`` (or ``-``, ``_``,
+        space) for empty; ``|``, ``/``, commas and newlines are ignored,
+        e.g. ``"X.O......"`` or ``"X.O/.../..."``.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"expected a string of 9 cells, got {type(text).__name__}")
+        cells = []
+        for pos, ch in enumerate(text):
+            if ch in _SKIP_CHARS:
+                continue
+            up = ch.upper()
+            if up == "X":
+                cells.append(1)
+            elif up == "O":
+                cells.append(2)
+            elif ch in _EMPTY_CHARS:
+                cells.append(0)
+            else:
+                raise ValueError(
+                    f"unexpected character {ch!r} at position {pos} in {text!r}: "
+                    "use X, O and . (empty)")
+        if len(cells) != 9:
+            raise ValueError(f"expected 9 cells, got {len(cells)} in {text!r}")
+        index = sum(v * 3 ** i for i, v in enumerate(cells))
+        cdef Board b = cls()
+        if not ttt_set_index(&b.state, index):
+            raise ValueError(f"{text!r} is not reachable by legal play "
+                             "(X moves first, players alternate, nobody moves after a win)")
+        return b
+
+    def copy(self):
+        """An independent copy (history included)."""
+        cdef Board b = type(self)()
+        b.state = self.state
+        b._history = self._history
+        b._nhistory = self._nhistory
+        return b
+
+    # ------------------------------------------------------------------ moves
+    def push(self, cell):
+        """Play ``cell`` (0-8) for the side to move; ``ValueError`` if illegal."""
+        c = _as_cell(cell)
+        if self.state.status:
+            raise ValueError(f"cannot play cell {c}: the game is over ({_over(self.winner)})")
+        if not (ttt_empty_mask(&self.state) >> c) & 1:
+            who = "X" if (self.state.mask[0] >> c) & 1 else "O"
+            raise ValueError(f"cannot play cell {c}: it is occupied by {who}")
+        ttt_make(&self.state, c)
+        self._history[self._nhistory] = c
+        self._nhistory += 1
+
+    def pop(self):
+        """Undo the last pushed move and return its cell (``IndexError`` if none)."""
+        if self._nhistory == 0:
+            raise IndexError("pop from a board with no pushed moves")
+        self._nhistory -= 1
+        c = self._history[self._nhistory]
+        ttt_unmake(&self.state, c, 0)
+        return c
+
+    @property
+    def legal_moves(self):
+        """Empty cells in ascending order; empty list once the game is over."""
+        cdef int moves[9]
+        cdef int n = ttt_legal_moves(&self.state, moves)
+        return [moves[i] for i in range(n)]
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: 9, one action per cell 0..8."""
+        return 9
+
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(9, dtype=np.bool_)
+        ttt_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [2, 3, 3]`` from the side to move's view (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty((2, 3, 3), dtype=np.int8)
+        ttt_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        return _as_cell(move)
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{9 - 1}, got {action!r}") from None
+        if not 0 <= a < 9:
+            raise ValueError(f"action {a} is out of range: actions are 0..{9 - 1}")
+        return a
+
+    @property
+    def moves(self):
+        """Cells pushed on this board so far, oldest first."""
+        return [self._history[i] for i in range(self._nhistory)]
+
+    # ------------------------------------------------------------------ state
+    @property
+    def index(self):
+        """Base-3 index ``sum(cell[i] * 3**i)``: the Q-table row of this position."""
+        return self.state.index
+
+    @property
+    def to_move(self):
+        """``"X"`` or ``"O"``: the side to move (X moves first)."""
+        return "XO"[self.state.to_move]
+
+    @property
+    def winner(self):
+        """``None`` while the game is on, else ``"X"``, ``"O"`` or ``"draw"``."""
+        return _WINNERS[self.state.status]
+
+    def is_terminal(self):
+        """True once somebody has three in a row or the board is full."""
+        return self.state.status != 0
+
+    @property
+    def cells(self):
+        """Tuple of 9 cell values: 0 empty, 1 X, 2 O."""
+        return tuple(1 if (self.state.mask[0] >> i) & 1 else 2 if (self.state.mask[1] >> i) & 1 else 0
+                     for i in range(9))
+
+    @property
+    def ply(self):
+        """Number of marks on the board."""
+        return self.state.nmoves
+
+    def evaluate(self):
+        """Static heuristic from the side to move (open lines difference / 8)."""
+        return ttt_evaluate(&self.state, 0)
+
+    def to_string(self):
+        """The nine cells as ``X``, ``O`` and ``.`` (round-trips through ``from_string``)."""
+        return "".join(_SYMBOLS[v] for v in self.cells)
+
+    # ------------------------------------------------------------ common face
+    def parse_move(self, move):
+        """The cell 0..8 that ``move`` names: a cell number as text (``"4"``) or
+        an int; ``ValueError`` naming the syntax otherwise."""
+        if isinstance(move, str):
+            t = move.strip()
+            if not (len(t) == 1 and t.isdigit() and t != "9"):
+                raise ValueError(f"cannot read Tic-Tac-Toe move {move!r}: a move is a cell "
+                                 "number 0-8, row by row")
+            return int(t)
+        return _as_cell(move)
+
+    def move_to_str(self, move):
+        """The text of cell ``move`` (``"4"``), as :meth:`parse_move` reads it."""
+        return str(_as_cell(move))
+
+    def hash(self):
+        """Position hash, equal for equal positions (the base-3 ``index``)."""
+        return self.state.index
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
+
+    def __str__(self):
+        s = self.to_string()
+        return "\n".join(" ".join(s[r * 3:r * 3 + 3]) for r in range(3))
+
+    def __repr__(self):
+        return f"Board.from_string({self.to_string()!r})"
+
+    def __eq__(self, other):
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self.state.index == (<Board>other).state.index
+
+    def __hash__(self):
+        return self.state.index
+
+    def __reduce__(self):
+        return (_rebuild, (self.state.index, self.moves))
+
+
+def _rebuild(index, moves):
+    cdef Board b
+    if moves:
+        b = Board()
+        for m in moves:
+            b.push(m)
+    else:
+        b = Board.from_index(index)
+    return b
