@@ -1,7 +1,8 @@
-"""Typed stub of the verbs every compiled game Board shares (stub only: each
-game's stub ``Board`` derives from :class:`GameBoard`, or from
-:class:`BitBoards` for the boards kept as one bit mask per side; the compiled
-classes have no common base at run time)."""
+"""Typed stub of the verbs every compiled game Board shares: at run time every
+game's ``Board`` derives from ``ttt_engine._core.games.board.Board``, where they
+are written once; in the stubs each game's ``Board`` derives from
+:class:`GameBoard`, or from :class:`BitBoards` for the boards kept as one bit
+mask per side."""
 from typing import Any, Protocol
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy.typing as npt
 from typing_extensions import Self
 
 class GameBoard(Protocol):
+    PLAYERS: tuple[str, str]
     def push(self, move: Any) -> None: ...
     def pop(self) -> int: ...
     @property
@@ -31,6 +33,8 @@ class GameBoard(Protocol):
     def num_actions(self) -> int: ...
     def action_mask(self) -> npt.NDArray[np.bool_]: ...
     def observation(self) -> npt.NDArray[np.int8]: ...
+    @property
+    def observation_shape(self) -> tuple[int, ...]: ...
     def move_to_action(self, move: int) -> int: ...
     def action_to_move(self, action: int) -> int: ...
     def __eq__(self, other: object) -> bool: ...

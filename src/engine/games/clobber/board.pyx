@@ -15,9 +15,6 @@ move is ``(r1 * 8 + c1) * 4 + direction`` with directions 0 down, 1 up,
 or a seed-style tuple.
 """
 from libc.stdint cimport uint64_t, uint8_t, uint32_t
-from ttt_engine._core.core.bigmem cimport big_alloc, big_free
-from libc.string cimport memset
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from ttt_engine._core.games.clobber.rules cimport (
     ClobberState, clobber_setup, clobber_full_mask, clobber_centre_mask,
     clobber_compute_status, clobber_legal_moves, clobber_make, clobber_unmake,
@@ -26,24 +23,24 @@ from ttt_engine._core.games.clobber.rules cimport (
     CLOBBER_MAX_MOVES, CLOBBER_POPCOUNT, CLOBBER_CTZ, CLOBBER_NOT_COL0, CLOBBER_NOT_COL7,
     CLOBBER_H_PERSPECTIVE_SHIFT, clobber_offset,
 )
+from ttt_engine._core.games.clobber.rules cimport clobber_to_move, clobber_status
 import io
 import operator
-cimport numpy as cnp
-import numpy as np
 
-from ttt_engine._util import game_over as _over
-from libc.stdint cimport int8_t, uint8_t
-cnp.import_array()
 from ttt_engine._core.games.clobber.actions cimport (
     clobber_write_observation, clobber_write_action_mask, clobber_action_to_move, clobber_move_to_action,
 )
+from ttt_engine._core.games.board cimport (
+    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
+    observation_fn, mask_fn,
+)
+from ttt_engine._core.games.board cimport Board as GameBoard
 import os
 import sys
 import time
 
 MAX_SIDE = 8
 PLAYERS = ("B", "W")
-_WINNERS = (None, "B", "W")
 _FILES = "abcdefgh"
 DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))   # the seed's order: down, up, right, left
 
@@ -244,7 +241,21 @@ def _parse_board_text(text, source="<string>"):
     return len(rows), width, b0, b1
 
 
-cdef class Board:
+cdef BoardOps OPS
+OPS.state_size = sizeof(ClobberState)
+OPS.legal_moves = <legal_moves_fn>clobber_legal_moves
+OPS.make = <make_fn>clobber_make
+OPS.unmake = <unmake_fn>clobber_unmake
+OPS.to_move = <query_fn>clobber_to_move
+OPS.status = <query_fn>clobber_status
+OPS.hash = <hash_fn>clobber_hash
+OPS.action_to_move = <convert_fn>clobber_action_to_move
+OPS.move_to_action = <convert_fn>clobber_move_to_action
+OPS.write_observation = <observation_fn>clobber_write_observation
+OPS.write_action_mask = <mask_fn>clobber_write_action_mask
+
+
+cdef class Board(GameBoard):
     """A Clobber position with move history.
 
     ``Board(rows=6, cols=5)`` is the standard start (every square filled,
@@ -261,11 +272,17 @@ cdef class Board:
     B B W
     """
 
+    PLAYERS = ("B", "W")
+
+    def __cinit__(self, *args, **kwargs):
+        self._state = &self.state
+        self._ops = &OPS
+
     def __init__(self, rows=6, cols=5):
         r = _check_side("rows", rows)
         c = _check_side("cols", cols)
         clobber_setup(&self.state, r, c)
-        self._nhistory = 0
+        self._clear_history()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -337,7 +354,7 @@ cdef class Board:
         self.state.bb[1] = b1
         self.state.to_move = to_move
         self.state.status = clobber_compute_status(&self.state)
-        self._nhistory = 0
+        self._clear_history()
 
     def to_string(self, sep=" "):
         """The seed's text: one line per row, cells ``B``/``W``/``_`` joined by ``sep``
@@ -357,36 +374,17 @@ cdef class Board:
         data = (self.to_string() + "\n").encode()
         atomic_write(path, lambda f: f.write(data), "board file")
 
-    def copy(self):
-        """An independent copy (history included)."""
-        cdef Board b = type(self).__new__(type(self))
-        b.state = self.state
-        b._history = self._history
-        b._nhistory = self._nhistory
-        return b
-
     # ------------------------------------------------------------------ moves
-    def push(self, move):
-        """Play a move (int, notation ``"b3-b4"`` or seed tuple ``((r1,c1),(r2,c2))``)
-        for the side to move; ``ValueError`` if it is not legal."""
-        cdef int m = _to_move_int(move)
-        if self.state.status:
-            raise ValueError(f"cannot play {format_move(m)}: the game is over ({_over(self.winner)})")
-        if not clobber_is_legal(&self.state, m):
-            raise ValueError(f"illegal move {format_move(m)} for {self.to_move}: a move takes one of "
-                             "your stones onto an orthogonally adjacent opponent stone")
-        clobber_make(&self.state, m)
-        self._history[self._nhistory] = m
-        self._nhistory += 1
+    def _read_move(self, move):
+        return _to_move_int(move)
 
-    def pop(self):
-        """Undo the last pushed move and return it as an int (``IndexError`` if none)."""
-        if self._nhistory == 0:
-            raise IndexError("pop from a board with no pushed moves")
-        self._nhistory -= 1
-        m = self._history[self._nhistory]
-        clobber_unmake(&self.state, m, 0)
-        return m
+    def _illegal(self, int m):
+        return (f"illegal move {format_move(m)} for {self.to_move}: a move takes one of "
+                "your stones onto an orthogonally adjacent opponent stone")
+
+    def _key(self):
+        return (self.state.rows, self.state.cols, self.state.bb[0], self.state.bb[1],
+                self.state.to_move)
 
     def is_legal(self, move):
         """True if ``move`` (any accepted form) is legal here."""
@@ -396,30 +394,16 @@ cdef class Board:
             return False
         return bool(clobber_is_legal(&self.state, m))
 
-    @property
-    def legal_moves(self):
-        """Legal move ints in the seed's order; empty once the game is over."""
-        cdef int moves[CLOBBER_MAX_MOVES]
-        cdef int n = clobber_legal_moves(&self.state, moves)
-        return [moves[i] for i in range(n)]
-
     # ------------------------------------------------------------------ actions
+    @property
+    def observation_shape(self):
+        """``(2, rows, cols)``: the side to move's stones, then the opponent's (docs/envs.md)."""
+        return (2, self.state.rows, self.state.cols)
+
     @property
     def num_actions(self):
         """Size of the action space: rows * cols * 4, action (r * cols + c) * 4 + direction."""
         return self.state.ncells * 4
-
-    def action_mask(self):
-        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
-        cdef cnp.ndarray out = np.empty(self.state.ncells * 4, dtype=np.bool_)
-        clobber_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
-        return out
-
-    def observation(self):
-        """numpy ``int8 [2, rows, cols]`` from the side to move's view (see docs/envs.md)."""
-        cdef cnp.ndarray out = np.empty((2, self.state.rows, self.state.cols), dtype=np.int8)
-        clobber_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
-        return out
 
     def move_to_action(self, move):
         """The action number of ``move`` (any form ``push`` accepts)."""
@@ -429,24 +413,9 @@ cdef class Board:
             raise ValueError(f"move {format_move(m)} starts off this {self.state.rows}x{self.state.cols} board")
         return clobber_move_to_action(&self.state, m)
 
-    def action_to_move(self, action):
-        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action must be an integer in 0..{self.state.ncells * 4 - 1}, got {action!r}") from None
-        if not 0 <= a < self.state.ncells * 4:
-            raise ValueError(f"action {a} is out of range: actions are 0..{self.state.ncells * 4 - 1}")
-        return clobber_action_to_move(&self.state, a)
-
     def legal_moves_str(self):
         """Legal moves in notation (same order as ``legal_moves``)."""
         return [format_move(m) for m in self.legal_moves]
-
-    @property
-    def moves(self):
-        """Moves pushed on this board so far, oldest first."""
-        return [self._history[i] for i in range(self._nhistory)]
 
     def parse_move(self, text):
         """Notation / tuple / int -> a move int legal on this board (``ValueError`` if not)."""
@@ -463,20 +432,6 @@ cdef class Board:
     @property
     def cols(self):
         return self.state.cols
-
-    @property
-    def to_move(self):
-        """``"B"`` or ``"W"`` (B moves first)."""
-        return PLAYERS[self.state.to_move]
-
-    @property
-    def winner(self):
-        """``None`` while the game is on, else ``"B"`` or ``"W"`` (no draws)."""
-        return _WINNERS[self.state.status]
-
-    def is_terminal(self):
-        """True once the side to move has no capture."""
-        return self.state.status != 0
 
     @property
     def bitboards(self):
@@ -524,55 +479,16 @@ cdef class Board:
         """Notation ``"b3-b4"`` of ``move``, as :meth:`parse_move` reads it."""
         return format_move(move)
 
-    def hash(self):
-        """Position hash, equal for equal positions (the ``zobrist`` key)."""
-        return clobber_hash(&self.state)
-
     @property
     def ply(self):
         """Moves pushed on this board so far."""
-        return self._nhistory
-
-    def _repr_svg_(self):
-        """An SVG picture of the board (shown by notebooks)."""
-        from ttt_engine._svg import board_svg
-        return board_svg(self)
+        return self._nhist
 
     def __str__(self):
         return self.to_string()
 
     def __repr__(self):
         return f"<clobber.Board {self.state.rows}x{self.state.cols}, {self.to_move} to move: {self.to_string('')!r}>"
-
-    def __eq__(self, other):
-        if not isinstance(other, Board):
-            return NotImplemented
-        cdef Board o = other
-        return (self.state.rows == o.state.rows and self.state.cols == o.state.cols
-                and self.state.bb[0] == o.state.bb[0] and self.state.bb[1] == o.state.bb[1]
-                and self.state.to_move == o.state.to_move)
-
-    def __hash__(self):
-        return hash((self.state.rows, self.state.cols, clobber_hash(&self.state)))
-
-    def __reduce__(self):
-        return (_rebuild, (self.state.rows, self.state.cols, self.state.bb[0], self.state.bb[1],
-                           self.state.to_move, self.moves))
-
-
-def _rebuild(rows, cols, b0, b1, to_move, moves):
-    cdef Board b = Board.__new__(Board)
-    b._set(rows, cols, b0, b1, to_move)
-    # replay the history from the original position is not possible without it;
-    # undo the moves from the final position instead (unmake is exact)
-    for m in reversed(moves):
-        clobber_unmake(&b.state, m, 0)
-    b.state.status = clobber_compute_status(&b.state)
-    for m in moves:
-        b.push(m)
-    return b
-
-
 def _check_side(name, v):
     try:
         i = operator.index(v)

@@ -19,14 +19,17 @@ from ttt_engine._core.games.quixo.rules cimport (
     quixo_legal_moves, quixo_is_legal, quixo_evaluate, quixo_hash, quixo_key,
     quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
+from ttt_engine._core.games.quixo.rules cimport quixo_to_move, quixo_status, quixo_make, quixo_unmake
 import operator
-cimport numpy as cnp
-import numpy as np
 
-from ttt_engine._util import game_over as _over
-from libc.stdint cimport int8_t, uint8_t
-cnp.import_array()
-from ttt_engine._core.games.quixo.actions cimport quixo_write_observation, quixo_write_action_mask
+from ttt_engine._core.games.quixo.actions cimport (
+    quixo_action_to_move, quixo_move_to_action, quixo_write_observation, quixo_write_action_mask,
+)
+from ttt_engine._core.games.board cimport (
+    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
+    observation_fn, mask_fn,
+)
+from ttt_engine._core.games.board cimport Board as GameBoard
 
 quixo_init_tables()
 
@@ -120,7 +123,21 @@ def _unreachable(cells, n, to_move):
     return ""
 
 
-cdef class Board:
+cdef BoardOps OPS
+OPS.state_size = sizeof(QuixoState)
+OPS.legal_moves = <legal_moves_fn>quixo_legal_moves
+OPS.make = <make_fn>quixo_make
+OPS.unmake = <unmake_fn>quixo_unmake
+OPS.to_move = <query_fn>quixo_to_move
+OPS.status = <query_fn>quixo_status
+OPS.hash = <hash_fn>quixo_hash
+OPS.action_to_move = <convert_fn>quixo_action_to_move
+OPS.move_to_action = <convert_fn>quixo_move_to_action
+OPS.write_observation = <observation_fn>quixo_write_observation
+OPS.write_action_mask = <mask_fn>quixo_write_action_mask
+
+
+cdef class Board(GameBoard):
     """A Quixo position with move history.
 
     ``Board(size=5, max_plies=200)``: empty n x n board, X to move.  After
@@ -133,9 +150,12 @@ cdef class Board:
     '    X'
     """
 
+    PLAYERS = ("X", "O")
+
     def __cinit__(self, size=5, max_plies=QX_DEFAULT_MAX_PLIES):
         quixo_reset(&self.state, _check_size(size), _check_max_plies(max_plies))
-        self._history = []
+        self._state = &self.state
+        self._ops = &OPS
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -185,72 +205,24 @@ cdef class Board:
         b.state.status = st
         return b
 
-    def copy(self):
-        """An independent copy (history included)."""
-        cdef Board b = type(self)(self.state.n, self.state.max_plies)
-        b.state = self.state
-        b._history = list(self._history)
-        return b
-
     # ------------------------------------------------------------------ moves
-    def push(self, move):
-        """Play ``move`` (notation ``"a1R"`` or an int code) for the side to move;
-        ``ValueError`` if it is not legal here."""
-        m = parse_move(move, self.state.n)
-        if self.state.status:
-            raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: the game is over ({_over(self.winner)})")
-        if not quixo_is_legal(&self.state, m):
-            raise ValueError(f"cannot play {move_to_str(m, self.state.n)}: that cube shows "
-                             f"{'XO'[self.state.to_move ^ 1]}, the opponent's symbol")
-        cdef uint64_t tok = quixo_make(&self.state, m)
-        self._history.append((m, tok))
-
-    def pop(self):
-        """Undo the last pushed move and return its code (``IndexError`` if none)."""
-        if not self._history:
-            raise IndexError("pop from a board with no pushed moves")
-        m, tok = self._history.pop()
-        quixo_unmake(&self.state, m, tok)
-        return m
-
-    @property
-    def legal_moves(self):
-        """Legal move codes in ascending order; empty once the game is over."""
-        cdef int moves[QX_MAX_MOVES]
-        cdef int k, cnt = quixo_legal_moves(&self.state, moves)
-        return [moves[k] for k in range(cnt)]
-
     # ------------------------------------------------------------------ actions
     @property
     def num_actions(self):
         """Size of the action space: size * size * 4, the move codes (r * size + c) * 4 + side."""
         return self.state.n * self.state.n * 4
 
-    def action_mask(self):
-        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
-        cdef cnp.ndarray out = np.empty(self.state.n * self.state.n * 4, dtype=np.bool_)
-        quixo_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
-        return out
+    def _illegal(self, int m):
+        return (f"cannot play {move_to_str(m, self.state.n)}: that cube shows "
+                f"{'XO'[self.state.to_move ^ 1]}, the opponent's symbol")
 
-    def observation(self):
-        """numpy ``int8 [2, size, size]`` from the side to move's view (see docs/envs.md)."""
-        cdef cnp.ndarray out = np.empty((2, self.state.n, self.state.n), dtype=np.int8)
-        quixo_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
-        return out
+    def _key(self):
+        return (quixo_key(&self.state), self.state.status)
 
-    def move_to_action(self, move):
-        """The action number of ``move`` (any form ``push`` accepts)."""
-        return parse_move(move, self.state.n)
-
-    def action_to_move(self, action):
-        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action must be an integer in 0..{self.state.n * self.state.n * 4 - 1}, got {action!r}") from None
-        if not 0 <= a < self.state.n * self.state.n * 4:
-            raise ValueError(f"action {a} is out of range: actions are 0..{self.state.n * self.state.n * 4 - 1}")
-        return a
+    @property
+    def observation_shape(self):
+        """``(2, size, size)``: the side to move's cubes, then the opponent's (docs/envs.md)."""
+        return (2, self.state.n, self.state.n)
 
     def legal_moves_str(self):
         """Legal moves in notation, same order as ``legal_moves``."""
@@ -263,11 +235,6 @@ cdef class Board:
     def move_to_str(self, move):
         """Notation for move code ``move`` on this board's size."""
         return move_to_str(move, self.state.n)
-
-    @property
-    def moves(self):
-        """Move codes pushed on this board so far, oldest first."""
-        return [m for m, _ in self._history]
 
     def perft(self, int depth):
         """Leaf count of the move tree to ``depth`` plies (generic perft)."""
@@ -289,20 +256,6 @@ cdef class Board:
     def ply(self):
         """Moves made so far."""
         return self.state.ply
-
-    @property
-    def to_move(self):
-        """``"X"`` or ``"O"``."""
-        return "XO"[self.state.to_move]
-
-    @property
-    def winner(self):
-        """``None`` while the game is on, else ``"X"``, ``"O"`` or ``"draw"`` (move cap)."""
-        return _WINNERS[self.state.status]
-
-    def is_terminal(self):
-        """True once somebody has a line or the move cap is reached."""
-        return self.state.status != 0
 
     @property
     def bitboards(self):
@@ -341,11 +294,6 @@ cdef class Board:
         and size; ``hash64`` also mixes in the plies left before the move cap)."""
         return quixo_key(&self.state)
 
-    def _repr_svg_(self):
-        """An SVG picture of the board (shown by notebooks)."""
-        from ttt_engine._svg import board_svg
-        return board_svg(self)
-
     def __str__(self):
         n = self.state.n
         cols = " ".join("abcde"[:n])
@@ -360,21 +308,6 @@ cdef class Board:
     def __repr__(self):
         return (f"Board.from_string({self.to_string()!r}, to_move={self.to_move!r})"
                 f"  # ply {self.state.ply}, winner {self.winner}")
-
-    def __eq__(self, other):
-        if not isinstance(other, Board):
-            return NotImplemented
-        cdef Board o = <Board>other
-        return quixo_key(&self.state) == quixo_key(&o.state) and self.state.status == o.state.status
-
-    def __hash__(self):
-        return <Py_ssize_t>(quixo_key(&self.state) & 0x3FFFFFFFFFFFFFFF)
-
-    def __reduce__(self):
-        return (_rebuild, (self.state.n, self.state.max_plies, self.state.bb[0], self.state.bb[1],
-                           self.state.to_move, self.state.status, self.state.ply, self._history))
-
-
 def check_side(side):
     """0 for ``"X"``/0, 1 for ``"O"``/1; ``ValueError`` otherwise."""
     if side in ("X", "x", 0):
@@ -382,14 +315,3 @@ def check_side(side):
     if side in ("O", "o", 1):
         return 1
     raise ValueError(f"side must be 'X' or 'O', got {side!r}")
-
-
-def _rebuild(n, max_plies, xb, ob, to_move, status, ply, history):
-    cdef Board b = Board(n, max_plies)
-    b.state.bb[0] = xb
-    b.state.bb[1] = ob
-    b.state.to_move = to_move
-    b.state.status = status
-    b.state.ply = ply
-    b._history = list(history)
-    return b

@@ -1,9 +1,8 @@
 # cython: language_level=3
-"""The ttt ``Board`` class (board.pyx): its state struct and history."""
+"""The ttt ``Board`` class (board.pyx): the shared face plus the game's state struct."""
 from ttt_engine._core.games.ttt.rules cimport TTTState
+from ttt_engine._core.games.board cimport Board as GameBoard
 
 
-cdef class Board:
+cdef class Board(GameBoard):
     cdef TTTState state
-    cdef int _history[9]   # cells pushed on this board, for pop()
-    cdef int _nhistory

@@ -7,16 +7,17 @@ Cells are numbered 0..8 row by row (0 1 2 / 3 4 5 / 6 7 8).  X moves first.
 """
 from ttt_engine._core.games.ttt.rules cimport (
     TTTState, ttt_init_tables, ttt_reset, ttt_make, ttt_unmake, ttt_legal_moves,
-    ttt_set_index, ttt_empty_mask, ttt_evaluate, TTT_STATES,
+    ttt_set_index, ttt_evaluate, ttt_to_move, ttt_status, ttt_hash, TTT_STATES,
 )
+from ttt_engine._core.games.ttt.actions cimport (
+    ttt_action_to_move, ttt_move_to_action, ttt_write_observation, ttt_write_action_mask,
+)
+from ttt_engine._core.games.board cimport (
+    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
+    observation_fn, mask_fn,
+)
+from ttt_engine._core.games.board cimport Board as GameBoard
 import operator
-cimport numpy as cnp
-import numpy as np
-
-from ttt_engine._util import game_over as _over
-from libc.stdint cimport int8_t, uint8_t
-cnp.import_array()
-from ttt_engine._core.games.ttt.actions cimport ttt_write_observation, ttt_write_action_mask
 
 ttt_init_tables()
 
@@ -39,7 +40,21 @@ def _as_cell(cell):
     return c
 
 
-cdef class Board:
+cdef BoardOps OPS
+OPS.state_size = sizeof(TTTState)
+OPS.legal_moves = <legal_moves_fn>ttt_legal_moves
+OPS.make = <make_fn>ttt_make
+OPS.unmake = <unmake_fn>ttt_unmake
+OPS.to_move = <query_fn>ttt_to_move
+OPS.status = <query_fn>ttt_status
+OPS.hash = <hash_fn>ttt_hash
+OPS.action_to_move = <convert_fn>ttt_action_to_move
+OPS.move_to_action = <convert_fn>ttt_move_to_action
+OPS.write_observation = <observation_fn>ttt_write_observation
+OPS.write_action_mask = <mask_fn>ttt_write_action_mask
+
+
+cdef class Board(GameBoard):
     """A Tic-Tac-Toe position with move history.
 
     >>> b = Board()
@@ -51,10 +66,12 @@ cdef class Board:
     >>> b.index, b.to_move, b.winner
     (83, 'X', None)
     """
+    PLAYERS = ("X", "O")
 
     def __cinit__(self):
         ttt_reset(&self.state)
-        self._nhistory = 0
+        self._state = &self.state
+        self._ops = &OPS
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -107,42 +124,31 @@ cdef class Board:
                              "(X moves first, players alternate, nobody moves after a win)")
         return b
 
-    def copy(self):
-        """An independent copy (history included)."""
-        cdef Board b = type(self)()
-        b.state = self.state
-        b._history = self._history
-        b._nhistory = self._nhistory
-        return b
-
     # ------------------------------------------------------------------ moves
-    def push(self, cell):
-        """Play ``cell`` (0-8) for the side to move; ``ValueError`` if illegal."""
-        c = _as_cell(cell)
-        if self.state.status:
-            raise ValueError(f"cannot play cell {c}: the game is over ({_over(self.winner)})")
-        if not (ttt_empty_mask(&self.state) >> c) & 1:
-            who = "X" if (self.state.mask[0] >> c) & 1 else "O"
-            raise ValueError(f"cannot play cell {c}: it is occupied by {who}")
-        ttt_make(&self.state, c)
-        self._history[self._nhistory] = c
-        self._nhistory += 1
+    def _illegal(self, int c):
+        who = "X" if (self.state.mask[0] >> c) & 1 else "O"
+        return f"cannot play cell {c}: it is occupied by {who}"
 
-    def pop(self):
-        """Undo the last pushed move and return its cell (``IndexError`` if none)."""
-        if self._nhistory == 0:
-            raise IndexError("pop from a board with no pushed moves")
-        self._nhistory -= 1
-        c = self._history[self._nhistory]
-        ttt_unmake(&self.state, c, 0)
-        return c
+    def _move_phrase(self, int c):
+        return f"cell {c}"
 
-    @property
-    def legal_moves(self):
-        """Empty cells in ascending order; empty list once the game is over."""
-        cdef int moves[9]
-        cdef int n = ttt_legal_moves(&self.state, moves)
-        return [moves[i] for i in range(n)]
+    def parse_move(self, move):
+        """The cell 0..8 that ``move`` names: a cell number as text (``"4"``) or
+        an int; ``ValueError`` naming the syntax otherwise."""
+        if isinstance(move, str):
+            t = move.strip()
+            if not (len(t) == 1 and t.isdigit() and t != "9"):
+                raise ValueError(f"cannot read Tic-Tac-Toe move {move!r}: a move is a cell "
+                                 "number 0-8, row by row")
+            return int(t)
+        return _as_cell(move)
+
+    def _read_move(self, move):
+        return _as_cell(move)
+
+    def move_to_str(self, move):
+        """The text of cell ``move`` (``"4"``), as :meth:`parse_move` reads it."""
+        return str(_as_cell(move))
 
     # ------------------------------------------------------------------ actions
     @property
@@ -150,56 +156,16 @@ cdef class Board:
         """Size of the action space: 9, one action per cell 0..8."""
         return 9
 
-    def action_mask(self):
-        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
-        cdef cnp.ndarray out = np.empty(9, dtype=np.bool_)
-        ttt_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
-        return out
-
-    def observation(self):
-        """numpy ``int8 [2, 3, 3]`` from the side to move's view (see docs/envs.md)."""
-        cdef cnp.ndarray out = np.empty((2, 3, 3), dtype=np.int8)
-        ttt_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
-        return out
-
-    def move_to_action(self, move):
-        """The action number of ``move`` (any form ``push`` accepts)."""
-        return _as_cell(move)
-
-    def action_to_move(self, action):
-        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action must be an integer in 0..{9 - 1}, got {action!r}") from None
-        if not 0 <= a < 9:
-            raise ValueError(f"action {a} is out of range: actions are 0..{9 - 1}")
-        return a
-
     @property
-    def moves(self):
-        """Cells pushed on this board so far, oldest first."""
-        return [self._history[i] for i in range(self._nhistory)]
+    def observation_shape(self):
+        """``(2, 3, 3)``: the side to move's marks, then the opponent's (docs/envs.md)."""
+        return (2, 3, 3)
 
     # ------------------------------------------------------------------ state
     @property
     def index(self):
         """Base-3 index ``sum(cell[i] * 3**i)``: the Q-table row of this position."""
         return self.state.index
-
-    @property
-    def to_move(self):
-        """``"X"`` or ``"O"``: the side to move (X moves first)."""
-        return "XO"[self.state.to_move]
-
-    @property
-    def winner(self):
-        """``None`` while the game is on, else ``"X"``, ``"O"`` or ``"draw"``."""
-        return _WINNERS[self.state.status]
-
-    def is_terminal(self):
-        """True once somebody has three in a row or the board is full."""
-        return self.state.status != 0
 
     @property
     def cells(self):
@@ -220,30 +186,8 @@ cdef class Board:
         """The nine cells as ``X``, ``O`` and ``.`` (round-trips through ``from_string``)."""
         return "".join(_SYMBOLS[v] for v in self.cells)
 
-    # ------------------------------------------------------------ common face
-    def parse_move(self, move):
-        """The cell 0..8 that ``move`` names: a cell number as text (``"4"``) or
-        an int; ``ValueError`` naming the syntax otherwise."""
-        if isinstance(move, str):
-            t = move.strip()
-            if not (len(t) == 1 and t.isdigit() and t != "9"):
-                raise ValueError(f"cannot read Tic-Tac-Toe move {move!r}: a move is a cell "
-                                 "number 0-8, row by row")
-            return int(t)
-        return _as_cell(move)
-
-    def move_to_str(self, move):
-        """The text of cell ``move`` (``"4"``), as :meth:`parse_move` reads it."""
-        return str(_as_cell(move))
-
-    def hash(self):
-        """Position hash, equal for equal positions (the base-3 ``index``)."""
+    def _key(self):
         return self.state.index
-
-    def _repr_svg_(self):
-        """An SVG picture of the board (shown by notebooks)."""
-        from ttt_engine._svg import board_svg
-        return board_svg(self)
 
     def __str__(self):
         s = self.to_string()
@@ -251,25 +195,3 @@ cdef class Board:
 
     def __repr__(self):
         return f"Board.from_string({self.to_string()!r})"
-
-    def __eq__(self, other):
-        if not isinstance(other, Board):
-            return NotImplemented
-        return self.state.index == (<Board>other).state.index
-
-    def __hash__(self):
-        return self.state.index
-
-    def __reduce__(self):
-        return (_rebuild, (self.state.index, self.moves))
-
-
-def _rebuild(index, moves):
-    cdef Board b
-    if moves:
-        b = Board()
-        for m in moves:
-            b.push(m)
-    else:
-        b = Board.from_index(index)
-    return b

@@ -1,10 +1,8 @@
 # cython: language_level=3
-"""The uttt ``Board`` class (board.pyx): its state struct and history."""
+"""The uttt ``Board`` class (board.pyx): the shared face plus the game's state struct."""
 from ttt_engine._core.games.uttt.rules cimport UTTTState
+from ttt_engine._core.games.board cimport Board as GameBoard
 
 
-cdef class Board:
+cdef class Board(GameBoard):
     cdef UTTTState state
-    cdef unsigned char _history[81]   # moves pushed on this board, for pop()
-    cdef unsigned char _undo[81]      # their undo tokens
-    cdef int _nhistory

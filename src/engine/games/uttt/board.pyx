@@ -33,18 +33,20 @@ column (0..8), and can be written as the string ``"R, C"`` (``Board.parse_move``
 8
 """
 import operator
-cimport numpy as cnp
-import numpy as np
 
-from ttt_engine._util import game_over as _over
-from libc.stdint cimport int8_t, uint8_t
-cnp.import_array()
-from ttt_engine._core.games.uttt.actions cimport uttt_write_observation, uttt_write_action_mask
+from ttt_engine._core.games.uttt.actions cimport (
+    uttt_action_to_move, uttt_move_to_action, uttt_write_observation, uttt_write_action_mask,
+)
 from ttt_engine._core.games.uttt.rules cimport (
-    UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake,
+    UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake, uttt_to_move, uttt_status,
     uttt_legal_moves, uttt_empty, uttt_hash, uttt_evaluate, uttt_closure_result,
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
 )
+from ttt_engine._core.games.board cimport (
+    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
+    observation_fn, mask_fn,
+)
+from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
 from ttt_engine._core.games.uttt.rules cimport uttt_playout
 from ttt_engine._core.core.rng cimport rng_t, rng_seed
@@ -55,9 +57,21 @@ from libc.stdint cimport uint64_t
 
 uttt_init_tables()
 
+cdef BoardOps OPS
+OPS.state_size = sizeof(UTTTState)
+OPS.legal_moves = <legal_moves_fn>uttt_legal_moves
+OPS.make = <make_fn>uttt_make
+OPS.unmake = <unmake_fn>uttt_unmake
+OPS.to_move = <query_fn>uttt_to_move
+OPS.status = <query_fn>uttt_status
+OPS.hash = <hash_fn>uttt_hash
+OPS.action_to_move = <convert_fn>uttt_action_to_move
+OPS.move_to_action = <convert_fn>uttt_move_to_action
+OPS.write_observation = <observation_fn>uttt_write_observation
+OPS.write_action_mask = <mask_fn>uttt_write_action_mask
+
 N_CELLS = 81
 _SYMBOLS = ".XO"
-_WINNERS = (None, "X", "O", "draw")
 _EMPTY_CHARS = frozenset(".-_0")
 _SKIP_CHARS = frozenset("|/\n\t\r, +")
 
@@ -118,7 +132,7 @@ def local_boards_text(local_winners):
     return "local boards: " + "; ".join(parts) if parts else None
 
 
-cdef class Board:
+cdef class Board(GameBoard):
     """An Ultimate Tic-Tac-Toe position with move history.
 
     ``Board(tiebreak=False)``: the start position; ``tiebreak=True`` selects the
@@ -130,9 +144,12 @@ cdef class Board:
     ('X', 4, [0, 10])
     """
 
+    PLAYERS = ("X", "O")
+
     def __cinit__(self, tiebreak=False):
         uttt_reset(&self.state, 1 if tiebreak else 0)
-        self._nhistory = 0
+        self._state = &self.state
+        self._ops = &OPS
 
     def __init__(self, tiebreak=False):
         if not isinstance(tiebreak, bool):
@@ -155,96 +172,33 @@ cdef class Board:
         m = _parse_move(move)
         return f"{m // 9}, {m % 9}"
 
-    def push(self, move):
-        """Play ``move`` (int 0..80, ``"R, C"`` or ``(R, C)``) for the side to move;
-        ``ValueError`` saying why if it is illegal."""
-        cdef int m = _parse_move(move)
+    def _illegal(self, int m):
         cdef int b = uttt_move_board[m], c = uttt_move_cell[m]
         where = f"{m // 9}, {m % 9}"
-        if self.state.status:
-            raise ValueError(f"cannot play {where}: the game is over ({_over(self.winner)})")
         if not (uttt_empty(&self.state, b) >> c) & 1:
             who = "X" if (self.state.local[0][b] >> c) & 1 else "O"
-            raise ValueError(f"cannot play {where}: the cell is occupied by {who}")
+            return f"cannot play {where}: the cell is occupied by {who}"
         if (self.state.closed >> b) & 1:
-            raise ValueError(f"cannot play {where}: local board {b} is closed "
-                             f"({self._local_result(b)})")
-        if self.state.forced >= 0 and self.state.forced != b:
-            f = self.state.forced
-            raise ValueError(f"cannot play {where}: {self.to_move} must play in local board "
-                             f"{f} ({_board_rows_cols(f)})")
-        self._undo[self._nhistory] = <unsigned char>uttt_make(&self.state, m)
-        self._history[self._nhistory] = m
-        self._nhistory += 1
+            return f"cannot play {where}: local board {b} is closed ({self._local_result(b)})"
+        f = self.state.forced
+        return (f"cannot play {where}: {self.to_move} must play in local board "
+                f"{f} ({_board_rows_cols(f)})")
 
-    def pop(self):
-        """Undo the last pushed move and return it (``IndexError`` if none)."""
-        if self._nhistory == 0:
-            raise IndexError("pop from a board with no pushed moves")
-        self._nhistory -= 1
-        m = self._history[self._nhistory]
-        uttt_unmake(&self.state, m, self._undo[self._nhistory])
-        return m
-
-    @property
-    def legal_moves(self):
-        """Legal moves (0..80) in ascending order; empty once the game is over."""
-        cdef int moves[81]
-        cdef int n = uttt_legal_moves(&self.state, moves)
-        return sorted([moves[i] for i in range(n)])
+    def _key(self):
+        return (self.to_string(), self.tiebreak)
 
     # ------------------------------------------------------------------ actions
+    @property
+    def observation_shape(self):
+        """``(3, 9, 9)``: own marks, the opponent's, the legal cells (docs/envs.md)."""
+        return (3, 9, 9)
+
     @property
     def num_actions(self):
         """Size of the action space: 81, one action per grid cell 9*R + C."""
         return 81
 
-    def action_mask(self):
-        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
-        cdef cnp.ndarray out = np.empty(81, dtype=np.bool_)
-        uttt_write_action_mask(&self.state, <uint8_t*>cnp.PyArray_DATA(out))
-        return out
-
-    def observation(self):
-        """numpy ``int8 [3, 9, 9]`` from the side to move's view (see docs/envs.md)."""
-        cdef cnp.ndarray out = np.empty((3, 9, 9), dtype=np.int8)
-        uttt_write_observation(&self.state, <int8_t*>cnp.PyArray_DATA(out))
-        return out
-
-    def move_to_action(self, move):
-        """The action number of ``move`` (any form ``push`` accepts)."""
-        return _parse_move(move)
-
-    def action_to_move(self, action):
-        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action must be an integer in 0..{81 - 1}, got {action!r}") from None
-        if not 0 <= a < 81:
-            raise ValueError(f"action {a} is out of range: actions are 0..{81 - 1}")
-        return a
-
-    @property
-    def moves(self):
-        """Moves pushed on this board so far, oldest first."""
-        return [self._history[i] for i in range(self._nhistory)]
-
     # ------------------------------------------------------------------ state
-    @property
-    def to_move(self):
-        """``"X"`` or ``"O"``: the side to move (X moves first)."""
-        return "XO"[self.state.to_move]
-
-    @property
-    def winner(self):
-        """``None`` while the game is on, else ``"X"``, ``"O"`` or ``"draw"``."""
-        return _WINNERS[self.state.status]
-
-    def is_terminal(self):
-        """True once the game is over (big-board line, or every local board closed)."""
-        return self.state.status != 0
-
     @property
     def forced_board(self):
         """Local board (0..8, row by row) the side to move must play in, or
@@ -297,10 +251,6 @@ cdef class Board:
     def ply(self):
         """Number of marks on the grid."""
         return self.state.nmoves
-
-    def hash(self):
-        """The engine's 64-bit position key (marks, forced board, side to move)."""
-        return uttt_hash(&self.state)
 
     def evaluate(self):
         """Static heuristic from the side to move (local boards won, open lines)."""
@@ -404,25 +354,11 @@ cdef class Board:
             raise ValueError("on the empty grid X may play anywhere (':*')")
         return bd
 
-    def copy(self):
-        """An independent copy (history included)."""
-        cdef Board b = type(self)(tiebreak=bool(self.state.tiebreak))
-        b.state = self.state
-        b._history = self._history
-        b._undo = self._undo
-        b._nhistory = self._nhistory
-        return b
-
     # ------------------------------------------------------------ common face
     def move_to_str(self, move):
         """``"R, C"`` for a move number 0..80, as :meth:`parse_move` reads it."""
         m = _parse_move(move)
         return f"{m // 9}, {m % 9}"
-
-    def _repr_svg_(self):
-        """An SVG picture of the board (shown by notebooks)."""
-        from ttt_engine._svg import board_svg
-        return board_svg(self)
 
     def __str__(self):
         """The 9x9 grid with row/column labels 0-8, local boards framed, and a status line."""
@@ -462,17 +398,6 @@ cdef class Board:
     def __repr__(self):
         return f"uttt.Board.from_string({self.to_string()!r})"
 
-    def __eq__(self, other):
-        if not isinstance(other, Board):
-            return NotImplemented
-        return self.to_string() == other.to_string() and self.tiebreak == other.tiebreak
-
-    def __hash__(self):
-        return hash((self.to_string(), self.tiebreak))
-
-    def __reduce__(self):
-        return (_rebuild, (self.to_string(), self.tiebreak, self.moves))
-
 
 cdef bint _has_last_move(UTTTState* s, int forced):
     """Some mark of the player who moved last could have been the last move: its
@@ -494,17 +419,6 @@ cdef bint _has_last_move(UTTTState* s, int forced):
             elif (closed_wo >> c) & 1:
                 return True
     return False
-
-
-def _rebuild(text, tiebreak, moves):
-    cdef Board b
-    if moves:
-        b = Board(tiebreak=tiebreak)
-        for m in moves:
-            b.push(m)
-    else:
-        b = Board.from_string(text, tiebreak=tiebreak)
-    return b
 
 
 def parse_move(move):

@@ -1,0 +1,205 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The Python face every game's ``Board`` shares (see board.pxd).
+
+Each game keeps only what is its own: reading and writing moves
+(``parse_move``/``move_to_str``), its text and drawing, its options and
+properties, its equality key, and the message for an illegal move.
+"""
+from cpython.mem cimport PyMem_Realloc, PyMem_Free
+from libc.string cimport memcpy
+from libc.stdint cimport int8_t, uint8_t
+cimport numpy as cnp
+import operator
+
+import numpy as np
+
+from ttt_engine._core.core.common cimport MAX_MOVES, undo_t
+from ttt_engine._util import game_over
+
+cnp.import_array()
+
+
+cdef class Board:
+    """What every game's board does (the game's own class documents its moves).
+
+    Subclasses set ``PLAYERS`` (the two side names, first mover first) and
+    define ``parse_move``, ``move_to_str``, ``num_actions``,
+    ``observation_shape``, ``_key`` and ``_illegal``.
+    """
+    PLAYERS = ("X", "O")
+
+    def __dealloc__(self):
+        PyMem_Free(self._hist_moves)
+        PyMem_Free(self._hist_undos)
+
+    # ------------------------------------------------------------ history
+    cdef int _record(self, int move, undo_t undo) except -1:
+        cdef Py_ssize_t cap
+        cdef void* m
+        cdef void* u
+        if self._nhist == self._hist_cap:
+            cap = 16 if self._hist_cap == 0 else 2 * self._hist_cap
+            m = PyMem_Realloc(self._hist_moves, cap * sizeof(int))
+            if m == NULL:
+                raise MemoryError()
+            self._hist_moves = <int*>m
+            u = PyMem_Realloc(self._hist_undos, cap * sizeof(undo_t))
+            if u == NULL:
+                raise MemoryError()
+            self._hist_undos = <undo_t*>u
+            self._hist_cap = cap
+        self._hist_moves[self._nhist] = move
+        self._hist_undos[self._nhist] = undo
+        self._nhist += 1
+        return 0
+
+    cdef int _push_move(self, int move) except -1:
+        """Play a legal ``move`` and record it."""
+        return self._record(move, self._ops.make(self._state, move))
+
+    cdef bint _is_legal(self, int move) noexcept:
+        cdef int moves[MAX_MOVES]
+        cdef int i, n = self._ops.legal_moves(self._state, moves)
+        for i in range(n):
+            if moves[i] == move:
+                return True
+        return False
+
+    cdef void _clear_history(self) noexcept:
+        self._nhist = 0
+
+    # ------------------------------------------------------------ moves
+    def push(self, move):
+        """Play ``move`` (any form ``parse_move`` reads) for the side to move;
+        ``ValueError`` saying why if it is not legal here."""
+        cdef int m = self._read_move(move)
+        if not self._is_legal(m):
+            if self._ops.status(self._state):
+                raise ValueError(f"cannot play {self._move_phrase(m)}: the game is over "
+                                 f"({game_over(self.winner)})")
+            raise ValueError(self._illegal(m))
+        self._push_move(m)
+
+    def pop(self):
+        """Undo the last pushed move and return it (``IndexError`` if none)."""
+        if self._nhist == 0:
+            raise IndexError("pop from a board with no pushed moves")
+        self._nhist -= 1
+        m = self._hist_moves[self._nhist]
+        self._ops.unmake(self._state, m, self._hist_undos[self._nhist])
+        return m
+
+    def _read_move(self, move):
+        """The move number ``move`` names (syntax only; legality is checked by ``push``)."""
+        return self.parse_move(move)
+
+    def _move_phrase(self, int move):
+        """``move`` as the error messages name it."""
+        return self.move_to_str(move)
+
+    @property
+    def legal_moves(self):
+        """Legal moves in ascending order; empty once the game is over."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = self._ops.legal_moves(self._state, moves)
+        return sorted([moves[i] for i in range(n)])
+
+    @property
+    def moves(self):
+        """Moves pushed on this board so far, oldest first."""
+        return [self._hist_moves[i] for i in range(self._nhist)]
+
+    # ------------------------------------------------------------ state
+    @property
+    def to_move(self):
+        """The side to move: ``PLAYERS[0]`` (who moves first) or ``PLAYERS[1]``."""
+        return self.PLAYERS[self._ops.to_move(self._state)]
+
+    @property
+    def winner(self):
+        """``None`` while the game is on, else a side's name or ``"draw"``."""
+        cdef int st = self._ops.status(self._state)
+        if st == 0:
+            return None
+        if st == 3:
+            return "draw"
+        return self.PLAYERS[st - 1]
+
+    def is_terminal(self):
+        """True once the game is over."""
+        return self._ops.status(self._state) != 0
+
+    def hash(self):
+        """The engine's 64-bit position key (what the searches key their tables by)."""
+        return self._ops.hash(self._state)
+
+    # ------------------------------------------------------------ actions
+    def action_mask(self):
+        """numpy ``bool [num_actions]``: True for the legal actions (none once the game is over)."""
+        cdef cnp.ndarray out = np.empty(self.num_actions, dtype=np.bool_)
+        self._ops.write_action_mask(self._state, <uint8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def observation(self):
+        """numpy ``int8 [*observation_shape]`` planes from the side to move's view
+        (see docs/envs.md)."""
+        cdef cnp.ndarray out = np.empty(self.observation_shape, dtype=np.int8)
+        self._ops.write_observation(self._state, <int8_t*>cnp.PyArray_DATA(out))
+        return out
+
+    def move_to_action(self, move):
+        """The action number of ``move`` (any form ``push`` accepts)."""
+        return self._ops.move_to_action(self._state, self._read_move(move))
+
+    def action_to_move(self, action):
+        """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
+        n = self.num_actions
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}") from None
+        if not 0 <= a < n:
+            raise ValueError(f"action {a} is out of range: actions are 0..{n - 1}")
+        return self._ops.action_to_move(self._state, a)
+
+    # ------------------------------------------------------------ objects
+    def copy(self):
+        """An independent copy (history included)."""
+        cdef Board b = type(self).__new__(type(self))
+        b._copy_from(self)
+        return b
+
+    def _copy_from(self, Board other):
+        memcpy(self._state, other._state, self._ops.state_size)
+        self._nhist = 0
+        for i in range(other._nhist):
+            self._record(other._hist_moves[i], other._hist_undos[i])
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __reduce__(self):
+        # the state struct as bytes plus the history: exact, and written once
+        state = (<char*>self._state)[:self._ops.state_size]
+        return (_rebuild, (type(self), state, self.moves,
+                           [self._hist_undos[i] for i in range(self._nhist)]))
+
+    def _repr_svg_(self):
+        """An SVG picture of the board (shown by notebooks)."""
+        from ttt_engine._svg import board_svg
+        return board_svg(self)
+
+
+def _rebuild(cls, bytes state, moves, undos):
+    cdef Board b = cls.__new__(cls)
+    if len(state) != b._ops.state_size or len(moves) != len(undos):
+        raise ValueError(f"not a pickled {cls.__module__}.{cls.__name__} of this build")
+    memcpy(b._state, <char*>state, b._ops.state_size)
+    for m, u in zip(moves, undos):
+        b._record(m, u)
+    return b
