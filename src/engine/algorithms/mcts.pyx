@@ -28,7 +28,7 @@ from ttt_engine._core.core.clock cimport now_monotonic
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
-from ttt_engine._core.algorithms.tree cimport tree_find
+from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
 
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.algorithms.game cimport (
@@ -327,26 +327,12 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
 
 
 cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
-    """Copy the subtree under ``new_root`` breadth first into the second arena
-    (root at index 0, each child block kept contiguous) and swap arenas."""
+    """Keep the subtree under ``new_root``: copied into the second arena, which
+    becomes the tree (see tree.pxd)."""
     cdef MNode* src = t.nodes
-    cdef MNode* dst = t.alt
-    cdef int32_t head = 0, tail = 1, old_first, k, nch
-    dst[0] = src[new_root]
-    dst[0].parent = -1
-    while head < tail:
-        old_first = dst[head].first_child
-        if old_first >= 0:
-            nch = dst[head].nchildren
-            dst[head].first_child = tail
-            for k in range(nch):
-                dst[tail + k] = src[old_first + k]
-                dst[tail + k].parent = head
-            tail += nch
-        head += 1
+    t.used = tree_copy_subtree(src, t.alt, new_root)
+    t.nodes = t.alt
     t.alt = src
-    t.nodes = dst
-    t.used = tail
 
 
 cdef class MCTSTree:

@@ -50,3 +50,8 @@ ctypedef fused TreeNode:
     MNode
     TLNode
     PNode
+
+# The nodes that keep a parent link (the searches that back values up the tree).
+ctypedef fused LinkedNode:
+    MNode
+    PNode

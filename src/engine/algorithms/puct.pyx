@@ -47,7 +47,7 @@ from ttt_engine._core.algorithms.game cimport (
 from ttt_engine._core.algorithms.game_actions cimport (
     game_move_to_action, game_write_planes,
 )
-from ttt_engine._core.algorithms.tree cimport tree_find
+from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
 from ttt_engine._core.algorithms.nodes cimport PNode
 
 cnp.import_array()
@@ -304,27 +304,13 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
 
 
 cdef void compact(PTree* t, int32_t new_root) noexcept nogil:
-    """Copy the subtree under ``new_root`` breadth first into ``t.alt``, root
-    at index 0 and child blocks contiguous, and swap the arenas."""
+    """Keep the subtree under ``new_root``: copied into ``t.alt``, which becomes
+    the tree (see tree.pxd)."""
     cdef PNode* src = t.nodes
-    cdef PNode* dst = t.alt
-    cdef int32_t head = 0, tail = 1, old_first, k, nch
-    dst[0] = src[new_root]
-    dst[0].parent = -1
-    dst[0].move = -1
-    while head < tail:
-        old_first = dst[head].first_child
-        if old_first >= 0:
-            nch = dst[head].nchildren
-            dst[head].first_child = tail
-            for k in range(nch):
-                dst[tail + k] = src[old_first + k]
-                dst[tail + k].parent = head
-            tail += nch
-        head += 1
+    t.used = tree_copy_subtree(src, t.alt, new_root)
+    t.nodes = t.alt
     t.alt = src
-    t.nodes = dst
-    t.used = tail
+    t.nodes[0].move = -1
 
 
 cdef bint advance_root(PTree* t, int move) noexcept nogil:

@@ -11,7 +11,7 @@ from libc.stdint cimport int32_t, uint64_t
 from ttt_engine._core.algorithms.game cimport (
     GameState, undo_t, game_hash, game_to_move, game_make, game_unmake,
 )
-from ttt_engine._core.algorithms.nodes cimport TreeNode
+from ttt_engine._core.algorithms.nodes cimport TreeNode, LinkedNode
 
 
 cdef inline int32_t tree_find_at(GameState* s, TreeNode* nodes, int32_t node, uint64_t key,
@@ -50,3 +50,24 @@ cdef inline int32_t tree_find(const GameState* root, TreeNode* nodes, const Game
         if r >= 0:
             return r
     return -1
+
+
+cdef inline int32_t tree_copy_subtree(const LinkedNode* src, LinkedNode* dst,
+                                      int32_t new_root) noexcept nogil:
+    """Copy the subtree under ``src[new_root]`` breadth first into ``dst`` (root
+    at index 0, each child block kept contiguous, parent links renumbered);
+    returns the number of nodes copied.  The caller swaps its two arenas."""
+    cdef int32_t head = 0, tail = 1, old_first, k, nch
+    dst[0] = src[new_root]
+    dst[0].parent = -1
+    while head < tail:
+        old_first = dst[head].first_child
+        if old_first >= 0:
+            nch = dst[head].nchildren
+            dst[head].first_child = tail
+            for k in range(nch):
+                dst[tail + k] = src[old_first + k]
+                dst[tail + k].parent = head
+            tail += nch
+        head += 1
+    return tail
