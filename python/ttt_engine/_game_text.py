@@ -310,6 +310,46 @@ def quixo_hint(board):
     return "e.g. a1R"
 
 
+# ---------------------------------------------------------------------------- any game
+# A game without its own text face gets this one, from its Board alone:
+# parse_move/move_to_str for moves and the observation planes for the picture.
+def _example(board):
+    moves = board.legal_moves if board is not None else []
+    return board.move_to_str(moves[0]) if moves else None
+
+
+def generic_parse(board, text):
+    example = _example(board) or "a move"
+    t = _empty(text, example)
+    if not t:
+        raise ValueError(f"empty input: type a move such as {example}")
+    m = board.parse_move(t)
+    board.copy().push(m)        # ValueError with the game's reason if illegal
+    return m
+
+
+def generic_format(board, move):
+    return board.move_to_str(move)
+
+
+def generic_draw(board, style, last):
+    grid = [[ch or "." for ch in row] for row in board.grid()]
+    return _grid(style, grid, len(grid), len(grid[0]), None, colours=set(board.PLAYERS))
+
+
+def generic_legend(board):
+    example = _example(board)
+    how = f"A move is typed as the game writes it, e.g. {example}." if example else ""
+    return f"{how}\n? lists the legal moves, q quits.".strip()
+
+
+def generic_hint(board):
+    example = _example(board)
+    return f"e.g. {example}" if example else ""
+
+
+GENERIC_TEXT = (generic_parse, generic_format, generic_draw, generic_legend, generic_hint)
+
 GAME_TEXT = {
     "ttt": (ttt_parse, ttt_format, ttt_draw, ttt_legend, ttt_hint),
     "uttt": (uttt_parse, uttt_format, uttt_draw, uttt_legend, uttt_hint),

@@ -20,7 +20,7 @@ def _mark(x, y, mark, size=CELL):
     if mark == "O":
         return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="none" '
                 f'stroke="{_FILL["O"]}" stroke-width="{size / 9:.1f}"/>')
-    return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 1.2:.1f}" fill="{_FILL[mark]}" '
+    return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 1.2:.1f}" fill="{_FILL.get(mark, "#757575")}" '
             f'stroke="#212121" stroke-width="1.5"/>')
 
 
@@ -154,4 +154,8 @@ def board_svg(board, heat=None, best=None, alternatives=(), last_move=None):
                 if r in (0, n - 1) or c in (0, n - 1)}
         ring.update(shade)
         return _svg(n * CELL, n * CELL, _grid(n, n, marks, 0, ring) + extra, title)
-    raise TypeError(f"no picture for {type(board).__name__}")
+    # any other game: its pieces as the observation planes show them
+    grid = board.grid()
+    R, C = len(grid), len(grid[0])
+    marks = {(r, c): grid[r][c] for r in range(R) for c in range(C) if grid[r][c]}
+    return _svg(C * CELL, R * CELL, _grid(R, C, marks, 0, shade) + extra, title)

@@ -143,10 +143,6 @@ def check_simulations(name, value, *, allow_none=False):
     return check_int(name, value, min=1, max=MAX_SIMULATIONS, allow_none=allow_none)
 
 
-#: The title of each game, by its key (its folder: ``ttt_engine._core.games.<key>.board``).
-GAME_TITLES = {"ttt": "Tic-Tac-Toe", "uttt": "Ultimate Tic-Tac-Toe", "clobber": "Clobber",
-               "quixo": "Quixo"}
-
 _BOARD_MODULE = re.compile(r"ttt_engine\._core\.games\.(\w+)\.board")
 
 
@@ -162,7 +158,8 @@ def board_game(obj):
 
 def game_title(obj):
     """The title of the game ``obj`` is a board of (a board class also), else None."""
-    return GAME_TITLES.get(board_game(obj))
+    cls = obj if isinstance(obj, type) else type(obj)
+    return getattr(cls, "TITLE", None) if board_game(cls) else None
 
 
 def describe(obj):

@@ -160,7 +160,10 @@ def _jsonable(v):
 def move_geometry(board, move):
     """Where ``move`` is on the board: ``(from_cell, to_cell, direction)`` with
     cells as ``(row, col)``; ``to_cell`` the captured square (Clobber) or the end
-    the cube is pushed in at (Quixo), else None; ``direction`` Quixo's T/B/L/R."""
+    the cube is pushed in at (Quixo), else None; ``direction`` Quixo's T/B/L/R.
+    A game whose ``Board`` has a ``move_geometry(move)`` method answers itself."""
+    if hasattr(board, "move_geometry"):
+        return board.move_geometry(move)
     kind = board_game(board)
     move = int(move)
     if kind == "ttt":

@@ -105,7 +105,7 @@ class Game:
                              f"{', '.join(self.notation) or 'none'}")
 
     def _fn(self, i):
-        return _text.GAME_TEXT[self.key][i]
+        return _text.GAME_TEXT.get(self.key, _text.GENERIC_TEXT)[i]
 
     # ---------------------------------------------------------------- moves
     def parse_move(self, board, text, **notation):

@@ -116,7 +116,8 @@ class GameEnv(gym.Env):
         if w is None:
             return 0.0, False, False
         if w == "draw":
-            return 0.0, self.game != "quixo", self.game == "quixo"
+            cut = self._board.draw_truncates
+            return 0.0, not cut, cut
         won = _games.sides(self.game).index(w) == self.agent_side
         return (1.0 if won else -1.0), True, False
 

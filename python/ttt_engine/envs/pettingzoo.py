@@ -137,7 +137,7 @@ class raw_env(AECEnv):
         w = b.winner
         if w is not None:
             if w == "draw":
-                if self.game == "quixo":
+                if b.draw_truncates:
                     self.truncations = {a: True for a in self.agents}
                 else:
                     self.terminations = {a: True for a in self.agents}

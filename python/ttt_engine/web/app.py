@@ -198,14 +198,8 @@ def _move_info(game, board, m):
 
 
 def _geometry(board):
-    kind = board_game(board)
-    if kind == "ttt":
-        return 3, 3
-    if kind == "uttt":
-        return 9, 9
-    if kind == "clobber":
-        return board.rows, board.cols
-    return board.size, board.size
+    """(rows, cols) of the board's grid: the observation planes' shape."""
+    return tuple(board.observation_shape[-2:])
 
 
 def _status(game, board):
@@ -213,7 +207,7 @@ def _status(game, board):
     if w is None:
         return f"{board.to_move} to move"
     if w == "draw":
-        return "Draw." if game.key != "quixo" else "Draw (the move cap was reached)."
+        return "Draw (the move cap was reached)." if board.draw_truncates else "Draw."
     return f"{w} wins."
 
 

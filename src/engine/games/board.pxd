@@ -36,6 +36,7 @@ cdef struct BoardOps:
     convert_fn move_to_action
     observation_fn write_observation
     mask_fn write_action_mask
+    bint draw_truncates         # a draw is a cut-off (truncated), not an end
 
 
 cdef class Board:

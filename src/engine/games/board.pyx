@@ -22,10 +22,11 @@ cnp.import_array()
 cdef class Board:
     """What every game's board does (the game's own class documents its moves).
 
-    Subclasses set ``PLAYERS`` (the two side names, first mover first) and
-    define ``parse_move``, ``move_to_str``, ``num_actions``,
+    Subclasses set ``TITLE`` (the game's name) and ``PLAYERS`` (the two side
+    names, first mover first) and define ``parse_move``, ``move_to_str``, ``num_actions``,
     ``observation_shape``, ``_key`` and ``_illegal``.
     """
+    TITLE = None
     PLAYERS = ("X", "O")
 
     def __dealloc__(self):
@@ -129,9 +130,25 @@ cdef class Board:
         """True once the game is over."""
         return self._ops.status(self._state) != 0
 
+    @property
+    def draw_truncates(self):
+        """True if this game's draws cut a game short (a move cap: truncated in
+        RL terms) rather than finish it."""
+        return self._ops.draw_truncates
+
     def hash(self):
         """The engine's 64-bit position key (what the searches key their tables by)."""
         return self._ops.hash(self._state)
+
+    def grid(self):
+        """The board as rows of side names (``""`` for an empty cell), read from
+        the observation planes: what generic drawings of a new game use."""
+        obs = self.observation()
+        me = self._ops.to_move(self._state)
+        names = (self.PLAYERS[me], self.PLAYERS[me ^ 1])
+        rows, cols = obs.shape[-2:]
+        return [[names[0] if obs[0, r, c] else names[1] if obs[1, r, c] else ""
+                 for c in range(cols)] for r in range(rows)]
 
     # ------------------------------------------------------------ actions
     def action_mask(self):

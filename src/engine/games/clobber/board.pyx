@@ -28,6 +28,7 @@ import io
 import operator
 
 from ttt_engine._core.games.clobber.actions cimport (
+    clobber_draw_truncates,
     clobber_write_observation, clobber_write_action_mask, clobber_action_to_move, clobber_move_to_action,
 )
 from ttt_engine._core.games.board cimport (
@@ -253,6 +254,7 @@ OPS.action_to_move = <convert_fn>clobber_action_to_move
 OPS.move_to_action = <convert_fn>clobber_move_to_action
 OPS.write_observation = <observation_fn>clobber_write_observation
 OPS.write_action_mask = <mask_fn>clobber_write_action_mask
+OPS.draw_truncates = clobber_draw_truncates()
 
 
 cdef class Board(GameBoard):
@@ -272,6 +274,7 @@ cdef class Board(GameBoard):
     B B W
     """
 
+    TITLE = "Clobber"
     PLAYERS = ("B", "W")
 
     def __cinit__(self, *args, **kwargs):

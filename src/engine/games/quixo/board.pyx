@@ -23,6 +23,7 @@ from ttt_engine._core.games.quixo.rules cimport quixo_to_move, quixo_status, qui
 import operator
 
 from ttt_engine._core.games.quixo.actions cimport (
+    quixo_draw_truncates,
     quixo_action_to_move, quixo_move_to_action, quixo_write_observation, quixo_write_action_mask,
 )
 from ttt_engine._core.games.board cimport (
@@ -135,6 +136,7 @@ OPS.action_to_move = <convert_fn>quixo_action_to_move
 OPS.move_to_action = <convert_fn>quixo_move_to_action
 OPS.write_observation = <observation_fn>quixo_write_observation
 OPS.write_action_mask = <mask_fn>quixo_write_action_mask
+OPS.draw_truncates = quixo_draw_truncates()
 
 
 cdef class Board(GameBoard):
@@ -150,6 +152,7 @@ cdef class Board(GameBoard):
     '    X'
     """
 
+    TITLE = "Quixo"
     PLAYERS = ("X", "O")
 
     def __cinit__(self, size=5, max_plies=QX_DEFAULT_MAX_PLIES):

@@ -11,6 +11,7 @@ from ttt_engine._core.games.ttt.rules cimport (
 )
 from ttt_engine._core.games.ttt.actions cimport (
     ttt_action_to_move, ttt_move_to_action, ttt_write_observation, ttt_write_action_mask,
+    ttt_draw_truncates,
 )
 from ttt_engine._core.games.board cimport (
     BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
@@ -52,6 +53,7 @@ OPS.action_to_move = <convert_fn>ttt_action_to_move
 OPS.move_to_action = <convert_fn>ttt_move_to_action
 OPS.write_observation = <observation_fn>ttt_write_observation
 OPS.write_action_mask = <mask_fn>ttt_write_action_mask
+OPS.draw_truncates = ttt_draw_truncates()
 
 
 cdef class Board(GameBoard):
@@ -66,6 +68,7 @@ cdef class Board(GameBoard):
     >>> b.index, b.to_move, b.winner
     (83, 'X', None)
     """
+    TITLE = "Tic-Tac-Toe"
     PLAYERS = ("X", "O")
 
     def __cinit__(self):

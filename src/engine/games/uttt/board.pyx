@@ -36,6 +36,7 @@ import operator
 
 from ttt_engine._core.games.uttt.actions cimport (
     uttt_action_to_move, uttt_move_to_action, uttt_write_observation, uttt_write_action_mask,
+    uttt_draw_truncates,
 )
 from ttt_engine._core.games.uttt.rules cimport (
     UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake, uttt_to_move, uttt_status,
@@ -69,6 +70,7 @@ OPS.action_to_move = <convert_fn>uttt_action_to_move
 OPS.move_to_action = <convert_fn>uttt_move_to_action
 OPS.write_observation = <observation_fn>uttt_write_observation
 OPS.write_action_mask = <mask_fn>uttt_write_action_mask
+OPS.draw_truncates = uttt_draw_truncates()
 
 N_CELLS = 81
 _SYMBOLS = ".XO"
@@ -144,6 +146,7 @@ cdef class Board(GameBoard):
     ('X', 4, [0, 10])
     """
 
+    TITLE = "Ultimate Tic-Tac-Toe"
     PLAYERS = ("X", "O")
 
     def __cinit__(self, tiebreak=False):
