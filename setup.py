@@ -95,9 +95,16 @@ def _module(path):
     return "ttt_engine._core." + rel.replace(os.sep, ".")
 
 
+def _output_dir(module):
+    """``build_ext --inplace`` writes ``python/ttt_engine/_core/<folders>/`` but
+    does not create it (the folders are namespace packages, no ``__init__.py``)."""
+    os.makedirs(os.path.join("python", *module.split(".")[:-1]), exist_ok=True)
+    return module
+
+
 extensions = [
     Extension(
-        _module(path),
+        _output_dir(_module(path)),
         [os.path.join(MIRROR, os.path.relpath(path, SRC))],
         include_dirs=[numpy.get_include()],
         extra_compile_args=COMPILE_ARGS,

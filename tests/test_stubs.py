@@ -12,8 +12,9 @@ import pathlib
 import pytest
 
 CORE = pathlib.Path(importlib.import_module("ttt_engine._core").__file__).parent
-# stub modules by dotted path under ``ttt_engine._core``
-MODULES = ["games.ttt.board", "games.uttt.board", "games.clobber.board", "games.quixo.board"]
+# every registered game's compiled board module, by dotted path under ``ttt_engine._core``
+MODULES = [g.Board.__module__.removeprefix("ttt_engine._core.")
+           for g in importlib.import_module("ttt_engine.games").GAMES.values()]
 # Board methods agreed for every game that some builds may not have yet
 OPTIONAL = {"num_actions", "action_mask", "observation", "move_to_action", "action_to_move"}
 
