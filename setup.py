@@ -3,9 +3,9 @@
 
 First the game interface is generated: every ``*.tp`` template under
 ``src/engine`` is rendered with Cython's Tempita over the game list
-``src/engine/games/list.txt`` (scikit-learn generates its per-type code the
-same way); a file is rewritten only when its text changes, so an unchanged
-interface does not force a rebuild.
+``src/engine/games/list.txt`` and the contract ``src/engine/games/contract.py``
+(scikit-learn generates its per-type code the same way); a file is rewritten
+only when its text changes, so an unchanged interface does not force a rebuild.
 
 Cython finds a module's ``.pxd`` (and resolves ``cimport ttt_engine.x``) from
 the directory layout, so the sources must appear to it as a package called
@@ -15,6 +15,8 @@ to ``src/engine`` created here (build output, never committed).
 """
 import glob
 import os
+import re
+import runpy
 import sys
 
 import numpy
@@ -42,16 +44,32 @@ def _make_mirror():
 
 
 class _Game:
-    """One line of the game list: its folder name and state struct."""
+    """One line of the game list: its folder name and state struct, and which
+    contract functions its own headers define (``own``)."""
 
-    def __init__(self, name, state, first):
+    def __init__(self, name, state, first, contract):
         self.name = name
         self.State = state
         self.Board = state[:-len("State")] + "Board" if state.endswith("State") else state + "Board"
         self.branch = "if" if first else "elif"
+        folder = os.path.join(SRC, "games", name)
+        text = ""
+        for header in ("rules", "actions"):
+            path = os.path.join(folder, header + ".pxd")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    text += f.read()
+        self.own = set(re.findall(rf"^cdef inline [\w ]+?\b{re.escape(name)}_(\w+)\(", text, re.M))
+        # the arguments each contract function passes on: its parameter names
+        self.args = {fn: ", ".join(p.split()[-1].lstrip("*") for p in params.split(",") if p.strip())
+                     for _, _, fn, params, _, _ in contract}
+        for header, _, fn, _, default, _ in contract:
+            if default is None and fn not in self.own:
+                sys.exit(f"games/{name}/{header}.pxd: the game contract needs {name}_{fn} "
+                         "(see src/engine/games/contract.py)")
 
 
-def _read_game_list(path):
+def _read_game_list(path, contract):
     games = []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -60,24 +78,38 @@ def _read_game_list(path):
                 continue
             if len(fields) != 2:
                 sys.exit(f"{path}:{number}: expected '<folder> <StateStruct>', got {line.strip()!r}")
-            games.append(_Game(fields[0], fields[1], not games))
+            games.append(_Game(fields[0], fields[1], not games, contract))
     return games
 
 
+def _write_if_changed(target, text):
+    if os.path.exists(target):
+        with open(target, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def _generate():
-    """Render every ``src/engine/**/*.tp`` next to itself, without the ``.tp``."""
+    """Render the templates: ``games/template/<name>.tp`` once per game into
+    ``games/<game>/<name>``; every other ``src/engine/**/*.tp`` next to itself,
+    without the ``.tp``."""
     from Cython.Tempita import Template
-    games = _read_game_list(os.path.join(SRC, "games", "list.txt"))
+    contract = runpy.run_path(os.path.join(SRC, "games", "contract.py"))["CONTRACT"]
+    games = _read_game_list(os.path.join(SRC, "games", "list.txt"), contract)
+    per_game = os.path.join(SRC, "games", "template")
     for template in sorted(glob.glob(os.path.join(SRC, "**", "*.tp"), recursive=True)):
         with open(template, encoding="utf-8") as f:
-            text = Template(f.read(), name=template).substitute(games=games)
-        target = template[:-len(".tp")]
-        if os.path.exists(target):
-            with open(target, encoding="utf-8") as f:
-                if f.read() == text:
-                    continue
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
+            source = Template(f.read(), name=template)
+        name = os.path.basename(template)[:-len(".tp")]
+        if os.path.dirname(template) == per_game:
+            for game in games:
+                text = source.substitute(games=games, game=game, contract=contract)
+                _write_if_changed(os.path.join(SRC, "games", game.name, name), text)
+        else:
+            text = source.substitute(games=games, contract=contract)
+            _write_if_changed(template[:-len(".tp")], text)
 
 
 os.chdir(HERE)

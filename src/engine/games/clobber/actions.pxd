@@ -146,12 +146,3 @@ cdef inline int clobber_random_action(const ClobberState* s, rng_t* rng) noexcep
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline void clobber_write_planes(const ClobberState* s, int8_t* obs, uint8_t* mask) noexcept nogil:
-    """Observation and action mask of one position."""
-    clobber_write_observation(s, obs)
-    clobber_write_action_mask(s, mask)
-
-
-cdef inline bint clobber_draw_truncates() noexcept nogil:
-    """Clobber has no draws."""
-    return False

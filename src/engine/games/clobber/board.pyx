@@ -23,18 +23,9 @@ from ttt_engine._core.games.clobber.rules cimport (
     CLOBBER_MAX_MOVES, CLOBBER_POPCOUNT, CLOBBER_CTZ, CLOBBER_NOT_COL0, CLOBBER_NOT_COL7,
     CLOBBER_H_PERSPECTIVE_SHIFT, clobber_offset,
 )
-from ttt_engine._core.games.clobber.rules cimport clobber_to_move, clobber_status
 import io
 import operator
 
-from ttt_engine._core.games.clobber.actions cimport (
-    clobber_draw_truncates,
-    clobber_write_observation, clobber_write_action_mask, clobber_action_to_move, clobber_move_to_action,
-)
-from ttt_engine._core.games.board cimport (
-    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
-    observation_fn, mask_fn,
-)
 from ttt_engine._core.games.board cimport Board as GameBoard
 import os
 import sys
@@ -242,19 +233,7 @@ def _parse_board_text(text, source="<string>"):
     return len(rows), width, b0, b1
 
 
-cdef BoardOps OPS
-OPS.state_size = sizeof(ClobberState)
-OPS.legal_moves = <legal_moves_fn>clobber_legal_moves
-OPS.make = <make_fn>clobber_make
-OPS.unmake = <unmake_fn>clobber_unmake
-OPS.to_move = <query_fn>clobber_to_move
-OPS.status = <query_fn>clobber_status
-OPS.hash = <hash_fn>clobber_hash
-OPS.action_to_move = <convert_fn>clobber_action_to_move
-OPS.move_to_action = <convert_fn>clobber_move_to_action
-OPS.write_observation = <observation_fn>clobber_write_observation
-OPS.write_action_mask = <mask_fn>clobber_write_action_mask
-OPS.draw_truncates = clobber_draw_truncates()
+include "board_ops.pxi"
 
 
 cdef class Board(GameBoard):

@@ -310,23 +310,3 @@ cdef inline double clobber_evaluate(const ClobberState* s, int heuristic) noexce
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline void clobber_init_tables() noexcept nogil:
-    """Clobber has no lookup tables."""
-    pass
-
-
-cdef inline int clobber_to_move(const ClobberState* s) noexcept nogil:
-    return s.to_move
-
-
-cdef inline int clobber_status(const ClobberState* s) noexcept nogil:
-    return s.status
-
-
-cdef inline int clobber_playout_decisive(ClobberState* s, rng_t* rng) noexcept nogil:
-    """No decisive policy for Clobber: the uniform playout."""
-    return clobber_playout(s, rng)
-
-
-cdef inline int clobber_decisive_move(const ClobberState* s, rng_t* rng) noexcept nogil:
-    return clobber_random_move(s, rng)

@@ -21,10 +21,6 @@ cdef inline bint quixo_action_legal(const QuixoState* s, int action) noexcept no
     return 0 <= action < s.n * s.n * 4 and quixo_is_legal(s, action)
 
 
-cdef inline int quixo_action_to_move(const QuixoState* s, int action) noexcept nogil:
-    return action
-
-
 cdef inline void quixo_write_observation(const QuixoState* s, int8_t* out) noexcept nogil:
     cdef int n = s.n, r
     cdef uint32_t own = s.bb[s.to_move], opp = s.bb[s.to_move ^ 1]
@@ -44,21 +40,6 @@ cdef inline void quixo_write_action_mask(const QuixoState* s, uint8_t* out) noex
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline int quixo_move_to_action(const QuixoState* s, int move) noexcept nogil:
-    return move
-
-
-cdef inline int quixo_random_action(const QuixoState* s, rng_t* rng) noexcept nogil:
-    """A uniformly random legal action (the game must be on)."""
-    return quixo_random_move(s, rng)
-
-
-cdef inline void quixo_write_planes(const QuixoState* s, int8_t* obs, uint8_t* mask) noexcept nogil:
-    """Observation and action mask of one position."""
-    quixo_write_observation(s, obs)
-    quixo_write_action_mask(s, mask)
-
-
 cdef inline bint quixo_draw_truncates() noexcept nogil:
     """Quixo draws only at its move cap: the game is cut short (truncated)."""
     return True

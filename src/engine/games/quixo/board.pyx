@@ -19,17 +19,8 @@ from ttt_engine._core.games.quixo.rules cimport (
     quixo_legal_moves, quixo_is_legal, quixo_evaluate, quixo_hash, quixo_key,
     quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
-from ttt_engine._core.games.quixo.rules cimport quixo_to_move, quixo_status, quixo_make, quixo_unmake
 import operator
 
-from ttt_engine._core.games.quixo.actions cimport (
-    quixo_draw_truncates,
-    quixo_action_to_move, quixo_move_to_action, quixo_write_observation, quixo_write_action_mask,
-)
-from ttt_engine._core.games.board cimport (
-    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
-    observation_fn, mask_fn,
-)
 from ttt_engine._core.games.board cimport Board as GameBoard
 
 quixo_init_tables()
@@ -124,19 +115,7 @@ def _unreachable(cells, n, to_move):
     return ""
 
 
-cdef BoardOps OPS
-OPS.state_size = sizeof(QuixoState)
-OPS.legal_moves = <legal_moves_fn>quixo_legal_moves
-OPS.make = <make_fn>quixo_make
-OPS.unmake = <unmake_fn>quixo_unmake
-OPS.to_move = <query_fn>quixo_to_move
-OPS.status = <query_fn>quixo_status
-OPS.hash = <hash_fn>quixo_hash
-OPS.action_to_move = <convert_fn>quixo_action_to_move
-OPS.move_to_action = <convert_fn>quixo_move_to_action
-OPS.write_observation = <observation_fn>quixo_write_observation
-OPS.write_action_mask = <mask_fn>quixo_write_action_mask
-OPS.draw_truncates = quixo_draw_truncates()
+include "board_ops.pxi"
 
 
 cdef class Board(GameBoard):

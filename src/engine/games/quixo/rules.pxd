@@ -408,14 +408,6 @@ cdef inline int quixo_compute_status(uint32_t xb, uint32_t ob, int n, int last_m
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline int quixo_to_move(const QuixoState* s) noexcept nogil:
-    return s.to_move
-
-
-cdef inline int quixo_status(const QuixoState* s) noexcept nogil:
-    return s.status
-
-
 cdef inline int quixo_decisive_move(const QuixoState* s, rng_t* rng) noexcept nogil:
     """The first move of ``quixo_playout_decisive`` from ``s`` (game on)."""
     return qx_code[s.n][quixo_decisive_index(s, rng)]

@@ -22,10 +22,6 @@ cdef inline bint ttt_action_legal(const TTTState* s, int action) noexcept nogil:
     return s.status == 0 and 0 <= action < 9 and (ttt_empty_mask(s) >> action) & 1
 
 
-cdef inline int ttt_action_to_move(const TTTState* s, int action) noexcept nogil:
-    return action
-
-
 cdef inline void ttt_write_observation(const TTTState* s, int8_t* out) noexcept nogil:
     cdef int own = s.mask[s.to_move], opp = s.mask[s.to_move ^ 1]
     planes_store9(out, own)
@@ -37,21 +33,3 @@ cdef inline void ttt_write_action_mask(const TTTState* s, uint8_t* out) noexcept
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline int ttt_move_to_action(const TTTState* s, int move) noexcept nogil:
-    return move
-
-
-cdef inline int ttt_random_action(const TTTState* s, rng_t* rng) noexcept nogil:
-    """A uniformly random legal action (the game must be on)."""
-    return ttt_random_move(s, rng)
-
-
-cdef inline void ttt_write_planes(const TTTState* s, int8_t* obs, uint8_t* mask) noexcept nogil:
-    """Observation and action mask of one position."""
-    ttt_write_observation(s, obs)
-    ttt_write_action_mask(s, mask)
-
-
-cdef inline bint ttt_draw_truncates() noexcept nogil:
-    """A draw is a finished game (terminated, not truncated)."""
-    return False

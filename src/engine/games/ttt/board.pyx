@@ -7,15 +7,7 @@ Cells are numbered 0..8 row by row (0 1 2 / 3 4 5 / 6 7 8).  X moves first.
 """
 from ttt_engine._core.games.ttt.rules cimport (
     TTTState, ttt_init_tables, ttt_reset, ttt_make, ttt_unmake, ttt_legal_moves,
-    ttt_set_index, ttt_evaluate, ttt_to_move, ttt_status, ttt_hash, TTT_STATES,
-)
-from ttt_engine._core.games.ttt.actions cimport (
-    ttt_action_to_move, ttt_move_to_action, ttt_write_observation, ttt_write_action_mask,
-    ttt_draw_truncates,
-)
-from ttt_engine._core.games.board cimport (
-    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
-    observation_fn, mask_fn,
+    ttt_set_index, ttt_evaluate, ttt_hash, TTT_STATES,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
 import operator
@@ -41,19 +33,7 @@ def _as_cell(cell):
     return c
 
 
-cdef BoardOps OPS
-OPS.state_size = sizeof(TTTState)
-OPS.legal_moves = <legal_moves_fn>ttt_legal_moves
-OPS.make = <make_fn>ttt_make
-OPS.unmake = <unmake_fn>ttt_unmake
-OPS.to_move = <query_fn>ttt_to_move
-OPS.status = <query_fn>ttt_status
-OPS.hash = <hash_fn>ttt_hash
-OPS.action_to_move = <convert_fn>ttt_action_to_move
-OPS.move_to_action = <convert_fn>ttt_move_to_action
-OPS.write_observation = <observation_fn>ttt_write_observation
-OPS.write_action_mask = <mask_fn>ttt_write_action_mask
-OPS.draw_truncates = ttt_draw_truncates()
+include "board_ops.pxi"
 
 
 cdef class Board(GameBoard):

@@ -210,23 +210,8 @@ cdef inline bint ttt_set_index(TTTState* s, int index) noexcept nogil:
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline int ttt_to_move(const TTTState* s) noexcept nogil:
-    return s.to_move
-
-
-cdef inline int ttt_status(const TTTState* s) noexcept nogil:
-    return s.status
-
-
 cdef inline uint64_t ttt_hash(const TTTState* s) noexcept nogil:
     """The base-3 index: unique per position, side to move included."""
     return <uint64_t>s.index
 
 
-cdef inline int ttt_playout_decisive(TTTState* s, rng_t* rng) noexcept nogil:
-    """No decisive policy for Tic-Tac-Toe: the uniform playout."""
-    return ttt_playout(s, rng)
-
-
-cdef inline int ttt_decisive_move(const TTTState* s, rng_t* rng) noexcept nogil:
-    return ttt_random_move(s, rng)

@@ -38,10 +38,6 @@ cdef inline bint uttt_action_legal(const UTTTState* s, int action) noexcept nogi
     return ((uttt_allowed_boards(s) >> b) & 1) and ((uttt_empty(s, b) >> uttt_move_cell[action]) & 1)
 
 
-cdef inline int uttt_action_to_move(const UTTTState* s, int action) noexcept nogil:
-    return action
-
-
 cdef inline uint64_t _uttt_grid_row(const unsigned short* boards, int big_row, int local_row) noexcept nogil:
     """Row ``3*big_row + local_row`` of the 9x9 grid as 9 bits (column C = bit C)
     from nine local-board masks."""
@@ -76,21 +72,9 @@ cdef inline void uttt_write_action_mask(const UTTTState* s, uint8_t* out) noexce
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline int uttt_move_to_action(const UTTTState* s, int move) noexcept nogil:
-    return move
-
-
-cdef inline int uttt_random_action(const UTTTState* s, rng_t* rng) noexcept nogil:
-    """A uniformly random legal action (the game must be on)."""
-    return uttt_random_move(s, rng)
-
-
 cdef inline void uttt_write_planes(const UTTTState* s, int8_t* obs, uint8_t* mask) noexcept nogil:
     """Observation and action mask of one position."""
     uttt_write_observation(s, obs)
     memcpy(mask, obs + 162, 81)     # plane 2 of the observation is the mask
 
 
-cdef inline bint uttt_draw_truncates() noexcept nogil:
-    """A draw is a finished game (terminated, not truncated)."""
-    return False

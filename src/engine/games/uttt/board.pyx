@@ -34,18 +34,10 @@ column (0..8), and can be written as the string ``"R, C"`` (``Board.parse_move``
 """
 import operator
 
-from ttt_engine._core.games.uttt.actions cimport (
-    uttt_action_to_move, uttt_move_to_action, uttt_write_observation, uttt_write_action_mask,
-    uttt_draw_truncates,
-)
 from ttt_engine._core.games.uttt.rules cimport (
-    UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake, uttt_to_move, uttt_status,
+    UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake,
     uttt_legal_moves, uttt_empty, uttt_hash, uttt_evaluate, uttt_closure_result,
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
-)
-from ttt_engine._core.games.board cimport (
-    BoardOps, legal_moves_fn, make_fn, unmake_fn, query_fn, hash_fn, convert_fn,
-    observation_fn, mask_fn,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
@@ -58,19 +50,7 @@ from libc.stdint cimport uint64_t
 
 uttt_init_tables()
 
-cdef BoardOps OPS
-OPS.state_size = sizeof(UTTTState)
-OPS.legal_moves = <legal_moves_fn>uttt_legal_moves
-OPS.make = <make_fn>uttt_make
-OPS.unmake = <unmake_fn>uttt_unmake
-OPS.to_move = <query_fn>uttt_to_move
-OPS.status = <query_fn>uttt_status
-OPS.hash = <hash_fn>uttt_hash
-OPS.action_to_move = <convert_fn>uttt_action_to_move
-OPS.move_to_action = <convert_fn>uttt_move_to_action
-OPS.write_observation = <observation_fn>uttt_write_observation
-OPS.write_action_mask = <mask_fn>uttt_write_action_mask
-OPS.draw_truncates = uttt_draw_truncates()
+include "board_ops.pxi"
 
 N_CELLS = 81
 _SYMBOLS = ".XO"

@@ -460,14 +460,6 @@ cdef inline double uttt_evaluate(const UTTTState* s, int heuristic) noexcept nog
 
 
 # ------------------------------------------------------------ the game contract
-cdef inline int uttt_to_move(const UTTTState* s) noexcept nogil:
-    return s.to_move
-
-
-cdef inline int uttt_status(const UTTTState* s) noexcept nogil:
-    return s.status
-
-
 cdef inline int uttt_decisive_move(const UTTTState* s, rng_t* rng) noexcept nogil:
     """The first move of ``uttt_playout_decisive`` from ``s`` (game on)."""
     cdef int bc = uttt_decisive_bc(s, rng)
