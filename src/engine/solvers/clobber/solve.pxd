@@ -107,7 +107,7 @@ cdef inline Entry* _dbslot(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil
     return &c.db[h & c.dbmask]
 
 
-# proof-number table (``dfpn``): (pn, dn) of unsettled positions, same buckets
+# proof-number table (``dfpn``): (pn, dn) of unsettled positions, buckets of two
 cdef inline DEntry* _dbucket(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
     cdef uint64_t h = (k0 * <uint64_t>0xD6E8FEB86659FD93ULL) ^ ((k1 + (k1 >> 31)) * <uint64_t>0x9E3779B97F4A7C15ULL)
     return &c.dtt[((h >> 19) & c.dmask) << 1]
