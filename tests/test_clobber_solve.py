@@ -13,7 +13,7 @@ import clobber_reference as ref
 import pytest
 from ttt_engine import clobber as C
 from ttt_engine.clobber_cert import certificate_bytes, write_certificate
-from ttt_engine.clobber_check import CertificateError, check_certificate
+from ttt_engine.clobber_check_reference import CertificateError, check_certificate
 from ttt_engine.clobber_solve import main, solve_board
 
 # (rows, cols) -> the side to move wins (README table; every entry under ~1 s)
@@ -119,7 +119,7 @@ def test_corrupt_certificates_rejected(tmp_path):
 
 def _subproofs(data, own, opp):
     """The record spans of the proofs of the root's replies (root: an A record)."""
-    from ttt_engine.clobber_check import legal_moves, play
+    from ttt_engine.clobber_check_reference import legal_moves, play
     pos = 0
 
     def skip(own, opp):

@@ -62,7 +62,7 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     (names in :data:`TECHNIQUES`; see docs/clobber.md).
     ``certificate``: a file path; when the value is settled, a proof of it is
     written there (atomically) and confirmed by the independent checker
-    (``ttt_engine.clobber_check``; a failure raises its ``CertificateError``).
+    (``ttt_engine.clobber_check_reference``; a failure raises its ``CertificateError``).
     Writing it is not bounded by the limits; nothing is written for
     ``"unknown"``.
     Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
@@ -78,7 +78,7 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     value = "unknown" if r.win is None else ("win" if r.win else "loss")
     if certificate is not None and r.win is not None:
         from ttt_engine.clobber_cert import write_certificate
-        from ttt_engine.clobber_check import check_certificate
+        from ttt_engine.clobber_check_reference import check_certificate
         write_certificate(certificate, board, solver)
         check_certificate(certificate)
     return SolveResult(value, r.winner, r.best_move, None, r.nodes, r.seconds, r.tt_hits)

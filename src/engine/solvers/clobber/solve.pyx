@@ -1,35 +1,28 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Exact win/loss solver for Clobber, with the combinatorial game theory of sums.
 
-A position is searched from the side to move: ``own`` and ``opp`` stone masks
-(bit ``r * 8 + c``; the board's shape does not matter, edges and empty squares
-are alike because nothing ever moves onto an empty square).  Before a
-position is searched or stored it is reduced; every reduction keeps the
-outcome (who wins with the mover to play):
+Three files: ``positions.pxd`` (geometry, cheap reductions, keys),
+``solve.pxd`` (the context and its tables) and this one: the game-theory
+reductions that need the database, the two searches and the Python
+``Solver``; the certificate writer is ``certificate.pyx``.
 
-1. dead stones: 4-connected groups of one colour can never move or be taken
-   and are removed;
-2. components: the live stones fall into 4-connected components, independent
-   games whose (disjunctive) sum is the position;
-3. stars: a "claw" component (one stone whose neighbours are all stones of the
-   other colour) is * = {0 | 0}; * + * = 0, so claws are removed in pairs;
-4. zeros: a component with at most ``db_stones`` stones whose value is 0
+Rule: every reduction keeps the outcome (who wins with the mover to play),
+and a result is stored only under the key of the position it was found for.
+Before a position is searched it is reduced (see ``positions.pxd`` for dead
+stones, claw pairs and keys); then
+
+1. zeros: a component with at most ``db_stones`` stones whose value is 0
    (the mover loses it moving first and loses it moving second) is removed,
    since G + 0 = G.  The outcomes of small components (mover first, opponent
    first) come from a database the solver fills itself, by solving the
    component alone, and keeps in its own table;
-5. negatives: a component and the colour-swapped copy of it (same shape under
+2. negatives: a component and the colour-swapped copy of it (same shape under
    the 8 symmetries) sum to G + (-G) = 0 and are removed together;
-6. outcome rules: when every remaining component is in the database, with
+3. outcome rules: when every remaining component is in the database, with
    the mover as Left: if every component is <= 0 (Left moving first loses each)
    the sum is <= 0 and the mover loses; if every component is >= 0 (Right
    moving first loses each) and one is |> 0 (Left moving first wins it), the
    sum is |> 0 and the mover wins.
-
-The table key is the multiset of the remaining components, each reduced to
-the minimum over the 8 symmetries of the square after translation to the
-corner; one component is keyed exactly by its two masks, several by a 128-bit
-hash of their sorted keys (marked so that it can never equal an exact key).
 
 Search: negamax over win/loss, stop at the first winning move; a move leaving
 the opponent stuck wins at once; every child is reduced and its table slot
@@ -37,258 +30,27 @@ prefetched before any is probed (enhanced transposition cutoff); children
 are tried by the opponent's number of replies, fewest first, and among
 equals the one leaving more components first.  The table has
 two entries per bucket: one kept for the result that cost the most nodes,
-one always replaced.
+one always replaced.  Depth-first proof-number search (``dfpn``) is the
+other search, above ``ab_stones`` stones.
 
 Each technique is a field of the solver's context (``SolveCtx``), switchable
 per call for measurements; nothing is module-global.
 """
-from libc.stdint cimport uint64_t, uint32_t, uint8_t, int64_t
-from libc.string cimport memset, memcpy
+from libc.stdint cimport uint64_t, uint32_t, uint8_t
+from libc.string cimport memset
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.core.clock cimport now_monotonic
 from ttt_engine._core.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll, interrupt_finish
 from ttt_engine._core.games.clobber.rules cimport (
-    ClobberState, clobber_pairs_any, clobber_count_moves, clobber_moves_of,
-    CLOBBER_MAX_MOVES, CLOBBER_POPCOUNT, CLOBBER_CTZ, CLOBBER_NOT_COL0, CLOBBER_NOT_COL7,
+    ClobberState, clobber_count_moves, clobber_moves_of, CLOBBER_POPCOUNT,
 )
 from ttt_engine._core.games.clobber.board cimport Board
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define CS_BSWAP64(x) __builtin_bswap64(x)
-    #define CS_CLZ(x) __builtin_clzll(x)
-    #define CS_PREFETCH(p) __builtin_prefetch(p)
-    #else
-    static unsigned long long CS_BSWAP64(unsigned long long x) {
-        x = ((x & 0x00FF00FF00FF00FFULL) << 8) | ((x >> 8) & 0x00FF00FF00FF00FFULL);
-        x = ((x & 0x0000FFFF0000FFFFULL) << 16) | ((x >> 16) & 0x0000FFFF0000FFFFULL);
-        return (x << 32) | (x >> 32);
-    }
-    static int CS_CLZ(unsigned long long x) { int n = 0; while (!(x >> 63)) { x <<= 1; n++; } return n; }
-    #define CS_PREFETCH(p) ((void)0)
-    #endif
-    """
-    uint64_t CS_BSWAP64(uint64_t x) nogil
-    int CS_CLZ(uint64_t x) nogil
-    void CS_PREFETCH(const void* p) nogil
-
-cdef enum:
-    MAXCOMP = 40
-    MAXMOVES = 128       # at most 112 adjacent pairs on 8x8, plus one spare write
-    R_UNKNOWN = -1
-    R_LOSS = 0
-    R_WIN = 1
-    PN_INF = 0x3FFFFFFF  # proof / disproof number of a settled position
-    # certificate record tags (ASCII)
-    REC_MOVE = 77       # M
-    REC_ALL = 65        # A
-    REC_REF = 82        # R
-    REC_ZERO = 90       # Z
-    REC_NEG = 78        # N
-    REC_RULES = 79      # O
+from ttt_engine._core.solvers.clobber.positions cimport (
+    MAXCOMP, MAXMOVES, CS_PREFETCH, _flood, _canon, _child, _is_claw, _order_key, _sort_ints,
+)
 
 
-cdef struct Entry:
-    uint64_t k0
-    uint64_t k1
-    uint32_t work       # nodes the result cost (saturated)
-    uint8_t win
-
-
-cdef struct DEntry:
-    uint64_t k0
-    uint64_t k1
-    uint32_t pn         # proof number: the mover wins
-    uint32_t dn         # disproof number: the mover loses
-    uint32_t work       # nodes spent on it so far (saturated)
-    uint32_t spare
-
-
-cdef struct SolveCtx:
-    Entry* tt
-    DEntry* dtt         # proof and disproof numbers of unsettled positions
-    uint64_t dmask
-    uint64_t mask       # bucket index mask (buckets of 2 entries)
-    Entry* db           # small-component outcomes (key = component's canonical key)
-    uint64_t dbmask
-    uint64_t nodes
-    uint64_t tt_hits
-    uint64_t db_solves
-    uint64_t max_nodes
-    double deadline     # monotonic seconds; 0 = none
-    double next_report
-    double report_every
-    int depth
-    int max_depth
-    bint aborted
-    bint interrupted
-    # techniques (all on by default)
-    bint etc            # probe every child before searching any
-    bint ordering       # children by the opponent's reply count, fewest first (then more components)
-    bint cancel         # claws (stars) removed in pairs
-    bint decompose      # per-component keys, negative pairs removed
-    bint database       # small-component outcomes: zeros removed
-    bint outcome        # outcome rules for sums of known components
-    int db_stones       # components up to this many stones go to the database
-    bint dfpn           # proof-number search (depth-first) above ``ab_stones`` stones
-    int ab_stones       # positions up to this many stones: alpha-beta
-    void* progress      # Python callable(nodes, depth, max_depth) or NULL
-    interrupt_t* it     # Ctrl-C check (interrupt.pxd)
-
-
-# ---------------------------------------------------------------------- geometry
-cdef inline uint64_t _nb(uint64_t x) noexcept nogil:
-    return (x << 8) | (x >> 8) | ((x << 1) & CLOBBER_NOT_COL0) | ((x >> 1) & CLOBBER_NOT_COL7)
-
-
-cdef inline uint64_t _flood(uint64_t x, uint64_t occ) noexcept nogil:
-    cdef uint64_t y
-    while True:
-        y = x | (_nb(x) & occ)
-        if y == x:
-            return x
-        x = y
-
-
-cdef inline uint64_t _live(uint64_t own, uint64_t opp) noexcept nogil:
-    """Stones in 4-connected groups that hold both colours."""
-    return _flood(clobber_pairs_any(own, opp) | clobber_pairs_any(opp, own), own | opp)
-
-
-cdef inline uint64_t _flip_h(uint64_t x) noexcept nogil:
-    x = ((x >> 1) & <uint64_t>0x5555555555555555ULL) | ((x & <uint64_t>0x5555555555555555ULL) << 1)
-    x = ((x >> 2) & <uint64_t>0x3333333333333333ULL) | ((x & <uint64_t>0x3333333333333333ULL) << 2)
-    x = ((x >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0FULL) | ((x & <uint64_t>0x0F0F0F0F0F0F0F0FULL) << 4)
-    return x
-
-
-cdef inline uint64_t _transpose(uint64_t x) noexcept nogil:
-    cdef uint64_t t
-    t = <uint64_t>0x0F0F0F0F00000000ULL & (x ^ (x << 28))
-    x ^= t ^ (t >> 28)
-    t = <uint64_t>0x3333000033330000ULL & (x ^ (x << 14))
-    x ^= t ^ (t >> 14)
-    t = <uint64_t>0x5500550055005500ULL & (x ^ (x << 7))
-    x ^= t ^ (t >> 7)
-    return x
-
-
-cdef inline void _better(uint64_t a, uint64_t b, uint64_t* ba, uint64_t* bb) noexcept nogil:
-    if a < ba[0] or (a == ba[0] and b < bb[0]):
-        ba[0] = a
-        bb[0] = b
-
-
-cdef inline void _canon(uint64_t own, uint64_t opp, uint64_t* kown, uint64_t* kopp) noexcept nogil:
-    """Translate to the corner, minimum over the 8 symmetries (empty stays 0, 0)."""
-    cdef uint64_t occ = own | opp
-    if occ == 0:
-        kown[0] = 0
-        kopp[0] = 0
-        return
-    cdef uint64_t cols = occ
-    cols |= cols >> 32
-    cols |= cols >> 16
-    cols |= cols >> 8
-    cols &= 0xFF
-    cdef int shift = (CLOBBER_CTZ(occ) & ~7) + CLOBBER_CTZ(cols)
-    own >>= shift
-    opp >>= shift
-    occ >>= shift
-    cols >>= CLOBBER_CTZ(cols)
-    cdef int w = 64 - CS_CLZ(cols)
-    cdef int h = ((63 - CS_CLZ(occ)) >> 3) + 1
-    if h > w:
-        own = _transpose(own)
-        opp = _transpose(opp)
-        shift = h
-        h = w
-        w = shift
-    cdef uint64_t ba = own, bb = opp
-    cdef uint64_t ho = _flip_h(own) >> (8 - w), hp = _flip_h(opp) >> (8 - w)
-    cdef uint64_t vo = CS_BSWAP64(own) >> (8 * (8 - h)), vp = CS_BSWAP64(opp) >> (8 * (8 - h))
-    cdef uint64_t hvo = CS_BSWAP64(ho) >> (8 * (8 - h)), hvp = CS_BSWAP64(hp) >> (8 * (8 - h))
-    _better(ho, hp, &ba, &bb)
-    _better(vo, vp, &ba, &bb)
-    _better(hvo, hvp, &ba, &bb)
-    if h == w:
-        _better(_transpose(own), _transpose(opp), &ba, &bb)
-        _better(_transpose(ho), _transpose(hp), &ba, &bb)
-        _better(_transpose(vo), _transpose(vp), &ba, &bb)
-        _better(_transpose(hvo), _transpose(hvp), &ba, &bb)
-    kown[0] = ba
-    kopp[0] = bb
-
-
-cdef int _OFF[4]
-_OFF[0] = 8
-_OFF[1] = -8
-_OFF[2] = 1
-_OFF[3] = -1
-
-
-cdef inline void _child(uint64_t own, uint64_t opp, int m, uint64_t* a, uint64_t* b) noexcept nogil:
-    """The position after the mover plays ``m``, from the new mover's side."""
-    cdef int sq = m >> 2
-    cdef uint64_t fbit = (<uint64_t>1) << sq
-    cdef uint64_t tbit = (<uint64_t>1) << (sq + _OFF[m & 3])
-    a[0] = opp & ~tbit
-    b[0] = (own ^ fbit) | tbit
-
-
-cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef inline bint _is_claw(uint64_t co, uint64_t cp) noexcept nogil:
-    """One stone of one colour, every other stone of the component next to it."""
-    if co & (co - 1) == 0:
-        return (cp & ~_nb(co)) == 0
-    if cp & (cp - 1) == 0:
-        return (co & ~_nb(cp)) == 0
-    return False
-
-
-# ---------------------------------------------------------------------- table
-cdef inline Entry* _bucket(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
-    cdef uint64_t h = (k0 * <uint64_t>0x9E3779B97F4A7C15ULL) ^ ((k1 + (k1 >> 29)) * <uint64_t>0xBF58476D1CE4E5B9ULL)
-    return &c.tt[((h >> 17) & c.mask) << 1]
-
-
-cdef inline int _probe(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
-    cdef Entry* e = _bucket(c, k0, k1)
-    if e[0].k0 == k0 and e[0].k1 == k1 and (k0 | k1):
-        return e[0].win
-    if e[1].k0 == k0 and e[1].k1 == k1 and (k0 | k1):
-        return e[1].win
-    return R_UNKNOWN
-
-
-cdef inline void _store(SolveCtx* c, uint64_t k0, uint64_t k1, bint win, uint64_t work) noexcept nogil:
-    cdef Entry* e = _bucket(c, k0, k1)
-    cdef uint32_t w = <uint32_t>(work if work < 0xFFFFFFFFULL else 0xFFFFFFFFULL)
-    if (e[0].k0 == k0 and e[0].k1 == k1) or w >= e[0].work:
-        if not (e[0].k0 == k0 and e[0].k1 == k1):
-            e[1] = e[0]         # the displaced deep entry survives one more round
-        e[0].k0 = k0
-        e[0].k1 = k1
-        e[0].win = win
-        e[0].work = w
-    else:
-        e[1].k0 = k0
-        e[1].k1 = k1
-        e[1].win = win
-        e[1].work = w
-
-
-cdef inline Entry* _dbslot(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
-    cdef uint64_t h = _mix(k0 ^ _mix(k1 + <uint64_t>0x632BE59BD9B4E019ULL))
-    return &c.db[h & c.dbmask]
-
-
+# ---------------------------------------------------------------------- database
 cdef int _db_outcome(SolveCtx* c, uint64_t co, uint64_t cp, uint64_t k0, uint64_t k1) noexcept nogil:
     """Outcome of a single component with the mover to play: R_WIN / R_LOSS,
     from the database or by solving the component alone (R_UNKNOWN if aborted)."""
@@ -306,69 +68,6 @@ cdef int _db_outcome(SolveCtx* c, uint64_t co, uint64_t cp, uint64_t k0, uint64_
 
 
 # ---------------------------------------------------------------------- reduction
-cdef inline int _claws(uint64_t own, uint64_t opp, uint64_t* stones) noexcept nogil:
-    """Number of claw components among live stones (branch-free), and their stones."""
-    cdef uint64_t occ = own | opp
-    cdef uint64_t a = occ >> 8, b = occ << 8
-    cdef uint64_t c = (occ >> 1) & CLOBBER_NOT_COL7, d = (occ << 1) & CLOBBER_NOT_COL0
-    cdef uint64_t one = a | b | c | d
-    cdef uint64_t two = (a & b) | (c & d) | ((a | b) & (c | d))
-    cdef uint64_t leaf = occ & one & ~two                    # exactly one neighbour
-    cdef uint64_t dom = leaf & _nb(leaf)                     # 2-stone components
-    cdef uint64_t inner = occ & ~leaf
-    cdef uint64_t centre = inner & ~_nb(inner)
-    centre &= (own & ~_nb(leaf & own)) | (opp & ~_nb(leaf & opp))
-    stones[0] = dom | centre | (leaf & _nb(centre))
-    return (CLOBBER_POPCOUNT(dom) >> 1) + CLOBBER_POPCOUNT(centre)
-
-
-cdef inline int _key_fast(SolveCtx* c, uint64_t* pown, uint64_t* popp, uint64_t* k0, uint64_t* k1) noexcept nogil:
-    """Cheap reductions (dead stones, claw pairs) in place, and the key: the
-    whole position's canonical masks, or with ``decompose`` the multiset of
-    per-component canonical keys."""
-    cdef uint64_t own = pown[0], opp = popp[0]
-    cdef uint64_t live = _live(own, opp), st
-    cdef int nc
-    own &= live
-    opp &= live
-    if c.cancel and (own | opp):
-        nc = _claws(own, opp, &st)
-        if nc:
-            if nc & 1:
-                st &= ~_flood(st & (~st + 1), st)      # keep one claw
-            own &= ~st
-            opp &= ~st
-    pown[0] = own
-    popp[0] = opp
-    return _pos_key(own, opp, c.decompose, k0, k1)
-
-
-cdef inline int _pos_key(uint64_t own, uint64_t opp, bint decompose, uint64_t* k0, uint64_t* k1) noexcept nogil:
-    """Key of a position without dead stones: its canonical masks, or with
-    ``decompose`` the multiset of per-component canonical keys; returns the
-    number of components keyed (1 for the whole position)."""
-    cdef uint64_t occ = own | opp, rest, comp
-    cdef int n
-    cdef uint64_t ka[MAXCOMP]
-    cdef uint64_t kb[MAXCOMP]
-    if not decompose or occ == 0:
-        _canon(own, opp, k0, k1)
-        return 1
-    comp = _flood(occ & (~occ + 1), occ)
-    if comp == occ:
-        _canon(own, opp, k0, k1)
-        return 1
-    n = 0
-    rest = occ
-    while rest:
-        comp = _flood(rest & (~rest + 1), occ)
-        rest &= ~comp
-        _canon(own & comp, opp & comp, &ka[n], &kb[n])
-        n += 1
-    _key(n, ka, kb, k0, k1)
-    return n
-
-
 cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
     """Game-theory reductions of a position with dead stones and claw pairs
     already gone: small zero components and negative pairs removed in place.
@@ -477,54 +176,6 @@ cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
             if all_ge and any_gt:
                 return R_WIN
     return R_UNKNOWN
-
-
-cdef inline void _key(int n, uint64_t* ka, uint64_t* kb, uint64_t* k0, uint64_t* k1) noexcept nogil:
-    """One component: its canonical masks; several: a hash of the sorted keys
-    with bit 0 set in both halves (real masks never share a bit)."""
-    cdef int i, j
-    cdef uint64_t ta, tb, h0, h1
-    if n == 1:
-        k0[0] = ka[0]
-        k1[0] = kb[0]
-        return
-    for i in range(1, n):
-        ta = ka[i]
-        tb = kb[i]
-        j = i - 1
-        while j >= 0 and (ka[j] > ta or (ka[j] == ta and kb[j] > tb)):
-            ka[j + 1] = ka[j]
-            kb[j + 1] = kb[j]
-            j -= 1
-        ka[j + 1] = ta
-        kb[j + 1] = tb
-    h0 = <uint64_t>0x243F6A8885A308D3ULL
-    h1 = <uint64_t>0x13198A2E03707344ULL
-    for i in range(n):
-        h0 = _mix(h0 ^ ka[i]) + kb[i]
-        h0 = _mix(h0)
-        h1 = _mix(h1 + ka[i] * <uint64_t>0x9E3779B97F4A7C15ULL) ^ _mix(kb[i] + <uint64_t>0xA4093822299F31D0ULL)
-    k0[0] = h0 | 1
-    k1[0] = h1 | 1
-
-
-# ---------------------------------------------------------------------- move order
-cdef inline int _order_key(int replies, int components) noexcept nogil:
-    """Sort key of a child: the opponent's replies, fewest first; among
-    equals, the one that splits the position into more components first."""
-    return (replies << 4) | (15 - (components if components < 15 else 15))
-
-
-cdef inline void _sort_ints(int* a, int n) noexcept nogil:
-    """Ascending insertion sort (move lists are short)."""
-    cdef int i, j, k
-    for i in range(1, n):
-        k = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > k:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = k
 
 
 # ---------------------------------------------------------------------- search
@@ -660,54 +311,6 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
 # refuted), so the first child tried is the one the alpha-beta ordering
 # would try first.  Positions with at most ``ab_stones`` stones are settled
 # by the alpha-beta search, which is cheaper there.
-cdef inline DEntry* _dbucket(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
-    cdef uint64_t h = (k0 * <uint64_t>0xD6E8FEB86659FD93ULL) ^ ((k1 + (k1 >> 31)) * <uint64_t>0x9E3779B97F4A7C15ULL)
-    return &c.dtt[((h >> 19) & c.dmask) << 1]
-
-
-cdef inline bint _dprobe(SolveCtx* c, uint64_t k0, uint64_t k1, uint32_t* pn, uint32_t* dn,
-                         uint32_t* work) noexcept nogil:
-    cdef DEntry* e = _dbucket(c, k0, k1)
-    cdef int i
-    for i in range(2):
-        if e[i].k0 == k0 and e[i].k1 == k1 and (k0 | k1):
-            pn[0] = e[i].pn
-            dn[0] = e[i].dn
-            work[0] = e[i].work
-            return True
-    return False
-
-
-cdef inline void _dstore(SolveCtx* c, uint64_t k0, uint64_t k1, uint32_t pn, uint32_t dn,
-                         uint64_t work) noexcept nogil:
-    """Keep the entry that cost more in slot 0, the newest in slot 1."""
-    cdef DEntry* e = _dbucket(c, k0, k1)
-    cdef uint32_t w = <uint32_t>(work if work < 0xFFFFFFFFULL else 0xFFFFFFFFULL)
-    cdef int i = 1
-    if (e[0].k0 == k0 and e[0].k1 == k1) or w >= e[0].work:
-        if not (e[0].k0 == k0 and e[0].k1 == k1) and not (e[1].k0 == k0 and e[1].k1 == k1):
-            e[1] = e[0]
-        elif e[1].k0 == k0 and e[1].k1 == k1:
-            e[1] = e[0]
-        i = 0
-    e[i].k0 = k0
-    e[i].k1 = k1
-    e[i].pn = pn
-    e[i].dn = dn
-    e[i].work = w
-
-
-cdef inline void _dforget(SolveCtx* c, uint64_t k0, uint64_t k1) noexcept nogil:
-    """Drop the (pn, dn) entry of a position that is now in the outcome table."""
-    cdef DEntry* e = _dbucket(c, k0, k1)
-    cdef int i
-    for i in range(2):
-        if e[i].k0 == k0 and e[i].k1 == k1:
-            e[i].k0 = 0
-            e[i].k1 = 0
-            e[i].work = 0
-
-
 cdef void _mid(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1,
                uint32_t thpn, uint32_t thdn, uint32_t* opn, uint32_t* odn) noexcept nogil:
     """Search (own, opp) (cheap reductions done, key (k0, k1), not in the
@@ -831,292 +434,6 @@ cdef void _mid(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint64_t k1
     opn[0] = pn
     odn[0] = dn
 
-
-# ---------------------------------------------------------------------- proof certificates
-# The writer walks a proof depth-first and emits the records that
-# ``ttt_engine.clobber_check`` replays (the format is in its docstring).  The
-# position of every record is the one the checker sees: the raw position after
-# the moves so far, dead stones stripped, minus what earlier Z / N records
-# removed; the solver's own reductions only guide the choice of records.  A
-# claimed win names one move whose position is known lost (the table first,
-# fewest replies; else the first the search refutes, in the search's order);
-# a claimed loss proves every reply won.  Positions already proven (same
-# canonical form: the table's component multiset key) become R records.
-cdef struct MemoEntry:
-    uint64_t k0
-    uint64_t k1
-    uint8_t proven      # bit 0: proven lost for the mover, bit 1: proven won; 0 = free slot
-
-
-cdef struct ProofCtx:
-    SolveCtx* c
-    uint8_t* buf
-    size_t len
-    size_t cap
-    MemoEntry* memo
-    uint64_t memo_mask
-    uint64_t memo_used
-    uint64_t records
-    uint64_t refs
-    uint64_t bytes_out
-    int small           # components up to this many stones: zeros and outcome rules
-    int failed          # 0 ok, 1 stopped (limit, Ctrl-C, output error), 2 claim not provable, 3 no memory
-    void* sink          # Python callable(bytes) -> truthy on success
-    void* progress      # Python callable(records, bytes, nodes) or NULL
-    double next_report
-    double report_every
-
-
-cdef inline MemoEntry* _memo_slot(MemoEntry* memo, uint64_t mask, uint64_t k0, uint64_t k1) noexcept nogil:
-    cdef uint64_t i = _mix(k0 ^ _mix(k1 + <uint64_t>0x9E3779B97F4A7C15ULL)) & mask
-    while memo[i].proven and (memo[i].k0 != k0 or memo[i].k1 != k1):
-        i = (i + 1) & mask
-    return &memo[i]
-
-
-cdef bint _memo_has(ProofCtx* p, uint64_t k0, uint64_t k1, bint claim) noexcept nogil:
-    return (_memo_slot(p.memo, p.memo_mask, k0, k1).proven >> claim) & 1
-
-
-cdef void _memo_add(ProofCtx* p, uint64_t k0, uint64_t k1, bint claim) noexcept nogil:
-    """Record a proven claim; the table doubles when half full."""
-    cdef MemoEntry* e
-    cdef MemoEntry* grown
-    cdef uint64_t i, size = p.memo_mask + 1
-    if 2 * (p.memo_used + 1) > size:
-        grown = <MemoEntry*>big_alloc(2 * size * sizeof(MemoEntry))
-        if grown == NULL:
-            p.failed = 3
-            return
-        for i in range(size):
-            if p.memo[i].proven:
-                _memo_slot(grown, 2 * size - 1, p.memo[i].k0, p.memo[i].k1)[0] = p.memo[i]
-        big_free(p.memo, size * sizeof(MemoEntry))
-        p.memo = grown
-        p.memo_mask = 2 * size - 1
-    e = _memo_slot(p.memo, p.memo_mask, k0, k1)
-    if e.proven == 0:
-        p.memo_used += 1
-        e.k0 = k0
-        e.k1 = k1
-    e.proven |= 1 << claim
-
-
-cdef void _flush(ProofCtx* p) noexcept nogil:
-    """Hand the buffered records to the sink."""
-    with gil:
-        try:
-            if not (<object>p.sink)((<char*>p.buf)[:p.len]):
-                p.failed = 1
-        except BaseException:
-            p.failed = 1
-    p.bytes_out += p.len
-    p.len = 0
-
-
-cdef inline void _emit(ProofCtx* p, uint8_t tag, uint64_t m1, uint64_t m2, int masks) noexcept nogil:
-    """One record: the tag, then ``masks`` 8-byte masks (little-endian), or
-    with ``masks`` -1 one move byte ``m1``."""
-    cdef int i
-    if p.len + 17 > p.cap:
-        _flush(p)
-    p.buf[p.len] = tag
-    p.len += 1
-    if masks < 0:
-        p.buf[p.len] = <uint8_t>m1
-        p.len += 1
-        return
-    if masks >= 1:
-        for i in range(8):
-            p.buf[p.len + i] = <uint8_t>(m1 >> (8 * i))
-        p.len += 8
-    if masks == 2:
-        for i in range(8):
-            p.buf[p.len + i] = <uint8_t>(m2 >> (8 * i))
-        p.len += 8
-
-
-cdef void _proof_tick(ProofCtx* p) noexcept nogil:
-    """Every thousand records: Ctrl-C, deadline, and the progress report."""
-    cdef SolveCtx* c = p.c
-    cdef double t
-    if interrupt_poll(c.it):
-        c.aborted = True
-        c.interrupted = True
-    else:
-        t = now_monotonic()
-        if c.deadline > 0 and t >= c.deadline:
-            c.aborted = True
-        elif p.progress != NULL and t >= p.next_report:
-            p.next_report = t + p.report_every
-            with gil:
-                try:
-                    (<object>p.progress)(p.records, p.bytes_out + p.len, c.nodes)
-                except BaseException:
-                    c.aborted = True
-                    c.interrupted = True
-    if c.aborted:
-        p.failed = 1
-
-
-cdef int _winning_move(ProofCtx* p, uint64_t own, uint64_t opp, int n, int* moves) noexcept nogil:
-    """Index of a move after which the opponent loses: among the children the
-    table knows lost, the one with the fewest replies; else the first the
-    search refutes, in its order.  -1 if none (or the search stopped)."""
-    cdef SolveCtx* c = p.c
-    cdef int order[MAXMOVES]
-    cdef int i, j, k, r, nc, best = -1, best_k = 1 << 20
-    cdef uint64_t a, b, k0, k1
-    for i in range(n):
-        _child(own, opp, moves[i], &a, &b)
-        nc = _key_fast(c, &a, &b, &k0, &k1)
-        k = clobber_count_moves(a, b)
-        if (a | b) == 0:
-            return i
-        r = _probe(c, k0, k1)
-        if r == R_LOSS and k < best_k:
-            best = i
-            best_k = k
-        order[i] = (_order_key(k, nc) << 9) | i
-    if best >= 0:
-        return best
-    _sort_ints(order, n)
-    for i in range(n):
-        j = order[i] & 511
-        _child(own, opp, moves[j], &a, &b)
-        r = _solve_pos(c, a, b)
-        if c.aborted:
-            p.failed = 1
-            return -1
-        if not r:
-            return j
-    return -1
-
-
-cdef void _prove(ProofCtx* p, uint64_t own, uint64_t opp, bint claim) noexcept nogil:
-    """Emit the records proving ``claim`` (True: the mover wins) about (own, opp)."""
-    cdef SolveCtx* c = p.c
-    cdef uint64_t co[MAXCOMP]
-    cdef uint64_t cp[MAXCOMP]
-    cdef int lw[MAXCOMP]
-    cdef int rw[MAXCOMP]
-    cdef int moves[MAXMOVES]
-    cdef uint64_t live = _live(own, opp), k0, k1, occ, st, z, rest, comp, na, nb_, ka, kb
-    cdef int n, i, j, nc
-    cdef bint known, all_le, all_ge, any_gt
-    if p.failed:
-        return
-    own &= live
-    opp &= live
-    occ = own | opp
-    _pos_key(own, opp, True, &k0, &k1)
-    p.records += 1
-    if (p.records & 0x3FF) == 0:
-        _proof_tick(p)
-        if p.failed:
-            return
-    if _memo_has(p, k0, k1, claim):
-        p.refs += 1
-        _emit(p, REC_REF, 0, 0, 0)
-        return
-    # claw pairs: * + * = 0
-    nc = _claws(own, opp, &st) if occ else 0
-    if nc >= 2:
-        z = _flood(st & (~st + 1), st)
-        rest = st & ~z
-        z |= _flood(rest & (~rest + 1), rest)
-        _emit(p, REC_ZERO, z, 0, 1)
-        _prove(p, own & ~z, opp & ~z, claim)
-        _memo_add(p, k0, k1, claim)
-        return
-    n = 0
-    if occ and _flood(occ & (~occ + 1), occ) != occ:
-        rest = occ
-        while rest:
-            comp = _flood(rest & (~rest + 1), occ)
-            rest &= ~comp
-            co[n] = own & comp
-            cp[n] = opp & comp
-            lw[n] = R_UNKNOWN
-            rw[n] = R_UNKNOWN
-            n += 1
-    # small components of value 0
-    for i in range(n):
-        if CLOBBER_POPCOUNT(co[i] | cp[i]) > p.small:
-            continue
-        if _is_claw(co[i], cp[i]):
-            lw[i] = R_WIN
-            rw[i] = R_WIN
-            continue
-        _canon(co[i], cp[i], &ka, &kb)
-        lw[i] = _db_outcome(c, co[i], cp[i], ka, kb)
-        _canon(cp[i], co[i], &ka, &kb)
-        rw[i] = _db_outcome(c, cp[i], co[i], ka, kb)
-        if c.aborted:
-            p.failed = 1
-            return
-        if lw[i] == R_LOSS and rw[i] == R_LOSS:
-            z = co[i] | cp[i]
-            _emit(p, REC_ZERO, z, 0, 1)
-            _prove(p, own & ~z, opp & ~z, claim)
-            _memo_add(p, k0, k1, claim)
-            return
-    # a component and its colour-swapped copy: G + (-G) = 0
-    for i in range(n):
-        _canon(cp[i], co[i], &na, &nb_)
-        for j in range(i + 1, n):
-            if (CLOBBER_POPCOUNT(co[i]) != CLOBBER_POPCOUNT(cp[j])
-                    or CLOBBER_POPCOUNT(cp[i]) != CLOBBER_POPCOUNT(co[j])):
-                continue
-            _canon(co[j], cp[j], &ka, &kb)
-            if na == ka and nb_ == kb:
-                z = co[i] | cp[i] | co[j] | cp[j]
-                _emit(p, REC_NEG, co[i] | cp[i], co[j] | cp[j], 2)
-                _prove(p, own & ~z, opp & ~z, claim)
-                _memo_add(p, k0, k1, claim)
-                return
-    # outcome rules for a sum of known components
-    if n:
-        known = True
-        all_le = True
-        all_ge = True
-        any_gt = False
-        for i in range(n):
-            if lw[i] == R_UNKNOWN:
-                known = False
-                break
-            if lw[i] == R_WIN:
-                all_le = False
-                any_gt = True
-            if rw[i] == R_WIN:
-                all_ge = False
-        if known and (all_le or (all_ge and any_gt)):
-            if claim != (not all_le):
-                p.failed = 2
-                return
-            _emit(p, REC_RULES, 0, 0, 0)
-            _memo_add(p, k0, k1, claim)
-            return
-    n = clobber_moves_of(own, opp, moves)
-    if claim:
-        i = _winning_move(p, own, opp, n, moves)
-        if i < 0:
-            if not p.failed:
-                p.failed = 2
-            return
-        _emit(p, REC_MOVE, moves[i], 0, -1)
-        _child(own, opp, moves[i], &na, &nb_)
-        _prove(p, na, nb_, False)
-    else:
-        _emit(p, REC_ALL, 0, 0, 0)
-        for i in range(n):
-            _child(own, opp, moves[i], &na, &nb_)
-            _prove(p, na, nb_, True)
-            if p.failed:
-                return
-    _memo_add(p, k0, k1, claim)
-
-
 # ---------------------------------------------------------------------- Python face
 def _moves(uint64_t own, uint64_t opp):
     """Legal moves of the mover, ascending (the core's move ints)."""
@@ -1144,12 +461,6 @@ cdef class Solver:
     size limit) and ``ab_stones``.  ``pn_bits``: the proof-number table has
     ``2**pn_bits`` entries of 32 bytes (default ``tt_bits - 1``).
     """
-    cdef SolveCtx ctx
-    cdef readonly int tt_bits
-    cdef readonly int db_bits
-    cdef readonly int pn_bits
-    cdef object _progress
-
     def __cinit__(self, tt_bits=22, db_bits=20, pn_bits=None):
         from ttt_engine._util import check_int
         self.tt_bits = check_int("tt_bits", tt_bits, min=4, max=31)
@@ -1314,7 +625,7 @@ cdef class Solver:
 
     def write_proof(self, uint64_t own, uint64_t opp, bint claim, sink, small=10,
                     progress=None, double report_every=1.0, time_limit=None, chunk=1 << 22):
-        """Emit certificate records (``ttt_engine.clobber_check`` format) proving
+        """Emit certificate records (``ttt_engine.clobber_check_reference`` format) proving
         ``claim`` (True: the mover wins) about (own, opp), in chunks of about
         ``chunk`` bytes passed to ``sink(data)``, which returns True to go on.
         Components of up to ``small`` stones are reduced (zeros, outcome
@@ -1322,52 +633,9 @@ cdef class Solver:
         ``(records, references, bytes)``; raises ``ValueError`` if ``claim``
         is wrong, ``KeyboardInterrupt`` after Ctrl-C, ``TimeoutError`` when
         ``time_limit`` (seconds) runs out, ``RuntimeError`` if ``sink`` refused."""
-        from ttt_engine._util import check_int
-        if own & opp:
-            raise ValueError("own and opp masks overlap")
-        if not callable(sink):
-            raise TypeError("sink must be callable(bytes) -> bool")
-        if progress is not None and not callable(progress):
-            raise TypeError("progress must be callable(records, bytes, nodes) or None")
-        cdef ProofCtx p
-        memset(&p, 0, sizeof(ProofCtx))
-        p.small = check_int("small", small, min=0, max=64)
-        p.cap = check_int("chunk", chunk, min=64, max=1 << 30)
-        self._begin(None, time_limit, None, report_every)
-        p.c = &self.ctx
-        p.sink = <void*>sink
-        p.progress = <void*>progress if progress is not None else NULL
-        p.report_every = report_every
-        p.next_report = now_monotonic() + report_every
-        p.memo_mask = ((<uint64_t>1) << 16) - 1
-        p.buf = <uint8_t*>big_alloc(p.cap)
-        p.memo = <MemoEntry*>big_alloc((p.memo_mask + 1) * sizeof(MemoEntry))
-        if p.buf == NULL or p.memo == NULL:
-            big_free(p.buf, p.cap)
-            big_free(p.memo, (p.memo_mask + 1) * sizeof(MemoEntry))
-            raise MemoryError("cannot allocate the certificate buffers")
-        cdef interrupt_t it
-        interrupt_init(&it, 64, NULL)
-        self.ctx.it = &it
-        with nogil:
-            _prove(&p, own, opp, claim)
-            if p.failed == 0 and p.len:
-                _flush(&p)
-        self.ctx.it = NULL
-        big_free(p.buf, p.cap)
-        big_free(p.memo, (p.memo_mask + 1) * sizeof(MemoEntry))
-        interrupt_finish(&it)
-        if self.ctx.interrupted:
-            raise KeyboardInterrupt
-        if p.failed == 1 and self.ctx.aborted:
-            raise TimeoutError("time limit reached while writing the certificate")
-        if p.failed == 1:
-            raise RuntimeError("the certificate sink refused the records")
-        if p.failed == 2:
-            raise ValueError(f"the claim ({'win' if claim else 'loss'} for the mover) is wrong")
-        if p.failed == 3:
-            raise MemoryError("out of memory for the table of proven positions")
-        return p.records, p.refs, p.bytes_out
+        from ttt_engine._core.solvers.clobber.certificate import write_proof
+        return write_proof(self, own, opp, claim, sink, small, progress, report_every,
+                           time_limit, chunk)
 
     def order_moves(self, uint64_t own, uint64_t opp):
         """Legal moves sorted as the search tries them: the opponent's replies
@@ -1502,4 +770,3 @@ SolveResult = namedtuple("SolveResult", "win winner best_move nodes tt_hits seco
 SolveResult.__doc__ = """Result of ``solve``: ``win`` is True if the side to move wins (None when
 a limit stopped the search), ``winner`` ``"B"``/``"W"``, ``best_move`` a winning
 move (None for a loss), ``nodes`` positions searched, ``tt_hits``, ``seconds`` (wall)."""
-

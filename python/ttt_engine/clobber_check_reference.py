@@ -1,6 +1,8 @@
-"""Independent checker of Clobber proof certificates (plain Python, no engine code).
+"""Reference checker of Clobber proof certificates (plain Python, no engine code).
 
-This module is the readable reference and the format's specification.
+This module is the readable reference and the format's specification; the
+compiled checker (``src/engine/solvers/clobber/check.pyx``) replays the same
+checks.
 ``check_certificate`` runs the compiled replay of the same checks
 (``ttt_engine._core.solvers.clobber.check``, streamed, hundreds of times faster) by
 default and this plain-Python ``Checker`` with ``pure=True``; both give the
@@ -450,9 +452,10 @@ def check_certificate(path, pure=False, progress=None, max_memory=None):
 
 
 def main(argv=None):
-    """``python -m ttt_engine.clobber_check [--pure] [--quiet] CERT...``: exit 0 if all are valid."""
+    """``python -m ttt_engine.clobber_check_reference [--pure] [--quiet] CERT...``: exit 0
+    if all are valid (compiled checker unless ``--pure``)."""
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber_check",
+    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber_check_reference",
                                  description="Check Clobber proof certificates.")
     ap.add_argument("certs", nargs="+", metavar="CERT")
     ap.add_argument("--pure", action="store_true", help="use the plain-Python reference checker")
