@@ -421,3 +421,71 @@ def test_mcts_solver_off_by_default_and_in_agent():
     from ttt_engine.agents import MCTSAgent, PerfectAgent, play_match
     r = play_match(MCTSAgent(simulations=3000, seed=3, solver=True), PerfectAgent(), games=40, seed=4)
     assert r.losses == 0
+
+
+# ---------------------------------------------------------------- pickling
+def _mcts_run(m, board, sims):
+    move = m.search(board, simulations=sims)
+    return move, [(c["move"], c["visits"], c["proven"]) for c in m.stats["children"]]
+
+
+@pytest.mark.parametrize("config", [dict(seed=3), dict(seed=4, threads=2, solver=True),
+                                    dict(seed=5, c=0.7, expand_after=2, reuse=False)])
+def test_mcts_pickles_from_its_settings(config):
+    import pickle
+    from ttt_engine import uttt
+    board = uttt.Board()
+    m = MCTS(**config)
+    clone = pickle.loads(pickle.dumps(m))
+    assert (clone.c, clone.seed, clone.threads, clone.solver, clone.expand_after, clone.reuse) \
+        == (m.c, m.seed, m.threads, m.solver, m.expand_after, m.reuse)
+    # a fresh search and its copy search identically (another seed does not)
+    first = _mcts_run(m, board, 600)
+    assert _mcts_run(clone, board, 600) == first
+    assert _mcts_run(MCTS(**{**config, "seed": config["seed"] + 100}), board, 600) != first
+    # a copy of a searched object starts with an empty tree: it searches as the
+    # original does after reset(seed)
+    copy = pickle.loads(pickle.dumps(m))
+    assert copy.stats == {} and copy._root is None
+    m.reset(seed=m.seed)
+    assert _mcts_run(copy, board, 400) == _mcts_run(m, board, 400)
+
+
+def test_absearcher_pickles_from_its_settings():
+    import pickle
+    from ttt_engine.search import ABSearcher, alphabeta
+    from ttt_engine import clobber
+    s = ABSearcher(1000, tt_min_depth=3, ply_in_key=True)
+    clone = pickle.loads(pickle.dumps(s))
+    assert type(clone) is ABSearcher
+    assert (clone.tt_size, clone.tt_min_depth, clone.ply_in_key) == (1024, 3, True)
+    board = clobber.Board(rows=4, cols=4)
+    fresh = ABSearcher(1000, tt_min_depth=3, ply_in_key=True)
+    want = alphabeta(board, 5, searcher=fresh)
+    alphabeta(board, 4, searcher=s)              # the original's table is not carried
+    got = alphabeta(board, 5, searcher=pickle.loads(pickle.dumps(s)))
+    assert (got.value, got.best_move, got.pv, got.nodes) == \
+        (want.value, want.best_move, want.pv, want.nodes)
+
+
+def test_pickled_puct_starts_with_an_empty_tree():
+    import pickle
+    from ttt_engine.evaluators import UniformEvaluator
+    from ttt_engine.search import PUCT
+    board = Board.from_string("X...O....")
+    p = PUCT(UniformEvaluator(), seed=8)
+    p.search(board, simulations=300)
+    copy = pickle.loads(pickle.dumps(p))
+    assert copy.stats == {}
+    with pytest.raises(ValueError, match="needs a search first"):
+        copy.policy()
+    p.reset(seed=8)
+    assert copy.search(board, simulations=300) == p.search(board, simulations=300)
+    assert copy.stats["children"] == p.stats["children"]
+
+
+def test_a_raw_compiled_searcher_is_refused():
+    from ttt_engine._core.algorithms import alphabeta as _ab
+    from ttt_engine.search import alphabeta
+    with pytest.raises(TypeError, match="ttt_engine.search.ABSearcher"):
+        alphabeta(Board(), searcher=_ab.ABSearcher())
