@@ -9,21 +9,15 @@ from functools import lru_cache
 
 import pytest
 
+from conftest import ttt_winner
+
 from ttt_engine import Board, MCTS, optimal_moves, solve
 from ttt_engine.search import (
     MAX_PLY, WIN_SCORE, SearchResult, alphabeta, minimax, move_values, negamax,
 )
 
 # ---------------------------------------------------------------- reference
-LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 W = int(WIN_SCORE)
-
-
-def ref_winner(cells):
-    for a, b, c in LINES:
-        if cells[a] and cells[a] == cells[b] == cells[c]:
-            return cells[a]
-    return 0
 
 
 def ref_to_move(cells):
@@ -34,7 +28,7 @@ def ref_to_move(cells):
 def ref_score(cells):
     """Node-relative negamax score for the side to move: a loss on the board is
     -W, a win d plies away W - d, a draw 0 (independent of the engine)."""
-    w = ref_winner(cells)
+    w = ttt_winner(cells)
     if w:
         return -W          # the side to move has lost (the other side just won)
     if all(cells):
@@ -68,7 +62,7 @@ def reachable():
         if c in seen:
             continue
         seen[c] = True
-        if ref_winner(c) or all(c):
+        if ttt_winner(c) or all(c):
             continue
         me = ref_to_move(c)
         for i in range(9):
@@ -145,7 +139,7 @@ def test_values_agree_with_reference_everywhere(variant):
         expect = ref_score(cells)
         assert r.value == expect, (cells, variant, r)
         assert r.exact
-        if ref_winner(cells) or all(cells):
+        if ttt_winner(cells) or all(cells):
             assert r.best_move is None and r.pv == []
         else:
             scores = ref_move_scores(cells)
@@ -167,7 +161,7 @@ def test_plain_minimax_values_on_sample():
 def test_move_values_solve_and_optimal_moves_everywhere():
     for cells in POSITIONS:
         b = board_of(cells)
-        terminal = ref_winner(cells) or all(cells)
+        terminal = ttt_winner(cells) or all(cells)
         sign = (ref_score(cells) > 0) - (ref_score(cells) < 0)
         assert solve(b) == sign
         if terminal:
@@ -225,7 +219,7 @@ def test_proven_win_or_loss_is_exact_at_limited_depth():
     # every forced win/loss whose distance fits in the depth is reported exact
     checked = 0
     for cells in POSITIONS[::5]:
-        if ref_winner(cells) or all(cells):
+        if ttt_winner(cells) or all(cells):
             continue
         ref = ref_score(cells)
         if ref == 0:
@@ -393,7 +387,7 @@ def test_mcts_solver_proofs_are_correct():
     """Every proof the solver makes agrees with the exact values."""
     proved = 0
     for cells in POSITIONS[::9]:
-        if ref_winner(cells) or all(cells):
+        if ttt_winner(cells) or all(cells):
             continue
         b = board_of(cells)
         m = MCTS(seed=2, solver=True)

@@ -5,6 +5,8 @@ import random
 
 import pytest
 
+from conftest import TTT_LINES, uttt_winning_position
+
 from ttt_engine import uttt
 from ttt_engine.uttt import Board
 
@@ -13,11 +15,10 @@ from ttt_engine.uttt import Board
 # written from the rule text only (grid coordinates, no bit tricks, no tables
 # shared with the engine).
 
-_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 
 def _has_line(marks):
-    return any(all(marks[i] for i in line) for line in _LINES)
+    return any(all(marks[i] for i in line) for line in TTT_LINES)
 
 
 class Ref:
@@ -284,19 +285,7 @@ def test_drawn_local_board_and_sent_to_full_board():
 
 
 def test_big_board_line_wins():
-    grid = [["."] * 9 for _ in range(9)]
-
-    def put(board, cell, v):
-        grid[3 * (board // 3) + cell // 3][3 * (board % 3) + cell % 3] = v
-
-    for board in (0, 1):
-        for cell in (0, 1, 2):
-            put(board, cell, "X")
-    put(2, 0, "X")
-    put(2, 1, "X")
-    for board, cell in [(3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1), (6, 0), (7, 2)]:
-        put(board, cell, "O")
-    b = Board.from_string("".join("".join(r) for r in grid) + ":2")
+    b = uttt_winning_position()
     assert b.local_winners[:3] == ("X", "X", None)
     assert b.to_move == "X" and b.forced_board == 2
     b.push(bc(2, 2))

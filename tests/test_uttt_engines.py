@@ -5,6 +5,8 @@ import math
 
 import pytest
 
+from conftest import uttt_winning_position
+
 from ttt_engine.agents import MCTSAgent, PerfectAgent, RandomAgent, play_match
 from ttt_engine.search import MCTS
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
@@ -18,28 +20,13 @@ def bc(b, c):
     return (3 * (b // 3) + c // 3) * 9 + 3 * (b % 3) + c % 3
 
 
-def _winning_position():
-    """X to move in board 2 with 2,2 (board 2, cell 2) winning the big board."""
-    grid = [["."] * 9 for _ in range(9)]
-
-    def put(board, cell, v):
-        grid[3 * (board // 3) + cell // 3][3 * (board % 3) + cell % 3] = v
-
-    for board in (0, 1):
-        for cell in (0, 1, 2):
-            put(board, cell, "X")
-    put(2, 0, "X")
-    put(2, 1, "X")
-    for board, cell in [(3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1), (6, 0), (7, 2)]:
-        put(board, cell, "O")
-    return Board.from_string("".join("".join(r) for r in grid) + ":2")
 
 
 # --------------------------------------------------------------------------- MCTS (search core)
 
 def test_mcts_runs_on_uttt_and_finds_the_winning_move():
     m = MCTS(seed=3, max_nodes=100_000)
-    assert m.search(_winning_position(), simulations=2000) == bc(2, 2)
+    assert m.search(uttt_winning_position(), simulations=2000) == bc(2, 2)
     move = m.search(Board(), simulations=3000)
     assert move in Board().legal_moves
     assert m.stats["root_visits"] == 3000
@@ -78,7 +65,7 @@ def test_mcts_beats_random_on_uttt_small_budget():
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learner_takes_immediate_win(cls):
     agent = cls(iterations=300, seed=1)
-    assert agent.select_move(_winning_position()) == bc(2, 2)
+    assert agent.select_move(uttt_winning_position()) == bc(2, 2)
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
@@ -167,7 +154,7 @@ def test_learner_validation(kwargs, msg):
 
 
 def test_learner_rejects_finished_or_foreign_boards():
-    b = _winning_position()
+    b = uttt_winning_position()
     b.push(bc(2, 2))
     with pytest.raises(ValueError, match="over"):
         TreeQAgent(iterations=10).select_move(b)
@@ -201,5 +188,5 @@ def test_alphabeta_on_uttt_matches_plain_negamax_and_wins():
             continue
         assert alphabeta(b, 3).value == negamax(b, 3, alphabeta=False).value
         checked += 1
-    r = alphabeta(_winning_position(), 2)
+    r = alphabeta(uttt_winning_position(), 2)
     assert r.best_move == bc(2, 2) and r.value > 0
