@@ -9,6 +9,7 @@ from conftest import TTT_LINES, uttt_winning_position
 
 from ttt_engine import uttt
 from ttt_engine.uttt import Board
+from ttt_engine._core.games.uttt import board as _uttt
 
 # ---------------------------------------------------------------------------
 # An independent, deliberately naive pure-Python implementation of the rules,
@@ -129,23 +130,23 @@ def _random_game(rng, tiebreak=False, stop=None):
 # --------------------------------------------------------------------------- perft
 
 def test_perft_known_values():
-    assert [uttt.perft(d) for d in range(4)] == [1, 81, 720, 6336]
+    assert [uttt.perft(Board(), d) for d in range(4)] == [1, 81, 720, 6336]
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_perft_matches_bruteforce_from_start(depth):
-    assert uttt.perft(depth) == ref_perft(Ref(), depth)
+    assert uttt.perft(Board(), depth) == ref_perft(Ref(), depth)
 
 
 def test_perft_depth5_matches_bruteforce():
     # 473,256 leaves: the brute force takes a few seconds
-    assert uttt.perft(5) == ref_perft(Ref(), 5) == 473256
+    assert uttt.perft(Board(), 5) == ref_perft(Ref(), 5) == 473256
 
 
 @pytest.mark.skipif(not os.environ.get("TTT_ENGINE_SLOW_TESTS"),
                     reason="about a minute of pure Python; set TTT_ENGINE_SLOW_TESTS=1")
 def test_perft_depth6_matches_bruteforce():
-    assert uttt.perft(6) == ref_perft(Ref(), 6) == 4020960
+    assert uttt.perft(Board(), 6) == ref_perft(Ref(), 6) == 4020960
 
 
 def test_perft_from_midgame_positions_matches_bruteforce():
@@ -156,7 +157,7 @@ def test_perft_from_midgame_positions_matches_bruteforce():
         b, ref = _random_game(rng, stop=rng.randrange(20, 60))
         if b.is_terminal():
             continue
-        assert uttt.perft(3, b) == ref_perft(ref, 3)
+        assert uttt.perft(b, 3) == ref_perft(ref, 3)
         checked += 1
 
 
@@ -167,9 +168,9 @@ def test_generic_perft_accepts_uttt_board():
 
 def test_perft_validates():
     with pytest.raises(ValueError, match="depth"):
-        uttt.perft(-1)
-    with pytest.raises(ValueError, match="board"):
-        uttt.perft(2, board="start")
+        uttt.perft(Board(), -1)
+    with pytest.raises(ValueError, match="plays Ultimate Tic-Tac-Toe, got str"):
+        uttt.perft("start", 2)
 
 
 # --------------------------------------------------------------------------- random games
@@ -402,10 +403,20 @@ def test_copy_pickle_and_equality():
 
 
 def test_random_playouts_counts():
-    x, o, d, plies = uttt.random_playouts(2000, seed=3)
-    assert x + o + d == 2000 and x > o > d > 0
-    assert 40 * 2000 < plies < 81 * 2000
-    assert uttt.random_playouts(500, seed=3) == uttt.random_playouts(500, seed=3)
+    r = uttt.random_playouts(Board(), 2000, seed=3)
+    x, o, d = r["first_wins"], r["second_wins"], r["draws"]
+    assert x + o + d == r["games"] == 2000 and x > o > d > 0
+    assert uttt.random_playouts(Board(), 500, seed=3) == uttt.random_playouts(Board(), 500, seed=3)
+    # the compiled counter also sums the plies played
+    x2, o2, d2, plies = _uttt.random_playouts(2000, seed=3)
+    assert (x2, o2, d2) == (x, o, d) and 40 * 2000 < plies < 81 * 2000
+
+
+def test_old_call_forms_are_deprecated():
+    with pytest.deprecated_call(match=r"perft\(board, depth\)"):
+        assert uttt.perft(2) == 720
+    with pytest.deprecated_call(match=r"random_playouts\(board, n, seed\)"):
+        assert uttt.random_playouts(50, seed=1) == _uttt.random_playouts(50, seed=1)
 
 
 def _exact_outcomes(ref, memo, budget):
@@ -464,7 +475,7 @@ def test_random_playouts_match_exact_outcome_probabilities():
         if found is None:
             continue
         start, exact = found
-        x, o, d, plies = uttt.random_playouts(n, seed=checked, board=start)
+        x, o, d, plies = _uttt.random_playouts(n, seed=checked, board=start)
         for got, p in zip((x, o, d), exact[:3]):
             sd = (p * (1 - p) / n) ** 0.5
             assert abs(got / n - p) <= 5 * sd + 1e-9, (start.to_string(), got / n, p)
