@@ -37,3 +37,48 @@ def cli_env(tmp_path):
     e.pop("XDG_CACHE_HOME", None)
     e.pop("TTT_ENGINE_DEBUG", None)
     return e
+
+
+# ---------------------------------------------------------------- shared test helpers
+#: the eight lines of a Tic-Tac-Toe board, cells 0-8 row by row
+TTT_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
+             (2, 4, 6))
+
+
+def ttt_winner(cells):
+    """1 or 2 (the player with a line on the 9 ``cells``, 0 empty), else 0."""
+    for a, b, c in TTT_LINES:
+        if cells[a] and cells[a] == cells[b] == cells[c]:
+            return cells[a]
+    return 0
+
+
+def self_play_moves(agent, board, plies):
+    """The moves ``agent`` plays against itself from ``board`` (a board, or a
+    callable making one), ``plies`` at most; ``board`` is played on."""
+    if callable(board):
+        board = board()
+    out = []
+    while not board.is_terminal() and len(out) < plies:
+        out.append(agent.select_move(board))
+        board.push(out[-1])
+    return out
+
+
+def uttt_winning_position():
+    """Ultimate Tic-Tac-Toe, X to move in board 2, where (board 2, cell 2)
+    wins the big board (boards 0 and 1 won by X on their top rows)."""
+    from ttt_engine import uttt
+    grid = [["."] * 9 for _ in range(9)]
+
+    def put(board, cell, v):
+        grid[3 * (board // 3) + cell // 3][3 * (board % 3) + cell % 3] = v
+
+    for board in (0, 1):
+        for cell in (0, 1, 2):
+            put(board, cell, "X")
+    put(2, 0, "X")
+    put(2, 1, "X")
+    for board, cell in [(3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1), (6, 0), (7, 2)]:
+        put(board, cell, "O")
+    return uttt.Board.from_string("".join("".join(r) for r in grid) + ":2")

@@ -9,6 +9,8 @@ import warnings
 
 import pytest
 
+from conftest import self_play_moves
+
 import ttt_engine
 from ttt_engine import agents as A
 from ttt_engine import clobber, quixo, uttt
@@ -57,20 +59,9 @@ IDS = [a[0] for a in AGENTS]
 SEARCHERS = {"alphabeta", "minimax", "mcts", "treeq", "sarsa", "clobber"}
 
 
-def _moves(agent, board_factory, plies):
-    """The moves ``agent`` plays against itself from the start, ``plies`` at most."""
-    board = board_factory()
-    out = []
-    while not board.is_terminal() and len(out) < plies:
-        move = agent.select_move(board)
-        out.append(move)
-        board.push(move)
-    return out
-
-
 def _play_in_worker(payload):
     agent, board_factory_index, plies = payload
-    return _moves(agent, AGENTS[board_factory_index][2], plies)
+    return self_play_moves(agent, AGENTS[board_factory_index][2], plies)
 
 
 @pytest.mark.parametrize("key, factory, board_factory, plies", AGENTS, ids=IDS)
@@ -91,18 +82,18 @@ def test_protocol_surface(key, factory, board_factory, plies):
 
 
 @pytest.mark.parametrize("key, factory, board_factory, plies", AGENTS, ids=IDS)
-def test_pickled_agent_plays_the_same_moves(key, factory, board_factory, plies):
+def test_pickled_agent_plays_the_sameself_play_moves(key, factory, board_factory, plies):
     agent = factory(7)
     clone = pickle.loads(pickle.dumps(agent))
     assert type(clone) is type(agent) and clone.name == agent.name
     assert getattr(clone, "seed", None) == getattr(agent, "seed", None)
-    assert _moves(clone, board_factory, plies) == _moves(agent, board_factory, plies)
+    assert self_play_moves(clone, board_factory, plies) == self_play_moves(agent, board_factory, plies)
     # an agent that has played pickles to the agent as constructed; after
     # reset(seed) on both sides they play alike again
     clone = pickle.loads(pickle.dumps(agent))
     agent.reset(seed=21)
     clone.reset(seed=21)
-    assert _moves(clone, board_factory, plies) == _moves(agent, board_factory, plies)
+    assert self_play_moves(clone, board_factory, plies) == self_play_moves(agent, board_factory, plies)
 
 
 def test_pickled_random_agents_keep_their_seed():
@@ -110,7 +101,7 @@ def test_pickled_random_agents_keep_their_seed():
     for make in (lambda s: A.RandomAgent(seed=s), lambda s: quixo.RandomAgent(seed=s)):
         board = quixo.Board() if make(0).__class__.__module__.endswith("quixo_agents") \
             else ttt_engine.Board()
-        seqs = {tuple(_moves(pickle.loads(pickle.dumps(make(s))), type(board), 9))
+        seqs = {tuple(self_play_moves(pickle.loads(pickle.dumps(make(s))), type(board), 9))
                 for s in range(6)}
         assert len(seqs) > 1
 
@@ -118,7 +109,7 @@ def test_pickled_random_agents_keep_their_seed():
 def test_agents_cross_a_process_boundary():
     """Every agent, pickled into a fresh interpreter (spawn), plays what it plays here."""
     payloads = [(factory(9), i, plies) for i, (_, factory, _, plies) in enumerate(AGENTS)]
-    expected = [_moves(pickle.loads(pickle.dumps(a)), AGENTS[i][2], p) for a, i, p in payloads]
+    expected = [self_play_moves(pickle.loads(pickle.dumps(a)), AGENTS[i][2], p) for a, i, p in payloads]
     ctx = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=2, mp_context=ctx) as pool:
         got = list(pool.map(_play_in_worker, payloads))

@@ -74,7 +74,7 @@ def test_alphabeta_agent():
     assert r.wins > r.losses
     r = play_match(AlphaBetaAgent(), PerfectAgent(), games=10, seed=5)
     assert r.losses == 0 and r.wins == 0
-    t = AlphaBetaAgent(time_limit=1.0)
+    t = AlphaBetaAgent(time=1.0)
     assert t.select_move(Board()) in range(9)
 
 

@@ -391,10 +391,10 @@ def test_minimax_and_alphabeta_agents_play_the_same_game():
 
 
 def test_time_limited_agent():
-    ag = P.ClobberAgent("alphabeta", "adaptive", depth=30, time_limit=0.05)
+    ag = P.ClobberAgent("alphabeta", "adaptive", depth=30, time=0.05)
     m = ag.select_move(C.Board(5, 5))
     assert m in C.Board(5, 5).legal_moves and ag.last["depth"] >= 1
-    ag = P.ClobberAgent("alphabeta-tt", "safe", depth=30, time_limit=0.05)
+    ag = P.ClobberAgent("alphabeta-tt", "safe", depth=30, time=0.05)
     assert ag.select_move(C.Board(5, 5)) in C.Board(5, 5).legal_moves
 
 

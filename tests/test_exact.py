@@ -8,23 +8,16 @@ import pytest
 import ttt_engine
 from ttt_engine import Board, exact
 from ttt_engine._core.solvers.ttt import oracle as ttt_oracle
+from conftest import ttt_winner
 from test_qlearning import XoshiroRef, _random_cell, _greedy, _wins, _empty_cells
 
-LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 
 # ---------------------------------------------------------------- independent negamax
-def _winner(cells):
-    for a, b, c in LINES:
-        if cells[a] and cells[a] == cells[b] == cells[c]:
-            return cells[a]
-    return 0
-
-
 @functools.lru_cache(maxsize=None)
 def ref_value(cells):
     """Negamax value for the side to move (pure Python, memoized on the cells)."""
-    w = _winner(cells)
+    w = ttt_winner(cells)
     if w:
         return -1                     # the previous mover won
     if 0 not in cells:
@@ -47,7 +40,7 @@ def _all_positions():
         if c in seen:
             continue
         seen.add(c)
-        if _winner(c) or 0 not in c:
+        if ttt_winner(c) or 0 not in c:
             continue
         mark = 1 if c.count(1) == c.count(2) else 2
         stack += [c[:i] + (mark,) + c[i + 1:] for i in range(9) if c[i] == 0]
@@ -160,7 +153,7 @@ def test_exact_agrees_with_python_enumeration():
 
     @functools.lru_cache(maxsize=None)
     def dist(cells, me):
-        w = _winner(cells)
+        w = ttt_winner(cells)
         if w:
             return (1.0, 0.0, 0.0) if w == me + 1 else (0.0, 0.0, 1.0)
         if 0 not in cells:

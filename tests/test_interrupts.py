@@ -39,9 +39,9 @@ JOBS = {
     "negamax": "search.negamax(uttt.Board(), depth=40, alphabeta=True)",
     "move_values": "search.move_values(uttt.Board(), depth=60)",
     "treeq": ("from ttt_engine.tree_agents import TreeQAgent\n"
-              "TreeQAgent(iterations=10**12, seed=1).select_move(uttt.Board())"),
+              "TreeQAgent(simulations=10**12, seed=1).select_move(uttt.Board())"),
     "sarsa": ("from ttt_engine.tree_agents import SarsaAgent\n"
-              "SarsaAgent(iterations=10**12, seed=1).select_move(uttt.Board())"),
+              "SarsaAgent(simulations=10**12, seed=1).select_move(uttt.Board())"),
     "train": "train(episodes=10**13, progress=False, seed=1, metrics_every=0, chunk=10**13)",
     "evaluate": "evaluate(QAgent(), games=10**15, seed=1)",
     "evaluate_threads": "evaluate(QAgent(), games=10**15, seed=1, threads=2)",
@@ -152,9 +152,9 @@ def test_alphabeta_searcher_usable_after_interrupt():
 
 @pytest.mark.parametrize("cls", [TreeQAgent, SarsaAgent])
 def test_tree_learner_usable_after_interrupt(cls):
-    agent = cls(iterations=10**12, seed=1)
+    agent = cls(simulations=10**12, seed=1)
     assert _interrupted(lambda: agent.select_move(uttt.Board()))
-    assert agent.search(uttt.Board(), iterations=500) in uttt.Board().legal_moves
+    assert agent.search(uttt.Board(), simulations=500) in uttt.Board().legal_moves
     assert agent.last_stats["simulations"] == 500
 
 

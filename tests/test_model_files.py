@@ -6,18 +6,12 @@ import zipfile
 import numpy as np
 import pytest
 
+from conftest import self_play_moves
+
 import ttt_engine
 from ttt_engine import quixo, uttt
 from ttt_engine.qagent import QAgent
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
-
-
-def _moves(agent, board, plies):
-    out = []
-    while not board.is_terminal() and len(out) < plies:
-        out.append(agent.select_move(board))
-        board.push(out[-1])
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +35,7 @@ def test_tree_learner_files_round_trip(tmp_path, cls):
     a.save(p)
     b = cls.load(p)
     assert b._config() == a._config()
-    assert _moves(b, uttt.Board(), 4) == _moves(a, uttt.Board(), 4)
+    assert self_play_moves(b, uttt.Board(), 4) == self_play_moves(a, uttt.Board(), 4)
     with zipfile.ZipFile(p) as z:
         assert all(n.endswith(".npy") for n in z.namelist())
     t = cls(time=0.25, seed=1, max_nodes=100_000)         # simulations None survives
@@ -57,7 +51,7 @@ def test_greedy_agent_file_round_trip(files):
     for a, b in zip(g.values.to_arrays(), table.to_arrays()):
         assert a.tobytes() == b.tobytes()
     orig = quixo.GreedyValueAgent(table, epsilon=0.2, unknown=0.4, seed=6)
-    assert _moves(g, quixo.Board(), 30) == _moves(orig, quixo.Board(), 30)
+    assert self_play_moves(g, quixo.Board(), 30) == self_play_moves(orig, quixo.Board(), 30)
 
 
 def test_load_opens_every_kind(files):

@@ -9,21 +9,15 @@ from functools import lru_cache
 
 import pytest
 
+from conftest import ttt_winner
+
 from ttt_engine import Board, MCTS, optimal_moves, solve
 from ttt_engine.search import (
     MAX_PLY, WIN_SCORE, SearchResult, alphabeta, minimax, move_values, negamax,
 )
 
 # ---------------------------------------------------------------- reference
-LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 W = int(WIN_SCORE)
-
-
-def ref_winner(cells):
-    for a, b, c in LINES:
-        if cells[a] and cells[a] == cells[b] == cells[c]:
-            return cells[a]
-    return 0
 
 
 def ref_to_move(cells):
@@ -34,7 +28,7 @@ def ref_to_move(cells):
 def ref_score(cells):
     """Node-relative negamax score for the side to move: a loss on the board is
     -W, a win d plies away W - d, a draw 0 (independent of the engine)."""
-    w = ref_winner(cells)
+    w = ttt_winner(cells)
     if w:
         return -W          # the side to move has lost (the other side just won)
     if all(cells):
@@ -68,7 +62,7 @@ def reachable():
         if c in seen:
             continue
         seen[c] = True
-        if ref_winner(c) or all(c):
+        if ttt_winner(c) or all(c):
             continue
         me = ref_to_move(c)
         for i in range(9):
@@ -145,7 +139,7 @@ def test_values_agree_with_reference_everywhere(variant):
         expect = ref_score(cells)
         assert r.value == expect, (cells, variant, r)
         assert r.exact
-        if ref_winner(cells) or all(cells):
+        if ttt_winner(cells) or all(cells):
             assert r.best_move is None and r.pv == []
         else:
             scores = ref_move_scores(cells)
@@ -167,7 +161,7 @@ def test_plain_minimax_values_on_sample():
 def test_move_values_solve_and_optimal_moves_everywhere():
     for cells in POSITIONS:
         b = board_of(cells)
-        terminal = ref_winner(cells) or all(cells)
+        terminal = ttt_winner(cells) or all(cells)
         sign = (ref_score(cells) > 0) - (ref_score(cells) < 0)
         assert solve(b) == sign
         if terminal:
@@ -225,7 +219,7 @@ def test_proven_win_or_loss_is_exact_at_limited_depth():
     # every forced win/loss whose distance fits in the depth is reported exact
     checked = 0
     for cells in POSITIONS[::5]:
-        if ref_winner(cells) or all(cells):
+        if ttt_winner(cells) or all(cells):
             continue
         ref = ref_score(cells)
         if ref == 0:
@@ -393,7 +387,7 @@ def test_mcts_solver_proofs_are_correct():
     """Every proof the solver makes agrees with the exact values."""
     proved = 0
     for cells in POSITIONS[::9]:
-        if ref_winner(cells) or all(cells):
+        if ttt_winner(cells) or all(cells):
             continue
         b = board_of(cells)
         m = MCTS(seed=2, solver=True)
@@ -421,3 +415,71 @@ def test_mcts_solver_off_by_default_and_in_agent():
     from ttt_engine.agents import MCTSAgent, PerfectAgent, play_match
     r = play_match(MCTSAgent(simulations=3000, seed=3, solver=True), PerfectAgent(), games=40, seed=4)
     assert r.losses == 0
+
+
+# ---------------------------------------------------------------- pickling
+def _mcts_run(m, board, sims):
+    move = m.search(board, simulations=sims)
+    return move, [(c["move"], c["visits"], c["proven"]) for c in m.stats["children"]]
+
+
+@pytest.mark.parametrize("config", [dict(seed=3), dict(seed=4, threads=2, solver=True),
+                                    dict(seed=5, c=0.7, expand_after=2, reuse=False)])
+def test_mcts_pickles_from_its_settings(config):
+    import pickle
+    from ttt_engine import uttt
+    board = uttt.Board()
+    m = MCTS(**config)
+    clone = pickle.loads(pickle.dumps(m))
+    assert (clone.c, clone.seed, clone.threads, clone.solver, clone.expand_after, clone.reuse) \
+        == (m.c, m.seed, m.threads, m.solver, m.expand_after, m.reuse)
+    # a fresh search and its copy search identically (another seed does not)
+    first = _mcts_run(m, board, 600)
+    assert _mcts_run(clone, board, 600) == first
+    assert _mcts_run(MCTS(**{**config, "seed": config["seed"] + 100}), board, 600) != first
+    # a copy of a searched object starts with an empty tree: it searches as the
+    # original does after reset(seed)
+    copy = pickle.loads(pickle.dumps(m))
+    assert copy.stats == {} and copy._root is None
+    m.reset(seed=m.seed)
+    assert _mcts_run(copy, board, 400) == _mcts_run(m, board, 400)
+
+
+def test_absearcher_pickles_from_its_settings():
+    import pickle
+    from ttt_engine.search import ABSearcher, alphabeta
+    from ttt_engine import clobber
+    s = ABSearcher(1000, tt_min_depth=3, ply_in_key=True)
+    clone = pickle.loads(pickle.dumps(s))
+    assert type(clone) is ABSearcher
+    assert (clone.tt_size, clone.tt_min_depth, clone.ply_in_key) == (1024, 3, True)
+    board = clobber.Board(rows=4, cols=4)
+    fresh = ABSearcher(1000, tt_min_depth=3, ply_in_key=True)
+    want = alphabeta(board, 5, searcher=fresh)
+    alphabeta(board, 4, searcher=s)              # the original's table is not carried
+    got = alphabeta(board, 5, searcher=pickle.loads(pickle.dumps(s)))
+    assert (got.value, got.best_move, got.pv, got.nodes) == \
+        (want.value, want.best_move, want.pv, want.nodes)
+
+
+def test_pickled_puct_starts_with_an_empty_tree():
+    import pickle
+    from ttt_engine.evaluators import UniformEvaluator
+    from ttt_engine.search import PUCT
+    board = Board.from_string("X...O....")
+    p = PUCT(UniformEvaluator(), seed=8)
+    p.search(board, simulations=300)
+    copy = pickle.loads(pickle.dumps(p))
+    assert copy.stats == {}
+    with pytest.raises(ValueError, match="needs a search first"):
+        copy.policy()
+    p.reset(seed=8)
+    assert copy.search(board, simulations=300) == p.search(board, simulations=300)
+    assert copy.stats["children"] == p.stats["children"]
+
+
+def test_a_raw_compiled_searcher_is_refused():
+    from ttt_engine._core.algorithms import alphabeta as _ab
+    from ttt_engine.search import alphabeta
+    with pytest.raises(TypeError, match="ttt_engine.search.ABSearcher"):
+        alphabeta(Board(), searcher=_ab.ABSearcher())

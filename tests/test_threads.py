@@ -95,7 +95,7 @@ def test_one_mcts_agent_two_threads():
 
 @pytest.mark.parametrize("cls", [TreeQAgent, SarsaAgent])
 def test_one_tree_learner_two_threads(cls):
-    agent = cls(iterations=300, seed=5)
+    agent = cls(simulations=300, seed=5)
     u, t = uttt.Board(), Board()
     outcomes = _race([lambda: agent.select_move(u), lambda: agent.select_move(t)], 300)
     _check_outcomes(outcomes, [set(u.legal_moves), set(t.legal_moves)], cls.__name__)

@@ -5,19 +5,21 @@ import random
 
 import pytest
 
+from conftest import TTT_LINES, uttt_winning_position
+
 from ttt_engine import uttt
 from ttt_engine.uttt import Board
+from ttt_engine._core.games.uttt import board as _uttt
 
 # ---------------------------------------------------------------------------
 # An independent, deliberately naive pure-Python implementation of the rules,
 # written from the rule text only (grid coordinates, no bit tricks, no tables
 # shared with the engine).
 
-_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 
 def _has_line(marks):
-    return any(all(marks[i] for i in line) for line in _LINES)
+    return any(all(marks[i] for i in line) for line in TTT_LINES)
 
 
 class Ref:
@@ -128,23 +130,23 @@ def _random_game(rng, tiebreak=False, stop=None):
 # --------------------------------------------------------------------------- perft
 
 def test_perft_known_values():
-    assert [uttt.perft(d) for d in range(4)] == [1, 81, 720, 6336]
+    assert [uttt.perft(Board(), d) for d in range(4)] == [1, 81, 720, 6336]
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_perft_matches_bruteforce_from_start(depth):
-    assert uttt.perft(depth) == ref_perft(Ref(), depth)
+    assert uttt.perft(Board(), depth) == ref_perft(Ref(), depth)
 
 
 def test_perft_depth5_matches_bruteforce():
     # 473,256 leaves: the brute force takes a few seconds
-    assert uttt.perft(5) == ref_perft(Ref(), 5) == 473256
+    assert uttt.perft(Board(), 5) == ref_perft(Ref(), 5) == 473256
 
 
 @pytest.mark.skipif(not os.environ.get("TTT_ENGINE_SLOW_TESTS"),
                     reason="about a minute of pure Python; set TTT_ENGINE_SLOW_TESTS=1")
 def test_perft_depth6_matches_bruteforce():
-    assert uttt.perft(6) == ref_perft(Ref(), 6) == 4020960
+    assert uttt.perft(Board(), 6) == ref_perft(Ref(), 6) == 4020960
 
 
 def test_perft_from_midgame_positions_matches_bruteforce():
@@ -155,7 +157,7 @@ def test_perft_from_midgame_positions_matches_bruteforce():
         b, ref = _random_game(rng, stop=rng.randrange(20, 60))
         if b.is_terminal():
             continue
-        assert uttt.perft(3, b) == ref_perft(ref, 3)
+        assert uttt.perft(b, 3) == ref_perft(ref, 3)
         checked += 1
 
 
@@ -166,9 +168,9 @@ def test_generic_perft_accepts_uttt_board():
 
 def test_perft_validates():
     with pytest.raises(ValueError, match="depth"):
-        uttt.perft(-1)
-    with pytest.raises(ValueError, match="board"):
-        uttt.perft(2, board="start")
+        uttt.perft(Board(), -1)
+    with pytest.raises(ValueError, match="plays Ultimate Tic-Tac-Toe, got str"):
+        uttt.perft("start", 2)
 
 
 # --------------------------------------------------------------------------- random games
@@ -284,19 +286,7 @@ def test_drawn_local_board_and_sent_to_full_board():
 
 
 def test_big_board_line_wins():
-    grid = [["."] * 9 for _ in range(9)]
-
-    def put(board, cell, v):
-        grid[3 * (board // 3) + cell // 3][3 * (board % 3) + cell % 3] = v
-
-    for board in (0, 1):
-        for cell in (0, 1, 2):
-            put(board, cell, "X")
-    put(2, 0, "X")
-    put(2, 1, "X")
-    for board, cell in [(3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1), (6, 0), (7, 2)]:
-        put(board, cell, "O")
-    b = Board.from_string("".join("".join(r) for r in grid) + ":2")
+    b = uttt_winning_position()
     assert b.local_winners[:3] == ("X", "X", None)
     assert b.to_move == "X" and b.forced_board == 2
     b.push(bc(2, 2))
@@ -413,10 +403,20 @@ def test_copy_pickle_and_equality():
 
 
 def test_random_playouts_counts():
-    x, o, d, plies = uttt.random_playouts(2000, seed=3)
-    assert x + o + d == 2000 and x > o > d > 0
-    assert 40 * 2000 < plies < 81 * 2000
-    assert uttt.random_playouts(500, seed=3) == uttt.random_playouts(500, seed=3)
+    r = uttt.random_playouts(Board(), 2000, seed=3)
+    x, o, d = r["first_wins"], r["second_wins"], r["draws"]
+    assert x + o + d == r["games"] == 2000 and x > o > d > 0
+    assert uttt.random_playouts(Board(), 500, seed=3) == uttt.random_playouts(Board(), 500, seed=3)
+    # the compiled counter also sums the plies played
+    x2, o2, d2, plies = _uttt.random_playouts(2000, seed=3)
+    assert (x2, o2, d2) == (x, o, d) and 40 * 2000 < plies < 81 * 2000
+
+
+def test_old_call_forms_are_deprecated():
+    with pytest.deprecated_call(match=r"perft\(board, depth\)"):
+        assert uttt.perft(2) == 720
+    with pytest.deprecated_call(match=r"random_playouts\(board, n, seed\)"):
+        assert uttt.random_playouts(50, seed=1) == _uttt.random_playouts(50, seed=1)
 
 
 def _exact_outcomes(ref, memo, budget):
@@ -475,7 +475,7 @@ def test_random_playouts_match_exact_outcome_probabilities():
         if found is None:
             continue
         start, exact = found
-        x, o, d, plies = uttt.random_playouts(n, seed=checked, board=start)
+        x, o, d, plies = _uttt.random_playouts(n, seed=checked, board=start)
         for got, p in zip((x, o, d), exact[:3]):
             sd = (p * (1 - p) / n) ** 0.5
             assert abs(got / n - p) <= 5 * sd + 1e-9, (start.to_string(), got / n, p)

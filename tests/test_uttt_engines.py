@@ -5,6 +5,8 @@ import math
 
 import pytest
 
+from conftest import uttt_winning_position
+
 from ttt_engine.agents import MCTSAgent, PerfectAgent, RandomAgent, play_match
 from ttt_engine.search import MCTS
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
@@ -18,28 +20,13 @@ def bc(b, c):
     return (3 * (b // 3) + c // 3) * 9 + 3 * (b % 3) + c % 3
 
 
-def _winning_position():
-    """X to move in board 2 with 2,2 (board 2, cell 2) winning the big board."""
-    grid = [["."] * 9 for _ in range(9)]
-
-    def put(board, cell, v):
-        grid[3 * (board // 3) + cell // 3][3 * (board % 3) + cell % 3] = v
-
-    for board in (0, 1):
-        for cell in (0, 1, 2):
-            put(board, cell, "X")
-    put(2, 0, "X")
-    put(2, 1, "X")
-    for board, cell in [(3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1), (6, 0), (7, 2)]:
-        put(board, cell, "O")
-    return Board.from_string("".join("".join(r) for r in grid) + ":2")
 
 
 # --------------------------------------------------------------------------- MCTS (search core)
 
 def test_mcts_runs_on_uttt_and_finds_the_winning_move():
     m = MCTS(seed=3, max_nodes=100_000)
-    assert m.search(_winning_position(), simulations=2000) == bc(2, 2)
+    assert m.search(uttt_winning_position(), simulations=2000) == bc(2, 2)
     move = m.search(Board(), simulations=3000)
     assert move in Board().legal_moves
     assert m.stats["root_visits"] == 3000
@@ -77,8 +64,8 @@ def test_mcts_beats_random_on_uttt_small_budget():
 
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learner_takes_immediate_win(cls):
-    agent = cls(iterations=300, seed=1)
-    assert agent.select_move(_winning_position()) == bc(2, 2)
+    agent = cls(simulations=300, seed=1)
+    assert agent.select_move(uttt_winning_position()) == bc(2, 2)
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
@@ -87,15 +74,15 @@ def test_learner_is_deterministic_for_a_seed(cls):
     b.push("4, 4")
     runs = []
     for _ in range(2):
-        agent = cls(iterations=2000, seed=42)
+        agent = cls(simulations=2000, seed=42)
         runs.append((agent.select_move(b), agent.root_children(), agent.last_stats["nodes_used"]))
     assert runs[0] == runs[1]
-    assert cls(iterations=2000, seed=43).select_move(b) in b.legal_moves
+    assert cls(simulations=2000, seed=43).select_move(b) in b.legal_moves
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learner_keeps_subtree_between_turns(cls):
-    agent = cls(iterations=3000, seed=7, max_nodes=3_000_000)
+    agent = cls(simulations=3000, seed=7, max_nodes=3_000_000)
     board = Board()
     m1 = agent.select_move(board)
     kids = [(mv, v) for mv, _, v in agent.root_children()]
@@ -116,7 +103,7 @@ def test_learner_keeps_subtree_between_turns(cls):
 
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learner_survives_a_full_arena(cls):
-    agent = cls(iterations=500, seed=3, max_nodes=2000)
+    agent = cls(simulations=500, seed=3, max_nodes=2000)
     move = agent.select_move(Board())
     assert move in Board().legal_moves
     s = agent.last_stats
@@ -125,26 +112,26 @@ def test_learner_survives_a_full_arena(cls):
 
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learner_is_game_generic_and_sound_on_tictactoe(cls):
-    r = play_match(cls(iterations=3000, seed=1), PerfectAgent(), games=6, seed=2)
+    r = play_match(cls(simulations=3000, seed=1), PerfectAgent(), games=6, seed=2)
     assert r.losses == 0
-    r = play_match(cls(iterations=3000, seed=1), RandomAgent(seed=3), games=10, seed=4)
+    r = play_match(cls(simulations=3000, seed=1), RandomAgent(seed=3), games=10, seed=4)
     assert r.losses == 0 and r.wins >= 6
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learner_beats_random_on_uttt(cls):
-    r = play_match(cls(iterations=1500, seed=1), RandomAgent(seed=2), games=4,
+    r = play_match(cls(simulations=1500, seed=1), RandomAgent(seed=2), games=4,
                    board_factory=Board, seed=9)
     assert r.wins >= 3
 
 
 def test_qlearning_rate_schedule():
-    a = TreeQAgent(iterations=1)
+    a = TreeQAgent(simulations=1)
     assert a.alpha(0) == pytest.approx(0.4)
     assert a.alpha(30) == pytest.approx(0.01)
     assert a.alpha(10) == pytest.approx(0.4 * math.exp(-math.log(40) / 30 * 10))
     assert a.alpha(500) == pytest.approx(0.01)
-    b = TreeQAgent(iterations=1, A=0.5, alpha_min=0.0, k=0.2)
+    b = TreeQAgent(simulations=1, A=0.5, alpha_min=0.0, k=0.2)
     assert b.alpha(5) == pytest.approx(0.5 * math.exp(-1.0))
 
 
@@ -156,8 +143,8 @@ def test_time_budget():
 
 
 @pytest.mark.parametrize("kwargs, msg", [
-    (dict(iterations=0), "iterations"), (dict(time=-1), "time"), (dict(epsilon=2), "epsilon"),
-    (dict(max_nodes=10), "max_nodes"), (dict(win=0), "win"), (dict(iterations="many"), "iterations"),
+    (dict(simulations=0), "simulations"), (dict(time=-1), "time"), (dict(epsilon=2), "epsilon"),
+    (dict(max_nodes=10), "max_nodes"), (dict(win=0), "win"), (dict(simulations="many"), "simulations"),
 ])
 def test_learner_validation(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
@@ -167,13 +154,13 @@ def test_learner_validation(kwargs, msg):
 
 
 def test_learner_rejects_finished_or_foreign_boards():
-    b = _winning_position()
+    b = uttt_winning_position()
     b.push(bc(2, 2))
     with pytest.raises(ValueError, match="over"):
-        TreeQAgent(iterations=10).select_move(b)
+        TreeQAgent(simulations=10).select_move(b)
     with pytest.raises(ValueError, match="Board"):
-        SarsaAgent(iterations=10).select_move("board")
-    assert TreeQAgent(iterations=50).select_move(TTTBoard()) in range(9)
+        SarsaAgent(simulations=10).select_move("board")
+    assert TreeQAgent(simulations=50).select_move(TTTBoard()) in range(9)
 
 
 def test_sarsa_parameters():
@@ -181,7 +168,7 @@ def test_sarsa_parameters():
         SarsaAgent(gamma=1.5)
     with pytest.raises(ValueError, match="alpha"):
         SarsaAgent(alpha=0)
-    assert SarsaAgent(iterations=5).gamma == 0.99
+    assert SarsaAgent(simulations=5).gamma == 0.99
 
 
 # --------------------------------------------------------------------------- alpha-beta (search core)
@@ -201,5 +188,5 @@ def test_alphabeta_on_uttt_matches_plain_negamax_and_wins():
             continue
         assert alphabeta(b, 3).value == negamax(b, 3, alphabeta=False).value
         checked += 1
-    r = alphabeta(_winning_position(), 2)
+    r = alphabeta(uttt_winning_position(), 2)
     assert r.best_move == bc(2, 2) and r.value > 0

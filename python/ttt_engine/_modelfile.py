@@ -21,8 +21,7 @@ import numpy as np
 
 from ttt_engine import _util
 
-__all__ = ["KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings",
-           "save_qagent", "load_qagent"]
+__all__ = ["KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings"]
 
 #: kind -> (what it is, "module:attribute" of its reader ``f(path) -> object``)
 KINDS = {
@@ -204,79 +203,3 @@ def load_settings(cls, path):
         return cls(**config)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{path}: {e}") from None
-
-
-# ------------------------------------------------------------------------ QAgent
-def save_qagent(agent, path):
-    """:meth:`ttt_engine.QAgent.save` (fields listed there)."""
-    from ttt_engine.qagent import _HISTORY_COLUMNS, _HYPER_KEYS, _OPTIONAL_HYPER_KEYS
-    arrays = {
-        "q": agent.q,
-        "side": np.str_(agent.side),
-        "shaping": np.bool_(agent.shaping),
-        "episodes": np.int64(agent.episodes),
-        "has_seed": np.bool_(agent.seed is not None),
-        "seed": np.uint64(agent.seed or 0),
-        "name": np.str_(agent.name),
-        "mode": np.str_(agent.mode),
-        "symmetry": np.bool_(agent.symmetry),
-    }
-    cols = list(_HISTORY_COLUMNS)
-    for rec in agent.history:
-        cols += [k for k in rec if k not in cols]
-    arrays["history_columns"] = np.array(cols)
-    arrays["history"] = np.array([[rec.get(c, np.nan) for c in cols] for rec in agent.history],
-                                 dtype=np.float64).reshape(-1, len(cols))
-    for k in _HYPER_KEYS:
-        arrays[k] = np.float64(agent.hyperparameters.get(k, np.nan))
-    for k in _OPTIONAL_HYPER_KEYS:
-        if k in agent.hyperparameters:
-            arrays[k] = np.float64(agent.hyperparameters[k])
-    return write(path, "ttt_engine.QAgent", arrays)
-
-
-def load_qagent(cls, path):
-    """:meth:`ttt_engine.QAgent.load`."""
-    from ttt_engine.qagent import (_HYPER_KEYS, _INT_COLUMNS, _MODES, _OPTIONAL_HYPER_KEYS,
-                                   _SIDES, _check_q)
-    path = os.fspath(path)
-    raw = read(path, "ttt_engine.QAgent", legacy=True)
-    required = ("q", "side", "shaping", "episodes", "has_seed", "seed", "history",
-                "history_columns") + _HYPER_KEYS
-    missing = [k for k in required if k not in raw]
-    if missing:
-        raise ValueError(f"{path}: missing field(s): {', '.join(missing)}")
-    q = _check_q(raw["q"], what=f"{path}: q")
-
-    def field(key, kinds):
-        return scalar(path, raw, key, kinds)
-
-    hyper = {k: float(field(k, "f")) for k in _HYPER_KEYS}
-    hyper.update({k: float(field(k, "f")) for k in _OPTIONAL_HYPER_KEYS if k in raw})
-    mode = field("mode", "U") if "mode" in raw else "random"
-    if mode not in _MODES:
-        raise ValueError(f"{path}: mode must be one of {', '.join(_MODES)}, got {mode!r}")
-    side = field("side", "U")
-    if side not in _SIDES:
-        raise ValueError(f"{path}: side must be one of {', '.join(_SIDES)}, got {side!r}")
-    episodes = field("episodes", "iu")
-    if episodes < 0:
-        raise ValueError(f"{path}: episodes must be >= 0, got {episodes}")
-    seed = int(field("seed", "u")) if field("has_seed", "b") else None
-    cols = [str(c) for c in raw["history_columns"]]
-    hist = raw["history"]
-    if hist.ndim != 2 or hist.shape[1] != len(cols) or hist.dtype.kind != "f":
-        raise ValueError(f"{path}: history must be a float array with {len(cols)} columns, "
-                         f"got dtype {hist.dtype} shape {hist.shape}")
-    history = []
-    for row in hist:
-        d = {}
-        for c, v in zip(cols, row):
-            if math.isnan(v):
-                continue          # column absent from this record
-            d[c] = int(v) if c in _INT_COLUMNS else float(v)
-        history.append(d)
-    name = str(raw["name"].item()) if "name" in raw and raw["name"].shape == () else "Q-learning"
-    return cls(q, name=name, hyperparameters=hyper, episodes=episodes, seed=seed, side=side,
-               shaping=bool(field("shaping", "b")), history=history, mode=mode,
-               symmetry=bool(field("symmetry", "b")) if "symmetry" in raw else False)

@@ -21,6 +21,7 @@ import zipfile
 import numpy as np
 
 from ttt_engine import _modelfile, _util
+from ttt_engine._core.learning.quixo_values import ValueTable
 
 __all__ = ["save_values", "load_values", "estimate_bytes", "save_greedy", "load_greedy",
            "VALUES_KIND", "GREEDY_KIND"]
@@ -33,7 +34,6 @@ BYTES_PER_STATE = {"binary": 5.5, "json": 47.1}
 
 
 def _decode_keys(cells, size, path):
-    from ttt_engine.quixo import ValueTable
     if cells.dtype != np.uint8:
         raise ValueError(f"{path}: cells must be a uint8 array, got dtype {cells.dtype}")
     try:
@@ -71,7 +71,6 @@ def _write_npz(path, kind, arrays):
 
 
 def _table_from(path, raw, symmetric=None):
-    from ttt_engine.quixo import ValueTable
     def f(key, kinds):
         return _modelfile.scalar(path, raw, key, kinds)
     size = f("size", "iu")
@@ -105,7 +104,6 @@ def save_values(table, path, format=None):
     ``format``: ``"binary"`` (the compact ``.npz`` of this module) or ``"json"``
     (the seed's ``{"<board>": [average, count]}``); None: JSON if ``path``
     ends in ``.json``, else binary."""
-    from ttt_engine.quixo import ValueTable
     if not isinstance(table, ValueTable):
         raise ValueError(f"expected a ValueTable, got {type(table).__name__}")
     _util.check_output_path(path, "state-value file")
@@ -121,7 +119,6 @@ def save_values(table, path, format=None):
 
 def load_values(path, symmetric=False):
     """Read a value file, binary or JSON (told apart by content, not by name)."""
-    from ttt_engine.quixo import ValueTable
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError(f"no such file: {path}")
@@ -147,17 +144,15 @@ def save_greedy(agent, path):
     return _write_npz(path, GREEDY_KIND, arrays)
 
 
-def load_greedy(path):
-    """:meth:`ttt_engine.quixo.GreedyValueAgent.load`."""
-    from ttt_engine.quixo import GreedyValueAgent
+def load_greedy(cls, path):
+    """:meth:`ttt_engine.quixo.GreedyValueAgent.load`: a ``cls`` (the agent class)."""
     path = os.fspath(path)
     raw = _modelfile.read(path, GREEDY_KIND)
     table = _table_from(path, raw)
     def f(key, kinds):
         return _modelfile.scalar(path, raw, key, kinds)
     try:
-        return GreedyValueAgent(table, epsilon=f("epsilon", "f"), unknown=f("unknown", "f"),
-                                exact_terminal=bool(f("exact_terminal", "b")),
-                                seed=int(f("seed", "u")))
+        return cls(table, epsilon=f("epsilon", "f"), unknown=f("unknown", "f"),
+                   exact_terminal=bool(f("exact_terminal", "b")), seed=int(f("seed", "u")))
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None

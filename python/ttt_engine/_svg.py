@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ttt_engine._util import board_game
 
-__all__ = ["board_svg", "heat_colour"]
+__all__ = ["board_svg", "heat_colour", "move_geometry"]
 
 CELL = 36
 _FILL = {"X": "#c62828", "O": "#1565c0", "B": "#212121", "W": "#fafafa"}
@@ -62,12 +62,38 @@ def heat_colour(score):
     return f"#{r:02x}{g:02x}{bl:02x}"
 
 
+def move_geometry(board, move):
+    """Where ``move`` is on the board: ``(from_cell, to_cell, direction)`` with
+    cells as ``(row, col)``; ``to_cell`` the captured square (Clobber) or the end
+    the cube is pushed in at (Quixo), else None; ``direction`` Quixo's T/B/L/R.
+    A game whose ``Board`` has a ``move_geometry(move)`` method answers itself."""
+    if hasattr(board, "move_geometry"):
+        return board.move_geometry(move)
+    kind = board_game(board)
+    move = int(move)
+    if kind == "ttt":
+        return divmod(move, 3), None, None
+    if kind == "uttt":
+        return divmod(move, 9), None, None
+    if kind == "clobber":
+        from ttt_engine._core.games.clobber import board as clobber
+        a, b = clobber.move_squares(move)
+        return tuple(a), tuple(b), None
+    if kind == "quixo":
+        n = board.size
+        cell, side = divmod(move, 4)
+        r, c = divmod(cell, n)
+        d = "TBLR"[side]
+        end = {"T": (0, c), "B": (n - 1, c), "L": (r, 0), "R": (r, n - 1)}[d]
+        return (r, c), end, d
+    raise TypeError(f"no geometry for {type(board).__name__}")
+
+
 def _overlay(board, heat, best, alternatives, last_move):
     """(shade, extra SVG) for a heat map: ``heat`` {move: (score, label)} drawn on
     each move's first cell (the best score where several moves share it), the
     best move in green and the close alternatives in grey (an arrow for moves
     with two cells), the last move outlined in blue."""
-    from ttt_engine.analysis import move_geometry
     cells = {}
     for move, (score, label) in (heat or {}).items():
         cell = move_geometry(board, move)[0]

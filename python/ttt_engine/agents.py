@@ -21,7 +21,6 @@ from ttt_engine._util import (check_depth, check_int, check_real, check_seconds,
                               check_simulations, game_over, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget
 
-from ttt_engine._core.algorithms import alphabeta as _ab
 from ttt_engine import search as _search
 
 __all__ = [
@@ -95,7 +94,7 @@ class PerfectAgent(_StreamAgent):
         self.randomize = bool(randomize)
         self._seed_stream(seed)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
-        self._searcher = _ab.ABSearcher(self.tt_size)
+        self._searcher = _search.ABSearcher(self.tt_size)
         self.name = "perfect"
 
     def move_scores(self, board):
@@ -161,7 +160,7 @@ class AlphaBetaAgent(_DepthFirstAgent):
         self.depth = check_depth("depth", depth, allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self.tt_min_depth = check_int("tt_min_depth", tt_min_depth, min=1, max=30000)
-        self._searcher = _ab.ABSearcher(self.tt_size, tt_min_depth=self.tt_min_depth)
+        self._searcher = _search.ABSearcher(self.tt_size, tt_min_depth=self.tt_min_depth)
         self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
 
     def _search(self, board):

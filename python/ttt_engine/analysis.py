@@ -34,7 +34,8 @@ import math
 import time as _time
 from dataclasses import asdict, dataclass, field
 
-from ttt_engine._util import check_int, check_real, board_game
+from ttt_engine._svg import board_svg, move_geometry
+from ttt_engine._util import check_int, check_real
 
 __all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE"]
 
@@ -110,7 +111,6 @@ class Analysis:
     def to_svg(self, last_move=None):
         """The board with the scores as a heat map, the best move in green and
         the close alternatives in grey."""
-        from ttt_engine._svg import board_svg
         return board_svg(self.board, heat=self.heat(), best=self.best_move,
                          alternatives=[r.move for r in self.alternatives()],
                          last_move=last_move)
@@ -154,34 +154,6 @@ def _jsonable(v):
     if isinstance(v, (str, int, bool)) or v is None:
         return v
     return str(v)
-
-
-# ---------------------------------------------------------------------------- geometry
-def move_geometry(board, move):
-    """Where ``move`` is on the board: ``(from_cell, to_cell, direction)`` with
-    cells as ``(row, col)``; ``to_cell`` the captured square (Clobber) or the end
-    the cube is pushed in at (Quixo), else None; ``direction`` Quixo's T/B/L/R.
-    A game whose ``Board`` has a ``move_geometry(move)`` method answers itself."""
-    if hasattr(board, "move_geometry"):
-        return board.move_geometry(move)
-    kind = board_game(board)
-    move = int(move)
-    if kind == "ttt":
-        return divmod(move, 3), None, None
-    if kind == "uttt":
-        return divmod(move, 9), None, None
-    if kind == "clobber":
-        from ttt_engine._core.games.clobber import board as clobber
-        a, b = clobber.move_squares(move)
-        return tuple(a), tuple(b), None
-    if kind == "quixo":
-        n = board.size
-        cell, side = divmod(move, 4)
-        r, c = divmod(cell, n)
-        d = "TBLR"[side]
-        end = {"T": (0, c), "B": (n - 1, c), "L": (r, 0), "R": (r, n - 1)}[d]
-        return (r, c), end, d
-    raise TypeError(f"no geometry for {type(board).__name__}")
 
 
 # ---------------------------------------------------------------------------- scores

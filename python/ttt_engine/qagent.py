@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 
 import numpy as np
 
-from ttt_engine import _parallel, _util
+from ttt_engine import _modelfile, _parallel, _util
 from ttt_engine._agent import no_budget
 from ttt_engine._core.learning import qlearning as _ql
 from ttt_engine._training import run_training
@@ -151,8 +152,7 @@ class QAgent:
         lacks a column) with ``history_columns``.
         The path is used exactly as given (no ``.npz`` is appended).
         """
-        from ttt_engine._modelfile import save_qagent
-        save_qagent(self, path)
+        _save(self, path)
 
     @classmethod
     def load(cls, path):
@@ -163,8 +163,7 @@ class QAgent:
         model file, truncated, missing field, wrong version, wrong shape or
         dtype, non-finite values).  Never unpickles anything.
         """
-        from ttt_engine._modelfile import load_qagent
-        return load_qagent(cls, path)
+        return _load(cls, path)
 
     # ------------------------------------------------------------------ protocol
     def reset(self, seed=None):
@@ -179,6 +178,79 @@ class QAgent:
     def __repr__(self):
         return (f"<QAgent {self.name!r}: mode={self.mode}, side={self.side}, episodes={self.episodes:,}, "
                 f"seed={self.seed}>")
+
+
+# ------------------------------------------------------------------ files
+def _save(agent, path):
+    """:meth:`QAgent.save` (fields listed there)."""
+    arrays = {
+        "q": agent.q,
+        "side": np.str_(agent.side),
+        "shaping": np.bool_(agent.shaping),
+        "episodes": np.int64(agent.episodes),
+        "has_seed": np.bool_(agent.seed is not None),
+        "seed": np.uint64(agent.seed or 0),
+        "name": np.str_(agent.name),
+        "mode": np.str_(agent.mode),
+        "symmetry": np.bool_(agent.symmetry),
+    }
+    cols = list(_HISTORY_COLUMNS)
+    for rec in agent.history:
+        cols += [k for k in rec if k not in cols]
+    arrays["history_columns"] = np.array(cols)
+    arrays["history"] = np.array([[rec.get(c, np.nan) for c in cols] for rec in agent.history],
+                                 dtype=np.float64).reshape(-1, len(cols))
+    for k in _HYPER_KEYS:
+        arrays[k] = np.float64(agent.hyperparameters.get(k, np.nan))
+    for k in _OPTIONAL_HYPER_KEYS:
+        if k in agent.hyperparameters:
+            arrays[k] = np.float64(agent.hyperparameters[k])
+    return _modelfile.write(path, "ttt_engine.QAgent", arrays)
+
+
+def _load(cls, path):
+    """:meth:`QAgent.load`."""
+    path = os.fspath(path)
+    raw = _modelfile.read(path, "ttt_engine.QAgent", legacy=True)
+    required = ("q", "side", "shaping", "episodes", "has_seed", "seed", "history",
+                "history_columns") + _HYPER_KEYS
+    missing = [k for k in required if k not in raw]
+    if missing:
+        raise ValueError(f"{path}: missing field(s): {', '.join(missing)}")
+    q = _check_q(raw["q"], what=f"{path}: q")
+
+    def field(key, kinds):
+        return _modelfile.scalar(path, raw, key, kinds)
+
+    hyper = {k: float(field(k, "f")) for k in _HYPER_KEYS}
+    hyper.update({k: float(field(k, "f")) for k in _OPTIONAL_HYPER_KEYS if k in raw})
+    mode = field("mode", "U") if "mode" in raw else "random"
+    if mode not in _MODES:
+        raise ValueError(f"{path}: mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    side = field("side", "U")
+    if side not in _SIDES:
+        raise ValueError(f"{path}: side must be one of {', '.join(_SIDES)}, got {side!r}")
+    episodes = field("episodes", "iu")
+    if episodes < 0:
+        raise ValueError(f"{path}: episodes must be >= 0, got {episodes}")
+    seed = int(field("seed", "u")) if field("has_seed", "b") else None
+    cols = [str(c) for c in raw["history_columns"]]
+    hist = raw["history"]
+    if hist.ndim != 2 or hist.shape[1] != len(cols) or hist.dtype.kind != "f":
+        raise ValueError(f"{path}: history must be a float array with {len(cols)} columns, "
+                         f"got dtype {hist.dtype} shape {hist.shape}")
+    history = []
+    for row in hist:
+        d = {}
+        for c, v in zip(cols, row):
+            if math.isnan(v):
+                continue          # column absent from this record
+            d[c] = int(v) if c in _INT_COLUMNS else float(v)
+        history.append(d)
+    name = str(raw["name"].item()) if "name" in raw and raw["name"].shape == () else "Q-learning"
+    return cls(q, name=name, hyperparameters=hyper, episodes=episodes, seed=seed, side=side,
+               shaping=bool(field("shaping", "b")), history=history, mode=mode,
+               symmetry=bool(field("symmetry", "b")) if "symmetry" in raw else False)
 
 
 def _rebuild_qagent(q, name, hyperparameters, episodes, seed, side, shaping, history, mode,

@@ -36,7 +36,8 @@ from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
 from ttt_engine._core.learning.quixo_values import ValueTable
-from ttt_engine._core.learning.quixo_agents import Agent, RandomAgent, GreedyValueAgent, HeuristicAgent
+from ttt_engine._core.learning import quixo_agents as _agents
+from ttt_engine._core.learning.quixo_agents import Agent, RandomAgent, HeuristicAgent
 from ttt_engine._core.learning.quixo_tournament import run_games as _run_games, random_games_per_second
 
 __all__ = [
@@ -46,6 +47,23 @@ __all__ = [
     "load_values", "estimate_value_file_size", "random_games_per_second", "stages", "main",
     "DEFAULT_MAX_PLIES",
 ]
+
+
+
+class GreedyValueAgent(_agents.GreedyValueAgent):
+    __doc__ = _agents.GreedyValueAgent.__doc__
+    __slots__ = ()
+
+    def save(self, path):
+        """Write the agent and its table to ``path`` (binary ``.npz``, no
+        pickle, atomic; the format of docs/agents.md).  Returns the bytes written."""
+        return _qfiles.save_greedy(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read an agent written by :meth:`save` (``ValueError`` naming what
+        the file is if it is another kind of model file)."""
+        return _qfiles.load_greedy(cls, path)
 
 
 def perft(board, depth):

@@ -21,8 +21,8 @@ import time as _time
 from dataclasses import dataclass, field
 
 from ttt_engine import _parallel
-from ttt_engine._util import (check_int, check_real, check_seconds, check_simulations,
-                              game_over, resolve_seed)
+from ttt_engine._util import (board_game, check_int, check_real, check_seconds,
+                              check_simulations, game_over, game_title, resolve_seed)
 
 from ttt_engine._core.algorithms import alphabeta as _ab
 from ttt_engine._core.algorithms import mcts as _mcts
@@ -34,13 +34,6 @@ __all__ = [
     "optimal_moves", "MCTS", "PUCT", "ABSearcher", "WIN_SCORE", "MAX_PLY",
 ]
 
-#: Owns a transposition table: ``ABSearcher(tt_size=2**18, tt_min_depth=2,
-#: ply_in_key=False)``; pass one as ``searcher=`` to keep its table size /
-#: settings (one search at a time).  ``ply_in_key=True`` matches table entries
-#: only at the same distance from the root: needed for exact searches of games
-#: whose outcome depends on a ply count the game hash leaves out (Quixo's cap).
-ABSearcher = _ab.ABSearcher
-
 WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
 MAX_PLY = int(_ab.PY_MAX_PLY)
@@ -49,6 +42,54 @@ DEFAULT_TT_SIZE = 1 << 18
 #: Tic-Tac-Toe (24 KB: a first search in a process pays a page fault per 4 KB
 #: of table it touches, and a big game's 6 MB table made it 0.3-0.6 ms).
 SMALL_TT_SIZE = 1 << 10
+
+class _OneSearchAtATime:
+    """One search at a time per object (:class:`MCTS`, :class:`PUCT`,
+    :class:`ABSearcher`): whatever touches the tree or table runs as
+    ``self._exclusive(fn, *args)``; another thread calling meanwhile gets
+    ``RuntimeError("this <_what> is already searching in another thread")``
+    at once (never a wait, never a crash).  Separate objects search in
+    parallel.  Subclasses call :meth:`_init_exclusive` in ``__init__``."""
+
+    _what = "search"
+
+    def _init_exclusive(self):
+        self._lock = threading.Lock()
+
+    def _exclusive(self, fn, *args):
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError(f"this {self._what} is already searching in another thread")
+        try:
+            return fn(*args)
+        finally:
+            self._lock.release()
+
+
+class ABSearcher(_ab.ABSearcher, _OneSearchAtATime):
+    """Owns a transposition table and search context: ``ABSearcher(tt_size=2**18,
+    tt_min_depth=2, ply_in_key=False)``; pass one as ``searcher=`` to keep its
+    table size / settings (one search at a time: see :class:`MCTS`).
+    ``tt_size`` is rounded up to a power of two.  ``ply_in_key=True`` matches
+    table entries only at the same distance from the root: needed for exact
+    searches of games whose outcome depends on a ply count the game hash leaves
+    out (Quixo's cap).
+
+    Pickles from its settings: the copy starts with an empty table (a table
+    only speeds searches up, so it finds the same results)."""
+
+    _what = "ABSearcher"
+
+    def __init__(self, tt_size=1 << 18, tt_min_depth=2, ply_in_key=False):
+        # the compiled base has checked and applied the arguments (__cinit__)
+        self._init_exclusive()
+
+    def __reduce__(self):
+        return (ABSearcher, (int(self.tt_size), self.tt_min_depth, self.ply_in_key))
+
+    def __repr__(self):
+        return (f"ABSearcher(tt_size={self.tt_size}, tt_min_depth={self.tt_min_depth}, "
+                f"ply_in_key={self.ply_in_key})")
+
 
 # The module-level functions use one searcher (transposition table + context)
 # per thread and table size, made on the thread's first search of that size:
@@ -63,7 +104,7 @@ def _shared(board=None):
         searchers = _local.searchers = {}
     searcher = searchers.get(size)
     if searcher is None:
-        searcher = searchers[size] = _ab.ABSearcher(size)
+        searcher = searchers[size] = ABSearcher(size)
     return searcher
 
 
@@ -80,13 +121,10 @@ def _with_searcher(searcher, fn, *args):
     thread is searching with it); the thread's own searcher when None."""
     if searcher is None:
         searcher = _shared(args[0] if args else None)
-    elif not isinstance(searcher, _ab.ABSearcher):
-        raise TypeError(f"searcher must be an ABSearcher or None, got {type(searcher).__name__}")
-    searcher.acquire()
-    try:
-        return _dispatch(fn, searcher, *args)
-    finally:
-        searcher.release()
+    elif not isinstance(searcher, ABSearcher):
+        raise TypeError("searcher must be a ttt_engine.search.ABSearcher or None, got "
+                        f"{type(searcher).__module__}.{type(searcher).__name__}")
+    return searcher._exclusive(_dispatch, fn, searcher, *args)
 
 
 @dataclass(frozen=True)
@@ -252,19 +290,17 @@ def refuse_unbounded(board, who):
     up to :data:`CLOBBER_EXACT_STONES` stones.  The message points to the
     game's ``solve``, which takes a node or time limit.  (3x3 and 4x4 Quixo
     are answered from the retrograde solution: see :func:`_quixo_values`.)"""
-    from ttt_engine._core.games.clobber import board as clobber
-    from ttt_engine._core.games.quixo import board as quixo
-    from ttt_engine._core.games.uttt import board as uttt
     if board.is_terminal():
         return
     limit = "(board, max_nodes=..., time_limit=...), which answers 'unknown' when a limit is hit"
-    if isinstance(board, uttt.Board):
+    game = board_game(board)
+    if game == "uttt":
         raise ValueError(f"{who}: Ultimate Tic-Tac-Toe cannot be solved exhaustively; use "
                          f"ttt_engine.uttt.solve{limit}")
-    if isinstance(board, quixo.Board) and board.size == 5:
+    if game == "quixo" and board.size == 5:
         raise ValueError(f"{who}: 5x5 Quixo cannot be solved exhaustively; use "
                          f"ttt_engine.quixo.solve{limit}")
-    if isinstance(board, clobber.Board):
+    if game == "clobber":
         stones = board.stones("B") + board.stones("W")
         if stones > CLOBBER_EXACT_STONES:
             raise ValueError(f"{who}: Clobber with {stones} stones is beyond the exhaustive "
@@ -273,8 +309,7 @@ def refuse_unbounded(board, who):
 
 
 def _quixo_small(board):
-    from ttt_engine._core.games.quixo import board as quixo
-    return isinstance(board, quixo.Board) and board.size in (3, 4)
+    return board_game(board) == "quixo" and board.size in (3, 4)
 
 
 def _quixo_values(board):
@@ -348,7 +383,7 @@ def optimal_moves(board):
     return sorted(m for m, v in values.items() if _sign(v) == best)
 
 
-class MCTS:
+class MCTS(_OneSearchAtATime):
     """Monte Carlo tree search (UCT) with a preallocated node arena and tree reuse.
 
     c: exploration constant of UCB1 (default sqrt(2)).
@@ -405,6 +440,10 @@ class MCTS:
     parallel.  Ctrl-C stops a search between simulations with
     ``KeyboardInterrupt``; the object stays usable.
 
+    Pickles from its constructor arguments (the seed resolved): the copy
+    starts with an empty tree and searches as the original did after
+    ``reset(seed)``; a fresh object and its copy search alike.
+
     >>> from ttt_engine import Board
     >>> m = MCTS(seed=1)
     >>> m.search(Board(), simulations=2000) in range(9)
@@ -412,6 +451,7 @@ class MCTS:
     """
 
     DEFAULT_SIMULATIONS = 10_000
+    _what = "MCTS"
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
@@ -437,57 +477,48 @@ class MCTS:
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
+        self._init_exclusive()
 
-    def _acquire(self):
-        taken = []
-        try:
-            for tree in self._trees:
-                tree.acquire("MCTS")
-                taken.append(tree)
-        except RuntimeError:
-            for tree in taken:
-                tree.release()
-            raise
-
-    def _release(self):
-        for tree in self._trees:
-            tree.release()
+    def __reduce__(self):
+        return (_rebuild_mcts, (dict(
+            c=self.c, max_nodes=self.max_nodes, seed=self.seed, reuse=self.reuse,
+            reuse_depth=self.reuse_depth, expand_after=self.expand_after, solver=self.solver,
+            threads=self.threads, playout=self.playout, endgame=self.endgame,
+            endgame_share=self.endgame_share),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""
-        self._acquire()
-        try:
-            for tree in self._trees:
-                tree.clear()
-            self._root = None
-            self._stats = {}
-            if seed is not None:
-                self.seed = resolve_seed(seed)
-                for tree, s in zip(self._trees, _parallel.split_seeds(self.seed, self.threads)):
-                    tree.reseed(s)
-        finally:
-            self._release()
+        self._exclusive(self._reset, seed)
+
+    def _reset(self, seed):
+        for tree in self._trees:
+            tree.clear()
+        self._root = None
+        self._stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+            for tree, s in zip(self._trees, _parallel.split_seeds(self.seed, self.threads)):
+                tree.reseed(s)
 
     def advance(self, move):
         """Tell the tree that ``move`` was played at its root: keep that subtree."""
-        self._acquire()
+        self._exclusive(self._advance, move)
+
+    def _advance(self, move):
+        if self._root is None:
+            return
         try:
-            if self._root is None:
-                return
-            try:
-                nxt = self._root.copy()
-                nxt.push(move)
-            except ValueError:
-                for tree in self._trees:
-                    tree.clear()
-                self._root = None
-                raise
+            nxt = self._root.copy()
+            nxt.push(move)
+        except ValueError:
             for tree in self._trees:
-                if not tree.advance_root(move):
-                    tree.clear()
-            self._root = nxt
-        finally:
-            self._release()
+                tree.clear()
+            self._root = None
+            raise
+        for tree in self._trees:
+            if not tree.advance_root(move):
+                tree.clear()
+        self._root = nxt
 
     def search(self, board, simulations=None, time=None):
         """Search from ``board`` and return the most visited move.
@@ -498,28 +529,21 @@ class MCTS:
         """
         _check_board(board, allow_terminal=False)
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
-        self._acquire()
-        try:
-            return self._search(board, sims, t)
-        finally:
-            self._release()
+        return self._exclusive(self._search, board, sims, t)
 
     def _check_playout(self, board):
         if self.playout != "random":
-            from ttt_engine import games
-            game = games.of_board(board)
-            if game.key not in _mcts.PLAYOUT_GAMES[self.playout]:
-                valid = [p for p, keys in _mcts.PLAYOUT_GAMES.items() if game.key in keys]
+            game = board_game(board)
+            if game not in _mcts.PLAYOUT_GAMES[self.playout]:
+                valid = [p for p, keys in _mcts.PLAYOUT_GAMES.items() if game in keys]
                 raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
-                                 f"{game.title}; valid playouts there: {', '.join(valid)}")
+                                 f"{game_title(board)}; valid playouts there: {', '.join(valid)}")
 
     def _endgame(self, board, t):
         """The exact endgame move (or None) and the time it took."""
-        from ttt_engine._core.games.uttt import board as _uttt
-        if not isinstance(board, _uttt.Board):
-            from ttt_engine import games
+        if board_game(board) != "uttt":
             raise ValueError(f"MCTS endgame= applies to Ultimate Tic-Tac-Toe only, not "
-                             f"{games.of_board(board).title}; use endgame=0")
+                             f"{game_title(board)}; use endgame=0")
         cells, open_boards = board.cells, board.local_winners
         empty = sum(1 for m in range(81) if cells[m] == 0
                     and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
@@ -609,6 +633,10 @@ class MCTS:
         return dict(self._stats)
 
 
+def _rebuild_mcts(config):
+    return MCTS(**config)
+
+
 def _search_part(tree, board, sims, seconds, stop):
     return _dispatch(_mcts.mcts_search, tree, board, sims, seconds, stop)
 
@@ -639,7 +667,7 @@ def _merge_roots(trees, solver):
 
 
 # ---------------------------------------------------------------------------- PUCT
-class PUCT:
+class PUCT(_OneSearchAtATime):
     """AlphaZero's tree search (PUCT), guided by an evaluator.
 
     evaluator: ``evaluate(observations, legal_mask) -> (logits, values)`` (see
@@ -669,6 +697,9 @@ class PUCT:
     from a second thread); Ctrl-C stops a search with ``KeyboardInterrupt``
     and leaves the object usable (the tree is dropped).
 
+    Pickles from its constructor arguments (the evaluator pickled with it):
+    the copy starts with an empty tree, as :class:`MCTS`.
+
     >>> from ttt_engine import Board
     >>> from ttt_engine.evaluators import UniformEvaluator
     >>> p = PUCT(UniformEvaluator(), seed=1)
@@ -677,6 +708,7 @@ class PUCT:
     """
 
     DEFAULT_SIMULATIONS = 800
+    _what = "PUCT"
 
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
@@ -705,7 +737,7 @@ class PUCT:
         self._key = None
         self._root = None
         self._stats = {}
-        self._lock = threading.Lock()
+        self._init_exclusive()
 
     def __reduce__(self):
         return (_rebuild_puct, (self.evaluator, dict(
@@ -713,14 +745,6 @@ class PUCT:
             dirichlet_alpha=self.dirichlet_alpha, noise_fraction=self.noise_fraction,
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight)))
-
-    # ------------------------------------------------------------ ownership
-    def _acquire(self):
-        if not self._lock.acquire(blocking=False):
-            raise RuntimeError("this PUCT is already searching in another thread")
-
-    def _release(self):
-        self._lock.release()
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -738,35 +762,33 @@ class PUCT:
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""
-        self._acquire()
-        try:
-            if seed is not None:
-                self.seed = resolve_seed(seed)
-            if self._forest is not None:
-                self._forest.clear(0)
-                self._forest.reseed(self.seed)
-            self._root = None
-            self._stats = {}
-        finally:
-            self._release()
+        self._exclusive(self._reset, seed)
+
+    def _reset(self, seed):
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+        if self._forest is not None:
+            self._forest.clear(0)
+            self._forest.reseed(self.seed)
+        self._root = None
+        self._stats = {}
 
     def advance(self, move):
         """Tell the tree that ``move`` was played at its root: keep that subtree."""
-        self._acquire()
+        self._exclusive(self._advance, move)
+
+    def _advance(self, move):
+        if self._root is None:
+            return
+        nxt = self._root.copy()
         try:
-            if self._root is None:
-                return
-            nxt = self._root.copy()
-            try:
-                nxt.push(move)
-            except ValueError:
-                self._forest.clear(0)
-                self._root = None
-                raise
-            self._forest.advance(0, int(move))
-            self._root = nxt
-        finally:
-            self._release()
+            nxt.push(move)
+        except ValueError:
+            self._forest.clear(0)
+            self._root = None
+            raise
+        self._forest.advance(0, int(move))
+        self._root = nxt
 
     # ------------------------------------------------------------ searching
     def search(self, board, simulations=None, time=None):
@@ -776,11 +798,7 @@ class PUCT:
         with neither, ``DEFAULT_SIMULATIONS``."""
         _check_board(board, allow_terminal=False)
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
-        self._acquire()
-        try:
-            return self._search(board, sims, t)
-        finally:
-            self._release()
+        return self._exclusive(self._search, board, sims, t)
 
     def _search(self, board, sims, t):
         from ttt_engine.evaluators import call_evaluator, check_output

@@ -14,7 +14,7 @@ registers the Gymnasium ids when Gymnasium is installed.
 Action numbering, observation planes and the rules for illegal actions and
 finished games: docs/envs.md.
 """
-from ttt_engine._core.algorithms.batch import BatchEnv
+from ttt_engine.envs._batch import BatchEnv
 from ttt_engine.envs._games import GAME_KEYS
 
 __all__ = ["GAME_KEYS", "BatchEnv", "register_envs"]

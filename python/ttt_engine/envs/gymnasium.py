@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from ttt_engine._core.algorithms.batch import BatchEnv
+from ttt_engine.envs._batch import BatchEnv
 from ttt_engine._util import check_choice, check_int
 from ttt_engine.envs import _games
 from ttt_engine.envs._games import NOT_STARTED

@@ -274,14 +274,13 @@ cdef class BatchEnv:
 
     def __init__(self, game, n, seed=None, *, autoreset=False, **game_options):
         from ttt_engine._util import check_int, resolve_seed
-        from ttt_engine.envs._games import new_board, game_key
         if self.states != NULL:
             raise RuntimeError("BatchEnv is already initialised")
-        key = game_key(game)
+        key = game.key          # game: its registry entry, from ttt_engine.envs.BatchEnv
         cdef Py_ssize_t count = check_int("n", n, min=1, max=1 << 26)
         if not isinstance(autoreset, bool):
             raise ValueError(f"autoreset must be True or False, got {autoreset!r}")
-        board = new_board(key, game_options)
+        board = game.new_board(**game_options)
         self.game = key
         self.options = dict(game_options)
         self._proto = board

@@ -166,19 +166,6 @@ cdef class GreedyValueAgent(Agent):
         return (type(self), (self._ref, self.spec.epsilon, self.spec.unknown,
                              bool(self.spec.exact_terminal), self.seed))
 
-    def save(self, path):
-        """Write the agent and its table to ``path`` (binary ``.npz``, no
-        pickle, atomic; the format of docs/agents.md).  Returns the bytes written."""
-        from ttt_engine._quixo_files import save_greedy
-        return save_greedy(self, path)
-
-    @classmethod
-    def load(cls, path):
-        """Read an agent written by :meth:`save` (``ValueError`` naming what
-        the file is if it is another kind of model file)."""
-        from ttt_engine._quixo_files import load_greedy
-        return load_greedy(path)
-
 
 cdef int agent_choose(const AgentSpec* a, const QuixoState* s, rng_t* rng) noexcept nogil:
     """Shape index (into the size tables) the agent plays; game must be on.

@@ -1,0 +1,285 @@
+"""Imports flow one way.
+
+- The Python package (``python/ttt_engine/**/*.py``): the graph of module-level
+  imports of ``ttt_engine`` modules has no cycle.  Imports inside a function
+  run when it is called, not at import; the few that close a cycle (the
+  registry and the engines it names, a game's module for that game only) are
+  listed with their reason in :data:`KNOWN_LAZY_EDGES`, and a new one fails.
+  The implicit import of a parent package is not an edge (a package's
+  ``__init__`` imports nothing of its submodules' dependants eagerly).
+- The compiled modules (``src/engine/**/*.pyx``) import from the Python package
+  only ``ttt_engine._core.*`` and the leaf helpers :data:`LEAVES`, which import
+  nothing of ``ttt_engine`` but each other (and compiled modules).
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+import ttt_engine
+
+PACKAGE = pathlib.Path(ttt_engine.__file__).resolve().parent
+ROOT = PACKAGE.parent.parent
+ENGINE = ROOT / "src" / "engine"
+#: the Python helpers compiled modules may import
+LEAVES = ("ttt_engine._util", "ttt_engine._svg", "ttt_engine._parallel")
+#: function-local imports that close a cycle, and why each is kept (they run
+#: when the function is called, never during an import)
+KNOWN_LAZY_EDGES = {
+    # the registry names every engine: its factories import the engine's
+    # module when an engine is made, and those modules look games up in it
+    ("ttt_engine.games", "ttt_engine.agents"): "registry engine factories",
+    ("ttt_engine.games", "ttt_engine.tree_agents"): "registry engine factories",
+    ("ttt_engine.games", "ttt_engine.clobber_play"): "registry engine factories",
+    ("ttt_engine.games", "ttt_engine.quixo"): "registry engine factories",
+    ("ttt_engine.games", "ttt_engine.analysis"): "Game.analyse",
+    # exact values of 3x3 and 4x4 Quixo come from its retrograde solution
+    # (alpha-beta cannot finish them), imported only for a Quixo board
+    ("ttt_engine.search", "ttt_engine.quixo"): "search.solve / exact_move_values on Quixo",
+    # plot_alphazero(path) reads a metrics file with the trainer's reader
+    ("ttt_engine.plot", "ttt_engine.alphazero"): "plot_alphazero reads metrics files",
+}
+
+
+def _module_name(path):
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules():
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(path, module, modules):
+    """``[(target, lineno, lazy)]``: the ``ttt_engine`` modules ``path`` imports;
+    ``lazy`` when the import is inside a function."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    found = []
+
+    def visit(node, lazy):
+        for child in ast.iter_child_nodes(node):
+            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                               ast.Lambda))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "ttt_engine":
+                        found.append((alias.name, child.lineno, lazy))
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    parts = module.split(".")
+                    if not is_package:
+                        parts = parts[:-1]
+                    parts = parts[:len(parts) - (child.level - 1)]
+                    base = ".".join(parts + ([base] if base else []))
+                if base.split(".")[0] != "ttt_engine":
+                    continue
+                for alias in child.names:
+                    sub = f"{base}.{alias.name}"
+                    found.append((sub if sub in modules else base, child.lineno, lazy))
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def _graph(lazy):
+    modules = _modules()
+    graph = {}
+    for name, path in modules.items():
+        graph[name] = sorted({t for t, _line, is_lazy in _imports(path, name, modules)
+                              if t in modules and t != name and (lazy or not is_lazy)})
+    return graph
+
+
+def _components(graph):
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def connect(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(tuple(sorted(comp)))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return sorted(out)
+
+
+def _cycle_in(graph, comp):
+    """One cycle through the component ``comp``, as ``a -> b -> ... -> a``."""
+    members = set(comp)
+    start = comp[0]
+    path, seen = [start], {start}
+    while True:
+        nxt = next(w for w in graph[path[-1]] if w in members)
+        if nxt in seen:
+            cycle = path[path.index(nxt):] + [nxt]
+            return " -> ".join(cycle)
+        path.append(nxt)
+        seen.add(nxt)
+
+
+def test_the_graph_sees_the_imports():
+    # the graph is built from what the files say: known edges must be in it
+    graph = _graph(lazy=False)
+    assert "ttt_engine._modelfile" in graph["ttt_engine.qagent"]
+    assert "ttt_engine._util" in graph["ttt_engine._parallel"]
+    assert "ttt_engine.envs._games" in graph["ttt_engine.envs._batch"]
+    assert "ttt_engine.quixo" in _graph(lazy=True)["ttt_engine.search"]   # _quixo_values
+    assert len(graph) > 60
+
+
+def test_module_level_imports_have_no_cycle():
+    graph = _graph(lazy=False)
+    cycles = [_cycle_in(graph, comp) for comp in _components(graph)]
+    assert not cycles, "import cycles at module level:\n" + "\n".join(cycles)
+
+
+def test_lazy_import_cycles_are_the_known_ones():
+    """With every function-local import but the known ones of
+    :data:`KNOWN_LAZY_EDGES`, there is no cycle; and each known one is still
+    there (the list does not outlive the code)."""
+    graph = _graph(lazy=True)
+    missing = [edge for edge in KNOWN_LAZY_EDGES if edge[1] not in graph[edge[0]]]
+    assert not missing, f"known lazy imports no longer in the code: {missing}"
+    pruned = {v: [w for w in ws if (v, w) not in KNOWN_LAZY_EDGES] for v, ws in graph.items()}
+    cycles = [_cycle_in(pruned, comp) for comp in _components(pruned)]
+    assert not cycles, "cycles through function-local imports:\n" + "\n".join(cycles)
+
+
+def test_leaf_helpers_are_leaves():
+    modules = _modules()
+    for name in LEAVES:
+        bad = [(t, line) for t, line, _lazy in _imports(modules[name], name, modules)
+               if t not in LEAVES and not t.startswith("ttt_engine._core")]
+        assert not bad, f"{name} is not a leaf: it imports {bad}"
+
+
+_PY_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+(?!.*\bcimport\b)(.*)"
+                        r"|import\s+([\w.]+))", re.M)
+
+
+def _pyx_imports(path):
+    """``[(module, lineno)]``: the Python (not ``cimport``) imports of
+    ``ttt_engine`` in a Cython source."""
+    out = []
+    for m in _PY_IMPORT.finditer(path.read_text(encoding="utf-8")):
+        line = path.read_text(encoding="utf-8").count("\n", 0, m.start()) + 1
+        base, names, plain = m.group(1), m.group(2), m.group(3)
+        if plain and plain.split(".")[0] == "ttt_engine":
+            out.append((plain, line))
+        elif base and base.split(".")[0] == "ttt_engine":
+            if base == "ttt_engine":      # from ttt_engine import _util, _svg
+                for n in names.strip("() \\").split(","):
+                    out.append((f"ttt_engine.{n.split()[0]}", line))
+            else:
+                out.append((base, line))
+    return out
+
+
+def _sources():
+    if not ENGINE.is_dir():
+        pytest.skip(f"the Cython sources are not here ({ENGINE}): ttt_engine is installed "
+                    "without its repository")
+    return sorted(ENGINE.rglob("*.pyx"))
+
+
+def test_pyx_import_scanner_sees_imports(tmp_path):
+    f = tmp_path / "m.pyx"
+    f.write_text("from ttt_engine._core.core.rng cimport rng_t\n"
+                 "from ttt_engine._util import check_int\n"
+                 "    from ttt_engine.envs._games import new_board\n"
+                 "import ttt_engine.search\n"
+                 "from ttt_engine import _svg, quixo\n")
+    assert _pyx_imports(f) == [("ttt_engine._util", 2), ("ttt_engine.envs._games", 3),
+                               ("ttt_engine.search", 4), ("ttt_engine._svg", 5),
+                               ("ttt_engine.quixo", 5)]
+
+
+def test_compiled_modules_import_only_core_and_leaves():
+    bad = []
+    for path in _sources():
+        for module, line in _pyx_imports(path):
+            if module in LEAVES or module.startswith("ttt_engine._core."):
+                continue
+            bad.append(f"{path.relative_to(ROOT)}:{line}: imports {module}")
+    assert not bad, ("compiled modules may import only ttt_engine._core.* and "
+                     f"{', '.join(LEAVES)}:\n" + "\n".join(bad))
+
+
+_TTT_SOLVE = """
+import sys
+import ttt_engine.search as S
+from ttt_engine._core.games.ttt.board import Board
+b = Board()
+assert S.alphabeta(b).value == 0.0 and S.solve(b) == 0 and S.optimal_moves(b)
+assert S.minimax(Board.from_string("XO.X.O..."), 3).exact
+assert S.MCTS(seed=1).search(b, simulations=200) in range(9)
+print("\\n".join(sorted(m for m in sys.modules if m.startswith("ttt_engine"))))
+"""
+
+
+def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
+    """``ttt_engine.search`` imports no game-specific Python module for a
+    Tic-Tac-Toe search: not the game modules, solvers, learners nor the
+    registry.  (The compiled search modules themselves load every game's
+    ``Board`` module when they load: Cython's fused-type dispatch needs all
+    four types; that is all of the other games that is loaded.)"""
+    out = subprocess.run([sys.executable, "-c", _TTT_SOLVE], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.split())
+    python_layer = {m for m in loaded if not m.startswith("ttt_engine._core")}
+    assert python_layer == {"ttt_engine", "ttt_engine.search", "ttt_engine._util",
+                            "ttt_engine._parallel"}, python_layer
+    compiled = {m for m in loaded if m.startswith("ttt_engine._core.")
+                and not m.endswith(("._core.games", "._core.algorithms"))}
+    allowed = {"ttt_engine._core.algorithms.alphabeta", "ttt_engine._core.algorithms.mcts",
+               "ttt_engine._core.algorithms.puct"}
+    boards = {m for m in compiled if re.fullmatch(r"ttt_engine\._core\.games\.\w+(\.board)?", m)}
+    assert compiled - boards <= allowed, compiled - boards - allowed
+
+
+def test_search_names_no_game_module_but_its_warm_up_game():
+    """``ttt_engine.search`` tells games apart by ``_util.board_game`` (no
+    import): it imports no other game's board module and not the registry;
+    the one game module it imports is Quixo's, lazily, for that game's exact
+    values (:data:`KNOWN_LAZY_EDGES`)."""
+    modules = _modules()
+    found = {t for t, _line, _lazy in _imports(modules["ttt_engine.search"], "ttt_engine.search",
+                                               modules)}
+    games = {t for t in found if t.startswith("ttt_engine._core.games")}
+    assert games == {"ttt_engine._core.games.ttt"}, games     # the warm-up search's board
+    assert "ttt_engine.games" not in found
+    assert {"ttt_engine.quixo"} == found & {"ttt_engine.ttt", "ttt_engine.uttt",
+                                            "ttt_engine.clobber", "ttt_engine.quixo"}
