@@ -220,3 +220,24 @@ def _rebuild(cls, bytes state, moves, undos):
     for m, u in zip(moves, undos):
         b._record(m, u)
     return b
+
+
+def read_marks(text, empty, skip, hint):
+    """The cells of a board written as text, in order: 0 empty, 1 for ``X``, 2 for
+    ``O`` (either case); characters in ``skip`` are ignored, those in ``empty``
+    are empty cells, anything else is a ``ValueError`` naming the character, its
+    position and ``hint`` (how to write a board)."""
+    cells = []
+    for pos, ch in enumerate(text):
+        if ch in skip:
+            continue
+        up = ch.upper()
+        if up == "X":
+            cells.append(1)
+        elif up == "O":
+            cells.append(2)
+        elif ch in empty:
+            cells.append(0)
+        else:
+            raise ValueError(f"unexpected character {ch!r} at position {pos} in {text!r}: {hint}")
+    return cells

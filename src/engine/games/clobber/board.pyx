@@ -27,6 +27,7 @@ import io
 import operator
 
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._util import check_int
 import os
 import sys
 import time
@@ -159,13 +160,7 @@ def parse_move(text):
 
 
 def _as_move_int(move):
-    try:
-        m = operator.index(move)
-    except TypeError:
-        raise ValueError(f"a move int is expected, got {move!r}") from None
-    if not 0 <= m < CLOBBER_MAX_MOVES:
-        raise ValueError(f"move {m} is out of range 0-{CLOBBER_MAX_MOVES - 1}")
-    return m
+    return check_int("move", move, min=0, max=CLOBBER_MAX_MOVES - 1)
 
 
 def _to_move_int(move):

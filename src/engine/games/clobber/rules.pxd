@@ -32,6 +32,7 @@ initialisation, so algorithm modules that cimport ``game.pxd`` need no setup
 call for Clobber.
 """
 from libc.stdint cimport uint64_t
+from ttt_engine._core.core.hashing cimport mix64
 from ttt_engine._core.core.rng cimport rng_t, rng_below
 from ttt_engine._core.core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND
 
@@ -231,16 +232,9 @@ cdef inline void clobber_unmake(ClobberState* s, int move, undo_t undo) noexcept
     s.status = GAME_ONGOING
 
 
-cdef inline uint64_t clobber_mix64(uint64_t z) noexcept nogil:
-    """MurmurHash3 / splitmix64 finaliser: a bijection with full avalanche."""
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef inline uint64_t clobber_hash(const ClobberState* s) noexcept nogil:
     """64-bit key of (B stones, W stones, side to move); no tables needed."""
-    return clobber_mix64(s.bb[0] ^ clobber_mix64(s.bb[1] + <uint64_t>(s.to_move + 1) * <uint64_t>0x9E3779B97F4A7C15ULL))
+    return mix64(s.bb[0] ^ mix64(s.bb[1] + <uint64_t>(s.to_move + 1) * <uint64_t>0x9E3779B97F4A7C15ULL))
 
 
 cdef inline int clobber_random_move(const ClobberState* s, rng_t* rng) noexcept nogil:

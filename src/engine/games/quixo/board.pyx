@@ -22,6 +22,8 @@ from ttt_engine._core.games.quixo.rules cimport (
 import operator
 
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._core.games.board import read_marks
+from ttt_engine._util import check_int
 
 quixo_init_tables()
 
@@ -33,23 +35,11 @@ _SKIP_CHARS = frozenset("|/\n\t\r,")
 
 
 def _check_size(size):
-    try:
-        n = operator.index(size)
-    except TypeError:
-        raise ValueError(f"size must be an integer 3, 4 or 5, got {size!r}") from None
-    if not 3 <= n <= 5:
-        raise ValueError(f"size must be 3, 4 or 5, got {n}")
-    return n
+    return check_int("size", size, min=3, max=5)
 
 
 def _check_max_plies(max_plies):
-    try:
-        m = operator.index(max_plies)
-    except TypeError:
-        raise ValueError(f"max_plies must be an integer >= 1, got {max_plies!r}") from None
-    if not 1 <= m <= 1_000_000_000:
-        raise ValueError(f"max_plies must be in [1, 1e9], got {m}")
-    return m
+    return check_int("max_plies", max_plies, min=1, max=1_000_000_000)
 
 
 def move_to_str(int move, int size=5):
@@ -152,20 +142,7 @@ cdef class Board(GameBoard):
         if not isinstance(text, str):
             raise ValueError(f"expected a string of 9, 16 or 25 cells, got {type(text).__name__}")
         tm = check_side(to_move)
-        cells = []
-        for pos, ch in enumerate(text):
-            if ch in _SKIP_CHARS:
-                continue
-            up = ch.upper()
-            if up == "X":
-                cells.append(1)
-            elif up == "O":
-                cells.append(2)
-            elif ch in " .-_":
-                cells.append(0)
-            else:
-                raise ValueError(f"unexpected character {ch!r} at position {pos} in {text!r}: "
-                                 "use ' ' (blank), 'X' and 'O'")
+        cells = read_marks(text, " .-_", _SKIP_CHARS, "use ' ' (blank), 'X' and 'O'")
         sizes = {9: 3, 16: 4, 25: 5}
         if len(cells) not in sizes:
             raise ValueError(f"expected 9, 16 or 25 cells, got {len(cells)} in {text!r}")

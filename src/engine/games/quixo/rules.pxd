@@ -30,6 +30,7 @@ once at import: the game modules call their game's, the algorithm modules
 ``game_init_tables()`` of game.pxd (every game's).
 """
 from libc.stdint cimport uint64_t, uint32_t
+from ttt_engine._core.core.hashing cimport mix64 as quixo_mix64
 from ttt_engine._core.core.rng cimport rng_t, rng_below, rng_next
 from ttt_engine._core.core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW
 
@@ -338,13 +339,6 @@ cdef inline int quixo_playout_decisive(QuixoState* s, rng_t* rng) noexcept nogil
     while s.status == 0:
         quixo_make_index(s, quixo_decisive_index(s, rng))
     return s.status
-
-
-cdef inline uint64_t quixo_mix64(uint64_t z) noexcept nogil:
-    """splitmix64 finaliser: a bijection, so distinct keys stay distinct."""
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
 
 
 cdef inline uint64_t quixo_key(const QuixoState* s) noexcept nogil:

@@ -10,6 +10,7 @@ from ttt_engine._core.games.ttt.rules cimport (
     ttt_set_index, ttt_evaluate, ttt_hash, TTT_STATES,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._core.games.board import read_marks
 import operator
 
 ttt_init_tables()
@@ -83,21 +84,7 @@ cdef class Board(GameBoard):
         """
         if not isinstance(text, str):
             raise ValueError(f"expected a string of 9 cells, got {type(text).__name__}")
-        cells = []
-        for pos, ch in enumerate(text):
-            if ch in _SKIP_CHARS:
-                continue
-            up = ch.upper()
-            if up == "X":
-                cells.append(1)
-            elif up == "O":
-                cells.append(2)
-            elif ch in _EMPTY_CHARS:
-                cells.append(0)
-            else:
-                raise ValueError(
-                    f"unexpected character {ch!r} at position {pos} in {text!r}: "
-                    "use X, O and . (empty)")
+        cells = read_marks(text, _EMPTY_CHARS, _SKIP_CHARS, "use X, O and . (empty)")
         if len(cells) != 9:
             raise ValueError(f"expected 9 cells, got {len(cells)} in {text!r}")
         index = sum(v * 3 ** i for i, v in enumerate(cells))

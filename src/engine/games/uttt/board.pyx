@@ -40,6 +40,7 @@ from ttt_engine._core.games.uttt.rules cimport (
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._core.games.board import read_marks
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
 from ttt_engine._core.games.uttt.rules cimport uttt_playout
 from ttt_engine._core.core.rng cimport rng_t, rng_seed
@@ -272,20 +273,7 @@ cdef class Board(GameBoard):
                 forced = int(suffix)
             else:
                 raise ValueError(f"forced board after ':' must be 0-8 or '*', got {suffix!r}")
-        cells = []
-        for pos, ch in enumerate(body):
-            if ch in _SKIP_CHARS:
-                continue
-            up = ch.upper()
-            if up == "X":
-                cells.append(1)
-            elif up == "O":
-                cells.append(2)
-            elif ch in _EMPTY_CHARS:
-                cells.append(0)
-            else:
-                raise ValueError(f"unexpected character {ch!r} at position {pos}: "
-                                 "use X, O and . (empty)")
+        cells = read_marks(body, _EMPTY_CHARS, _SKIP_CHARS, "use X, O and . (empty)")
         if len(cells) != 81:
             raise ValueError(f"expected 81 cells, got {len(cells)}")
         cdef Board bd = cls(tiebreak=tiebreak)

@@ -27,6 +27,7 @@ with ``ttt.pxd`` and filled by ``uttt_init_tables()`` (= ``ttt_init_tables``);
 the move <-> (board, cell) tables are compile-time constants.
 """
 from libc.stdint cimport uint64_t, uint16_t, uint8_t, int8_t
+from ttt_engine._core.core.hashing cimport mix64
 from ttt_engine._core.core.rng cimport rng_t, rng_below, rng_next
 from ttt_engine._core.core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND, GAME_DRAW
 from ttt_engine._core.games.ttt.rules cimport (
@@ -420,12 +421,6 @@ cdef inline int uttt_playout_decisive(UTTTState* s, rng_t* rng) noexcept nogil:
     return s.status
 
 
-cdef inline uint64_t _uttt_mix(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef inline uint64_t uttt_hash(const UTTTState* s) noexcept nogil:
     """64-bit key of the position: both players' marks, forced board, side to
     move and rule variant (the 167 bits are packed into three words, then mixed)."""
@@ -439,7 +434,7 @@ cdef inline uint64_t uttt_hash(const UTTTState* s) noexcept nogil:
         | (<uint64_t>s.local[1][7] << 18) | (<uint64_t>s.local[1][8] << 27) \
         | (<uint64_t>f << 36) | (<uint64_t>s.to_move << 40) \
         | (<uint64_t>s.tiebreak << 41)
-    return _uttt_mix(_uttt_mix(_uttt_mix(a) ^ c) ^ d)
+    return mix64(mix64(mix64(a) ^ c) ^ d)
 
 
 cdef inline double uttt_evaluate(const UTTTState* s, int heuristic) noexcept nogil:
