@@ -41,7 +41,7 @@ def test_tournament_on_dask_scheduler(capsys):
 
 def test_tournament_bad_input(tmp_path, capsys):
     assert main(["tournament", "--agents", "mcts,nope", "--quiet"]) == 2
-    assert "unknown agent 'nope' for uttt: choose from mcts" in capsys.readouterr().err
+    assert "unknown agent 'nope' for uttt: choose from treeq, sarsa, mcts" in capsys.readouterr().err
     assert main(["tournament", "--agents", "mcts,random", "--games", "0"]) == 2
     assert "--games" in capsys.readouterr().err
     assert main(["tournament", "--agents", "mcts"]) == 2

@@ -6,10 +6,10 @@ from ttt_engine.evaluators import UniformEvaluator
 
 KEYS = ["ttt", "uttt", "clobber", "quixo"]
 ENGINES = {
-    "ttt": ["perfect", "q", "mcts", "alphabeta", "az", "best", "random"],
-    "uttt": ["mcts", "treeq", "sarsa", "az", "best", "random"],
+    "ttt": ["perfect", "q", "alphabeta", "mcts", "az", "best", "random"],
+    "uttt": ["treeq", "sarsa", "mcts", "az", "best", "random"],
     "clobber": ["alphabeta", "minimax", "mcts", "az", "best", "random"],
-    "quixo": ["greedy", "mcts", "alphabeta", "az", "best", "random"],
+    "quixo": ["greedy", "alphabeta", "mcts", "az", "best", "random"],
 }
 # a move of each game, as text, and a text of another game's syntax
 SAMPLE = {"ttt": "5", "uttt": "4, 4", "clobber": "a1-a2", "quixo": "a1R"}

@@ -316,59 +316,61 @@ def _engines(*specs):
     return {e.name: e for e in specs}
 
 
+_MCTS_HELP = "Monte Carlo tree search (simulations or time per move)"
+_RANDOM_HELP = "uniformly random legal moves"
+
+
+def _standard(game, *own, best=None):
+    """The engines of ``game``: its own (``own``), then those every game has --
+    MCTS, AlphaZero-style PUCT, the strongest engine (``best``, default MCTS
+    with the game's settings of :data:`BEST_MCTS`) and random moves."""
+    return _engines(
+        *own,
+        Engine("mcts", _MCTS_HELP, _mcts, _SEARCH),
+        Engine("az", _AZ_HELP, _az(game), _SEARCH, _AZ_EXTRA),
+        best or Engine("best", _BEST_HELP, _best(game), _SEARCH, ("threads",)),
+        Engine("random", _RANDOM_HELP, _random))
+
+
 GAMES = {g.key: g for g in (
     Game("ttt", "Tic-Tac-Toe", ("X", "O"), {}, "ttt_engine.ttt",
-         _engines(
+         _standard(
+             "ttt",
              Engine("perfect", "exact alpha-beta: never loses (fastest win, slowest loss; "
                     "a random choice among equal moves, fixed by the seed)", _perfect,
                     extra=("randomize",)),
              Engine("q", "tabular Q-learning (a saved model, or trained first)", _q,
                     extra=("model", "episodes", "progress")),
-             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
-                    _SEARCH),
              Engine("alphabeta", "alpha-beta with a table (depth, default to the end; time "
                     "for iterative deepening)", _alphabeta(None), _DEPTH),
-             Engine("az", _AZ_HELP, _az("ttt"), _SEARCH, _AZ_EXTRA),
-             Engine("best", "the strongest engine here: perfect play (exact alpha-beta; "
-                    "a budget is accepted and not needed)", _best_ttt, _SEARCH, ("threads",)),
-             Engine("random", "uniformly random legal moves", _random)),
+             best=Engine("best", "the strongest engine here: perfect play (exact alpha-beta; "
+                         "a budget is accepted and not needed)", _best_ttt, _SEARCH,
+                         ("threads",))),
          default_engine="perfect", notation=("zero_based",)),
     Game("uttt", "Ultimate Tic-Tac-Toe", ("X", "O"), {"tiebreak": False}, "ttt_engine.uttt",
-         _engines(
-             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
-                    _SEARCH),
+         _standard(
+             "uttt",
              Engine("treeq", "tree Q-learning (simulations or time per move)", _tree("treeq"),
                     _SEARCH),
              Engine("sarsa", "Sarsa on the tree (simulations or time per move)",
-                    _tree("sarsa"), _SEARCH),
-             Engine("az", _AZ_HELP, _az("uttt"), _SEARCH, _AZ_EXTRA),
-             Engine("best", _BEST_HELP, _best("uttt"), _SEARCH, ("threads",)),
-             Engine("random", "uniformly random legal moves", _random)),
+                    _tree("sarsa"), _SEARCH)),
          default_engine="best"),
     Game("clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, "ttt_engine.clobber",
-         _engines(
+         _standard(
+             "clobber",
              Engine("alphabeta", "alpha-beta with a table and the game's heuristics (depth, "
                     "default 3; time for iterative deepening)", _clobber("alphabeta-tt"),
                     _DEPTH, ("heuristic",)),
              Engine("minimax", "plain minimax, no pruning (depth, default 3)",
-                    _clobber("minimax"), _DEPTH, ("heuristic",)),
-             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
-                    _SEARCH),
-             Engine("az", _AZ_HELP, _az("clobber"), _SEARCH, _AZ_EXTRA),
-             Engine("best", _BEST_HELP, _best("clobber"), _SEARCH, ("threads",)),
-             Engine("random", "uniformly random legal moves", _random)),
+                    _clobber("minimax"), _DEPTH, ("heuristic",))),
          default_engine="best"),
     Game("quixo", "Quixo", ("X", "O"), {"size": 5, "max_plies": 200}, "ttt_engine.quixo",
-         _engines(
+         _standard(
+             "quixo",
              Engine("greedy", "the state-value agent, played greedily (values from random "
                     "games)", _greedy, extra=("values", "games", "epsilon")),
-             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
-                    _SEARCH),
              Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
-                    "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH),
-             Engine("az", _AZ_HELP, _az("quixo"), _SEARCH, _AZ_EXTRA),
-             Engine("best", _BEST_HELP, _best("quixo"), _SEARCH, ("threads",)),
-             Engine("random", "uniformly random legal moves", _random)),
+                    "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH)),
          default_engine="best"),
 )}
 

@@ -19,6 +19,7 @@ ctypedef undo_t (*make_fn)(void* s, int move) noexcept nogil
 ctypedef void (*unmake_fn)(void* s, int move, undo_t undo) noexcept nogil
 ctypedef int (*query_fn)(const void* s) noexcept nogil
 ctypedef uint64_t (*hash_fn)(const void* s) noexcept nogil
+ctypedef double (*evaluate_fn)(const void* s, int heuristic) noexcept nogil
 ctypedef int (*convert_fn)(const void* s, int x) noexcept nogil
 ctypedef void (*observation_fn)(const void* s, int8_t* out) noexcept nogil
 ctypedef void (*mask_fn)(const void* s, uint8_t* out) noexcept nogil
@@ -32,6 +33,7 @@ cdef struct BoardOps:
     query_fn to_move
     query_fn status
     hash_fn hash
+    evaluate_fn evaluate
     convert_fn action_to_move
     convert_fn move_to_action
     observation_fn write_observation

@@ -140,6 +140,11 @@ cdef class Board:
         """The engine's 64-bit position key (what the searches key their tables by)."""
         return self._ops.hash(self._state)
 
+    def evaluate(self):
+        """The game's static heuristic, from the side to move (what depth-limited
+        searches score leaves with)."""
+        return self._ops.evaluate(self._state, 0)
+
     def grid(self):
         """The board as rows of side names (``""`` for an empty cell), read from
         the observation planes: what generic drawings of a new game use."""

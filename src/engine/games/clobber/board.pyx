@@ -27,7 +27,7 @@ import io
 import operator
 
 from ttt_engine._core.games.board cimport Board as GameBoard
-from ttt_engine._util import check_int
+from ttt_engine._util import check_int as _check_int
 import os
 import sys
 import time
@@ -160,7 +160,7 @@ def parse_move(text):
 
 
 def _as_move_int(move):
-    return check_int("move", move, min=0, max=CLOBBER_MAX_MOVES - 1)
+    return _check_int("move", move, min=0, max=CLOBBER_MAX_MOVES - 1)
 
 
 def _to_move_int(move):

@@ -16,14 +16,14 @@ Integer move codes are ``cell * 4 + side`` with cell ``r * n + c`` and side
 from libc.stdint cimport uint64_t, uint32_t
 from ttt_engine._core.games.quixo.rules cimport (
     QuixoState, quixo_init_tables, quixo_reset, quixo_make, quixo_unmake,
-    quixo_legal_moves, quixo_is_legal, quixo_evaluate, quixo_hash, quixo_key,
+    quixo_legal_moves, quixo_is_legal, quixo_hash, quixo_key,
     quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
 import operator
 
 from ttt_engine._core.games.board cimport Board as GameBoard
-from ttt_engine._core.games.board import read_marks
-from ttt_engine._util import check_int
+from ttt_engine._core.games.board import read_marks as _read_marks
+from ttt_engine._util import check_int as _check_int
 
 quixo_init_tables()
 
@@ -35,11 +35,11 @@ _SKIP_CHARS = frozenset("|/\n\t\r,")
 
 
 def _check_size(size):
-    return check_int("size", size, min=3, max=5)
+    return _check_int("size", size, min=3, max=5)
 
 
 def _check_max_plies(max_plies):
-    return check_int("max_plies", max_plies, min=1, max=1_000_000_000)
+    return _check_int("max_plies", max_plies, min=1, max=1_000_000_000)
 
 
 def move_to_str(int move, int size=5):
@@ -142,7 +142,7 @@ cdef class Board(GameBoard):
         if not isinstance(text, str):
             raise ValueError(f"expected a string of 9, 16 or 25 cells, got {type(text).__name__}")
         tm = check_side(to_move)
-        cells = read_marks(text, " .-_", _SKIP_CHARS, "use ' ' (blank), 'X' and 'O'")
+        cells = _read_marks(text, " .-_", _SKIP_CHARS, "use ' ' (blank), 'X' and 'O'")
         sizes = {9: 3, 16: 4, 25: 5}
         if len(cells) not in sizes:
             raise ValueError(f"expected 9, 16 or 25 cells, got {len(cells)} in {text!r}")
@@ -234,9 +234,6 @@ cdef class Board(GameBoard):
         return tuple(1 if (self.state.bb[0] >> i) & 1 else 2 if (self.state.bb[1] >> i) & 1 else 0
                      for i in range(self.state.n * self.state.n))
 
-    def evaluate(self):
-        """Line-count heuristic from the side to move (see quixo.pxd)."""
-        return quixo_evaluate(&self.state, 0)
 
     def hash64(self):
         """The 64-bit ``game_hash`` the searches key their tables by: cubes, side

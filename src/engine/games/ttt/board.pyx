@@ -7,10 +7,10 @@ Cells are numbered 0..8 row by row (0 1 2 / 3 4 5 / 6 7 8).  X moves first.
 """
 from ttt_engine._core.games.ttt.rules cimport (
     TTTState, ttt_init_tables, ttt_reset, ttt_make, ttt_unmake, ttt_legal_moves,
-    ttt_set_index, ttt_evaluate, ttt_hash, TTT_STATES,
+    ttt_set_index, ttt_hash, TTT_STATES,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
-from ttt_engine._core.games.board import read_marks
+from ttt_engine._core.games.board import read_marks as _read_marks
 import operator
 
 ttt_init_tables()
@@ -84,7 +84,7 @@ cdef class Board(GameBoard):
         """
         if not isinstance(text, str):
             raise ValueError(f"expected a string of 9 cells, got {type(text).__name__}")
-        cells = read_marks(text, _EMPTY_CHARS, _SKIP_CHARS, "use X, O and . (empty)")
+        cells = _read_marks(text, _EMPTY_CHARS, _SKIP_CHARS, "use X, O and . (empty)")
         if len(cells) != 9:
             raise ValueError(f"expected 9 cells, got {len(cells)} in {text!r}")
         index = sum(v * 3 ** i for i, v in enumerate(cells))
@@ -148,9 +148,6 @@ cdef class Board(GameBoard):
         """Number of marks on the board."""
         return self.state.nmoves
 
-    def evaluate(self):
-        """Static heuristic from the side to move (open lines difference / 8)."""
-        return ttt_evaluate(&self.state, 0)
 
     def to_string(self):
         """The nine cells as ``X``, ``O`` and ``.`` (round-trips through ``from_string``)."""

@@ -36,11 +36,11 @@ import operator
 
 from ttt_engine._core.games.uttt.rules cimport (
     UTTTState, uttt_init_tables, uttt_reset, uttt_make, uttt_unmake,
-    uttt_legal_moves, uttt_empty, uttt_hash, uttt_evaluate, uttt_closure_result,
+    uttt_legal_moves, uttt_empty, uttt_hash, uttt_closure_result,
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
-from ttt_engine._core.games.board import read_marks
+from ttt_engine._core.games.board import read_marks as _read_marks
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
 from ttt_engine._core.games.uttt.rules cimport uttt_playout
 from ttt_engine._core.core.rng cimport rng_t, rng_seed
@@ -236,9 +236,6 @@ cdef class Board(GameBoard):
         """Number of marks on the grid."""
         return self.state.nmoves
 
-    def evaluate(self):
-        """Static heuristic from the side to move (local boards won, open lines)."""
-        return uttt_evaluate(&self.state, 0)
 
     # ------------------------------------------------------------------ strings
     def to_string(self):
@@ -273,7 +270,7 @@ cdef class Board(GameBoard):
                 forced = int(suffix)
             else:
                 raise ValueError(f"forced board after ':' must be 0-8 or '*', got {suffix!r}")
-        cells = read_marks(body, _EMPTY_CHARS, _SKIP_CHARS, "use X, O and . (empty)")
+        cells = _read_marks(body, _EMPTY_CHARS, _SKIP_CHARS, "use X, O and . (empty)")
         if len(cells) != 81:
             raise ValueError(f"expected 81 cells, got {len(cells)}")
         cdef Board bd = cls(tiebreak=tiebreak)
