@@ -61,6 +61,10 @@ class Game:
     engines: dict = field(default_factory=dict)
     default_engine: str = "random"
     notation: tuple = ()           # extra keywords of the move-text functions
+    #: MCTS playout policies that apply (``MCTS(playout=...)``): ``"random"``
+    #: for every game, ``"decisive"`` where the game's rules have a decisive
+    #: policy (``g_playout_decisive``; docs/add_a_game.md)
+    playouts: tuple = ("random",)
 
     @property
     def module(self):
@@ -344,7 +348,7 @@ GAMES = {g.key: g for g in (
              Engine("az", _AZ_HELP, _az("uttt"), _SEARCH, _AZ_EXTRA),
              Engine("best", _BEST_HELP, _best("uttt"), _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="best"),
+         default_engine="best", playouts=("random", "decisive")),
     Game("clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, "ttt_engine.clobber",
          _engines(
              Engine("alphabeta", "alpha-beta with a table and the game's heuristics (depth, "
@@ -369,7 +373,7 @@ GAMES = {g.key: g for g in (
              Engine("az", _AZ_HELP, _az("quixo"), _SEARCH, _AZ_EXTRA),
              Engine("best", _BEST_HELP, _best("quixo"), _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
-         default_engine="best"),
+         default_engine="best", playouts=("random", "decisive")),
 )}
 
 

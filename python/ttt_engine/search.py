@@ -386,9 +386,10 @@ class MCTS:
         line through a local board won now; anti-decisive: the board the move
         sends the opponent to, or any board after a free move, holds no such
         win for it) and Quixo (a move completing an own line wins, one
-        completing an opponent line is never played).  Other games have only
-        ``"random"``; asking for another is a ``ValueError`` at the search,
-        naming the valid ones.
+        completing an opponent line is never played).  The registry lists the
+        playouts of each game (``games.get(key).playouts``); asking for one a
+        game does not have is a ``ValueError`` at the search, naming the valid
+        ones.
     endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
         this many cells are empty in the open local boards, each search first
         tries an exact alpha-beta solve (:func:`alphabeta`, iterative deepening)
@@ -508,8 +509,8 @@ class MCTS:
         if self.playout != "random":
             from ttt_engine import games
             game = games.of_board(board)
-            if game.key not in _mcts.PLAYOUT_GAMES[self.playout]:
-                valid = [p for p, keys in _mcts.PLAYOUT_GAMES.items() if game.key in keys]
+            if self.playout not in game.playouts:
+                valid = game.playouts
                 raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
                                  f"{game.title}; valid playouts there: {', '.join(valid)}")
 
