@@ -2,7 +2,7 @@
 
 >>> from ttt_engine import games
 >>> sorted(games.GAMES)
-['clobber', 'quixo', 'ttt', 'uttt']
+['clobber', 'connect4', 'quixo', 'ttt', 'uttt']
 >>> g = games.get("clobber")
 >>> b = g.new_board(rows=4, cols=4)
 >>> m = g.parse_move(b, "a1-a2")
@@ -17,7 +17,8 @@ draw the board as text, and the engines (agents) that play it.
 Move text: Tic-Tac-Toe cells ``1``-``9`` row by row (``zero_based=True``:
 ``0``-``8``, the cell numbers of ``Board.push``); Ultimate Tic-Tac-Toe ``"R, C"``
 (row and column 0-8); Clobber ``"b3-b4"`` (from-square, captured square);
-Quixo ``"a1R"`` (the cube taken, the end it is pushed back in from).
+Quixo ``"a1R"`` (the cube taken, the end it is pushed back in from); Connect
+Four the column letter ``"a"``-``"g"``.
 """
 from __future__ import annotations
 
@@ -263,6 +264,7 @@ BEST_MCTS = {
     "uttt": {"solver": True, "c": 0.8},
     "clobber": {"solver": True, "expand_after": 1},
     "quixo": {"solver": True, "playout": "decisive"},
+    "connect4": {"solver": True, "playout": "decisive"},
 }
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
@@ -372,6 +374,16 @@ GAMES = {g.key: g for g in (
                     "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH),
              Engine("az", _AZ_HELP, _az("quixo"), _SEARCH, _AZ_EXTRA),
              Engine("best", _BEST_HELP, _best("quixo"), _SEARCH, ("threads",)),
+             Engine("random", "uniformly random legal moves", _random)),
+         default_engine="best", playouts=("random", "decisive")),
+    Game("connect4", "Connect Four", ("X", "O"), {}, "ttt_engine.connect4",
+         _engines(
+             Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
+                    "default 8; time for iterative deepening)", _alphabeta(8), _DEPTH),
+             Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
+                    _SEARCH),
+             Engine("az", _AZ_HELP, _az("connect4"), _SEARCH, _AZ_EXTRA),
+             Engine("best", _BEST_HELP, _best("connect4"), _SEARCH, ("threads",)),
              Engine("random", "uniformly random legal moves", _random)),
          default_engine="best", playouts=("random", "decisive")),
 )}
