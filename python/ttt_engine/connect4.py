@@ -36,10 +36,14 @@ def random_playouts(board, n, seed=None, threads=1):
 
 def solve(board, *, max_nodes=None, time_limit=None):
     """Value of ``board`` for the side to move by alpha-beta, one ply deeper per
-    iteration, until it is exact or ``max_nodes`` / ``time_limit`` (seconds)
-    stops it (``value`` is then ``"unknown"``).  Endgames and late middlegames
-    are settled quickly; from the start the game (a first-player win) is far
-    beyond this search, so give a limit there.  Returns a :class:`SolveResult`."""
+    iteration, within ``max_nodes`` positions (checked between iterations)
+    and/or ``time_limit`` seconds: one of them is required (a finished game
+    excepted), since from the start the game (a first-player win) is far beyond
+    this search.  Returns a :class:`SolveResult` whose ``value`` is
+    ``"unknown"`` when the limit is hit first; endgames solve exactly."""
     _verbs.check_board(board, Board, "connect4.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    if max_nodes is None and time_limit is None and not board.is_terminal():
+        raise ValueError("connect4.solve needs a limit: pass max_nodes= and/or time_limit= "
+                         "(the value is 'unknown' if the limit is hit)")
     return _verbs.bounded_solve(board, max_nodes, time_limit)

@@ -379,7 +379,7 @@ GAMES = {g.key: g for g in (
     Game("connect4", "Connect Four", ("X", "O"), {}, "ttt_engine.connect4",
          _engines(
              Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
-                    "default 8; time for iterative deepening)", _alphabeta(8), _DEPTH),
+                    "default 12; time for iterative deepening)", _alphabeta(12), _DEPTH),
              Engine("mcts", "Monte Carlo tree search (simulations or time per move)", _mcts,
                     _SEARCH),
              Engine("az", _AZ_HELP, _az("connect4"), _SEARCH, _AZ_EXTRA),
