@@ -3,7 +3,6 @@
 rules model below; then everything the registry gives a new game without further
 code: move text, drawing, engines, environments, tournaments, the console,
 pickling."""
-import os
 import pickle
 import random
 import subprocess
