@@ -242,8 +242,10 @@ def test_random_playouts_and_solve():
     assert connect4.random_playouts(Board(), 2000, seed=5) == r
     # X to move wins at once in column a (a1-a3 are X's)
     b = board_of([0, 1, 0, 1, 0, 2])
-    s = connect4.solve(b)
+    s = connect4.solve(b, max_nodes=10**5)
     assert s.value == "win" and s.best_move == 0 and s.plies == 1
+    with pytest.raises(ValueError, match="connect4.solve needs a limit"):
+        connect4.solve(b)
     assert connect4.solve(Board(), max_nodes=1000).value == "unknown"
     with pytest.raises(ValueError):
         connect4.perft(ttt_engine.ttt.Board(), 1)
