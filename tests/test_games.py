@@ -4,19 +4,21 @@ import pytest
 from ttt_engine import games
 from ttt_engine.evaluators import UniformEvaluator
 
-KEYS = ["ttt", "uttt", "clobber", "quixo"]
+KEYS = ["ttt", "uttt", "clobber", "quixo", "connect4"]
 ENGINES = {
     "ttt": ["perfect", "q", "alphabeta", "mcts", "az", "best", "random"],
     "uttt": ["treeq", "sarsa", "mcts", "az", "best", "random"],
     "clobber": ["alphabeta", "minimax", "mcts", "az", "best", "random"],
     "quixo": ["greedy", "alphabeta", "mcts", "az", "best", "random"],
+    "connect4": ["alphabeta", "mcts", "az", "best", "random"],
 }
 # a move of each game, as text, and a text of another game's syntax
-SAMPLE = {"ttt": "5", "uttt": "4, 4", "clobber": "a1-a2", "quixo": "a1R"}
-SYNTAX = {"ttt": "cell number 1-9", "uttt": "'R, C'", "clobber": "b3-b4", "quixo": "'a1R'"}
+SAMPLE = {"ttt": "5", "uttt": "4, 4", "clobber": "a1-a2", "quixo": "a1R", "connect4": "d"}
+SYNTAX = {"ttt": "cell number 1-9", "uttt": "'R, C'", "clobber": "b3-b4", "quixo": "'a1R'",
+          "connect4": "column letter a-g"}
 
 
-def test_registry_lists_the_four_games():
+def test_registry_lists_the_games():
     assert list(games.GAMES) == KEYS
     assert games.get("ttt").sides == ("X", "O")
     assert games.get("clobber").sides == ("B", "W")
@@ -26,7 +28,7 @@ def test_registry_lists_the_four_games():
 
 @pytest.mark.parametrize("bad", ["chess", "", None, 3, "TTT"])
 def test_unknown_game_lists_the_valid_ones(bad):
-    with pytest.raises(ValueError, match="valid games: ttt, uttt, clobber, quixo"):
+    with pytest.raises(ValueError, match="valid games: ttt, uttt, clobber, quixo, connect4"):
         games.get(bad)
 
 

@@ -16,6 +16,7 @@ import clobber_reference as clobber_ref  # noqa: E402
 import quixo_ref  # noqa: E402
 from test_ttt_board import ref_winner as ttt_ref_winner  # noqa: E402
 from test_uttt import Ref as UTTTRef  # noqa: E402
+from test_connect4 import Ref as Connect4Ref  # noqa: E402
 
 KEYS = list(games.GAMES)
 PROPERTY = settings(max_examples=40, deadline=None,
@@ -26,6 +27,7 @@ OPTIONS = {
     "uttt": st.builds(dict, tiebreak=st.booleans()),
     "clobber": st.builds(dict, rows=st.integers(1, 8), cols=st.integers(1, 8)),
     "quixo": st.builds(dict, size=st.integers(3, 5)),
+    "connect4": st.just({}),
 }
 CHOICES = st.lists(st.integers(0, 10**6), max_size=70)
 
@@ -73,8 +75,15 @@ def _quixo_legal(board):
     return quixo_ref.legal_moves(grid, 1 if board.to_move == "X" else 2)
 
 
+def _connect4_legal(board):
+    ref = Connect4Ref()
+    for m in board.moves:
+        ref.play(m)
+    return ref.legal()
+
+
 REFERENCE = {"ttt": _ttt_legal, "uttt": _uttt_legal, "clobber": _clobber_legal,
-             "quixo": _quixo_legal}
+             "quixo": _quixo_legal, "connect4": _connect4_legal}
 
 
 @pytest.mark.parametrize("key", KEYS)

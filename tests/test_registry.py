@@ -16,8 +16,9 @@ ACTION_VERBS = ["num_actions", "action_mask", "observation", "move_to_action",
                 "action_to_move"]
 MODULE_VERBS = ["Board", "perft", "random_playouts", "solve", "SolveResult"]
 # perft from the start, depths 1 and 2, known from the reference move generators
-PERFT = {"ttt": (9, 72), "uttt": (81, 720), "clobber": (49, 2116), "quixo": (44, 1836)}
-NUM_ACTIONS = {"ttt": 9, "uttt": 81, "clobber": 6 * 5 * 4, "quixo": 5 * 5 * 4}
+PERFT = {"ttt": (9, 72), "uttt": (81, 720), "clobber": (49, 2116), "quixo": (44, 1836),
+         "connect4": (7, 49)}
+NUM_ACTIONS = {"ttt": 9, "uttt": 81, "clobber": 6 * 5 * 4, "quixo": 5 * 5 * 4, "connect4": 7}
 
 
 @pytest.fixture(params=KEYS)
@@ -150,7 +151,12 @@ SOLVABLE = {
     "uttt": (None, None),
     "clobber": (lambda: games.get("clobber").new_board(rows=3, cols=3), "win"),
     "quixo": (lambda: games.get("quixo").new_board(size=3), "win"),
+    # X to move wins at once in column a (a1-a3)
+    "connect4": (lambda: games.get("connect4").from_string(
+        "......./......./......./X....../XO...../XOO...."), "win"),
 }
+# limits a game's solve needs even for the small positions above
+SOLVE_LIMITS = {"connect4": {"max_nodes": 10**6}}
 
 
 def test_solve_result_shape(game):
@@ -170,7 +176,7 @@ def test_solve_result_shape(game):
         want = r.value
     else:
         b = make()
-        r = game.module.solve(b)
+        r = game.module.solve(b, **SOLVE_LIMITS.get(game.key, {}))
     assert r.value == want and r.exact and r.outcome == {"win": 1, "draw": 0, "loss": -1}[want]
     assert r.winner == {"win": b.to_move, "draw": "draw"}.get(r.value, r.winner)
     if r.value != "loss":

@@ -332,9 +332,26 @@ def generic_format(board, move):
     return board.move_to_str(move)
 
 
+def _placed_cell(board, last):
+    """The cell ``last`` (the board's last pushed move) filled with the mover's
+    piece, found by comparing the grid before and after it; None otherwise."""
+    if last is None or not board.moves or board.moves[-1] != last:
+        return None
+    before = board.copy()
+    before.pop()
+    old, new = before.grid(), board.grid()
+    mover = before.to_move
+    for r, row in enumerate(new):
+        for c, ch in enumerate(row):
+            if ch == mover and old[r][c] != ch:
+                return r, c
+    return None
+
+
 def generic_draw(board, style, last):
     grid = [[ch or "." for ch in row] for row in board.grid()]
-    return _grid(style, grid, len(grid), len(grid[0]), None, colours=set(board.PLAYERS))
+    return _grid(style, grid, len(grid), len(grid[0]), _placed_cell(board, last),
+                 colours=set(board.PLAYERS))
 
 
 def generic_legend(board):

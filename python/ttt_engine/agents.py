@@ -211,7 +211,8 @@ class MCTSAgent(Agent):
     expanded; solver: MCTS-Solver proofs; threads: root-parallel search over
     that many trees and threads, the budget shared (see
     :class:`ttt_engine.search.MCTS`); playout: the simulation step
-    (``"random"``, the default, or ``"decisive"`` in UTTT and Quixo; see
+    (``"random"``, the default, or ``"decisive"`` where the game has it,
+    ``games.get(key).playouts``; see
     :class:`ttt_engine.search.MCTS`); endgame: exact alpha-beta once that few
     cells are empty (UTTT).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does

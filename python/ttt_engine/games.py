@@ -2,7 +2,7 @@
 
 >>> from ttt_engine import games
 >>> sorted(games.GAMES)
-['clobber', 'quixo', 'ttt', 'uttt']
+['clobber', 'connect4', 'quixo', 'ttt', 'uttt']
 >>> g = games.get("clobber")
 >>> b = g.new_board(rows=4, cols=4)
 >>> m = g.parse_move(b, "a1-a2")
@@ -17,7 +17,8 @@ draw the board as text, and the engines (agents) that play it.
 Move text: Tic-Tac-Toe cells ``1``-``9`` row by row (``zero_based=True``:
 ``0``-``8``, the cell numbers of ``Board.push``); Ultimate Tic-Tac-Toe ``"R, C"``
 (row and column 0-8); Clobber ``"b3-b4"`` (from-square, captured square);
-Quixo ``"a1R"`` (the cube taken, the end it is pushed back in from).
+Quixo ``"a1R"`` (the cube taken, the end it is pushed back in from); Connect
+Four the column letter ``"a"``-``"g"``.
 """
 from __future__ import annotations
 
@@ -66,6 +67,13 @@ class Game:
     def module(self):
         """The public module, e.g. ``ttt_engine.clobber``."""
         return importlib.import_module(self.module_name)
+
+    @property
+    def playouts(self):
+        """MCTS playout policies that apply (``MCTS(playout=...)``): ``"random"``
+        for every game, ``"decisive"`` where its rules have their own decisive
+        policy (``g_playout_decisive``; docs/add_a_game.md)."""
+        return self.Board.PLAYOUTS
 
     @property
     def Board(self):
@@ -259,6 +267,7 @@ BEST_MCTS = {
     "uttt": {"solver": True, "c": 0.8},
     "clobber": {"solver": True, "expand_after": 1},
     "quixo": {"solver": True, "playout": "decisive"},
+    "connect4": {"solver": True, "playout": "decisive"},
 }
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
@@ -371,6 +380,12 @@ GAMES = {g.key: g for g in (
                     "games)", _greedy, extra=("values", "games", "epsilon")),
              Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
                     "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH)),
+         default_engine="best"),
+    Game("connect4", "Connect Four", ("X", "O"), {}, "ttt_engine.connect4",
+         _standard(
+             "connect4",
+             Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
+                    "default 12; time for iterative deepening)", _alphabeta(12), _DEPTH)),
          default_engine="best"),
 )}
 

@@ -421,9 +421,10 @@ class MCTS(_OneSearchAtATime):
         line through a local board won now; anti-decisive: the board the move
         sends the opponent to, or any board after a free move, holds no such
         win for it) and Quixo (a move completing an own line wins, one
-        completing an opponent line is never played).  Other games have only
-        ``"random"``; asking for another is a ``ValueError`` at the search,
-        naming the valid ones.
+        completing an opponent line is never played).  The registry lists the
+        playouts of each game (``Board.PLAYOUTS``, ``games.get(key).playouts``); asking for one a
+        game does not have is a ``ValueError`` at the search, naming the valid
+        ones.
     endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
         this many cells are empty in the open local boards, each search first
         tries an exact alpha-beta solve (:func:`alphabeta`, iterative deepening)
@@ -533,9 +534,8 @@ class MCTS(_OneSearchAtATime):
 
     def _check_playout(self, board):
         if self.playout != "random":
-            game = board_game(board)
-            if game not in _mcts.PLAYOUT_GAMES[self.playout]:
-                valid = [p for p, keys in _mcts.PLAYOUT_GAMES.items() if game in keys]
+            if self.playout not in board.PLAYOUTS:
+                valid = board.PLAYOUTS
                 raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
                                  f"{game_title(board)}; valid playouts there: {', '.join(valid)}")
 

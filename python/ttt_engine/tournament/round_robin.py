@@ -50,8 +50,10 @@ __all__ = [
     "round_robin",
 ]
 
-#: Default length (plies) of a random opening, per registry game.
+#: Default length (plies) of a random opening, per registry game; a game not
+#: listed gets :data:`DEFAULT_OPENING_PLIES`.
 OPENING_PLIES = {"ttt": 2, "uttt": 4, "clobber": 4, "quixo": 4}
+DEFAULT_OPENING_PLIES = 4
 
 FORMAT = 1
 
@@ -119,7 +121,8 @@ def opening_suite(game, count, plies=None, seed=2026, options=None):
     moves (the board's ``push`` encoding), drawn with uniformly random legal
     moves from ``seed``: the same arguments always give the same suite.  No
     opening ends the game.  ``plies`` defaults to :data:`OPENING_PLIES` of the
-    game (a registry key; a board class needs ``plies``).  ``ValueError`` if
+    game, else :data:`DEFAULT_OPENING_PLIES` (a registry key; a board class
+    needs ``plies``).  ``ValueError`` if
     the game has fewer than ``count`` such openings (e.g. Tic-Tac-Toe has 72
     of two plies).
 
@@ -133,7 +136,7 @@ def opening_suite(game, count, plies=None, seed=2026, options=None):
         if not isinstance(game, str):
             raise ValueError("plies= is needed for a game given as a board class")
         from ttt_engine import games
-        plies = OPENING_PLIES[games.get(game).key]
+        plies = OPENING_PLIES.get(games.get(game).key, DEFAULT_OPENING_PLIES)
     count = check_int("count", count, min=1, max=100_000)
     plies = check_int("plies", plies, min=0, max=1000)
     seed = resolve_seed(seed)

@@ -79,9 +79,8 @@ cdef extern from *:
 
 
 
-#: Playout policies by name, and the games each one is written for.
+#: Playout policies by name (the games each applies to: ``games.Game.playouts``).
 PLAYOUTS = {"random": PLAYOUT_RANDOM, "decisive": PLAYOUT_DECISIVE}
-PLAYOUT_GAMES = {"random": ("ttt", "uttt", "clobber", "quixo"), "decisive": ("uttt", "quixo")}
 
 
 cdef inline int policy_playout(GameState* s, rng_t* rng, int policy) noexcept nogil:

@@ -28,6 +28,7 @@ cdef class Board:
     """
     TITLE = None
     PLAYERS = ("X", "O")
+    PLAYOUTS = ("random",)     # MCTS playout policies that apply (see the game's own)
 
     def __dealloc__(self):
         PyMem_Free(self._hist_moves)

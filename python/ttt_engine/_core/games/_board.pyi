@@ -12,6 +12,7 @@ from typing_extensions import Self
 class GameBoard(Protocol):
     TITLE: str
     PLAYERS: tuple[str, str]
+    PLAYOUTS: tuple[str, ...]
     def push(self, move: Any) -> None: ...
     def pop(self) -> int: ...
     @property

@@ -250,6 +250,7 @@ cdef class Board(GameBoard):
 
     TITLE = "Clobber"
     PLAYERS = ("B", "W")
+    PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self, *args, **kwargs):
         self._state = &self.state

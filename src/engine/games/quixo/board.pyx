@@ -123,6 +123,7 @@ cdef class Board(GameBoard):
 
     TITLE = "Quixo"
     PLAYERS = ("X", "O")
+    PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self, size=5, max_plies=QX_DEFAULT_MAX_PLIES):
         quixo_reset(&self.state, _check_size(size), _check_max_plies(max_plies))

@@ -51,6 +51,7 @@ cdef class Board(GameBoard):
     """
     TITLE = "Tic-Tac-Toe"
     PLAYERS = ("X", "O")
+    PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self):
         ttt_reset(&self.state)

@@ -129,6 +129,7 @@ cdef class Board(GameBoard):
 
     TITLE = "Ultimate Tic-Tac-Toe"
     PLAYERS = ("X", "O")
+    PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self, tiebreak=False):
         uttt_reset(&self.state, 1 if tiebreak else 0)

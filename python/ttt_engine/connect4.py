@@ -1,0 +1,49 @@
+"""Connect Four: the board (7 columns x 6 rows, X moves first), perft, random
+playouts and a bounded solve.
+
+Rules: a move drops the mover's disc into a column that is not full; it lands
+on the lowest empty cell.  Four of one's discs in a row -- across, up or
+diagonally -- wins; a full board without one is a draw.
+
+Moves are columns: the ints 0..6 left to right (``Board.legal_moves``, the
+same numbers as the actions), written and read as the letters ``a``..``g``
+(``board.parse_move("d") == 3``, ``board.move_to_str(3) == "d"``).
+
+The board is compiled (``ttt_engine._core.games.connect4.board``); this module
+is its public face.  Every game module has the same verbs: see ``docs/api.md``;
+the game's page is ``docs/connect4.md``.
+"""
+from ttt_engine import _verbs
+from ttt_engine._core.games.connect4.board import COLS, ROWS, Board
+from ttt_engine._verbs import SolveResult
+
+__all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve"]
+
+
+def perft(board, depth):
+    """Leaf count of ``board``'s move tree to ``depth`` plies (7, 49, 343, 2401,
+    16807, 117649, 823536, ... from the start)."""
+    return _verbs.perft(board, depth, Board, "connect4.perft")
+
+
+def random_playouts(board, n, seed=None, threads=1):
+    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
+    ``{"games", "first_wins", "second_wins", "draws", "seed"}``.  Same seed, same counts
+    (for the same ``threads``, the number of threads the games are split over)."""
+    return _verbs.random_playouts(board, n, seed, Board, "connect4.random_playouts",
+                                  threads=threads)
+
+
+def solve(board, *, max_nodes=None, time_limit=None):
+    """Value of ``board`` for the side to move by alpha-beta, one ply deeper per
+    iteration, within ``max_nodes`` positions (checked between iterations)
+    and/or ``time_limit`` seconds: one of them is required (a finished game
+    excepted), since from the start the game (a first-player win) is far beyond
+    this search.  Returns a :class:`SolveResult` whose ``value`` is
+    ``"unknown"`` when the limit is hit first; endgames solve exactly."""
+    _verbs.check_board(board, Board, "connect4.solve")
+    max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    if max_nodes is None and time_limit is None and not board.is_terminal():
+        raise ValueError("connect4.solve needs a limit: pass max_nodes= and/or time_limit= "
+                         "(the value is 'unknown' if the limit is hit)")
+    return _verbs.bounded_solve(board, max_nodes, time_limit)

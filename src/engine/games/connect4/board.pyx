@@ -1,0 +1,185 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Connect Four board for Python (the fast core is in ``rules.pxd``).
+
+7 columns x 6 rows; a disc drops to the lowest empty cell of its column; four
+in a row (across, up or diagonal) wins; a full board is a draw.  X moves first.
+
+A move is a column: the int 0..6 (left to right; the same number as an
+action), written and read as the letter ``a``..``g`` (the console's column
+letters).  ``Board.winner`` is ``None`` while the game is on, else ``"X"``,
+``"O"`` or ``"draw"``.
+"""
+from ttt_engine._core.games.connect4.rules cimport (
+    Connect4State, connect4_init_tables, connect4_reset, connect4_make, connect4_unmake,
+    connect4_legal_moves, connect4_hash,
+    connect4_set_cells, C4_COLS, C4_ROWS, C4_STRIDE,
+)
+from ttt_engine._core.games.board cimport Board as GameBoard
+import operator
+
+COLS = 7
+ROWS = 6
+
+_LETTERS = "abcdefg"
+_SYMBOLS = ".XO"
+_EMPTY_CHARS = frozenset(".-_")
+_SKIP_CHARS = frozenset("|/, \n\t\r")
+_WHY = {
+    1: "a disc floats above an empty cell",
+    2: "the disc counts must be equal or X one ahead (X moves first, players alternate)",
+    3: "both sides have four in a row",
+    4: "the side with four in a row could not have made it with its last disc",
+}
+
+
+def _as_column(move):
+    try:
+        c = operator.index(move)
+    except TypeError:
+        raise ValueError(f"a Connect Four move is a column: a letter a-g or an int 0-6, "
+                         f"got {move!r}") from None
+    if not 0 <= c < 7:
+        raise ValueError(f"column {c} is out of range: columns are 0-6 (a-g)")
+    return c
+
+
+include "board_ops.pxi"
+
+
+cdef class Board(GameBoard):
+    """A Connect Four position with move history.
+
+    >>> b = Board()
+    >>> b.push("d"); b.push(3); b.push("e")
+    >>> print(b)
+    . . . . . . .
+    . . . . . . .
+    . . . . . . .
+    . . . . . . .
+    . . . O . . .
+    . . . X X . .
+    >>> b.to_move, b.winner, b.legal_moves
+    ('O', None, [0, 1, 2, 3, 4, 5, 6])
+    """
+    TITLE = "Connect Four"
+    PLAYERS = ("X", "O")
+    PLAYOUTS = _PLAYOUTS
+
+    def __cinit__(self):
+        connect4_reset(&self.state)
+        self._state = &self.state
+        self._ops = &OPS
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_string(cls, text):
+        """Board from 6 rows of 7 cells, TOP row first: ``X``, ``O`` and ``.``
+        (or ``-``, ``_``) for empty; spaces, ``|``, ``/``, commas and newlines
+        are ignored, so ``to_string()`` and ``str(board)`` both read back.
+        ``ValueError`` unless the position is reachable by legal play."""
+        if not isinstance(text, str):
+            raise ValueError(f"expected a string of 42 cells, got {type(text).__name__}")
+        cdef int cells[42]
+        cdef int n = 0
+        for pos, ch in enumerate(text):
+            if ch in _SKIP_CHARS:
+                continue
+            up = ch.upper()
+            if up == "X":
+                v = 1
+            elif up == "O":
+                v = 2
+            elif ch in _EMPTY_CHARS:
+                v = 0
+            else:
+                raise ValueError(f"unexpected character {ch!r} at position {pos} in {text!r}: "
+                                 "use X, O and . (empty), 6 rows of 7, top row first")
+            if n == 42:
+                raise ValueError(f"expected 42 cells (6 rows of 7), got more in {text!r}")
+            cells[n] = v
+            n += 1
+        if n != 42:
+            raise ValueError(f"expected 42 cells (6 rows of 7), got {n} in {text!r}")
+        cdef Board b = cls()
+        cdef int why = connect4_set_cells(&b.state, cells)
+        if why:
+            raise ValueError(f"{text!r} is not reachable by legal play: {_WHY[why]}")
+        return b
+
+    # ------------------------------------------------------------------ moves
+    def _illegal(self, int c):
+        return f"cannot play column {_LETTERS[c]}: it is full"
+
+    def _move_phrase(self, int c):
+        return f"column {_LETTERS[c]}"
+
+    def parse_move(self, move):
+        """The column 0..6 that ``move`` names: its letter ``"a"``..``"g"``
+        (either case) or the int itself; ``ValueError`` naming the syntax
+        otherwise (legality is checked by ``push``)."""
+        if isinstance(move, str):
+            t = move.strip().lower()
+            if len(t) != 1 or t not in _LETTERS:
+                raise ValueError(f"cannot read Connect Four move {move!r}: a move is a column "
+                                 "letter a-g, left to right")
+            return _LETTERS.index(t)
+        return _as_column(move)
+
+    def move_to_str(self, move):
+        """The letter of column ``move`` (``3`` -> ``"d"``), as :meth:`parse_move` reads it."""
+        return _LETTERS[_as_column(move)]
+
+    def move_geometry(self, move):
+        """``((row, col), None, None)``: the cell the disc of ``move`` lands on
+        (row 0 the top; the top cell for a full column), for the pictures."""
+        c = _as_column(move)
+        return (max(C4_ROWS - 1 - self.state.height[c], 0), c), None, None
+
+    # ------------------------------------------------------------------ actions
+    @property
+    def num_actions(self):
+        """Size of the action space: 7, one action per column 0..6."""
+        return 7
+
+    @property
+    def observation_shape(self):
+        """``(2, 6, 7)``: the side to move's discs, then the opponent's; row 0 the
+        top row (docs/envs.md)."""
+        return (2, 6, 7)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def ply(self):
+        """Number of discs on the board."""
+        return self.state.ply
+
+    @property
+    def heights(self):
+        """Tuple of the 7 column heights (discs in each column)."""
+        return tuple(self.state.height[c] for c in range(C4_COLS))
+
+
+    def _cell(self, int r, int c):
+        """0 empty, 1 X, 2 O at row ``r`` (0 the top) and column ``c``."""
+        cdef int bit = c * C4_STRIDE + (C4_ROWS - 1 - r)
+        if (self.state.bb[0] >> bit) & 1:
+            return 1
+        if (self.state.bb[1] >> bit) & 1:
+            return 2
+        return 0
+
+    def to_string(self):
+        """The 6 rows of 7 cells, top row first, ``/`` between rows
+        (``X``, ``O``, ``.``; round-trips through ``from_string``)."""
+        return "/".join("".join(_SYMBOLS[self._cell(r, c)] for c in range(C4_COLS))
+                        for r in range(C4_ROWS))
+
+    def _key(self):
+        return connect4_hash(&self.state)
+
+    def __str__(self):
+        return "\n".join(" ".join(_SYMBOLS[self._cell(r, c)] for c in range(C4_COLS))
+                         for r in range(C4_ROWS))
+
+    def __repr__(self):
+        return f"Board.from_string({self.to_string()!r})"
