@@ -143,66 +143,70 @@ cdef inline bint time_up(SearchCtx* c) noexcept nogil:
     return c.stopped
 
 
-# ---------------------------------------------------------------- minimax (MAX/MIN)
-cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
-                      double alpha, double beta, int root_player) noexcept nogil:
-    """Min/max formulation: values from ``root_player``'s point of view."""
-    cdef int moves[MAX_MOVES]
-    cdef int n, i, m, best_move = -1
-    cdef int status, mover
-    cdef double v, best
-    cdef undo_t u
+cdef inline double horizon_value(GameState* s, SearchCtx* c) noexcept nogil:
+    """A horizon node's value (from the side to move), counted in ``c.horizon``."""
+    c.horizon += 1
+    return game_evaluate(s, c.heuristic)
+
+
+cdef inline bint node_settled(GameState* s, SearchCtx* c, int depth, int ply,
+                              double* v) noexcept nogil:
+    """Count the node; true when it needs no children: a finished game or a
+    horizon node (``v`` its value from the side to move), or the search must
+    unwind (``v`` 0, discarded by every caller)."""
+    cdef int status
     c.nodes += 1
     c.pv_len[ply] = ply
     status = game_status(s)
-    mover = game_to_move(s)
     if status != GAME_ONGOING:
-        v = terminal_score(status, mover, ply)
-        return v if mover == root_player else -v
+        v[0] = terminal_score(status, game_to_move(s), ply)
+        return True
     if depth <= 0 or ply >= MAX_PLY:
-        c.horizon += 1
-        v = game_evaluate(s, c.heuristic)
-        return v if mover == root_player else -v
-    if time_up(c):
-        return 0.0
+        v[0] = horizon_value(s, c)
+        return True
+    v[0] = 0.0
+    return time_up(c)
+
+
+# ---------------------------------------------------------------- minimax (MAX/MIN)
+cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
+                      double alpha, double beta, int root_player) noexcept nogil:
+    """Min/max formulation: values from ``root_player``'s point of view.  A
+    MIN node is a MAX node over negated values (negation is exact), so one
+    loop serves both; only the bound it tightens differs."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, m
+    cdef double v, best
+    cdef undo_t u
+    cdef bint maximizing = game_to_move(s) == root_player
+    if node_settled(s, c, depth, ply, &v):
+        return v if maximizing else -v
     n = game_legal_moves(s, moves)
-    if n == 0:
-        # contract breach (no move, game not over): score it as a horizon node
-        c.horizon += 1
-        v = game_evaluate(s, c.heuristic)
-        return v if mover == root_player else -v
-    cdef bint maximizing = mover == root_player
-    best = -SCORE_INF if maximizing else SCORE_INF
+    if n == 0:   # contract breach (no move, game not over): horizon node
+        v = horizon_value(s, c)
+        return v if maximizing else -v
+    cdef double sign = 1.0 if maximizing else -1.0
+    best = -SCORE_INF            # the best of sign * value
     for i in range(n):
         m = moves[i]
         u = game_make(s, m)
-        v = mm_search(s, c, depth - 1, ply + 1, alpha, beta, root_player)
+        v = sign * mm_search(s, c, depth - 1, ply + 1, alpha, beta, root_player)
         game_unmake(s, m, u)
         if c.stopped:
             return 0.0
-        if maximizing:
-            if v > best:
-                best = v
-                pv_set(c, ply, m)
-                if ply == 0:
-                    c.root_best = m
-            if c.pruning:
-                if best > alpha:
-                    alpha = best
-                if alpha >= beta:
-                    break
-        else:
-            if v < best:
-                best = v
-                pv_set(c, ply, m)
-                if ply == 0:
-                    c.root_best = m
-            if c.pruning:
-                if best < beta:
-                    beta = best
-                if alpha >= beta:
-                    break
-    return best
+        if v > best:
+            best = v
+            pv_set(c, ply, m)
+            if ply == 0:
+                c.root_best = m
+        if c.pruning:
+            if maximizing and best > alpha:
+                alpha = best
+            elif not maximizing and -best < beta:
+                beta = -best
+            if alpha >= beta:
+                break
+    return sign * best
 
 
 # ---------------------------------------------------------------- plain negamax
@@ -210,23 +214,14 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
                       double alpha, double beta) noexcept nogil:
     """Negamax (values from the side to move), no table, no ordering."""
     cdef int moves[MAX_MOVES]
-    cdef int n, i, m, status
+    cdef int n, i, m
     cdef double v, best
     cdef undo_t u
-    c.nodes += 1
-    c.pv_len[ply] = ply
-    status = game_status(s)
-    if status != GAME_ONGOING:
-        return terminal_score(status, game_to_move(s), ply)
-    if depth <= 0 or ply >= MAX_PLY:
-        c.horizon += 1
-        return game_evaluate(s, c.heuristic)
-    if time_up(c):
-        return 0.0
+    if node_settled(s, c, depth, ply, &v):
+        return v
     n = game_legal_moves(s, moves)
     if n == 0:   # contract breach (no move, game not over): horizon node
-        c.horizon += 1
-        return game_evaluate(s, c.heuristic)
+        return horizon_value(s, c)
     best = -SCORE_INF
     for i in range(n):
         m = moves[i]
@@ -253,23 +248,15 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                       double alpha, double beta) noexcept nogil:
     """Fail-soft negamax alpha-beta with transposition table and move ordering."""
     cdef int moves[MAX_MOVES]
-    cdef int n, i, j, bi, m, status, tt_move = -1, best_move = -1, side, k0, k1
+    cdef int n, i, j, bi, m, tt_move = -1, best_move = -1, side, k0, k1
     cdef long long hb, hj
     cdef bint tt_first
     cdef double v, best, alpha_orig = alpha
     cdef uint64_t key = 0, h0
     cdef TTEntry* e = NULL
     cdef undo_t u
-    c.nodes += 1
-    c.pv_len[ply] = ply
-    status = game_status(s)
-    if status != GAME_ONGOING:
-        return terminal_score(status, game_to_move(s), ply)
-    if depth <= 0 or ply >= MAX_PLY:
-        c.horizon += 1
-        return game_evaluate(s, c.heuristic)
-    if time_up(c):
-        return 0.0
+    if node_settled(s, c, depth, ply, &v):
+        return v
     # Nodes just above the horizon skip the table by default (tt_min_depth=2):
     # their probe is mostly a cache miss that costs more than re-searching
     # (Clobber depth 9: -29% time, UTTT depth 10: -12%; Quixo prefers 1).
@@ -289,8 +276,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
     h0 = c.horizon
     n = game_legal_moves(s, moves)
     if n == 0:   # contract breach (no move, game not over): horizon node
-        c.horizon += 1
-        return game_evaluate(s, c.heuristic)
+        return horizon_value(s, c)
     side = game_to_move(s)
     tt_first = False
     if c.ordering and tt_move >= 0:
