@@ -119,7 +119,11 @@ cdef inline TTEntry* tt_slot(SearchCtx* c, uint64_t key) noexcept nogil:
 
 
 cdef inline void pv_set(SearchCtx* c, int ply, int move) noexcept nogil:
+    """``move`` then the child's line is the line at ``ply``; at the root,
+    ``move`` is the best move."""
     cdef int k
+    if ply == 0:
+        c.root_best = move
     c.pv[ply][ply] = move
     for k in range(ply + 1, c.pv_len[ply + 1]):
         c.pv[ply][k] = c.pv[ply + 1][k]
@@ -197,8 +201,6 @@ cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
         if v > best:
             best = v
             pv_set(c, ply, m)
-            if ply == 0:
-                c.root_best = m
         if c.pruning:
             if maximizing and best > alpha:
                 alpha = best
@@ -233,8 +235,6 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
         if v > best:
             best = v
             pv_set(c, ply, m)
-            if ply == 0:
-                c.root_best = m
             if c.pruning:
                 if v > alpha:
                     alpha = v
@@ -349,13 +349,28 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
 
 
 # ---------------------------------------------------------------- drivers
-cdef void ctx_start(SearchCtx* c, double time_limit) noexcept nogil:
+cdef inline void ctx_configure(SearchCtx* c, int heuristic, bint pruning, bint ordering,
+                               bint use_tt, bint pvs) noexcept nogil:
+    """The switches of the next searches."""
+    c.heuristic = heuristic
+    c.pruning = pruning
+    c.ordering = ordering
+    c.use_tt = use_tt
+    c.pvs = pvs
+
+
+cdef inline void ctx_restart(SearchCtx* c, bint timed) noexcept nogil:
+    """Zero the counters of one search (table, history and killers stay)."""
     c.nodes = 0
     c.horizon = 0
     c.stopped = False
     c.root_best = -1
     c.pv_len[0] = 0
-    c.timed = time_limit > 0
+    c.timed = timed
+
+
+cdef void ctx_start(SearchCtx* c, double time_limit) noexcept nogil:
+    ctx_restart(c, time_limit > 0)
     if c.timed:
         c.deadline = now_monotonic() + time_limit
     c.gen = <uint8_t>(c.gen + 1)
@@ -531,13 +546,9 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     cdef interrupt_t it
     if depth > MAX_PLY:
         depth = MAX_PLY
-    c.heuristic = heuristic
-    c.pruning = pruning
-    c.ordering = ordering
-    c.use_tt = use_tt
-    c.pvs = pvs and kind == 2 and pruning
     t0 = now_monotonic()
     interrupt_init(&it, 256, NULL)
+    ctx_configure(c, heuristic, pruning, ordering, use_tt, pvs and kind == 2 and pruning)
     c.it = &it
     with nogil:
         if not iterative:
@@ -551,11 +562,7 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
             c.deadline = t0 + budget
             d = 1
             while True:
-                c.nodes = 0
-                c.horizon = 0
-                c.stopped = False
-                c.root_best = -1
-                c.timed = d > 1 and budget > 0
+                ctx_restart(c, d > 1 and budget > 0)
                 v = run_search(&board.state, c, kind, d)
                 total_nodes += c.nodes
                 if c.stopped:
@@ -600,12 +607,8 @@ def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):
     cdef interrupt_t it
     if depth > MAX_PLY:
         depth = MAX_PLY
-    c.heuristic = heuristic
-    c.pruning = True
-    c.ordering = True
-    c.use_tt = True
-    c.pvs = True
     interrupt_init(&it, 256, NULL)
+    ctx_configure(c, heuristic, True, True, True, True)
     c.it = &it
     with nogil:
         ctx_start(c, 0.0)
