@@ -14,6 +14,16 @@ import ttt_engine
 PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
 
 
+def play_randomly(board, rng, plies):
+    """Push up to ``plies`` uniformly random moves (``rng`` a ``random.Random``)
+    on ``board``, stopping at the end of the game; returns the board."""
+    for _ in range(plies):
+        if board.is_terminal():
+            break
+        board.push(rng.choice(board.legal_moves))
+    return board
+
+
 def random_positions(game, n, seed=0, **options):
     """Observations and masks of ``n`` positions reached by random play."""
     g = ttt_engine.games.get(game)
