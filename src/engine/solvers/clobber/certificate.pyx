@@ -32,6 +32,7 @@ from ttt_engine._core.solvers.clobber.positions cimport (
 from ttt_engine._core.core.sort cimport sort_ints
 from ttt_engine._core.solvers.clobber.solve cimport (
     R_UNKNOWN, R_LOSS, R_WIN, SolveCtx, Solver, _probe, _key_fast, _db_outcome, _solve_pos,
+    _sum_outcome,
 )
 
 cdef enum:
@@ -204,8 +205,7 @@ cdef void _prove(ProofCtx* p, uint64_t own, uint64_t opp, bint claim) noexcept n
     cdef int rw[MAXCOMP]
     cdef int moves[MAXMOVES]
     cdef uint64_t live = _live(own, opp), k0, k1, occ, st, z, rest, na, nb_, ka, kb
-    cdef int n, i, j, nc
-    cdef bint known, all_le, all_ge, any_gt
+    cdef int n, i, j, nc, r
     if p.failed:
         return
     own &= live
@@ -274,21 +274,9 @@ cdef void _prove(ProofCtx* p, uint64_t own, uint64_t opp, bint claim) noexcept n
                 return
     # outcome rules for a sum of known components
     if n:
-        known = True
-        all_le = True
-        all_ge = True
-        any_gt = False
-        for i in range(n):
-            if lw[i] == R_UNKNOWN:
-                known = False
-                break
-            if lw[i] == R_WIN:
-                all_le = False
-                any_gt = True
-            if rw[i] == R_WIN:
-                all_ge = False
-        if known and (all_le or (all_ge and any_gt)):
-            if claim != (not all_le):
+        r = _sum_outcome(n, co, cp, lw, rw)
+        if r != R_UNKNOWN:
+            if claim != (r == R_WIN):
                 p.failed = 2
                 return
             _emit(p, REC_RULES, 0, 0, 0)

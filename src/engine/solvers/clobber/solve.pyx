@@ -85,7 +85,7 @@ cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
     cdef int rw[MAXCOMP]
     cdef int n = 0, i, j, ns
     cdef uint64_t na, nb_
-    cdef bint known, all_le, all_ge, any_gt, changed = False
+    cdef bint changed = False
     if occ == 0:
         return R_LOSS
     if not (c.decompose or c.database):
@@ -151,26 +151,7 @@ cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
         if (own | opp) == 0:
             return R_LOSS
     if c.outcome and c.database:
-        known = True
-        all_le = True
-        all_ge = True
-        any_gt = False
-        for i in range(n):
-            if (co[i] | cp[i]) == 0:
-                continue
-            if lw[i] == R_UNKNOWN:
-                known = False
-                break
-            if lw[i] == R_WIN:
-                all_le = False
-                any_gt = True
-            if rw[i] == R_WIN:
-                all_ge = False
-        if known:
-            if all_le:
-                return R_LOSS
-            if all_ge and any_gt:
-                return R_WIN
+        return _sum_outcome(n, co, cp, lw, rw)
     return R_UNKNOWN
 
 
