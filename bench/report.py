@@ -12,13 +12,12 @@ import argparse
 import json
 import sys
 
+from compare.report import fmt_rate
+
 
 def _fmt_rate(x):
-    if x >= 1e6:
-        return f"{x / 1e6:,.2f} M"
-    if x >= 1e3:
-        return f"{x / 1e3:,.1f} k"
-    return f"{x:,.1f} "
+    """Rates before a unit: ``1.23 Mnodes/s``, ``12.3 nodes/s``."""
+    return fmt_rate(x, places=1) + ("" if x >= 1e3 else " ")
 
 
 def table(data):

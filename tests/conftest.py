@@ -1,7 +1,10 @@
 """Helpers shared by the test files."""
 import os
+import sys
+import time
 
 import numpy as np
+import pexpect
 import pytest
 
 import ttt_engine
@@ -9,6 +12,16 @@ import ttt_engine
 #: the folder holding the ttt_engine under test (installed in CI, the
 #: in-place build when developing), for subprocesses
 PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
+
+
+def play_randomly(board, rng, plies):
+    """Push up to ``plies`` uniformly random moves (``rng`` a ``random.Random``)
+    on ``board``, stopping at the end of the game; returns the board."""
+    for _ in range(plies):
+        if board.is_terminal():
+            break
+        board.push(rng.choice(board.legal_moves))
+    return board
 
 
 def random_positions(game, n, seed=0, **options):
@@ -37,6 +50,37 @@ def cli_env(tmp_path):
     e.pop("XDG_CACHE_HOME", None)
     e.pop("TTT_ENGINE_DEBUG", None)
     return e
+
+
+@pytest.fixture
+def spawn_cli(cli_env):
+    """``spawn_cli(args, **pexpect_options)`` starts ``python -m ttt_engine
+    args`` on a pseudo-terminal (environment of ``cli_env``); a child still
+    running when the test ends is killed."""
+    children = []
+
+    def spawn(args, **options):
+        child = pexpect.spawn(sys.executable, ["-m", "ttt_engine", *args],
+                              env=dict(cli_env, TERM="xterm"), encoding="utf-8", timeout=60,
+                              **options)
+        children.append(child)
+        return child
+    yield spawn
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def interrupt(child, timeout):
+    """Ctrl-C ``child`` and wait until it ends: ``(its output since the last
+    match, seconds from the Ctrl-C to its end)``; ``child.exitstatus`` is set."""
+    child.sendintr()
+    t0 = time.monotonic()
+    child.expect(pexpect.EOF, timeout=timeout)
+    elapsed = time.monotonic() - t0
+    out = child.before
+    child.close()
+    return out, elapsed
 
 
 # ---------------------------------------------------------------- shared test helpers

@@ -1,20 +1,15 @@
 """``ttt-engine serve``: its options, its one-line errors, loopback only, and
 Ctrl-C stopping it within a second while a long search runs."""
 import json
-import os
 import re
 import socket
-import sys
 import threading
 import time
 
 import httpx
-import pexpect
+from conftest import interrupt
 
-import ttt_engine
 from ttt_engine.cli import main
-
-PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
 
 
 def test_serve_help_names_loopback_and_the_extra(capsys):
@@ -41,43 +36,30 @@ def test_a_port_in_use_is_one_line(capsys):
     assert err.count("\n") == 1 and f"port {port} on 127.0.0.1 is in use" in err
 
 
-def test_ctrl_c_during_a_long_search_stops_the_server_within_a_second(tmp_path):
-    env = dict(os.environ, PYTHONPATH=PYDIR + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               TTT_ENGINE_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1")
-    child = pexpect.spawn(sys.executable, ["-m", "ttt_engine", "serve", "--port", "0",
-                                           "--max-time", "120"],
-                          env=env, encoding="utf-8", timeout=60)
-    try:
-        child.expect(r"on (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)")
-        url = child.match.group(1)
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
-        assert httpx.get(url + "api/games").status_code == 200
-        done = []
+def test_ctrl_c_during_a_long_search_stops_the_server_within_a_second(spawn_cli):
+    child = spawn_cli(["serve", "--port", "0", "--max-time", "120"])
+    child.expect(r"on (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)")
+    url = child.match.group(1)
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
+    assert httpx.get(url + "api/games").status_code == 200
+    done = []
 
-        def long_search():            # two minutes of MCTS, unless stopped
-            try:
-                httpx.post(url + "api/analyse", timeout=150,
-                           content=json.dumps({"game": "uttt", "engine": "mcts",
-                                               "budgets": {"time": 110}, "stream": True}),
-                           headers={"Content-Type": "application/json"})
-            except httpx.HTTPError:
-                pass
-            done.append(True)
-        t = threading.Thread(target=long_search, daemon=True)
-        t.start()
-        time.sleep(1.0)
-        # another request is answered while the search runs (off the event loop)
-        r = httpx.post(url + "api/position", content=json.dumps({"game": "ttt"}),
-                       headers={"Content-Type": "application/json"}, timeout=5)
-        assert r.status_code == 200
-        child.sendintr()
-        t0 = time.monotonic()
-        child.expect(pexpect.EOF, timeout=5)
-        elapsed = time.monotonic() - t0
-        out = child.before
-        child.close()
-        assert child.exitstatus == 130 and "Traceback" not in out
-        assert elapsed < 1.0
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+    def long_search():            # two minutes of MCTS, unless stopped
+        try:
+            httpx.post(url + "api/analyse", timeout=150,
+                       content=json.dumps({"game": "uttt", "engine": "mcts",
+                                           "budgets": {"time": 110}, "stream": True}),
+                       headers={"Content-Type": "application/json"})
+        except httpx.HTTPError:
+            pass
+        done.append(True)
+    t = threading.Thread(target=long_search, daemon=True)
+    t.start()
+    time.sleep(1.0)
+    # another request is answered while the search runs (off the event loop)
+    r = httpx.post(url + "api/position", content=json.dumps({"game": "ttt"}),
+                   headers={"Content-Type": "application/json"}, timeout=5)
+    assert r.status_code == 200
+    out, elapsed = interrupt(child, timeout=5)
+    assert child.exitstatus == 130 and "Traceback" not in out
+    assert elapsed < 1.0

@@ -8,6 +8,8 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import play_randomly
+
 import ttt_engine
 from ttt_engine import clobber, quixo, uttt
 from ttt_engine.agents import PerfectAgent
@@ -129,11 +131,7 @@ def test_quixo_from_string_takes_every_position_a_game_reaches():
     rng = random.Random(3)
     for size in (3, 4, 5):
         for _ in range(200):
-            b = quixo.Board(size)
-            for _ in range(rng.randrange(0, 30)):
-                if b.is_terminal():
-                    break
-                b.push(rng.choice(b.legal_moves))
+            b = play_randomly(quixo.Board(size), rng, rng.randrange(0, 30))
             again = quixo.Board.from_string(b.to_string(), to_move=b.to_move)
             assert again.to_string() == b.to_string()
 

@@ -86,14 +86,23 @@ REFERENCE = {"ttt": _ttt_legal, "uttt": _uttt_legal, "clobber": _clobber_legal,
              "quixo": _quixo_legal, "connect4": _connect4_legal}
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_push_pop_are_inverse(key):
+def _on_random_games(key, check):
+    """Run ``check(game, options, board, seen, pick)`` on random games of ``key``:
+    the board after a random sequence of moves, the boards along the way (start
+    included) and a random number."""
     game = games.get(key)
 
     @PROPERTY
-    @given(OPTIONS[key], CHOICES)
-    def check(options, choices):
+    @given(OPTIONS[key], CHOICES, st.integers(0, 10**6))
+    def run(options, choices, pick):
         b, seen = _play(game, options, choices)
+        check(game, options, b, seen, pick)
+    run()
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_push_pop_are_inverse(key):
+    def check(game, options, b, seen, pick):
         for before in reversed(seen[:-1]):
             m = b.moves[-1]
             b.pop()
@@ -102,22 +111,18 @@ def test_push_pop_are_inverse(key):
             assert b.legal_moves == before.legal_moves and b.winner == before.winner
             assert m in b.legal_moves
         assert b.ply == 0 and b.moves == []
-    check()
+    _on_random_games(key, check)
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_legal_moves_equal_the_reference_rules(key):
-    game = games.get(key)
     ref = REFERENCE[key]
 
-    @PROPERTY
-    @given(OPTIONS[key], CHOICES)
-    def check(options, choices):
-        _b, seen = _play(game, options, choices)
+    def check(game, options, _b, seen, pick):
         for b in seen:
             assert sorted(b.legal_moves) == ref(b), b.to_string()
             assert (b.winner is None) == (len(b.legal_moves) > 0)
-    check()
+    _on_random_games(key, check)
 
 
 def _same_position_other_order(moves, i):
@@ -129,12 +134,7 @@ def _same_position_other_order(moves, i):
 
 @pytest.mark.parametrize("key", KEYS)
 def test_equal_positions_hash_equal(key):
-    game = games.get(key)
-
-    @PROPERTY
-    @given(OPTIONS[key], CHOICES, st.integers(0, 10**6))
-    def check(options, choices, pick):
-        b, _seen = _play(game, options, choices)
+    def check(game, options, b, _seen, pick):
         kw = {"to_move": b.to_move} if key in ("clobber", "quixo") else {}
         if key == "uttt":
             kw = {"tiebreak": b.tiebreak}
@@ -153,22 +153,17 @@ def test_equal_positions_hash_equal(key):
                 assert other == b
             if other == b:
                 assert other.hash() == b.hash() and hash(other) == hash(b)
-    check()
+    _on_random_games(key, check)
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_every_move_text_parses_back(key):
-    game = games.get(key)
-
-    @PROPERTY
-    @given(OPTIONS[key], CHOICES)
-    def check(options, choices):
-        _b, seen = _play(game, options, choices)
+    def check(game, options, _b, seen, pick):
         for b in seen:
             for m in b.legal_moves:
                 assert b.parse_move(b.move_to_str(m)) == m
                 assert game.parse_move(b, game.move_to_str(b, m)) == m
-    check()
+    _on_random_games(key, check)
 
 
 @pytest.mark.parametrize("key", KEYS)

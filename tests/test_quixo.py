@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import quixo_ref as R  # noqa: E402
+from conftest import play_randomly  # noqa: E402
 
 from ttt_engine import quixo  # noqa: E402
 from ttt_engine.quixo import Board  # noqa: E402
@@ -36,11 +37,7 @@ def test_perft_matches_reference_to_depth_3(size):
 def test_perft_from_random_positions(size):
     rng = random.Random(size)
     for _ in range(4):
-        b = Board(size)
-        for _ in range(rng.randrange(3, 15)):
-            if b.is_terminal():
-                break
-            b.push(rng.choice(b.legal_moves))
+        b = play_randomly(Board(size), rng, rng.randrange(3, 15))
         if b.is_terminal():
             continue
         g, p = grid_of(b), player_of(b)

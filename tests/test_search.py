@@ -74,6 +74,11 @@ def reachable():
 POSITIONS = reachable()
 
 
+def ongoing(positions):
+    """The positions where the game is still on."""
+    return [c for c in positions if not (ttt_winner(c) or all(c))]
+
+
 def board_of(cells):
     return Board.from_string("".join(".XO"[v] for v in cells))
 
@@ -218,9 +223,7 @@ def test_searcher_settings_keep_values():
 def test_proven_win_or_loss_is_exact_at_limited_depth():
     # every forced win/loss whose distance fits in the depth is reported exact
     checked = 0
-    for cells in POSITIONS[::5]:
-        if ttt_winner(cells) or all(cells):
-            continue
+    for cells in ongoing(POSITIONS[::5]):
         ref = ref_score(cells)
         if ref == 0:
             continue
@@ -386,9 +389,7 @@ def test_mcts_expand_after_saves_nodes():
 def test_mcts_solver_proofs_are_correct():
     """Every proof the solver makes agrees with the exact values."""
     proved = 0
-    for cells in POSITIONS[::9]:
-        if ttt_winner(cells) or all(cells):
-            continue
+    for cells in ongoing(POSITIONS[::9]):
         b = board_of(cells)
         m = MCTS(seed=2, solver=True)
         move = m.search(b, simulations=3000)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from conftest import uttt_winning_position
+from conftest import play_randomly, uttt_winning_position
 
 from ttt_engine.agents import MCTSAgent, PerfectAgent, RandomAgent, play_match
 from ttt_engine.search import MCTS
@@ -179,11 +179,7 @@ def test_alphabeta_on_uttt_matches_plain_negamax_and_wins():
     rng = random.Random(1)
     checked = 0
     while checked < 4:
-        b = Board()
-        for _ in range(rng.randrange(10, 40)):
-            if b.is_terminal():
-                break
-            b.push(rng.choice(b.legal_moves))
+        b = play_randomly(Board(), rng, rng.randrange(10, 40))
         if b.is_terminal():
             continue
         assert alphabeta(b, 3).value == negamax(b, 3, alphabeta=False).value

@@ -52,14 +52,16 @@ def summarize(row):
     return s
 
 
-def fmt_rate(x):
+def fmt_rate(x, places=0):
+    """``x`` with an SI prefix (``1.23 M``, ``45.6 k``), below 1000 with
+    ``places`` decimals; "—" for None."""
     if x is None:
         return "—"
     if x >= 1e6:
         return f"{x / 1e6:,.2f} M"
     if x >= 1e3:
         return f"{x / 1e3:,.1f} k"
-    return f"{x:,.0f}"
+    return f"{x:,.{places}f}"
 
 
 def fmt_time(t):
@@ -108,48 +110,55 @@ def markdown(results, info, args):
     search_rows = [r for r in results if r["kind"] == "search"]
     notes = []
     if rate_rows:
-        lines.append("| benchmark | unit | OpenSpiel | ttt_engine | ttt_engine / OpenSpiel "
-                     "| OpenSpiel per CPU-second | ttt_engine per CPU-second | same ratio, "
-                     "from CPU time |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|---:|")
-        for r in rate_rows:
-            s = r["summary"]
-
-            def cell(side, key):
-                x = s[side]
-                return fmt_rate(x[key]) + "/s" if x and x.get(key) else "—"
-            lines.append(f"| {r['title']} | {r['unit']} | {cell('openspiel', 'rate')} "
-                         f"| {cell('ttt_engine', 'rate')} | {fmt_ratio(s['ratio'])} "
-                         f"| {cell('openspiel', 'cpu_rate')} | {cell('ttt_engine', 'cpu_rate')} "
-                         f"| {fmt_ratio(s['cpu_ratio'])} |")
-            notes.extend(_row_notes(r))
-        lines.append("")
+        lines += _table("| benchmark | unit | OpenSpiel | ttt_engine | ttt_engine / OpenSpiel "
+                        "| OpenSpiel per CPU-second | ttt_engine per CPU-second | same ratio, "
+                        "from CPU time |", "|---|---|" + "---:|" * 6, rate_rows, _rate_cells,
+                        notes)
     if search_rows:
-        lines.append("| alpha-beta | OpenSpiel nodes | OpenSpiel time | OpenSpiel nodes/s "
-                     "| ttt_engine nodes | ttt_engine time | ttt_engine nodes/s | time ratio "
-                     "| same, from CPU time |")
-        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for r in search_rows:
-            s = r["summary"]
-            cells = []
-            for side in ("openspiel", "ttt_engine"):
-                x = s[side]
-                if not x:
-                    cells += ["—", "—", "—"]
-                    continue
-                nodes = x.get("nodes")
-                cells += [f"{nodes:,}" if nodes is not None else "?", fmt_time(x["seconds"]),
-                          fmt_rate(nodes / x["seconds"]) + "/s" if nodes else "—"]
-            lines.append(f"| {r['title']} | " + " | ".join(cells) + f" | {fmt_ratio(s['ratio'])} "
-                         f"| {fmt_ratio(s['cpu_ratio'])} |")
-            notes.extend(_row_notes(r))
-        lines.append("")
+        lines += _table("| alpha-beta | OpenSpiel nodes | OpenSpiel time | OpenSpiel nodes/s "
+                        "| ttt_engine nodes | ttt_engine time | ttt_engine nodes/s | time ratio "
+                        "| same, from CPU time |", "|---|" + "---:|" * 8, search_rows,
+                        _search_cells, notes)
         lines.append(_values_note(search_rows))
         lines.append("")
     if notes:
         lines.extend(notes)
         lines.append("")
     return "\n".join(lines)
+
+
+def _table(header, align, rows, cells, notes):
+    """A Markdown table: one row per result, ``cells(result, summary)`` its cells
+    between the title and the ratio from CPU time; each result's notes go to ``notes``."""
+    lines = [header, align]
+    for r in rows:
+        s = r["summary"]
+        lines.append(f"| {r['title']} | " + " | ".join(cells(r, s))
+                     + f" | {fmt_ratio(s['cpu_ratio'])} |")
+        notes.extend(_row_notes(r))
+    lines.append("")
+    return lines
+
+
+def _rate_cells(r, s):
+    def cell(side, key):
+        x = s[side]
+        return fmt_rate(x[key]) + "/s" if x and x.get(key) else "—"
+    return [r["unit"], cell("openspiel", "rate"), cell("ttt_engine", "rate"),
+            fmt_ratio(s["ratio"]), cell("openspiel", "cpu_rate"), cell("ttt_engine", "cpu_rate")]
+
+
+def _search_cells(r, s):
+    cells = []
+    for side in ("openspiel", "ttt_engine"):
+        x = s[side]
+        if not x:
+            cells += ["—", "—", "—"]
+            continue
+        nodes = x.get("nodes")
+        cells += [f"{nodes:,}" if nodes is not None else "?", fmt_time(x["seconds"]),
+                  fmt_rate(nodes / x["seconds"]) + "/s" if nodes else "—"]
+    return cells + [fmt_ratio(s["ratio"])]
 
 
 def _values_note(search_rows):

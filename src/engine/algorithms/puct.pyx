@@ -40,6 +40,7 @@ from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_next, rng_uniform
+from ttt_engine._core.core.sort cimport sort_ints
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
     game_to_move, game_legal_moves, game_make, game_status, game_playout, game_init_tables,
@@ -173,20 +174,14 @@ cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float*
     ``logits`` is NULL.  Nothing when the arena has no room for them."""
     cdef int moves[MAX_MOVES]
     cdef double e[MAX_MOVES]
-    cdef int n = game_legal_moves(s, moves), i, j, mv
+    cdef int n = game_legal_moves(s, moves), i
     cdef int32_t first
     cdef double m = -INFINITY, total = 0.0
     if n == 0 or t.used + n > t.cap:
         return
     # children in ascending move order, the order of ``Board.legal_moves``
     # (UTTT generates moves board by board; the others are already sorted)
-    for i in range(1, n):
-        mv = moves[i]
-        j = i - 1
-        while j >= 0 and moves[j] > mv:
-            moves[j + 1] = moves[j]
-            j -= 1
-        moves[j + 1] = mv
+    sort_ints(moves, n)
     first = t.used
     t.used += n
     t.nodes[node].first_child = first

@@ -202,15 +202,36 @@ cdef inline double _scan_perm(const double* row, const signed char* pm, int empt
     return best
 
 
+cdef inline int _decide(double* Q, rng_t* rng, uint64_t eps_thr, int sym, int idx, int empty,
+                        double* best, double** cell) noexcept nogil:
+    """The ε-greedy move at position ``idx`` (``empty``: its empty cells):
+    returns the move; ``best`` gets max Q(idx, .) over the empty cells, ``cell``
+    the address of Q(idx, move) (in the canonical row with ``sym``)."""
+    cdef double* row
+    cdef const signed char* pm = NULL
+    cdef int greedy, a
+    cdef uint64_t r
+    if sym:                  # read/write the canonical row through the transform
+        row = Q + _canon[idx] * 9
+        pm = &_perm[_ctrans[idx]][0]
+        best[0] = _scan_perm(row, pm, empty, &greedy)
+    else:
+        row = Q + idx * 9
+        best[0] = _scan(row, empty, &greedy)
+    r = rng_next(rng)
+    a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
+    cell[0] = row + (pm[a] if sym else a)
+    return a
+
+
 cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
                          double alpha, double gamma, int shaping, int sym) noexcept nogil:
     """Play one training episode with the agent on side ``me`` (0 X, 1 O);
     return R_WIN / R_DRAW / R_LOSS / R_CUT from the agent's point of view."""
-    cdef int mine = 0, theirs = 0, idx = 0, empty, a, c, greedy
+    cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
     cdef int wme = me + 1, wopp = 2 - me
     cdef double* prev = NULL     # &Q[s, a] of the agent's last move
-    cdef double* row
-    cdef const signed char* pm = NULL
+    cdef double* cell
     cdef double best
     cdef uint64_t r
     if me == SIDE_O:             # X (the opponent) opens
@@ -221,18 +242,10 @@ cdef inline int _episode(double* Q, rng_t* rng, int me, uint64_t eps_thr,
     while True:
         # ---- agent decides at idx: one scan gives max (for the previous update) and argmax
         empty = (~(mine | theirs)) & TTT_FULL
-        if sym:                  # read/write the canonical row through the transform
-            row = Q + _canon[idx] * 9
-            pm = &_perm[_ctrans[idx]][0]
-            best = _scan_perm(row, pm, empty, &greedy)
-        else:
-            row = Q + idx * 9
-            best = _scan(row, empty, &greedy)
+        a = _decide(Q, rng, eps_thr, sym, idx, empty, &best, &cell)
         if prev != NULL:
             prev[0] += alpha * (gamma * best - prev[0])
-        r = rng_next(rng)
-        a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
-        prev = row + (pm[a] if sym else a)
+        prev = cell
         mine |= 1 << a
         idx += wme * ttt_pow3[a]
         if ttt_win_table[mine]:
@@ -264,37 +277,24 @@ cdef inline int _selfplay_episode(double* Q, rng_t* rng, uint64_t eps_thr,
     Negamax target for the mover's (s, a): r (+1 win, 0 draw) if the move
     ended the game, else -γ·max_a' Q(s', a') over the opponent's legal moves.
     Returns R_WIN (X won), R_DRAW or R_LOSS (O won)."""
-    cdef int m0 = 0, m1 = 0, idx = 0, empty, a, greedy, p = 0, mover
+    cdef int marks[2]            # each side's cells
+    cdef int idx = 0, empty, a, p = 0
     cdef double* prev = NULL
-    cdef double* row
-    cdef const signed char* pm = NULL
+    cdef double* cell
     cdef double best
-    cdef uint64_t r
+    marks[0] = marks[1] = 0
     while True:
-        empty = (~(m0 | m1)) & TTT_FULL
-        if sym:
-            row = Q + _canon[idx] * 9
-            pm = &_perm[_ctrans[idx]][0]
-            best = _scan_perm(row, pm, empty, &greedy)
-        else:
-            row = Q + idx * 9
-            best = _scan(row, empty, &greedy)
+        empty = (~(marks[0] | marks[1])) & TTT_FULL
+        a = _decide(Q, rng, eps_thr, sym, idx, empty, &best, &cell)
         if prev != NULL:
             prev[0] += alpha * (-gamma * best - prev[0])
-        r = rng_next(rng)
-        a = _random_cell(empty, r) if (r & 0xFFFFFFFFu) < eps_thr else greedy
-        prev = row + (pm[a] if sym else a)
+        prev = cell
         idx += (p + 1) * ttt_pow3[a]
-        if p == 0:
-            m0 |= 1 << a
-            mover = m0
-        else:
-            m1 |= 1 << a
-            mover = m1
-        if ttt_win_table[mover]:
+        marks[p] |= 1 << a
+        if ttt_win_table[marks[p]]:
             prev[0] += alpha * (1.0 - prev[0])
             return R_WIN if p == 0 else R_LOSS
-        if (m0 | m1) == TTT_FULL:
+        if (marks[0] | marks[1]) == TTT_FULL:
             prev[0] += alpha * (0.0 - prev[0])
             return R_DRAW
         p ^= 1

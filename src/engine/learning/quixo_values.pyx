@@ -160,6 +160,16 @@ cdef inline Py_ssize_t _skip_space(const char* p, Py_ssize_t pos, Py_ssize_t L) 
     return pos
 
 
+cdef inline bint _expect(const char* p, Py_ssize_t* pos, Py_ssize_t L, char ch) noexcept nogil:
+    """Skip JSON whitespace, then ``ch``: True when it is there (``pos`` moves
+    past it), False when not (``pos`` at the byte found instead)."""
+    pos[0] = _skip_space(p, pos[0], L)
+    if pos[0] >= L or p[pos[0]] != ch:
+        return False
+    pos[0] += 1
+    return True
+
+
 cdef class ValueTable:
     """Discounted state values ``key -> (sum of scores, count)`` in C memory.
 
@@ -537,26 +547,20 @@ cdef class ValueTable:
                 if err:
                     break
                 pos += klen + 2
-                pos = _skip_space(p, pos, L)
-                if pos >= L or p[pos] != b':':
+                if not _expect(p, &pos, L, b':'):
                     err = 4
                     break
-                pos += 1
-                pos = _skip_space(p, pos, L)
-                if pos >= L or p[pos] != b'[':
+                if not _expect(p, &pos, L, b'['):
                     err = 5
                     break
-                pos += 1
                 avg = strtod(p + pos, &endp)
                 if endp == p + pos or endp - p > L:
                     err = 6
                     break
                 pos = endp - p
-                pos = _skip_space(p, pos, L)
-                if pos >= L or p[pos] != b',':
+                if not _expect(p, &pos, L, b','):
                     err = 7
                     break
-                pos += 1
                 pos = _skip_space(p, pos, L)
                 ucnt = 0
                 start = pos
@@ -568,11 +572,9 @@ cdef class ValueTable:
                     err = 8
                     break
                 cnt = <double>ucnt
-                pos = _skip_space(p, pos, L)
-                if pos >= L or p[pos] != b']':
+                if not _expect(p, &pos, L, b']'):
                     err = 9
                     break
-                pos += 1
                 if t.t.sym:
                     # symmetric: merge (a plain file may hold several images)
                     d = vt_slot(&t.t, vt_key(&t.t, key))

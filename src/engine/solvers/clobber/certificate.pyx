@@ -27,10 +27,12 @@ from ttt_engine._core.games.clobber.rules cimport (
 )
 from ttt_engine._core.solvers.clobber.positions cimport (
     MAXCOMP, MAXMOVES, _live, _flood, _canon, _child, _mix, _is_claw, _claws, _pos_key,
-    _order_key, _sort_ints,
+    _order_key, _connected, _components,
 )
+from ttt_engine._core.core.sort cimport sort_ints
 from ttt_engine._core.solvers.clobber.solve cimport (
     R_UNKNOWN, R_LOSS, R_WIN, SolveCtx, Solver, _probe, _key_fast, _db_outcome, _solve_pos,
+    _sum_outcome,
 )
 
 cdef enum:
@@ -181,7 +183,7 @@ cdef int _winning_move(ProofCtx* p, uint64_t own, uint64_t opp, int n, int* move
         order[i] = (_order_key(k, nc) << 9) | i
     if best >= 0:
         return best
-    _sort_ints(order, n)
+    sort_ints(order, n)
     for i in range(n):
         j = order[i] & 511
         _child(own, opp, moves[j], &a, &b)
@@ -202,9 +204,8 @@ cdef void _prove(ProofCtx* p, uint64_t own, uint64_t opp, bint claim) noexcept n
     cdef int lw[MAXCOMP]
     cdef int rw[MAXCOMP]
     cdef int moves[MAXMOVES]
-    cdef uint64_t live = _live(own, opp), k0, k1, occ, st, z, rest, comp, na, nb_, ka, kb
-    cdef int n, i, j, nc
-    cdef bint known, all_le, all_ge, any_gt
+    cdef uint64_t live = _live(own, opp), k0, k1, occ, st, z, rest, na, nb_, ka, kb
+    cdef int n, i, j, nc, r
     if p.failed:
         return
     own &= live
@@ -231,16 +232,11 @@ cdef void _prove(ProofCtx* p, uint64_t own, uint64_t opp, bint claim) noexcept n
         _memo_add(p, k0, k1, claim)
         return
     n = 0
-    if occ and _flood(occ & (~occ + 1), occ) != occ:
-        rest = occ
-        while rest:
-            comp = _flood(rest & (~rest + 1), occ)
-            rest &= ~comp
-            co[n] = own & comp
-            cp[n] = opp & comp
-            lw[n] = R_UNKNOWN
-            rw[n] = R_UNKNOWN
-            n += 1
+    if occ and not _connected(occ):
+        n = _components(own, opp, co, cp)
+        for i in range(n):
+            lw[i] = R_UNKNOWN
+            rw[i] = R_UNKNOWN
     # small components of value 0
     for i in range(n):
         if CLOBBER_POPCOUNT(co[i] | cp[i]) > p.small:
@@ -278,21 +274,9 @@ cdef void _prove(ProofCtx* p, uint64_t own, uint64_t opp, bint claim) noexcept n
                 return
     # outcome rules for a sum of known components
     if n:
-        known = True
-        all_le = True
-        all_ge = True
-        any_gt = False
-        for i in range(n):
-            if lw[i] == R_UNKNOWN:
-                known = False
-                break
-            if lw[i] == R_WIN:
-                all_le = False
-                any_gt = True
-            if rw[i] == R_WIN:
-                all_ge = False
-        if known and (all_le or (all_ge and any_gt)):
-            if claim != (not all_le):
+        r = _sum_outcome(n, co, cp, lw, rw)
+        if r != R_UNKNOWN:
+            if claim != (r == R_WIN):
                 p.failed = 2
                 return
             _emit(p, REC_RULES, 0, 0, 0)

@@ -211,28 +211,41 @@ cdef inline void _key(int n, uint64_t* ka, uint64_t* kb, uint64_t* k0, uint64_t*
     k1[0] = h1 | 1
 
 
+cdef inline bint _connected(uint64_t occ) noexcept nogil:
+    """True when the stones ``occ`` (at least one) form one component."""
+    return _flood(occ & (~occ + 1), occ) == occ
+
+
+cdef inline int _components(uint64_t own, uint64_t opp, uint64_t* co, uint64_t* cp) noexcept nogil:
+    """The connected components of the position, lowest stone first: each
+    side's stones of the i-th in ``co[i]`` / ``cp[i]``; returns how many."""
+    cdef uint64_t occ = own | opp, rest = occ, comp
+    cdef int n = 0
+    while rest:
+        comp = _flood(rest & (~rest + 1), occ)
+        rest &= ~comp
+        co[n] = own & comp
+        cp[n] = opp & comp
+        n += 1
+    return n
+
+
 cdef inline int _pos_key(uint64_t own, uint64_t opp, bint decompose, uint64_t* k0, uint64_t* k1) noexcept nogil:
     """Key of a position without dead stones: its canonical masks, or with
     ``decompose`` the multiset of per-component canonical keys; returns the
     number of components keyed (1 for the whole position)."""
-    cdef uint64_t occ = own | opp, rest, comp
-    cdef int n
+    cdef uint64_t occ = own | opp
+    cdef int n, i
+    cdef uint64_t co[MAXCOMP]
+    cdef uint64_t cp[MAXCOMP]
     cdef uint64_t ka[MAXCOMP]
     cdef uint64_t kb[MAXCOMP]
-    if not decompose or occ == 0:
+    if not decompose or occ == 0 or _connected(occ):
         _canon(own, opp, k0, k1)
         return 1
-    comp = _flood(occ & (~occ + 1), occ)
-    if comp == occ:
-        _canon(own, opp, k0, k1)
-        return 1
-    n = 0
-    rest = occ
-    while rest:
-        comp = _flood(rest & (~rest + 1), occ)
-        rest &= ~comp
-        _canon(own & comp, opp & comp, &ka[n], &kb[n])
-        n += 1
+    n = _components(own, opp, co, cp)
+    for i in range(n):
+        _canon(co[i], cp[i], &ka[i], &kb[i])
     _key(n, ka, kb, k0, k1)
     return n
 
@@ -242,15 +255,3 @@ cdef inline int _order_key(int replies, int components) noexcept nogil:
     """Sort key of a child: the opponent's replies, fewest first; among
     equals, the one that splits the position into more components first."""
     return (replies << 4) | (15 - (components if components < 15 else 15))
-
-
-cdef inline void _sort_ints(int* a, int n) noexcept nogil:
-    """Ascending insertion sort (move lists are short)."""
-    cdef int i, j, k
-    for i in range(1, n):
-        k = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > k:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = k

@@ -22,6 +22,32 @@ cdef enum:
     PN_INF = 0x3FFFFFFF  # proof / disproof number of a settled position
 
 
+cdef inline int _sum_outcome(int n, const uint64_t* co, const uint64_t* cp, const int* lw,
+                             const int* rw) noexcept nogil:
+    """Outcome rules for a sum of components (removed ones, without stones,
+    skipped) whose outcomes with either side to move (``lw`` the mover's,
+    ``rw`` the other's) are known: R_LOSS when every one is a loss for the
+    mover, R_WIN when none is a win for the other side and one is for the
+    mover; else, or when one is unknown, R_UNKNOWN."""
+    cdef bint all_le = True, all_ge = True, any_gt = False
+    cdef int i
+    for i in range(n):
+        if (co[i] | cp[i]) == 0:
+            continue
+        if lw[i] == R_UNKNOWN:
+            return R_UNKNOWN
+        if lw[i] == R_WIN:
+            all_le = False
+            any_gt = True
+        if rw[i] == R_WIN:
+            all_ge = False
+    if all_le:
+        return R_LOSS
+    if all_ge and any_gt:
+        return R_WIN
+    return R_UNKNOWN
+
+
 cdef struct Entry:
     uint64_t k0
     uint64_t k1

@@ -45,8 +45,10 @@ from ttt_engine._core.games.clobber.rules cimport (
     ClobberState, clobber_count_moves, clobber_moves_of, CLOBBER_POPCOUNT,
 )
 from ttt_engine._core.games.clobber.board cimport Board
+from ttt_engine._core.core.sort cimport sort_ints
 from ttt_engine._core.solvers.clobber.positions cimport (
-    MAXCOMP, MAXMOVES, CS_PREFETCH, _flood, _canon, _child, _is_claw, _order_key, _sort_ints,
+    MAXCOMP, MAXMOVES, CS_PREFETCH, _canon, _child, _is_claw, _order_key, _connected,
+    _components,
 )
 
 
@@ -82,25 +84,19 @@ cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
     cdef int lw[MAXCOMP]
     cdef int rw[MAXCOMP]
     cdef int n = 0, i, j, ns
-    cdef uint64_t comp, rest, na, nb_
-    cdef bint known, all_le, all_ge, any_gt, changed = False
+    cdef uint64_t na, nb_
+    cdef bint changed = False
     if occ == 0:
         return R_LOSS
     if not (c.decompose or c.database):
         return R_UNKNOWN
-    comp = _flood(occ & (~occ + 1), occ)
-    if comp == occ:
+    if _connected(occ):
         return R_UNKNOWN         # one component: nothing to reduce
-    rest = occ
-    while rest:
-        comp = _flood(rest & (~rest + 1), occ)
-        rest &= ~comp
-        co[n] = own & comp
-        cp[n] = opp & comp
-        lw[n] = R_UNKNOWN
-        rw[n] = R_UNKNOWN
-        ka[n] = 0
-        n += 1
+    n = _components(own, opp, co, cp)
+    for i in range(n):
+        lw[i] = R_UNKNOWN
+        rw[i] = R_UNKNOWN
+        ka[i] = 0
     if c.database:
         for i in range(n):
             ns = CLOBBER_POPCOUNT(co[i] | cp[i])
@@ -155,26 +151,7 @@ cdef int _reduce(SolveCtx* c, uint64_t* pown, uint64_t* popp) noexcept nogil:
         if (own | opp) == 0:
             return R_LOSS
     if c.outcome and c.database:
-        known = True
-        all_le = True
-        all_ge = True
-        any_gt = False
-        for i in range(n):
-            if (co[i] | cp[i]) == 0:
-                continue
-            if lw[i] == R_UNKNOWN:
-                known = False
-                break
-            if lw[i] == R_WIN:
-                all_le = False
-                any_gt = True
-            if rw[i] == R_WIN:
-                all_ge = False
-        if known:
-            if all_le:
-                return R_LOSS
-            if all_ge and any_gt:
-                return R_WIN
+        return _sum_outcome(n, co, cp, lw, rw)
     return R_UNKNOWN
 
 
@@ -274,7 +251,7 @@ cdef bint _solve_rec(SolveCtx* c, uint64_t own, uint64_t opp, uint64_t k0, uint6
                 return True
             if r == R_WIN:
                 order[i] = (1 << 29) | i
-    _sort_ints(order, n)
+    sort_ints(order, n)
     for i in range(n):
         if order[i] >= (1 << 29):
             break

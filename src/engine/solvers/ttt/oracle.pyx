@@ -122,26 +122,33 @@ cdef inline int _greedy(const double* Q, int idx, int empty) noexcept nogil:
     return a
 
 
+cdef inline int _followed(const double* Q, TTTState* s, int me, int* cells) noexcept nogil:
+    """The moves followed from ``s`` (game on) when the agent plays greedily on
+    side ``me`` and the opponent plays anything: the agent's one move on its
+    turn, every move on the opponent's.  Returns how many."""
+    cdef int e = ttt_empty_mask(s), k, n
+    if s.to_move == me:
+        cells[0] = _greedy(Q, s.index, e)
+        return 1
+    n = ttt_popcount9[e]
+    for k in range(n):
+        cells[k] = ttt_kth_cell[e][k]
+    return n
+
+
 cdef void _reach(const double* Q, TTTState* s, int me, char* seen) noexcept nogil:
     """Mark the agent's decision positions reachable when it plays greedily
     on side ``me`` and the opponent plays anything."""
-    cdef int e, n, k, c
+    cdef int cells[9]
+    cdef int n, k
     if s.status or seen[s.index]:
         return
     seen[s.index] = 1
-    e = ttt_empty_mask(s)
-    if s.to_move == me:
-        c = _greedy(Q, s.index, e)
-        ttt_make(s, c)
+    n = _followed(Q, s, me, cells)
+    for k in range(n):
+        ttt_make(s, cells[k])
         _reach(Q, s, me, seen)
-        ttt_unmake(s, c, 0)
-    else:
-        n = ttt_popcount9[e]
-        for k in range(n):
-            c = ttt_kth_cell[e][k]
-            ttt_make(s, c)
-            _reach(Q, s, me, seen)
-            ttt_unmake(s, c, 0)
+        ttt_unmake(s, cells[k], 0)
 
 
 cdef void _optimality_counts(const double* Q, int* out) noexcept nogil:
@@ -201,7 +208,8 @@ cdef void oracle_report(const double* Q, double* out) noexcept nogil:
 cdef void _vs_random(const double* Q, TTTState* s, int me, double p, double* out) noexcept nogil:
     """Add ``p`` x the outcome distribution (win, draw, loss for ``me``) of the
     greedy agent against a uniformly random opponent from ``s``."""
-    cdef int e, n, k, c
+    cdef int cells[9]
+    cdef int n, k
     if s.status:
         if s.status == 3:
             out[1] += p
@@ -210,19 +218,11 @@ cdef void _vs_random(const double* Q, TTTState* s, int me, double p, double* out
         else:
             out[2] += p
         return
-    e = ttt_empty_mask(s)
-    if s.to_move == me:
-        c = _greedy(Q, s.index, e)
-        ttt_make(s, c)
-        _vs_random(Q, s, me, p, out)
-        ttt_unmake(s, c, 0)
-    else:
-        n = ttt_popcount9[e]
-        for k in range(n):
-            c = ttt_kth_cell[e][k]
-            ttt_make(s, c)
-            _vs_random(Q, s, me, p / n, out)
-            ttt_unmake(s, c, 0)
+    n = _followed(Q, s, me, cells)
+    for k in range(n):     # the agent's move: n = 1, p / 1 == p exactly
+        ttt_make(s, cells[k])
+        _vs_random(Q, s, me, p / n, out)
+        ttt_unmake(s, cells[k], 0)
 
 
 def exact_vs_random(double[:, ::1] q not None, int me):
