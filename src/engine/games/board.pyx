@@ -74,7 +74,11 @@ cdef class Board:
     def push(self, move):
         """Play ``move`` (any form ``parse_move`` reads) for the side to move;
         ``ValueError`` saying why if it is not legal here."""
-        cdef int m = self._read_move(move)
+        cdef int m
+        if type(move) is int and 0 <= move < MAX_MOVES and self._is_legal(move):
+            self._push_move(move)       # the common case, without a Python-level parse
+            return
+        m = self._read_move(move)
         if not self._is_legal(m):
             if self._ops.status(self._state):
                 raise ValueError(f"cannot play {self._move_phrase(m)}: the game is over "

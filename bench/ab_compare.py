@@ -1,0 +1,116 @@
+"""A/B throughput of two builds of the engine, alternating runs in fresh processes.
+
+Usage::
+
+    python bench/ab_compare.py OLD_PYTHON_DIR NEW_PYTHON_DIR [--rounds 5]
+
+Each round runs every workload once on A, then once on B (order alternating
+between rounds), each in its own process; the table gives the median
+throughput of each side and the ratio B/A.  On a shared machine single runs
+are noisy: read ratios within about +-5% as equal.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+WORKLOADS = {
+    "perft uttt depth 5 (nodes/s)": """
+from ttt_engine import uttt
+b = uttt.Board()
+t = clock(); n = uttt.perft(b, 5); dt = clock() - t
+rate = n / dt""",
+    "alpha-beta clobber 5x5 depth 7 (nodes/s)": """
+from ttt_engine import clobber, search
+b = clobber.Board(5, 5)
+t = clock(); r = search.alphabeta(b, 7); dt = clock() - t
+rate = r.nodes / dt""",
+    "alpha-beta ttt solve x200 (solves/s)": """
+from ttt_engine import ttt, search
+b = ttt.Board()
+t = clock()
+for _ in range(200):
+    search.alphabeta(b)
+dt = clock() - t
+rate = 200 / dt""",
+    "MCTS uttt 200k simulations (sims/s)": """
+from ttt_engine import uttt, search
+m = search.MCTS(seed=1)
+t = clock(); m.search(uttt.Board(), simulations=200_000); dt = clock() - t
+rate = 200_000 / dt""",
+    "MCTS quixo decisive 50k (sims/s)": """
+from ttt_engine import quixo, search
+m = search.MCTS(seed=1, playout="decisive")
+t = clock(); m.search(quixo.Board(), simulations=50_000); dt = clock() - t
+rate = 50_000 / dt""",
+    "PUCT self-play uniform uttt (sims/s)": """
+from ttt_engine.selfplay import selfplay
+from ttt_engine.evaluators import UniformEvaluator
+t = clock()
+d = selfplay("uttt", UniformEvaluator(), games=16, simulations=400, seed=1)
+dt = clock() - t
+rate = d.stats["simulations"] / dt""",
+    "BatchEnv uttt 1024 random steps (steps/s)": """
+from ttt_engine.envs import BatchEnv
+e = BatchEnv("uttt", 1024, seed=1, autoreset=True)
+t = clock()
+for _ in range(300):
+    e.step(e.random_actions())
+dt = clock() - t
+rate = 1024 * 300 / dt""",
+    "Q-learning 1M episodes (episodes/s)": """
+import ttt_engine
+t = clock(); ttt_engine.train(episodes=1_000_000, seed=1, progress=False); dt = clock() - t
+rate = 1_000_000 / dt""",
+    "random playouts clobber 6x5 (games/s)": """
+from ttt_engine import clobber
+b = clobber.Board()
+t = clock(); clobber.random_playouts(b, 200_000, seed=1); dt = clock() - t
+rate = 200_000 / dt""",
+    "Board push/pop quixo x100k (ops/s)": """
+from ttt_engine import quixo
+b = quixo.Board()
+m = b.legal_moves[0]
+t = clock()
+for _ in range(100_000):
+    b.push(m); b.pop()
+dt = clock() - t
+rate = 200_000 / dt""",
+}
+
+PRELUDE = "from time import perf_counter as clock\n"
+
+
+def run(pydir, code):
+    env = dict(os.environ, PYTHONPATH=pydir)
+    src = PRELUDE + code + "\nimport json; print(json.dumps(rate))"
+    out = subprocess.run([sys.executable, "-c", src], env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"workload failed under {pydir}:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default=None, help="substring of the workloads to run")
+    args = ap.parse_args()
+    results = {k: ([], []) for k in WORKLOADS if args.only is None or args.only in k}
+    for r in range(args.rounds):
+        for name in results:
+            order = (0, 1) if r % 2 == 0 else (1, 0)
+            for side in order:
+                results[name][side].append(run((args.a, args.b)[side], WORKLOADS[name]))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    print("| workload | A median | B median | B/A |\n|---|---|---|---|")
+    for name, (a, b) in results.items():
+        ma, mb = statistics.median(a), statistics.median(b)
+        print(f"| {name} | {ma:,.0f} | {mb:,.0f} | {mb / ma:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
