@@ -251,3 +251,16 @@ def read_marks(text, empty, skip, hint):
         else:
             raise ValueError(f"unexpected character {ch!r} at position {pos} in {text!r}: {hint}")
     return cells
+
+
+def read_index(value, n, bad_type, out_of_range):
+    """``value`` as an int in ``0..n-1``: ``ValueError(bad_type)`` (formatted
+    with ``value``) if it is no integer, ``ValueError(out_of_range)`` (formatted
+    with the int) if it is outside the range."""
+    try:
+        i = operator.index(value)
+    except TypeError:
+        raise ValueError(bad_type.format(value=value)) from None
+    if not 0 <= i < n:
+        raise ValueError(out_of_range.format(i))
+    return i

@@ -33,34 +33,16 @@ call for Clobber.
 """
 from libc.stdint cimport uint64_t
 from ttt_engine._core.core.hashing cimport mix64
+from ttt_engine._core.core.bits cimport bits_popcount64 as CLOBBER_POPCOUNT, bits_ctz64 as CLOBBER_CTZ
 from ttt_engine._core.core.rng cimport rng_t, rng_below
 from ttt_engine._core.core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_WIN_SECOND
 
 cdef extern from *:
     """
-    /* Without -mpopcnt (the build avoids -march flags) __builtin_popcountll is a
-       libgcc call; the branch-free SWAR count inlines to ~12 ALU ops instead. */
-    #if defined(__POPCNT__)
-    #define CLOBBER_POPCOUNT(x) __builtin_popcountll(x)
-    #else
-    static inline int CLOBBER_POPCOUNT(unsigned long long x) {
-        x = x - ((x >> 1) & 0x5555555555555555ULL);
-        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-        return (int)((x * 0x0101010101010101ULL) >> 56);
-    }
-    #endif
-    #if defined(__GNUC__) || defined(__clang__)
-    #define CLOBBER_CTZ(x) __builtin_ctzll(x)
-    #else
-    static int CLOBBER_CTZ(unsigned long long x) { int n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
-    #endif
     static const int clobber_offset[4] = {8, -8, 1, -1};
     #define CLOBBER_NOT_COL0 0xFEFEFEFEFEFEFEFEULL
     #define CLOBBER_NOT_COL7 0x7F7F7F7F7F7F7F7FULL
     """
-    int CLOBBER_POPCOUNT(uint64_t x) nogil
-    int CLOBBER_CTZ(uint64_t x) nogil
     const int clobber_offset[4]
     const uint64_t CLOBBER_NOT_COL0     # every square but column 0
     const uint64_t CLOBBER_NOT_COL7     # every square but column 7

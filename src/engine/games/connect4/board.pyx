@@ -15,6 +15,7 @@ from ttt_engine._core.games.connect4.rules cimport (
     connect4_set_cells, C4_COLS, C4_ROWS, C4_STRIDE,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._core.games.board import read_index as _read_index
 import operator
 
 COLS = 7
@@ -33,14 +34,8 @@ _WHY = {
 
 
 def _as_column(move):
-    try:
-        c = operator.index(move)
-    except TypeError:
-        raise ValueError(f"a Connect Four move is a column: a letter a-g or an int 0-6, "
-                         f"got {move!r}") from None
-    if not 0 <= c < 7:
-        raise ValueError(f"column {c} is out of range: columns are 0-6 (a-g)")
-    return c
+    return _read_index(move, 7, "a Connect Four move is a column: a letter a-g or an int 0-6, "
+                       "got {value!r}", "column {} is out of range: columns are 0-6 (a-g)")
 
 
 include "board_ops.pxi"

@@ -24,35 +24,17 @@ Everything here is ``inline`` and ``nogil`` and allocates nothing; there are
 no lookup tables to fill (``connect4_init_tables`` does nothing).
 """
 from libc.stdint cimport uint64_t
+from ttt_engine._core.core.bits cimport bits_popcount64 as C4_POPCOUNT, bits_ctz64 as C4_CTZ
 from ttt_engine._core.core.rng cimport rng_t, rng_below
 from ttt_engine._core.core.common cimport undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW
 
 cdef extern from *:
     """
-    /* Without -mpopcnt (the build avoids -march flags) __builtin_popcountll is a
-       libgcc call; the branch-free SWAR count inlines instead. */
-    #if defined(__POPCNT__)
-    #define C4_POPCOUNT(x) __builtin_popcountll(x)
-    #else
-    static inline int C4_POPCOUNT(unsigned long long x) {
-        x = x - ((x >> 1) & 0x5555555555555555ULL);
-        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-        return (int)((x * 0x0101010101010101ULL) >> 56);
-    }
-    #endif
-    #if defined(__GNUC__) || defined(__clang__)
-    #define C4_CTZ(x) __builtin_ctzll(x)
-    #else
-    static int C4_CTZ(unsigned long long x) { int n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
-    #endif
     /* bit 0 of every column; the 42 cells; column 0's six cells */
     #define C4_BOTTOM 0x0040810204081ULL
     #define C4_CELLS 0x0FDFBF7EFDFBFULL
     #define C4_COLUMN0 0x3FULL
     """
-    int C4_POPCOUNT(uint64_t x) nogil
-    int C4_CTZ(uint64_t x) nogil
     const uint64_t C4_BOTTOM
     const uint64_t C4_CELLS
     const uint64_t C4_COLUMN0
@@ -109,28 +91,21 @@ cdef inline bint connect4_has_four(uint64_t p) noexcept nogil:
     return (m & (m >> 2)) != 0
 
 
+cdef inline uint64_t _c4_line_cells(uint64_t p, int d) noexcept nogil:
+    """Cells that complete four of ``p`` along the line of bit step ``d``: the
+    missing one of four consecutive cells, at either end or inside."""
+    cdef uint64_t q = (p << d) & (p << 2 * d), r
+    r = (q & (p << 3 * d)) | (q & (p >> d))
+    q = (p >> d) & (p >> 2 * d)
+    return r | (q & (p << d)) | (q & (p >> 3 * d))
+
+
 cdef inline uint64_t connect4_winning_cells(uint64_t p, uint64_t mask) noexcept nogil:
     """The empty cells (playable now or not) that would complete a four of ``p``."""
-    cdef uint64_t r, q
-    r = (p << 1) & (p << 2) & (p << 3)                      # vertical: three below
-    q = (p << 7) & (p << 14)                                 # horizontal
-    r |= q & (p << 21)
-    r |= q & (p >> 7)
-    q = (p >> 7) & (p >> 14)
-    r |= q & (p << 7)
-    r |= q & (p >> 21)
-    q = (p << 6) & (p << 12)                                 # diagonal, shift 6
-    r |= q & (p << 18)
-    r |= q & (p >> 6)
-    q = (p >> 6) & (p >> 12)
-    r |= q & (p << 6)
-    r |= q & (p >> 18)
-    q = (p << 8) & (p << 16)                                 # diagonal, shift 8
-    r |= q & (p << 24)
-    r |= q & (p >> 8)
-    q = (p >> 8) & (p >> 16)
-    r |= q & (p << 8)
-    r |= q & (p >> 24)
+    cdef uint64_t r = (p << 1) & (p << 2) & (p << 3)      # vertical: three below
+    r |= _c4_line_cells(p, C4_STRIDE)                      # horizontal
+    r |= _c4_line_cells(p, C4_STRIDE - 1)                  # diagonal, one way
+    r |= _c4_line_cells(p, C4_STRIDE + 1)                  # diagonal, the other
     return r & (C4_CELLS ^ mask)
 
 

@@ -10,6 +10,7 @@ from ttt_engine._core.games.ttt.rules cimport (
     ttt_set_index, ttt_hash, TTT_STATES,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._core.games.board import read_index as _read_index
 from ttt_engine._core.games.board import read_marks as _read_marks
 import operator
 
@@ -25,13 +26,8 @@ _SKIP_CHARS = frozenset("|/\n\t\r,")
 
 
 def _as_cell(cell):
-    try:
-        c = operator.index(cell)
-    except TypeError:
-        raise ValueError(f"cell must be an integer 0-8, got {cell!r}") from None
-    if not 0 <= c < 9:
-        raise ValueError(f"cell {c} is out of range: cells are numbered 0-8")
-    return c
+    return _read_index(cell, 9, "cell must be an integer 0-8, got {value!r}",
+                       "cell {} is out of range: cells are numbered 0-8")
 
 
 include "board_ops.pxi"

@@ -40,6 +40,7 @@ from ttt_engine._core.games.uttt.rules cimport (
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
+from ttt_engine._core.games.board import read_index as _read_index
 from ttt_engine._core.games.board import read_marks as _read_marks
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
 from ttt_engine._core.games.uttt.rules cimport uttt_playout
@@ -89,13 +90,8 @@ def _parse_move(move):
         return 9 * r + c
     if isinstance(move, bool):
         raise ValueError(f"move must be an integer 0-80 or 'R, C', got {move!r}")
-    try:
-        m = operator.index(move)
-    except TypeError:
-        raise ValueError(f"move must be an integer 0-80 or 'R, C', got {move!r}") from None
-    if not 0 <= m < 81:
-        raise ValueError(f"move {m} is out of range: moves are 0-80 (9*R + C)")
-    return m
+    return _read_index(move, 81, "move must be an integer 0-80 or 'R, C', got {value!r}",
+                       "move {} is out of range: moves are 0-80 (9*R + C)")
 
 
 def _board_rows_cols(b):
