@@ -16,14 +16,14 @@ import math
 
 from ttt_engine._util import check_int, check_real, check_seconds, check_simulations, resolve_seed
 from ttt_engine._agent import Agent, alias, no_budget
-from ttt_engine.search import _check_board, _dispatch
+from ttt_engine.search import _check_board, _dispatch, _OneSearchAtATime
 
 from ttt_engine._core.algorithms import treelearn as _tl
 
 __all__ = ["TreeQAgent", "SarsaAgent"]
 
 
-class _TreeLearnerAgent(Agent):
+class _TreeLearnerAgent(Agent, _OneSearchAtATime):
     DEFAULT_SIMULATIONS = 10_000
     DEFAULT_ITERATIONS = DEFAULT_SIMULATIONS     # old name
     _algo = None
@@ -49,12 +49,17 @@ class _TreeLearnerAgent(Agent):
         self.reuse = bool(reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=16)
         self._tree = _tl.TreeLearner(self.max_nodes, self._algo, self.seed)
+        self._init_exclusive()
         self._root = None
         self.last_stats = {}
         budget = (f"{self.simulations} iters" if self.time is None
                   else f"{self.time}s" if self.simulations is None
                   else f"{self.simulations} iters/{self.time}s")
         self.name = f"{self._label}({budget})"
+
+    @property
+    def _what(self):
+        return type(self).__name__
 
     @property
     def iterations(self):
@@ -66,16 +71,15 @@ class _TreeLearnerAgent(Agent):
 
     def reset(self, seed=None):
         """Forget the tree; with ``seed``, restart the random stream from it."""
-        self._tree.acquire(type(self).__name__)
-        try:
-            self._tree.clear()
-            self._root = None
-            self.last_stats = {}
-            if seed is not None:
-                self.seed = resolve_seed(seed)
-                self._tree.reseed(self.seed)
-        finally:
-            self._tree.release()
+        self._exclusive(self._reset, seed)
+
+    def _reset(self, seed):
+        self._tree.clear()
+        self._root = None
+        self.last_stats = {}
+        if seed is not None:
+            self.seed = resolve_seed(seed)
+            self._tree.reseed(self.seed)
 
     def search(self, board, simulations=None, time=None, *, iterations=None):
         """Train from ``board`` (budget: arguments, else the agent's) and return
@@ -90,12 +94,7 @@ class _TreeLearnerAgent(Agent):
         t = check_seconds("time", time, allow_none=True)
         if iters is None and t is None:
             iters, t = self.simulations, self.time
-        # one search at a time: a second thread gets a RuntimeError, never a shared tree
-        self._tree.acquire(type(self).__name__)
-        try:
-            return self._search(board, iters, t)
-        finally:
-            self._tree.release()
+        return self._exclusive(self._search, board, iters, t)
 
     def _search(self, board, iters, t):
         reused = False

@@ -60,4 +60,3 @@ cdef struct SearchCtx:
 cdef class ABSearcher:
     cdef SearchCtx* ctx
     cdef readonly uint64_t tt_size
-    cdef readonly bint busy      # set while one thread searches with it (acquire/release)

@@ -453,18 +453,8 @@ cdef double run_search(GameState* root, SearchCtx* c, int kind, int depth) noexc
 
 
 cdef class ABSearcher:
-    """Owns the transposition table and search context (one search at a time)."""
-
-    def acquire(self):
-        """Take the searcher for one search; ``RuntimeError`` if another thread
-        is searching with it (test and set in one step under the GIL)."""
-        if self.busy:
-            raise RuntimeError("this ABSearcher is already searching in another thread")
-        self.busy = True
-
-    def release(self):
-        """Give the searcher back (see ``acquire``)."""
-        self.busy = False
+    """Owns the transposition table and search context.  Not locked: its
+    owner (``search.ABSearcher``) lets one search at a time at it."""
 
     def __cinit__(self, tt_size=1 << 18, tt_min_depth=2, ply_in_key=False):
         cdef uint64_t size = 1

@@ -29,5 +29,4 @@ cdef enum:
 cdef class MCTSTree:
     cdef MTree t
     cdef readonly uint64_t seed
-    cdef readonly bint busy      # set while one thread owns the tree (acquire/release)
     cdef int _compact(self, int32_t new_root) except -1

@@ -335,9 +335,8 @@ cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
 
 
 cdef class MCTSTree:
-    """Node arena + RNG for one MCTS player.  One search at a time: a caller
-    that runs several steps on the tree (reroot, search, read the root) holds
-    it with ``acquire()`` / ``release()``, which refuse a second owner."""
+    """Node arena + RNG for one MCTS player.  Not locked: its owner
+    (``search.MCTS``) lets one search at a time at it."""
 
     def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False,
                   playout="random"):
@@ -364,17 +363,6 @@ cdef class MCTSTree:
     def __dealloc__(self):
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
         big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
-
-    def acquire(self, what="MCTS"):
-        """Take the tree for one thread; ``RuntimeError`` if another thread has
-        it (test and set in one step under the GIL: two threads cannot both win)."""
-        if self.busy:
-            raise RuntimeError(f"this {what} is already searching in another thread")
-        self.busy = True
-
-    def release(self):
-        """Give the tree back (see ``acquire``)."""
-        self.busy = False
 
     def clear(self):
         """Drop the whole tree (the RNG stream continues)."""

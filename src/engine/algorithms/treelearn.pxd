@@ -31,4 +31,3 @@ cdef struct TLTree:
 cdef class TreeLearner:
     cdef TLTree t
     cdef readonly uint64_t seed
-    cdef readonly bint busy      # set while one thread owns the tree (acquire/release)

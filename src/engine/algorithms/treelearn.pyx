@@ -289,17 +289,6 @@ cdef class TreeLearner:
         self.seed = seed
         rng_seed(&self.t.rng, seed)
 
-    def acquire(self, what="agent"):
-        """Take the tree for one thread; ``RuntimeError`` if another thread has it
-        (test and set in one step under the GIL)."""
-        if self.busy:
-            raise RuntimeError(f"this {what} is already searching in another thread")
-        self.busy = True
-
-    def release(self):
-        """Give the tree back (see ``acquire``)."""
-        self.busy = False
-
     def __dealloc__(self):
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(TLNode))
         big_free(self.t.remap, <size_t>self.t.cap * sizeof(int32_t))
