@@ -8,6 +8,7 @@ search keeps simulating from the leaves it reaches.
 """
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.algorithms.arena cimport TreeArena
 from ttt_engine._core.algorithms.nodes cimport MNode
 
 cdef struct MTree:
@@ -26,7 +27,6 @@ cdef enum:
     PLAYOUT_RANDOM = 0      # the game's uniform random playout
     PLAYOUT_DECISIVE = 1    # decisive (and, in UTTT, anti-decisive) moves
 
-cdef class MCTSTree:
+cdef class MCTSTree(TreeArena):
     cdef MTree t
-    cdef readonly uint64_t seed
     cdef int _compact(self, int32_t new_root) except -1

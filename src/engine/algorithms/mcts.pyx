@@ -334,12 +334,13 @@ cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
     t.alt = src
 
 
-cdef class MCTSTree:
+cdef class MCTSTree(TreeArena):
     """Node arena + RNG for one MCTS player.  Not locked: its owner
     (``search.MCTS``) lets one search at a time at it."""
 
     def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False,
                   playout="random"):
+        self._used, self._cap, self._rng = &self.t.used, &self.t.cap, &self.t.rng
         max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
         c = check_real("c", c, low=0)
         seed = resolve_seed(seed)
@@ -364,13 +365,7 @@ cdef class MCTSTree:
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
         big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
 
-    def clear(self):
-        """Drop the whole tree (the RNG stream continues)."""
-        self.t.used = 0
 
-    def reseed(self, uint64_t seed):
-        self.seed = seed
-        rng_seed(&self.t.rng, seed)
 
     @property
     def c(self):
@@ -381,13 +376,7 @@ cdef class MCTSTree:
         self.t.c = value
         self.t.cf = <float>value
 
-    @property
-    def nodes_used(self):
-        return self.t.used
 
-    @property
-    def max_nodes(self):
-        return self.t.cap
 
     @property
     def root_visits(self):

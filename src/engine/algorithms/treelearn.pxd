@@ -2,6 +2,7 @@
 """Tree Q-learning and Sarsa (seed 003): node arena shared by both learners."""
 from libc.stdint cimport int32_t, int16_t, int8_t, uint8_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.algorithms.arena cimport TreeArena
 from ttt_engine._core.algorithms.nodes cimport TLNode
 
 cdef enum:
@@ -28,6 +29,5 @@ cdef struct TLTree:
     int32_t path[TL_MAX_PATH]
     double alpha_tab[TL_ALPHA_TABLE]
 
-cdef class TreeLearner:
+cdef class TreeLearner(TreeArena):
     cdef TLTree t
-    cdef readonly uint64_t seed

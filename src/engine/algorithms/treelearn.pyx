@@ -260,7 +260,7 @@ cdef void compact(TLTree* t, int32_t new_root) noexcept nogil:
     t.used = j
 
 
-cdef class TreeLearner:
+cdef class TreeLearner(TreeArena):
     """Node arena, parameters and RNG of one tree Q-learning or Sarsa player.
 
     Use through :class:`ttt_engine.tree_agents.TreeQAgent` / ``SarsaAgent``;
@@ -268,6 +268,7 @@ cdef class TreeLearner:
     """
 
     def __cinit__(self, max_nodes, int algo, seed):
+        self._used, self._cap, self._rng = &self.t.used, &self.t.cap, &self.t.rng
         max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
         seed = resolve_seed(seed)
         if algo != TL_QLEARN and algo != TL_SARSA:
@@ -314,21 +315,9 @@ cdef class TreeLearner:
         """The Q-learning rate ``x`` plies from the end of the game."""
         return self.t.alpha_tab[x if x < TL_ALPHA_TABLE else TL_ALPHA_TABLE - 1]
 
-    def clear(self):
-        """Drop the whole tree (the RNG stream continues)."""
-        self.t.used = 0
 
-    def reseed(self, uint64_t seed):
-        self.seed = seed
-        rng_seed(&self.t.rng, seed)
 
-    @property
-    def nodes_used(self):
-        return self.t.used
 
-    @property
-    def max_nodes(self):
-        return self.t.cap
 
     @property
     def tail_simulations(self):
