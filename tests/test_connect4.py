@@ -431,3 +431,18 @@ def test_console_watch_game_to_the_end(cli_env):
                        capture_output=True, text=True, env=cli_env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "wins" in r.stdout or "Draw" in r.stdout
+
+
+def test_exact_engines_refuse_early_positions_and_solve_late_ones():
+    from ttt_engine.search import CONNECT4_EXACT_PLIES
+    with pytest.raises(ValueError, match="connect4.solve"):
+        ttt_engine.solve(Board())
+    b = Board()
+    rng = random.Random(3)
+    while b.ply < CONNECT4_EXACT_PLIES or b.is_terminal():
+        if b.is_terminal():
+            b = Board()
+        b.push(rng.choice(b.legal_moves))
+    value = ttt_engine.solve(b)
+    # the exact value agrees with the game's own bounded solver
+    assert value == {"win": 1, "draw": 0, "loss": -1}[connect4.solve(b, max_nodes=10**8).value]

@@ -27,7 +27,7 @@ _EXPORTS = {
     "load": "ttt_engine._modelfile",
 }
 # documented submodules, reachable as attributes without an explicit import
-_MODULES = ("games", "ttt", "uttt", "clobber", "quixo", "search", "agents", "envs")
+_MODULES = ("games", "ttt", "uttt", "clobber", "quixo", "connect4", "search", "agents", "envs")
 # further modules kept reachable by attribute for existing code (not listed by dir)
 _OTHER_MODULES = ("qagent", "exact", "plot", "tree_agents", "clobber_play", "uttt_play", "cli")
 

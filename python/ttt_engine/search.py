@@ -284,10 +284,15 @@ def _sign(v):
 CLOBBER_EXACT_STONES = 16
 
 
+#: Connect Four positions with at least this many discs are solved exhaustively.
+CONNECT4_EXACT_PLIES = 26
+
+
 def refuse_unbounded(board, who):
     """``ValueError`` unless an exhaustive search finishes ``board`` (finished
     games always do): Ultimate Tic-Tac-Toe and 5x5 Quixo never do, Clobber
-    up to :data:`CLOBBER_EXACT_STONES` stones.  The message points to the
+    up to :data:`CLOBBER_EXACT_STONES` stones, Connect Four from
+    :data:`CONNECT4_EXACT_PLIES` plies on.  The message points to the
     game's ``solve``, which takes a node or time limit.  (3x3 and 4x4 Quixo
     are answered from the retrograde solution: see :func:`_quixo_values`.)"""
     if board.is_terminal():
@@ -300,6 +305,10 @@ def refuse_unbounded(board, who):
     if game == "quixo" and board.size == 5:
         raise ValueError(f"{who}: 5x5 Quixo cannot be solved exhaustively; use "
                          f"ttt_engine.quixo.solve{limit}")
+    if game == "connect4" and board.ply < CONNECT4_EXACT_PLIES:
+        raise ValueError(f"{who}: Connect Four with {42 - board.ply} empty cells is beyond the "
+                         f"exhaustive search here (it takes {CONNECT4_EXACT_PLIES} discs or "
+                         f"more); use ttt_engine.connect4.solve{limit}")
     if game == "clobber":
         stones = board.stones("B") + board.stones("W")
         if stones > CLOBBER_EXACT_STONES:
