@@ -212,7 +212,7 @@ class MCTSAgent(Agent):
     that many trees and threads, the budget shared (see
     :class:`ttt_engine.search.MCTS`); playout: the simulation step
     (``"random"``, the default, or ``"decisive"`` where the game has it,
-    ``games.get(key).playouts``; see
+    ``Board.PLAYOUTS``; see
     :class:`ttt_engine.search.MCTS`); endgame: exact alpha-beta once that few
     cells are empty (UTTT).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
