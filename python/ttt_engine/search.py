@@ -236,7 +236,7 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     iterative: force iterative deepening on/off (default: on iff time_limit).
     pvs: principal variation search (null windows after the first move); with
         ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
-    searcher: an ``ttt_engine._core.alphabeta.ABSearcher`` to use instead of the shared one.
+    searcher: an ``ttt_engine.search.ABSearcher`` to use instead of the shared one.
 
     >>> from ttt_engine import Board
     >>> r = alphabeta(Board())
