@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import PYDIR
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "bench", "compare_openspiel.py")
@@ -14,7 +15,7 @@ def _run(*args, block_openspiel=False):
     if block_openspiel:
         code += "sys.modules['pyspiel'] = None\n"  # makes `import pyspiel` raise ImportError
     code += f"sys.argv = {[SCRIPT, *args]!r}\nrunpy.run_path({SCRIPT!r}, run_name='__main__')\n"
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    env = dict(os.environ, PYTHONPATH=PYDIR)   # the ttt_engine these tests run against
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, timeout=60)
 

@@ -24,7 +24,8 @@ import pytest
 import ttt_engine
 
 PACKAGE = pathlib.Path(ttt_engine.__file__).resolve().parent
-ROOT = PACKAGE.parent.parent
+# the repository this test file belongs to (the package may be installed elsewhere)
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "src" / "engine"
 #: the Python helpers compiled modules may import
 LEAVES = ("ttt_engine._util", "ttt_engine._svg", "ttt_engine._parallel")
