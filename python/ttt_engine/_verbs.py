@@ -84,6 +84,32 @@ def random_playouts(board, n, seed, cls, where, threads=1):
     return _playouts(board, check_int("n", n, min=0), seed, threads=threads)
 
 
+def module_verbs(cls, game, counts="", outcomes=""):
+    """``perft`` and ``random_playouts`` for the public module of ``game`` (whose
+    board class is ``cls``): the same checks and messages in every game module.
+    ``counts``: the perft numbers from the start, for the docstring; ``outcomes``:
+    what the game's results mean (e.g. "first = B")."""
+    module = f"ttt_engine.{game}"
+
+    def perft_of(board, depth):
+        return perft(board, depth, cls, f"{game}.perft")
+
+    def random_playouts_of(board, n, seed=None, threads=1):
+        return random_playouts(board, n, seed, cls, f"{game}.random_playouts", threads=threads)
+
+    perft_of.__doc__ = ("Leaf count of ``board``'s move tree to ``depth`` plies"
+                        + (f" ({counts} from the start)" if counts else "") + ".")
+    random_playouts_of.__doc__ = (
+        "Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns\n"
+        '    ``{"games", "first_wins", "second_wins", "draws", "seed"}``'
+        + (f" ({outcomes})" if outcomes else "") + ".  Same seed, same counts\n"
+        "    (for the same ``threads``, the number of threads the games are split over).")
+    for fn, name in ((perft_of, "perft"), (random_playouts_of, "random_playouts")):
+        fn.__name__ = fn.__qualname__ = name
+        fn.__module__ = module
+    return perft_of, random_playouts_of
+
+
 def _winner(board, value):
     sides = board.sides if hasattr(board, "sides") else None
     me = board.to_move

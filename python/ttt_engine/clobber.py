@@ -20,17 +20,7 @@ __all__ = [
 ]
 
 
-def perft(board, depth):
-    """Leaf count of ``board``'s move tree to ``depth`` plies."""
-    return _verbs.perft(board, depth, Board, "clobber.perft")
-
-
-def random_playouts(board, n, seed=None, threads=1):
-    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
-    ``{"games", "first_wins", "second_wins", "draws", "seed"}`` (first = B).
-    Same seed, same counts."""
-    return _verbs.random_playouts(board, n, seed, Board, "clobber.random_playouts",
-                                  threads=threads)
+perft, random_playouts = _verbs.module_verbs(Board, "clobber", outcomes="first = B")
 
 
 #: Bounds of the table size :func:`solve` picks by itself (``tt_bits=None``).

@@ -20,18 +20,8 @@ from ttt_engine._verbs import SolveResult
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve"]
 
 
-def perft(board, depth):
-    """Leaf count of ``board``'s move tree to ``depth`` plies (7, 49, 343, 2401,
-    16807, 117649, 823536, ... from the start)."""
-    return _verbs.perft(board, depth, Board, "connect4.perft")
-
-
-def random_playouts(board, n, seed=None, threads=1):
-    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
-    ``{"games", "first_wins", "second_wins", "draws", "seed"}``.  Same seed, same counts
-    (for the same ``threads``, the number of threads the games are split over)."""
-    return _verbs.random_playouts(board, n, seed, Board, "connect4.random_playouts",
-                                  threads=threads)
+perft, random_playouts = _verbs.module_verbs(
+    Board, "connect4", counts="7, 49, 343, 2401, 16807, 117649, 823536, ...")
 
 
 def solve(board, *, max_nodes=None, time_limit=None):

@@ -66,17 +66,7 @@ class GreedyValueAgent(_agents.GreedyValueAgent):
         return _qfiles.load_greedy(cls, path)
 
 
-def perft(board, depth):
-    """Leaf count of ``board``'s move tree to ``depth`` plies."""
-    return _verbs.perft(board, depth, Board, "quixo.perft")
-
-
-def random_playouts(board, n, seed=None, threads=1):
-    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
-    ``{"games", "first_wins", "second_wins", "draws", "seed"}`` (draws: the move
-    cap).  Same seed, same counts."""
-    return _verbs.random_playouts(board, n, seed, Board, "quixo.random_playouts",
-                                  threads=threads)
+perft, random_playouts = _verbs.module_verbs(Board, "quixo", outcomes="draws: the move cap")
 
 
 _solutions = {}

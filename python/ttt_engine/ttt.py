@@ -11,17 +11,7 @@ from ttt_engine._verbs import SolveResult
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve"]
 
 
-def perft(board, depth):
-    """Leaf count of ``board``'s move tree to ``depth`` plies (9, 72, 504, ... from the start)."""
-    return _verbs.perft(board, depth, Board, "ttt.perft")
-
-
-def random_playouts(board, n, seed=None, threads=1):
-    """Play ``n`` uniformly random games from ``board`` (unchanged) in C; returns
-    ``{"games", "first_wins", "second_wins", "draws", "seed"}``.  Same seed, same counts
-    (for the same ``threads``, the number of threads the games are split over)."""
-    return _verbs.random_playouts(board, n, seed, Board, "ttt.random_playouts",
-                                  threads=threads)
+perft, random_playouts = _verbs.module_verbs(Board, "ttt", counts="9, 72, 504, ...")
 
 
 def solve(board, *, max_nodes=None, time_limit=None):
