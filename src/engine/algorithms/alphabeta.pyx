@@ -1,13 +1,15 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Minimax, negamax and alpha-beta search, written once for every game.
 
-Three formulations share one searcher context (``SearchCtx`` in alphabeta.pxd):
+Two searches share one searcher context (``SearchCtx`` in alphabeta.pxd):
 
-- ``mm_search``: the min/max formulation (seed 002): values from the root
-  player's point of view, MAX nodes maximise, MIN nodes minimise; optional
-  alpha-beta pruning.  No table, no ordering: the node counts are the textbook
-  ones (plain minimax visits all 549,946 nodes of the Tic-Tac-Toe tree).
-- ``nm_search``: negamax (values from the side to move), same switches.
+- ``nm_search``: plain negamax (values from the side to move), optional
+  alpha-beta pruning, no table, no ordering: the node counts are the textbook
+  ones (plain minimax visits all 549,946 nodes of the Tic-Tac-Toe tree).  It
+  also serves the min/max formulation (MAX nodes maximise, MIN nodes minimise,
+  values from the root player's view): a MIN node's value is exactly the
+  negation of its negamax value and alpha-beta's bounds swap with it, so both
+  formulations visit the same nodes and return the same root value.
 - ``ab_search``: negamax alpha-beta (fail-soft) with a transposition table
   (one entry per slot, generation-tagged so a new search needs no clearing),
   move ordering (table move first, then a history heuristic) and, in the
@@ -172,51 +174,12 @@ cdef inline bint node_settled(GameState* s, SearchCtx* c, int depth, int ply,
     return time_up(c)
 
 
-# ---------------------------------------------------------------- minimax (MAX/MIN)
-cdef double mm_search(GameState* s, SearchCtx* c, int depth, int ply,
-                      double alpha, double beta, int root_player) noexcept nogil:
-    """Min/max formulation: values from ``root_player``'s point of view.  A
-    MIN node is a MAX node over negated values (negation is exact), so one
-    loop serves both; only the bound it tightens differs."""
-    cdef int moves[MAX_MOVES]
-    cdef int n, i, m
-    cdef double v, best
-    cdef undo_t u
-    cdef bint maximizing = game_to_move(s) == root_player
-    if node_settled(s, c, depth, ply, &v):
-        return v if maximizing else -v
-    n = game_legal_moves(s, moves)
-    if n == 0:   # contract breach (no move, game not over): horizon node
-        v = horizon_value(s, c)
-        return v if maximizing else -v
-    cdef double sign = 1.0 if maximizing else -1.0
-    best = -SCORE_INF            # the best of sign * value
-    for i in range(n):
-        m = moves[i]
-        u = game_make(s, m)
-        v = sign * mm_search(s, c, depth - 1, ply + 1, alpha, beta, root_player)
-        game_unmake(s, m, u)
-        if c.stopped:
-            return 0.0
-        if v > best:
-            best = v
-            pv_set(c, ply, m)
-        if c.pruning:
-            if maximizing and best > alpha:
-                alpha = best
-            elif not maximizing and -best < beta:
-                beta = -best
-            if alpha >= beta:
-                break
-    return sign * best
-
-
 # ---------------------------------------------------------------- plain negamax
 cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
                       double alpha, double beta) noexcept nogil:
     """Negamax (values from the side to move), no table, no ordering."""
     cdef int moves[MAX_MOVES]
-    cdef int n, i, m
+    cdef int n, i
     cdef double v, best
     cdef undo_t u
     if node_settled(s, c, depth, ply, &v):
@@ -226,15 +189,14 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
         return horizon_value(s, c)
     best = -SCORE_INF
     for i in range(n):
-        m = moves[i]
-        u = game_make(s, m)
+        u = game_make(s, moves[i])
         v = -nm_search(s, c, depth - 1, ply + 1, -beta, -alpha)
-        game_unmake(s, m, u)
+        game_unmake(s, moves[i], u)
         if c.stopped:
             return 0.0
         if v > best:
             best = v
-            pv_set(c, ply, m)
+            pv_set(c, ply, moves[i])
             if c.pruning:
                 if v > alpha:
                     alpha = v
@@ -445,9 +407,7 @@ cdef double run_search(GameState* root, SearchCtx* c, int kind, int depth) noexc
     """One fixed-depth search on a private copy of the root (kind 0 minimax,
     1 negamax, 2 alpha-beta with table)."""
     cdef GameState work = root[0]
-    if kind == 0:
-        return mm_search(&work, c, depth, 0, -SCORE_INF, SCORE_INF, game_to_move(&work))
-    if kind == 1:
+    if kind <= 1:   # minimax and negamax: one search (see the module's docstring)
         return nm_search(&work, c, depth, 0, -SCORE_INF, SCORE_INF)
     return ab_search(&work, c, depth, 0, -SCORE_INF, SCORE_INF)
 
