@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Monte Carlo tree search (UCT), written once for every game.
 
-One simulation (seed 003):
+One simulation (classic UCT):
 
 1. **Select** from the root by UCB1, ``mean + C * sqrt(ln N_parent / N_child)``,
    where ``mean`` is from the point of view of the player who moved into the
@@ -24,7 +24,7 @@ becomes the live one; everything else is dropped.
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from libc.math cimport sqrtf, logf
-from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline_passed
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
@@ -298,29 +298,21 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
     seconds (<= 0 = no limit) are used up, or ``it`` reports an interrupt
     (between simulations: the tree stays consistent); returns the simulations
     done."""
-    cdef double t0 = now_monotonic(), deadline = t0 + time_limit
+    cdef double t0 = now_monotonic(), deadline = deadline_after(t0, time_limit)
     cdef uint64_t done = 0
-    cdef bint timed = time_limit > 0
     if t.used == 0:
         node_init(&t.nodes[0], -1, -1, 1 - game_to_move(root))
         t.used = 1
-    while True:
-        if sims and done >= sims:
+    while not (sims and done >= sims) and not deadline_passed(deadline, done):
+        if t.nodes[0].visits >= MAX_VISITS or interrupt_poll(it):
             break
-        if t.nodes[0].visits >= MAX_VISITS:
-            break
-        # polled every 64 simulations: a simulation is a microsecond or more
-        if (done & 63) == 0 and interrupt_poll(it):
-            break
-        if t.solver:
-            if t.nodes[0].proven != 0:
-                break          # the root is solved: nothing left to learn
+        if not t.solver:
+            mcts_iterate(root, t)
+        elif t.nodes[0].proven == 0:
             mcts_iterate_solver(root, t)
         else:
-            mcts_iterate(root, t)
+            break              # the root is solved: nothing left to learn
         done += 1
-        if timed and (done & 255) == 0 and now_monotonic() >= deadline:
-            break
     elapsed[0] = now_monotonic() - t0
     return done
 
@@ -365,18 +357,14 @@ cdef class MCTSTree(TreeArena):
         big_free(self.t.nodes, <size_t>self.t.cap * sizeof(MNode))
         big_free(self.t.alt, <size_t>self.t.cap * sizeof(MNode))
 
-
-
     @property
     def c(self):
+        """UCT's exploration constant (settable between searches)."""
         return self.t.c
 
     @c.setter
     def c(self, double value):
-        self.t.c = value
-        self.t.cf = <float>value
-
-
+        self.t.c, self.t.cf = value, <float>value   # the float copy for the selection loop
 
     @property
     def root_visits(self):

@@ -35,7 +35,7 @@ cimport numpy as cnp
 import numpy as np
 
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
-from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline_passed
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
@@ -65,6 +65,11 @@ cdef struct PParams:
     double noise_fraction
     int playouts            # uniform evaluator: random playouts per leaf
     double playout_weight   # evaluator's value mixed with one random playout's result
+
+
+cdef inline void* _data(cnp.ndarray a):
+    """The buffer of a freshly made (C-contiguous) array."""
+    return cnp.PyArray_DATA(a)
 
 
 cdef struct PTree:
@@ -284,11 +289,8 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
     cdef int32_t node
     cdef int64_t start = done[0], n = 0
     while done[0] < budget:
-        if (n & 63) == 0:
-            if interrupt_poll(it):
-                break
-            if deadline > 0.0 and (n & 255) == 0 and n > 0 and now_monotonic() >= deadline:
-                break
+        if deadline_passed(deadline, n) or interrupt_poll(it):
+            break
         n += 1
         if gather(root, t, p, 1, done, budget, &leaf, &node) == 0:
             continue
@@ -381,18 +383,8 @@ cdef class PUCTForest:
     cdef uint8_t* rec_mask_p
     cdef float* rec_policy_p
 
-    def __cinit__(self):
-        self.arena = NULL
-        self.arena2 = NULL
-        self.trees = NULL
-        self.rngs = NULL
-        self.roots = NULL
-        self.leaf_states = NULL
-        self.leaf_nodes = NULL
-        self.leaf_slot = NULL
-        self.done = NULL
-        self.active = NULL
-        self.noise_due = NULL
+    # The pointer fields start NULL (Cython zero-fills a new object), which
+    # __dealloc__ relies on if __init__ fails half-way.
 
     def __init__(self, proto, int n, int k, int32_t cap, uint64_t seed, double c_puct,
                  double c_base, double c_init, double alpha, double noise_fraction, int playouts,
@@ -401,18 +393,9 @@ cdef class PUCTForest:
         leaves per tree and round, ``cap`` nodes per tree; validated by the
         Python layer (n >= 1, k >= 1, cap >= MIN_NODES)."""
         cdef int i
-        cdef cnp.ndarray arr
-        self.n = n
-        self.k = k
-        self.cap = cap
-        self.seed = seed
-        self.p.c_puct = c_puct
-        self.p.c_base = c_base
-        self.p.c_init = c_init
-        self.p.alpha = alpha
-        self.p.noise_fraction = noise_fraction
-        self.p.playouts = playouts
-        self.p.playout_weight = 0.0
+        self.n, self.k, self.cap, self.seed = n, k, cap, seed
+        self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
+                         noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0)
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -443,10 +426,8 @@ cdef class PUCTForest:
             rng_seed(&self.rngs[i], seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL)
         self.observations = np.zeros((n * k, self.obs_size), dtype=np.int8)
         self.masks = np.zeros((n * k, self.num_actions), dtype=np.bool_)
-        arr = self.observations
-        self.obs_p = <int8_t*>cnp.PyArray_DATA(arr)
-        arr = self.masks
-        self.mask_p = <uint8_t*>cnp.PyArray_DATA(arr)
+        self.obs_p = <int8_t*>_data(self.observations)
+        self.mask_p = <uint8_t*>_data(self.masks)
         m = max(max_record, 1)
         self.rec_obs = np.zeros((n, m, self.obs_size), dtype=np.int8)
         self.rec_mask = np.zeros((n, m, self.num_actions), dtype=np.bool_)
@@ -454,18 +435,12 @@ cdef class PUCTForest:
         self._rec_player = np.zeros((n, m), dtype=np.int8)
         self._nrec = np.zeros(n, dtype=np.int32)
         self._ply = np.zeros(n, dtype=np.int32)
-        arr = self.rec_obs
-        self.rec_obs_p = <int8_t*>cnp.PyArray_DATA(arr)
-        arr = self.rec_mask
-        self.rec_mask_p = <uint8_t*>cnp.PyArray_DATA(arr)
-        arr = self.rec_policy
-        self.rec_policy_p = <float*>cnp.PyArray_DATA(arr)
-        arr = self._rec_player
-        self.rec_player = <int8_t*>cnp.PyArray_DATA(arr)
-        arr = self._nrec
-        self.nrec = <int32_t*>cnp.PyArray_DATA(arr)
-        arr = self._ply
-        self.ply = <int32_t*>cnp.PyArray_DATA(arr)
+        self.rec_obs_p = <int8_t*>_data(self.rec_obs)
+        self.rec_mask_p = <uint8_t*>_data(self.rec_mask)
+        self.rec_policy_p = <float*>_data(self.rec_policy)
+        self.rec_player = <int8_t*>_data(self._rec_player)
+        self.nrec = <int32_t*>_data(self._nrec)
+        self.ply = <int32_t*>_data(self._ply)
 
     def __dealloc__(self):
         cdef size_t total = <size_t>self.n * <size_t>self.cap * sizeof(PNode)
@@ -663,7 +638,7 @@ def forest_native(PUCTForest f, GameBoard proto, int64_t budget, double time_lim
     cdef interrupt_t it
     cdef int64_t sims
     cdef double t0 = now_monotonic()
-    cdef double deadline = t0 + time_limit if time_limit > 0 else 0.0
+    cdef double deadline = deadline_after(t0, time_limit)
     interrupt_init(&it, 1, NULL)
     with nogil:
         sims = _native_all(&proto.state, f, budget, deadline, &it)

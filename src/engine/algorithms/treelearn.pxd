@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Tree Q-learning and Sarsa (seed 003): node arena shared by both learners."""
+"""Tree Q-learning and Sarsa: node arena shared by both learners."""
 from libc.stdint cimport int32_t, int16_t, int8_t, uint8_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
 from ttt_engine._core.algorithms.arena cimport TreeArena

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Tree Q-learning and Sarsa (seed 003), written once for every game.
+"""Tree Q-learning and Sarsa, written once for every game.
 
 Both learners keep their Q table as a *tree*: a node stands for the board
 reached by ``move`` from its parent and holds ``q``, the Q-value of
@@ -15,7 +15,7 @@ to the end of the game inside the tree: at each node, with probability
 ``epsilon`` a uniformly random child, otherwise the child with the lowest q
 (ties broken uniformly at random).  Then:
 
-* **Q-learning** (seed 003 "Update"): walking back from the final node, with
+* **Q-learning** : walking back from the final node, with
   ``u`` the final utility from the side to move at that node (``-win`` after a
   win, 0 after a draw) and its sign flipped at every step up,
   ``q <- q + alpha(x) (u - q)``, where ``x`` is the number of plies from the
@@ -40,7 +40,7 @@ front of the arena; everything else is dropped.
 from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from libc.math cimport exp, pow, log
-from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline_passed
 from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
@@ -50,10 +50,9 @@ from ttt_engine._core.algorithms.tree cimport tree_find
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below, rng_uniform
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
-    game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
-    game_random_move,
+    game_to_move, game_status, game_legal_moves, game_random_move, game_make, game_unmake,
+    game_init_tables,
 )
-from ttt_engine._core.algorithms.game cimport game_init_tables
 game_init_tables()   # every game's lookup tables
 
 MIN_NODES = 1 + MAX_MOVES
@@ -203,9 +202,8 @@ cdef uint64_t tl_run(GameState* root, TLTree* t, uint64_t iters, double time_lim
     """Train until ``iters`` simulations (0 = no limit) or ``time_limit`` seconds
     (<= 0 = no limit), or ``it`` reports an interrupt (between simulations);
     returns the number of simulations."""
-    cdef double t0 = now_monotonic(), deadline = t0 + time_limit
+    cdef double t0 = now_monotonic(), deadline = deadline_after(t0, time_limit)
     cdef uint64_t done = 0
-    cdef bint timed = time_limit > 0
     if t.used == 0:
         node_init(&t.nodes[0], -1)
         t.nodes[0].to_move = <int8_t>game_to_move(root)
@@ -214,17 +212,11 @@ cdef uint64_t tl_run(GameState* root, TLTree* t, uint64_t iters, double time_lim
     if game_status(root) != GAME_ONGOING:
         elapsed[0] = 0.0
         return 0
-    while True:
-        if iters and done >= iters:
-            break
-        if t.nodes[0].visits >= 2000000000:
-            break
-        if interrupt_poll(it):
+    while not (iters and done >= iters) and not deadline_passed(deadline, done):
+        if t.nodes[0].visits >= 2000000000 or interrupt_poll(it):
             break
         tl_simulate(root, t)
         done += 1
-        if timed and (done & 63) == 0 and now_monotonic() >= deadline:
-            break
     elapsed[0] = now_monotonic() - t0
     return done
 
