@@ -4,7 +4,8 @@ through which it reaches the game's rules.
 
 A game's ``Board`` (``games/<game>/board.pyx``) derives from :class:`Board`,
 holds its state struct in a field ``state``, and in ``__cinit__`` points
-``_state`` at it and ``_ops`` at its :c:type:`BoardOps` -- the game's own
+``_state`` at it and ``_ops`` at its :c:type:`BoardOps` (``bind_board``,
+generated into the game's ``board_ops.pxi``) -- the game's own
 contract functions (``rules.pxd``/``actions.pxd``), taken by address once per
 module.  The base then does the bookkeeping every game shares: push/pop
 history, legal moves, side to move, winner, action masks and observations,

@@ -150,13 +150,24 @@ cdef class Board:
         searches score leaves with)."""
         return self._ops.evaluate(self._state, 0)
 
+    @property
+    def rows(self):
+        """Rows of cells on the board: the height of the observation planes
+        ``(k, rows, cols)``."""
+        return self.observation_shape[1]
+
+    @property
+    def cols(self):
+        """Columns of cells on the board: the width of the observation planes."""
+        return self.observation_shape[2]
+
     def grid(self):
         """The board as rows of side names (``""`` for an empty cell), read from
         the observation planes: what generic drawings of a new game use."""
         obs = self.observation()
         me = self._ops.to_move(self._state)
         names = (self.PLAYERS[me], self.PLAYERS[me ^ 1])
-        rows, cols = obs.shape[-2:]
+        rows, cols = self.rows, self.cols
         return [[names[0] if obs[0, r, c] else names[1] if obs[1, r, c] else ""
                  for c in range(cols)] for r in range(rows)]
 

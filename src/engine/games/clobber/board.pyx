@@ -253,8 +253,7 @@ cdef class Board(GameBoard):
     PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self, *args, **kwargs):
-        self._state = &self.state
-        self._ops = &OPS
+        bind_board(self, &self.state)
 
     def __init__(self, rows=6, cols=5):
         r = _check_side("rows", rows)
@@ -403,14 +402,6 @@ cdef class Board(GameBoard):
         return m
 
     # ------------------------------------------------------------------ state
-    @property
-    def rows(self):
-        return self.state.rows
-
-    @property
-    def cols(self):
-        return self.state.cols
-
     @property
     def bitboards(self):
         """``(black, white)`` masks, bit ``r * 8 + c``."""

@@ -57,13 +57,11 @@ cdef class Board(GameBoard):
     ('O', None, [0, 1, 2, 3, 4, 5, 6])
     """
     TITLE = "Connect Four"
-    PLAYERS = ("X", "O")
     PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self):
         connect4_reset(&self.state)
-        self._state = &self.state
-        self._ops = &OPS
+        bind_board(self, &self.state)
 
     # ------------------------------------------------------------------ construction
     @classmethod

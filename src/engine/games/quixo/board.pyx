@@ -122,13 +122,11 @@ cdef class Board(GameBoard):
     """
 
     TITLE = "Quixo"
-    PLAYERS = ("X", "O")
     PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self, size=5, max_plies=QX_DEFAULT_MAX_PLIES):
         quixo_reset(&self.state, _check_size(size), _check_max_plies(max_plies))
-        self._state = &self.state
-        self._ops = &OPS
+        bind_board(self, &self.state)
 
     # ------------------------------------------------------------------ construction
     @classmethod

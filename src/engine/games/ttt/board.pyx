@@ -46,13 +46,11 @@ cdef class Board(GameBoard):
     (83, 'X', None)
     """
     TITLE = "Tic-Tac-Toe"
-    PLAYERS = ("X", "O")
     PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self):
         ttt_reset(&self.state)
-        self._state = &self.state
-        self._ops = &OPS
+        bind_board(self, &self.state)
 
     # ------------------------------------------------------------------ construction
     @classmethod

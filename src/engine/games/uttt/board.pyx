@@ -124,13 +124,11 @@ cdef class Board(GameBoard):
     """
 
     TITLE = "Ultimate Tic-Tac-Toe"
-    PLAYERS = ("X", "O")
     PLAYOUTS = _PLAYOUTS
 
     def __cinit__(self, tiebreak=False):
         uttt_reset(&self.state, 1 if tiebreak else 0)
-        self._state = &self.state
-        self._ops = &OPS
+        bind_board(self, &self.state)
 
     def __init__(self, tiebreak=False):
         if not isinstance(tiebreak, bool):
