@@ -244,10 +244,7 @@ class MCTSAgent(Agent):
         """Statistics of the last search (see :attr:`ttt_engine.search.MCTS.stats`)."""
         return self._mcts.stats
 
-    @property
-    def stats(self):
-        """Old name of :attr:`last_stats`."""
-        return self._mcts.stats
+    stats = last_stats   # the old name
 
     def reset(self, seed=None):
         """Drop the search tree; with ``seed``, restart the random stream from it."""

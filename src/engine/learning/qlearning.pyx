@@ -26,7 +26,7 @@ Symmetry: every position reads and writes the row of its canonical form
 transform (``_canon``/``_ctrans``/``_perm``, built once at import);
 ``expand_symmetric`` fills the other rows afterwards.
 
-Shaping (optional, seed 000 §2.2.1 and §4.4): if the agent's move does not end
+Shaping (optional): if the agent's move does not end
 the game but leaves the opponent a cell that completes one of the opponent's
 lines (an immediate win), the move is updated as terminal with r = −0.8
 (``Q(s,a) += α(−0.8 − Q(s,a))``) and the episode ends there, counted as "cut"
@@ -403,20 +403,12 @@ cdef class QTrainer:
             raise ValueError(f"Q must have shape ({TTT_STATES}, 9), got ({q.shape[0]}, {q.shape[1]})")
         if side not in (SIDE_X, SIDE_O, SIDE_RANDOM):
             raise ValueError(f"side code must be 0, 1 or 2, got {side}")
-        self.q = q
-        self.p.alpha = alpha
-        self.p.alpha_decay = alpha_decay
-        self.p.alpha_min = alpha_min
-        self.p.gamma = gamma
-        self.p.epsilon = epsilon
-        self.p.decay = decay
-        self.p.eps_min = eps_min
-        self.p.side = side
-        self.p.mode = mode
-        self.p.symmetry = symmetry
         if mode not in (MODE_RANDOM, MODE_SELF_PLAY):
             raise ValueError(f"mode code must be 0 or 1, got {mode}")
-        self.p.shaping = shaping
+        self.q = q
+        self.p = QParams(mode=mode, alpha=alpha, alpha_decay=alpha_decay, alpha_min=alpha_min,
+                         gamma=gamma, epsilon=epsilon, decay=decay, eps_min=eps_min,
+                         side=side, shaping=shaping, symmetry=symmetry)
         rng_seed(&self.rng, seed)
         self.episodes = 0
         self.busy = False
@@ -569,29 +561,25 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
     """One game: greedy agent on side ``me`` vs a uniformly random opponent
     (``opt`` NULL) or a perfect one choosing uniformly among the optimal moves
     ``opt[index]`` (a 9-bit mask per position, from ``ttt_engine.ttt_oracle``)."""
-    cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
-    cdef int wme = me + 1, wopp = 2 - me
-    if me == SIDE_O:
-        c = _random_cell(opt[0] if opt != NULL else TTT_FULL, rng_next(rng))
-        theirs = 1 << c
-        idx = wopp * ttt_pow3[c]
+    cdef int idx = 0, empty, a, turn = 1 if me == SIDE_O else 0   # turn 0: the agent's
+    cdef int marks[2]
+    cdef int weight[2]
+    marks[0] = marks[1] = 0
+    weight[0] = me + 1          # the agent's cell value in the index
+    weight[1] = 2 - me
     while True:
-        empty = (~(mine | theirs)) & TTT_FULL
-        _scan(Q + idx * 9, empty, &a)
-        mine |= 1 << a
-        idx += wme * ttt_pow3[a]
-        if ttt_win_table[mine]:
-            return R_WIN
-        if (mine | theirs) == TTT_FULL:
+        empty = (~(marks[0] | marks[1])) & TTT_FULL
+        if turn == 0:
+            _scan(Q + idx * 9, empty, &a)
+        else:
+            a = _random_cell(opt[idx] if opt != NULL else empty, rng_next(rng))
+        marks[turn] |= 1 << a
+        idx += weight[turn] * ttt_pow3[a]
+        if ttt_win_table[marks[turn]]:
+            return R_WIN if turn == 0 else R_LOSS
+        if (marks[0] | marks[1]) == TTT_FULL:
             return R_DRAW
-        empty = empty & ~(1 << a)
-        c = _random_cell(opt[idx] if opt != NULL else empty, rng_next(rng))
-        theirs |= 1 << c
-        idx += wopp * ttt_pow3[c]
-        if ttt_win_table[theirs]:
-            return R_LOSS
-        if (mine | theirs) == TTT_FULL:
-            return R_DRAW
+        turn ^= 1
 
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,

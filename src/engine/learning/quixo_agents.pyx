@@ -125,6 +125,9 @@ cdef class GreedyValueAgent(Agent):
     :class:`RandomAgent`.  ``save(path)`` / ``GreedyValueAgent.load(path)``
     keep the agent with its table in one binary file (see docs/agents.md);
     pickling carries the table too."""
+    cdef readonly double epsilon, unknown    # also in ``spec``, read by the C chooser
+    cdef readonly bint exact_terminal
+
     def __init__(self, values, epsilon=0.1, unknown=0.5, exact_terminal=True, seed=None, *,
                  simulations=None, time=None, depth=None):
         if not isinstance(values, ValueTable):
@@ -136,10 +139,10 @@ cdef class GreedyValueAgent(Agent):
         if not isinstance(exact_terminal, (bool, int)) or exact_terminal not in (0, 1):
             raise ValueError(f"exact_terminal must be True or False, got {exact_terminal!r}")
         _no_budget("GreedyValueAgent", simulations, time, depth)
+        self.epsilon, self.unknown, self.exact_terminal = epsilon, unknown, exact_terminal
         self.spec.kind = AGENT_GREEDY
-        self.spec.epsilon = epsilon
-        self.spec.unknown = unknown
-        self.spec.exact_terminal = bool(exact_terminal)
+        self.spec.epsilon, self.spec.unknown = epsilon, unknown
+        self.spec.exact_terminal = self.exact_terminal
         self.spec.table = &(<ValueTable>values).t
         self._ref = values
         self.name = f"greedy(eps={epsilon:g})"
@@ -150,21 +153,9 @@ cdef class GreedyValueAgent(Agent):
         """The agent's ``ValueTable`` (shared, not copied)."""
         return self._ref
 
-    @property
-    def epsilon(self):
-        return self.spec.epsilon
-
-    @property
-    def unknown(self):
-        return self.spec.unknown
-
-    @property
-    def exact_terminal(self):
-        return bool(self.spec.exact_terminal)
-
     def __reduce__(self):
-        return (type(self), (self._ref, self.spec.epsilon, self.spec.unknown,
-                             bool(self.spec.exact_terminal), self.seed))
+        return (type(self), (self._ref, self.epsilon, self.unknown, self.exact_terminal,
+                             self.seed))
 
 
 cdef int agent_choose(const AgentSpec* a, const QuixoState* s, rng_t* rng) noexcept nogil:
