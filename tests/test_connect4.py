@@ -3,8 +3,10 @@
 rules model below; then everything the registry gives a new game without further
 code: move text, drawing, engines, environments, tournaments, the console,
 pickling."""
+import os
 import pickle
 import random
+import runpy
 import subprocess
 import sys
 
@@ -18,12 +20,11 @@ from ttt_engine.connect4 import Board
 GAME = games.get("connect4")
 
 # ---------------------------------------------------------------- perft
-#: positions as move sequences (columns 0..6), as in bench/connect4_perft_openspiel.py
-POSITIONS = {
-    "start": [],
-    "mid8": [3, 3, 2, 4, 2, 2, 4, 1],
-    "mid16": [1, 4, 4, 1, 2, 4, 3, 5, 4, 0, 4, 0, 6, 3, 2, 4],
-}
+#: the OpenSpiel comparison script: its positions (move sequences, columns 0..6)
+#: and its walk of OpenSpiel's tree
+PERFT_SCRIPT = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "bench", "connect4_perft_openspiel.py"))
+POSITIONS = dict(PERFT_SCRIPT["POSITIONS"])
 #: perft 1..8 verified with bench/connect4_perft_openspiel.py (the engine and
 #: OpenSpiel's connect_four agree on every number; a game that ends counts as a leaf)
 PERFT = {
@@ -33,11 +34,7 @@ PERFT = {
 }
 
 
-def board_of(moves):
-    b = Board()
-    for m in moves:
-        b.push(m)
-    return b
+board_of = PERFT_SCRIPT["engine_board"]   # a Board after a move sequence
 
 
 @pytest.mark.parametrize("name", sorted(POSITIONS))
@@ -49,15 +46,6 @@ def test_perft_matches_verified_counts(name):
     assert b.to_string() == before and b.moves == POSITIONS[name]
 
 
-def _openspiel_perft(state, depth):
-    if depth == 0 or state.is_terminal():
-        return 1
-    actions = state.legal_actions()
-    if depth == 1:
-        return len(actions)
-    return sum(_openspiel_perft(state.child(a), depth - 1) for a in actions)
-
-
 def test_openspiel_agrees_live():
     """Perft to depth 5 from each position, and 100 random games move by move
     (legal moves, board text, winner), against OpenSpiel's connect_four."""
@@ -65,11 +53,10 @@ def test_openspiel_agrees_live():
         "pyspiel", reason="OpenSpiel not installed (pip install open_spiel, or '.[compare]'); "
         "the verified perft constants above are checked without it")
     game = pyspiel.load_game("connect_four")
+    walk, state_of = PERFT_SCRIPT["openspiel_perft"], PERFT_SCRIPT["openspiel_state"]
     for name, moves in POSITIONS.items():
-        s = game.new_initial_state()
-        for m in moves:
-            s.apply_action(m)
-        assert [_openspiel_perft(s, d) for d in range(1, 6)] == PERFT[name][:5], name
+        s = state_of(game, moves)
+        assert [walk(s, d) for d in range(1, 6)] == PERFT[name][:5], name
     rng = random.Random(4)
     for _ in range(100):
         b, s = Board(), game.new_initial_state()

@@ -10,6 +10,7 @@ simulations, never actions.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import time
@@ -32,6 +33,13 @@ def _now():
     return time.perf_counter(), time.thread_time()
 
 
+def _import_into(obj, modules):
+    """Import each module of ``{attribute: module name}`` and set it on ``obj``:
+    a side's imports happen once, when it is made, not when this file is read."""
+    for attribute, module in modules.items():
+        setattr(obj, attribute, importlib.import_module(module))
+
+
 def _since(t0):
     """(wall seconds, CPU seconds) since ``t0 = _now()``."""
     wall, cpu = _now()
@@ -41,22 +49,19 @@ def _since(t0):
 class OpenSpiel:
     """The OpenSpiel work of every row (imports done once, here)."""
 
+    MODULES = {"np": "numpy", "pyspiel": "pyspiel",
+               "rl_environment": "open_spiel.python.rl_environment",
+               "rl_tools": "open_spiel.python.rl_tools",
+               "minimax": "open_spiel.python.algorithms.minimax",
+               "random_agent": "open_spiel.python.algorithms.random_agent",
+               "tabular_qlearner": "open_spiel.python.algorithms.tabular_qlearner"}
+
     def __init__(self):
-        import numpy as np
-        import pyspiel
-        from open_spiel.python import rl_environment, rl_tools
-        from open_spiel.python.algorithms import minimax, random_agent, tabular_qlearner
-        self.np = np
-        self.pyspiel = pyspiel
-        self.rl_environment = rl_environment
-        self.rl_tools = rl_tools
-        self.minimax = minimax
-        self.random_agent = random_agent
-        self.tabular_qlearner = tabular_qlearner
+        _import_into(self, self.MODULES)
         self.games = {
-            "ttt": pyspiel.load_game("tic_tac_toe"),
-            "uttt": pyspiel.load_game("ultimate_tic_tac_toe"),
-            "clobber": pyspiel.load_game("clobber", {"rows": 6, "columns": 5}),
+            "ttt": self.pyspiel.load_game("tic_tac_toe"),
+            "uttt": self.pyspiel.load_game("ultimate_tic_tac_toe"),
+            "clobber": self.pyspiel.load_game("clobber", {"rows": 6, "columns": 5}),
         }
 
     # -- Q-learning
@@ -173,14 +178,12 @@ def clobber_value_function(state):
 class Engine:
     """The ttt_engine work of every row (boards from the registry, ``ttt_engine.games``)."""
 
+    MODULES = {"tte": "ttt_engine", "games": "ttt_engine.games", "search": "ttt_engine.search",
+               "playout": "ttt_engine._core.algorithms.playout"}
+
     def __init__(self):
-        import ttt_engine
-        from ttt_engine import games, search
-        from ttt_engine._core.algorithms.playout import random_playouts
-        self.tte = ttt_engine
-        self.games = games
-        self.search = search
-        self.random_playouts = random_playouts
+        _import_into(self, self.MODULES)
+        self.random_playouts = self.playout.random_playouts
 
     def board(self, game):
         return self.games.get(game).new_board(**BOARD_OPTIONS.get(game, {}))
