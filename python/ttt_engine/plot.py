@@ -21,7 +21,7 @@ def _require_matplotlib(what="plotting"):
 
 def plot_history(history, path, title=None):
     """Write a PNG of the learning curves in ``history`` (``agent.history`` or a
-    list of its dicts) to ``path``, like seed 001's curves.
+    list of its dicts) to ``path``.
 
     Panels: training outcome rates per chunk (wins / draws / losses; in
     self-play X wins / draws / O wins) with epsilon; exact optimality over the

@@ -276,11 +276,11 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
 
     Modes
     -----
-    ``"random"``: Q-learning against a uniformly random opponent (seed 000).
+    ``"random"``: Q-learning against a uniformly random opponent.
     ``"self-play"``: one shared table for both sides; the mover's target is r
     if its move ended the game, else ``-gamma * max_a' Q(s', a')`` over the
     opponent's moves (negamax), so Q converges to minimax values.
-    ``"curriculum"`` (default, seed 001): the first ``curriculum_fraction`` of
+    ``"curriculum"`` (default): the first ``curriculum_fraction`` of
     the episodes against random, then self-play with epsilon reset to
     ``curriculum_epsilon``.  Self-play drives the values of all equally safe
     moves to the same number (often exactly 0), so the table of the random
@@ -300,7 +300,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         Learning rate at the start.  After every episode
         ``alpha <- max(alpha_min, alpha * alpha_decay)``: a constant 0.1 leaves
         about +-0.05 of noise in Q, more than the gaps between O's best replies,
-        so the default anneals it to 0.01 (pass ``alpha_decay=1`` for seed 000's
+        so the default anneals it to 0.01 (pass ``alpha_decay=1`` for a
         constant rate).
     gamma : float in [0, 1]
         Discount of the agent's next decision value.
@@ -312,7 +312,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
         random.  Default: "O" in mode "random", "random" in the curriculum's
         first phase; unused in self-play.
     shaping : bool
-        Seed 000 reward shaping: a move that leaves the opponent an immediate
+        Reward shaping: a move that leaves the opponent an immediate
         win is updated as terminal with reward -0.8 and ends the episode
         (counted as ``cut`` in the history).
     seed : int or None

@@ -248,7 +248,7 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
 
 
 def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):
-    """Min/max formulation (seed 002): MAX nodes maximise, MIN nodes minimise the
+    """Min/max formulation: MAX nodes maximise, MIN nodes minimise the
     root player's score; ``alphabeta=True`` adds pruning.  No table and no
     ordering, so node counts are the textbook ones (plain minimax from the empty
     Tic-Tac-Toe board visits all 549,946 positions).  Value is reported from the
@@ -406,9 +406,9 @@ class MCTS(_OneSearchAtATime):
         ``reuse_depth`` plies (matched by the game's hash and side to move);
         ``advance(move)`` moves the root explicitly.
     expand_after: a leaf is expanded once it has this many visits (0, the
-        default, expands on the first visit as seed 003 does; a few visits
+        default, expands on the first visit, as classic UCT does; a few visits
         save arena space in games with many moves, e.g. Clobber).
-    solver: MCTS-Solver (off by default, seed 003 has none): finished games
+    solver: MCTS-Solver (off by default): finished games
         prove their nodes, proofs propagate up (a move that wins for the side
         to move proves a loss for the parent's mover; all moves losing proves a
         win); selection plays proven wins and skips proven losses; the final
@@ -424,7 +424,7 @@ class MCTS(_OneSearchAtATime):
         ``threads=1`` (default) is the single-tree search.  More threads than
         the machine has cores are allowed (a warning, once per process).
     playout: the simulation step.  ``"random"`` (default): the game's uniform
-        random playout (seed 003's UCT).  ``"decisive"``: play a move that wins
+        random playout (classic UCT).  ``"decisive"``: play a move that wins
         at once when there is one, and never one that lets the opponent win at
         once where that is cheap to see: Ultimate Tic-Tac-Toe (a big-board
         line through a local board won now; anti-decisive: the board the move

@@ -164,7 +164,7 @@ class _TreeLearnerAgent(Agent, _OneSearchAtATime):
 
 
 class TreeQAgent(_TreeLearnerAgent):
-    """Tree Q-learning (seed 003): Q tree, epsilon-greedy simulations from the
+    """Tree Q-learning: Q tree, epsilon-greedy simulations from the
     current board, ``Q <- Q + alpha (u - Q)`` along the path with ``u``'s sign
     alternating, ``alpha(x) = max(A e^(-k x), alpha_min)`` with ``x`` plies from
     the end of the game; plays the move to the lowest child Q.
@@ -203,7 +203,7 @@ class TreeQAgent(_TreeLearnerAgent):
 
 
 class SarsaAgent(_TreeLearnerAgent):
-    """Sarsa on the same Q tree (seed 003):
+    """Sarsa on the same Q tree:
     ``Q[s,a] <- Q[s,a] + alpha (r - Q[s,a] + gamma Q[s',a'])``, reward only at the
     end, ``a'`` the move the simulation took next (negamax signs).
 

@@ -1,4 +1,4 @@
-"""Play Ultimate Tic-Tac-Toe against an engine in the console (seed 003 style).
+"""Play Ultimate Tic-Tac-Toe against an engine in the console.
 
     PYTHONPATH=python python -m ttt_engine.uttt_play --engine mcts --time 1 --side X
 

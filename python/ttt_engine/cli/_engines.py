@@ -107,7 +107,7 @@ def _train(game, name, args, console, path):
 
 
 def load_or_train(game, name, args, side, console):
-    """Seed 000's start-up: load the saved model (``--model`` or the cache), else
+    """Start-up of a learned engine: load the saved model (``--model`` or the cache), else
     train one and save it; ``--retrain`` trains anew.  The output is checked
     before any training."""
     label = _label(game.engines[name])

@@ -1,4 +1,4 @@
-"""``ttt-engine clobber``: seed 002's Clobber modes on a board file, stdin or a
+"""``ttt-engine clobber``: the Clobber match modes on a board file, stdin or a
 standard start: ``basic`` (minimax against minimax, adaptive heuristic, depth
 3) and ``extended`` (each side configured).  The final board, the winner and
 the rounds go to stdout; per-move statistics to stderr."""
@@ -72,8 +72,8 @@ def configure(p):
 
 def add_parser(subparsers):
     p = subparsers.add_parser(
-        "clobber", help="seed 002's Clobber modes (basic / extended) on a board file or stdin",
-        description="Play Clobber between two search agents (seed 002's modes).",
+        "clobber", help="Clobber matches (basic / extended) on a board file or stdin",
+        description="Play Clobber between two search agents (basic or extended mode).",
         epilog=EPILOG)
     return configure(p)
 

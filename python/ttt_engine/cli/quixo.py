@@ -1,4 +1,4 @@
-"""``ttt-engine quixo``: seed 004's stages A/B/C end to end (``stages``) and a
+"""``ttt-engine quixo``: the Quixo stages A/B/C (values from random play, then the greedy agent, then its evaluation) end to end (``stages``) and a
 random-game speed check (``play``)."""
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def configure(p):
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("quixo", help="seed 004's Quixo stages A/B/C",
-                              description="Quixo: the seed's stages A/B/C and tools.")
+    p = subparsers.add_parser("quixo", help="the Quixo value-learning stages A/B/C",
+                              description="Quixo: the value-learning stages A/B/C and tools.")
     return configure(p)
 
 

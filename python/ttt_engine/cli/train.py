@@ -124,7 +124,7 @@ def add_parser(subparsers):
                    help="mode random: the side the agent learns against a random opponent")
     p.add_argument("--mode", choices=("random", "self-play", "curriculum"),
                    help="random: against a random player; self-play: one table for both "
-                        "sides; curriculum (the default): seed 001's random-then-self-play")
+                        "sides; curriculum (the default): random, then self-play")
     p.add_argument("--curriculum-fraction", type=O.real, metavar="F",
                    help="curriculum: share of episodes against random first (default 0.2)")
     p.add_argument("--curriculum-epsilon", type=O.real, metavar="EPS",
@@ -133,7 +133,7 @@ def add_parser(subparsers):
                    help="learning-rate decay per episode")
     p.add_argument("--alpha-min", type=O.real, metavar="A", help="floor of the learning rate")
     p.add_argument("--shaping", action="store_true",
-                   help="seed 000 reward shaping (-0.8 for leaving an immediate win)")
+                   help="reward shaping (-0.8 for leaving an immediate win)")
     p.add_argument("--symmetry", action="store_true",
                    help="learn over the 8 rotations/reflections of the board")
     p.add_argument("--seed", type=O.seed, help="seed (same seed, same Q table)")
