@@ -29,7 +29,7 @@ import sys
 ENGINES = {
     "uttt": ["best", "mcts", "treeq", "sarsa", "random"],
     "clobber": ["best", "mcts", "alphabeta", "minimax", "random"],
-    "quixo": ["best", "mcts", "alphabeta", "greedy", "random"],
+    "quixo": ["best", "mcts", "alphabeta", "greedy", "heuristic", "random"],
 }
 
 

@@ -9,7 +9,7 @@ ENGINES = {
     "ttt": ["perfect", "q", "alphabeta", "mcts", "az", "best", "random"],
     "uttt": ["treeq", "sarsa", "mcts", "az", "best", "random"],
     "clobber": ["alphabeta", "minimax", "mcts", "az", "best", "random"],
-    "quixo": ["greedy", "alphabeta", "mcts", "az", "best", "random"],
+    "quixo": ["greedy", "heuristic", "alphabeta", "mcts", "az", "best", "random"],
     "connect4": ["alphabeta", "mcts", "az", "best", "random"],
 }
 # a move of each game, as text, and a text of another game's syntax

@@ -260,6 +260,13 @@ def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
                                   seed=resolve_seed(seed))
 
 
+def _quixo_heuristic(seed=None):
+    """Quixo's one-ply agent: a winning move, never a losing one when another
+    exists, else the best line-count evaluation (random tie break)."""
+    from ttt_engine import quixo
+    return quixo.HeuristicAgent(seed=resolve_seed(seed))
+
+
 #: The strongest engine of each game as MCTS settings (docs/strength.md):
 #: MCTS-Solver and the game's best playout policy, with root parallelism over
 #: the machine's cores (at most 2 by default; see ``_default_threads``).
@@ -378,6 +385,8 @@ GAMES = {g.key: g for g in (
              "quixo",
              Engine("greedy", "the state-value agent, played greedily (values from random "
                     "games)", _greedy, extra=("values", "games", "epsilon")),
+             Engine("heuristic", "one ply: a win, never a loss when avoidable, else the "
+                    "best line count", _quixo_heuristic),
              Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
                     "iterative deepening)", _alphabeta(3, tt_min_depth=1), _DEPTH)),
          default_engine="best"),
