@@ -421,12 +421,12 @@ def test_console_watch_game_to_the_end(cli_env):
 
 
 def test_exact_engines_refuse_early_positions_and_solve_late_ones():
-    from ttt_engine.search import CONNECT4_EXACT_PLIES
+    from ttt_engine.connect4 import EXHAUSTIVE_PLIES
     with pytest.raises(ValueError, match="connect4.solve"):
         ttt_engine.solve(Board())
     b = Board()
     rng = random.Random(3)
-    while b.ply < CONNECT4_EXACT_PLIES or b.is_terminal():
+    while b.ply < EXHAUSTIVE_PLIES or b.is_terminal():
         if b.is_terminal():
             b = Board()
         b.push(rng.choice(b.legal_moves))

@@ -83,7 +83,8 @@ class PerfectAgent(_StreamAgent):
     uniformly random one (seeded by ``seed``).  It always searches to the end:
     the budget keywords do not apply (None).  Boards no exhaustive search
     finishes (Ultimate Tic-Tac-Toe, 5x5 Quixo, Clobber beyond
-    ``search.CLOBBER_EXACT_STONES`` stones) are refused at once, naming the
+    ``clobber.EXHAUSTIVE_STONES`` stones, Connect Four before
+    ``connect4.EXHAUSTIVE_PLIES`` discs) are refused at once, naming the
     game's limited ``solve``; 3x3 and 4x4 Quixo are played from the
     retrograde solution.
     """

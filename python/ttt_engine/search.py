@@ -20,7 +20,7 @@ import threading
 import time as _time
 from dataclasses import dataclass, field
 
-from ttt_engine import _parallel
+from ttt_engine import _parallel, games
 from ttt_engine._util import (board_game, check_int, check_real, check_seconds,
                               check_simulations, game_over, game_title, resolve_seed)
 
@@ -279,42 +279,23 @@ def _sign(v):
     return (v > 0) - (v < 0)
 
 
-#: Most stones on a Clobber board the exhaustive search takes (measured from
-#: the start: 4x4, 16 stones, 0.5 s; 3x6, 18 stones, 3.5 s; 4x5, 20, 49 s).
-CLOBBER_EXACT_STONES = 16
-
-
-#: Connect Four positions with at least this many discs are solved exhaustively.
-CONNECT4_EXACT_PLIES = 26
-
-
 def refuse_unbounded(board, who):
     """``ValueError`` unless an exhaustive search finishes ``board`` (finished
-    games always do): Ultimate Tic-Tac-Toe and 5x5 Quixo never do, Clobber
-    up to :data:`CLOBBER_EXACT_STONES` stones, Connect Four from
-    :data:`CONNECT4_EXACT_PLIES` plies on.  The message points to the
+    games always do): the game's module says where its limit lies
+    (``exhaustive_limit``: Ultimate Tic-Tac-Toe and 5x5 Quixo never, Clobber
+    up to ``clobber.EXHAUSTIVE_STONES`` stones, Connect Four from
+    ``connect4.EXHAUSTIVE_PLIES`` discs on).  The message points to the
     game's ``solve``, which takes a node or time limit.  (3x3 and 4x4 Quixo
     are answered from the retrograde solution: see :func:`_quixo_values`.)"""
     if board.is_terminal():
         return
-    limit = "(board, max_nodes=..., time_limit=...), which answers 'unknown' when a limit is hit"
-    game = board_game(board)
-    if game == "uttt":
-        raise ValueError(f"{who}: Ultimate Tic-Tac-Toe cannot be solved exhaustively; use "
-                         f"ttt_engine.uttt.solve{limit}")
-    if game == "quixo" and board.size == 5:
-        raise ValueError(f"{who}: 5x5 Quixo cannot be solved exhaustively; use "
-                         f"ttt_engine.quixo.solve{limit}")
-    if game == "connect4" and board.ply < CONNECT4_EXACT_PLIES:
-        raise ValueError(f"{who}: Connect Four with {42 - board.ply} empty cells is beyond the "
-                         f"exhaustive search here (it takes {CONNECT4_EXACT_PLIES} discs or "
-                         f"more); use ttt_engine.connect4.solve{limit}")
-    if game == "clobber":
-        stones = board.stones("B") + board.stones("W")
-        if stones > CLOBBER_EXACT_STONES:
-            raise ValueError(f"{who}: Clobber with {stones} stones is beyond the exhaustive "
-                             f"search (at most {CLOBBER_EXACT_STONES}); use the Clobber solver "
-                             f"ttt_engine.clobber.solve{limit}")
+    game = games.of_board(board)
+    limit = getattr(game.module, "exhaustive_limit", None)
+    reason = limit(board) if limit is not None else None
+    if reason is not None:
+        raise ValueError(f"{who}: {reason}; use ttt_engine.{game.key}.solve(board, "
+                         "max_nodes=..., time_limit=...), which answers 'unknown' when a "
+                         "limit is hit")
 
 
 def _quixo_small(board):
@@ -364,7 +345,7 @@ def solve(board):
     ``ValueError`` naming the game's ``solve(board, max_nodes=...,
     time_limit=...)``, which searches within a limit and says ``"unknown"``
     when it is hit: Ultimate Tic-Tac-Toe, 5x5 Quixo and Clobber with more
-    than :data:`CLOBBER_EXACT_STONES` stones."""
+    than ``clobber.EXHAUSTIVE_STONES`` stones."""
     _check_board(board)
     refuse_unbounded(board, "solve")
     if _quixo_small(board):
