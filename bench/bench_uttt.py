@@ -60,7 +60,7 @@ def test_uttt_mcts_simulations(benchmark, expand_after):
     """Search-core MCTS from the start, fresh tree each round (the arena is
     allocated inside the timed call), one playout per simulation; arena big
     enough that the tree never stops growing.  ``default``: a leaf is expanded
-    on its first visit (seed 003), the set-up of the bar.  ``expand_after_1``:
+    on its first visit (classic UCT), the set-up of the bar.  ``expand_after_1``:
     on its second visit, OpenSpiel MCTSBot's rule."""
     def search():
         m = MCTS(seed=3, max_nodes=4_000_000, expand_after=expand_after)

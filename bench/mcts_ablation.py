@@ -2,7 +2,7 @@
 
 Every row is a 2-entrant match through the tournament module (opening suite:
 ``--openings`` random openings, each played twice with colours swapped), the
-variant against ``uct`` (``MCTSAgent`` with its defaults: seed 003's UCT,
+variant against ``uct`` (``MCTSAgent`` with its defaults: classic UCT,
 random playouts, no solver, one thread), both given ``--time`` seconds per
 move.  Each row's games go to ``OUT/<game>-<row>.jsonl`` as they finish: the
 same command again plays only the missing games (stop it at any time).  The

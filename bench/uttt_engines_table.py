@@ -1,7 +1,7 @@
 """Engine-vs-engine table for Ultimate Tic-Tac-Toe at equal time per move.
 
 Engines: MCTS (search core, UCT with tree reuse), tree Q-learning and Sarsa
-(seed 003, ``ttt_engine.tree_agents``) and the uniformly random agent.  Every
+(``ttt_engine.tree_agents``) and the uniformly random agent.  Every
 pair plays ``--games`` games, each engine moving first in half of them
 (``ttt_engine.agents.play_match`` alternates), every engine getting
 ``--time`` seconds of wall-clock time per move.  Prints a Markdown table
