@@ -102,7 +102,7 @@ def estimate_bytes(states, format="binary"):
 def save_values(table, path, format=None):
     """Write ``table`` to ``path`` atomically; returns the bytes written.
     ``format``: ``"binary"`` (the compact ``.npz`` of this module) or ``"json"``
-    (the seed's ``{"<board>": [average, count]}``); None: JSON if ``path``
+    (``{"<board>": [average, count]}``); None: JSON if ``path``
     ends in ``.json``, else binary."""
     if not isinstance(table, ValueTable):
         raise ValueError(f"expected a ValueTable, got {type(table).__name__}")

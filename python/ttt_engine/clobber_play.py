@@ -1,4 +1,4 @@
-"""Clobber play modes of the seed ``clobber.py``: agents, ``basic`` and ``extended``.
+"""Clobber play modes: agents, ``basic`` and ``extended``.
 
 - ``basic``: minimax against minimax, both with the adaptive heuristic (chosen
   at every turn from the mover's heuristic family by the game phase), depth 3.
@@ -34,8 +34,8 @@ from ttt_engine._agent import SearchAgent
 __all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
            "play_extended", "main", "ALGORITHMS"]
 
-#: ``minimax``: the seed's minimax (MAX/MIN, no pruning); ``alphabeta``: the
-#: seed's alpha-beta (same values, pruning only); ``alphabeta-tt``: negamax
+#: ``minimax``: plain minimax (MAX/MIN, no pruning); ``alphabeta``: plain
+#: alpha-beta (same values, pruning only); ``alphabeta-tt``: negamax
 #: alpha-beta with transposition table and move ordering (the search core's).
 ALGORITHMS = ("minimax", "alphabeta", "alphabeta-tt")
 SEED_DEPTH = 3
@@ -72,17 +72,17 @@ class GameRecord:
 
 
 class ClobberAgent(SearchAgent):
-    """The seed's ``Agent``: a search algorithm, a heuristic and a depth.
+    """A search agent: a search algorithm, a heuristic and a depth.
 
     algorithm: one of ``ALGORITHMS``.
-    heuristic: ``"adaptive"`` (the seed's choice by game phase, made at the
+    heuristic: ``"adaptive"`` (the choice by game phase, made at the
         root each turn from the mover's family), ``"1"``/``"2"``/``"3"`` (the
         mover's seed heuristic with that key: B1..B3 for B, W1..W3 for W), a
         fixed name (``"pieces"``, ``"safe"``, ``"B2"``, ...; see
         ``clobber.HEURISTICS``) or ``"adaptive-leaf"`` (the phase rule applied
         at every leaf instead of once per turn).  Leaves are scored from the
-        mover's point of view (the seed's ``root_player``).
-    depth: plies (the seed's default is 3).
+        mover's point of view (a fixed ``root_player``).
+    depth: plies (3 in the ``basic`` mode).
     time: seconds per move; turns on iterative deepening (1, 2, ...
         plies up to ``depth``; the last completed depth is played);
         ``time_limit`` is its deprecated name.
@@ -152,7 +152,7 @@ class ClobberAgent(SearchAgent):
                          time_limit=time_limit)
 
     def get_move_and_stats(self, board):
-        """The seed's ``get_move_and_stats``: ``(value, move, nodes, seconds)``;
+        """Search the board: ``(value, move, nodes, seconds)``;
         also kept as ``self.last_stats`` (a dict with the heuristic and depth)."""
         if board.is_terminal():
             raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move "
@@ -246,16 +246,16 @@ def play_game(board, agent_b, agent_w, *, out=None, err=None, max_rounds=None):
 
 
 def play_basic(board, depth=SEED_DEPTH, *, out=None, err=None):
-    """The seed's ``basic`` mode: minimax vs minimax, adaptive heuristic, ``depth`` 3."""
+    """The ``basic`` mode: minimax vs minimax, adaptive heuristic, ``depth`` 3."""
     a = ClobberAgent("minimax", "adaptive", depth)
     b = ClobberAgent("minimax", "adaptive", depth)
     return play_game(board, a, b, out=out, err=err)
 
 
 def play_extended(board, b_settings=None, w_settings=None, *, out=None, err=None):
-    """The seed's ``extended`` mode: ``b_settings`` / ``w_settings`` are dicts of
+    """The ``extended`` mode: ``b_settings`` / ``w_settings`` are dicts of
     ``ClobberAgent`` arguments (``algorithm``, ``heuristic``, ``depth``,
-    ``time``); missing keys take the seed's defaults (minimax, adaptive, 3)."""
+    ``time``); missing keys take the defaults (minimax, adaptive, 3)."""
     def make(settings):
         settings = dict(settings or {})
         unknown = set(settings) - {"algorithm", "heuristic", "depth", "time", "time_limit"}

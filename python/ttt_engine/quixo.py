@@ -1,5 +1,5 @@
 """Quixo: the board, tournaments, discounted state values, the epsilon-greedy
-value agent, and the seed's stages A/B/C (``python -m ttt_engine.quixo stages``).
+value agent, and the value-learning stages A/B/C (``python -m ttt_engine.quixo stages``).
 
 The fast parts are Cython (``quixo.pxd`` core and ``quixo.pyx`` Board,
 ``quixo_values.pyx`` the value table, ``quixo_agents.pyx`` the agents,
@@ -184,7 +184,7 @@ def save_values(table, path, format=None):
 
     ``format="binary"`` (the default unless ``path`` ends in ``.json``): a
     compact ``.npz`` model file (about 5.5 bytes a state; see docs/agents.md);
-    ``format="json"``: the seed's JSON ``{"<board>": [average, count], ...}``
+    ``format="json"``: the JSON form ``{"<board>": [average, count], ...}``
     (about 47 bytes a state), kept as an export."""
     return _qfiles.save_values(table, path, format)
 
@@ -229,18 +229,18 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
            games_c_collect=100_000, size=5, max_plies=DEFAULT_MAX_PLIES, gamma=0.85,
            epsilon=0.1, unknown=0.5, draw_score=0.5, seed_faithful=False, symmetric=False,
            out_dir=".", seed=None, progress=True, out=print, format="binary"):
-    """Reproduce the seed's stages end to end and print its statistics.
+    """Run the value-learning stages end to end and print its statistics.
 
     A: random vs random tournament (X / O wins).  B: ``games_b`` random games,
     every state scored ``gamma**(N-1-i)`` for its player's win (0 for a loss),
     saved to ``<out_dir>/states_random.npz`` (``format="json"``: ``.json``, the
-    seed's format).  C: the epsilon-greedy value
+    JSON format).  C: the epsilon-greedy value
     agent (unknown states ``unknown``) against random over ``games_c_eval``
     games, then ``games_c_collect`` greedy-vs-greedy games saved to
     ``<out_dir>/states_greedy.npz`` (or ``.json``).  C without B in the same
     call loads ``states_random`` (either format).  Before each long stage the
     file it will write and its estimated size are printed.  ``seed_faithful=True`` makes the greedy agent
-    look terminal states up in the table like the seed (else a move that ends
+    look terminal states up in the table like every other state (else a move that ends
     the game is scored by its true result: 1 win, 0 loss).  ``symmetric=True``
     merges every state with its rotations/reflections (not in the seed).
     Returns a dict of the results.

@@ -37,7 +37,7 @@ STAGE_OPTIONS = {
                         help="merge states over the 8 board symmetries (not in the seed)"),
     "--out-dir": dict(help="an existing folder where the states_* value files go (default: here)"),
     "--format": dict(choices=("binary", "json"),
-                     help="value files: compact binary .npz (default) or the seed's JSON"),
+                     help="value files: compact binary .npz (default) or JSON"),
     "--seed": dict(type=O.seed),
 }
 
@@ -52,7 +52,7 @@ def configure(p):
     from ttt_engine.quixo import stages
     defaults = inspect.signature(stages).parameters
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
-    s = sub.add_parser("stages", help="reproduce the seed's stages A, B, C end to end")
+    s = sub.add_parser("stages", help="run the value-learning stages A, B, C end to end")
     s.add_argument("which", nargs="?", default="abc",
                    help="stages to run, e.g. 'abc' (default), 'a', 'bc'")
     for flag, options in STAGE_OPTIONS.items():

@@ -8,7 +8,7 @@ the node, i.e. the opponent of the player who made ``move`` (so a parent picks
 the child with the **lowest** q).  Nodes live in one preallocated arena; a
 node's children are created together, contiguously, the first time a
 simulation passes through it, each initialised to 0, or to ``-win`` when the
-move ends the game with a win (the seed's "early Q value").
+move ends the game with a win (the "early Q value").
 
 One training iteration ("simulation") starts at the current board and plays
 to the end of the game inside the tree: at each node, with probability
@@ -19,7 +19,7 @@ to the end of the game inside the tree: at each node, with probability
   ``u`` the final utility from the side to move at that node (``-win`` after a
   win, 0 after a draw) and its sign flipped at every step up,
   ``q <- q + alpha(x) (u - q)``, where ``x`` is the number of plies from the
-  end of the game and ``alpha(x) = max(A e^(-k x), alpha_min)`` (the seed's
+  end of the game and ``alpha(x) = max(A e^(-k x), alpha_min)`` (the classic
   variable learning rate: faster near the end of the game).
 * **Sarsa**: ``Q[s,a] <- Q[s,a] + alpha (r - Q[s,a] + gamma Q[s',a'])`` with the
   reward only at the end and ``a'`` the move the simulation actually took

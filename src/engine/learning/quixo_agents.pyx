@@ -111,13 +111,13 @@ cdef class HeuristicAgent(Agent):
 
 
 cdef class GreedyValueAgent(Agent):
-    """The seed's epsilon-greedy agent: with probability ``epsilon`` a random
+    """The epsilon-greedy value agent: with probability ``epsilon`` a random
     move, else the move whose resulting state (seen from the mover) has the
     highest average score in ``values``; unseen states count ``unknown``
     (a finite number in [0, 1], the range of every score).
     Ties are broken uniformly at random.  A move that ends the game is scored
     by its true result (1 win, 0 loss, ``draw_score`` 0.5 for the cap: the
-    seed's definition of a final state's score) unless
+    definition of a final state's score) unless
     ``exact_terminal=False``, which looks it up in the table like every other
     state (the literal seed; it then hardly beats random, see docs/quixo.md).
 

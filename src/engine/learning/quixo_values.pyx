@@ -1,14 +1,14 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Quixo discounted state values: ``ValueTable``, a preallocated
 open-addressing hash table in C (insertion-ordered dense arrays + a slot
-index), with its array form (the binary value files) and the seed's JSON
+index), with its array form (the binary value files) and the JSON
 format ``{"<board>": [average score, count], ...}`` written and parsed by C
 code.
 
 Point of view of a score: a state's score belongs to the player who MADE THE
 MOVE INTO IT (the player not to move in it).  The 25-character key is written
 from that player's side: ``'X'`` are that player's cubes, ``'O'`` the
-opponent's.  For states reached by X (odd plies, the seed's usual reading)
+opponent's.  For states reached by X (odd plies, the usual reading)
 that is the board as it stands; states reached by O are stored colour-swapped,
 so one table serves both sides and positions that differ only by who is to
 move never mix.  The initial empty board counts as "reached by O".  With a
@@ -400,7 +400,7 @@ cdef class ValueTable:
         return (_value_table_from_arrays, (keys, sums, counts, self.size, self.symmetric))
 
     def to_json_bytes(self):
-        """The seed's JSON (``{"<board>": [average, count], ...}``, one entry a
+        """The JSON form (``{"<board>": [average, count], ...}``, one entry a
         line, insertion order) as bytes, written by C code; floats in Python's
         shortest round-trip repr (what ``json.dumps`` writes)."""
         cdef Py_ssize_t per = self.size * self.size + 64
@@ -494,7 +494,7 @@ cdef class ValueTable:
 
     @staticmethod
     def from_json_bytes(data, capacity=None, symmetric=False):
-        """Parse the seed's JSON format (any whitespace; ``null`` never
+        """Parse the JSON format (any whitespace; ``null`` never
         allowed) into a new table.  Key length (9, 16 or 25) sets the size.
         ``ValueError`` with the byte offset on anything else."""
         cdef const unsigned char[:] mv = memoryview(data).cast("B")

@@ -1,17 +1,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Clobber for Python: ``Board``, move notation, perft, heuristics and an exact solver.
 
-The bitboard core is in ``clobber.pxd``.  Board text format (the seed's):
+The bitboard rules are in ``rules.pxd``.  Board text format:
 one line per row, one cell per character, ``B``, ``W`` or ``_`` (empty);
 cells may be separated by spaces (``B W B W B`` and ``BWBWB`` both read).
 B moves first.
 
 Move notation: squares are named by column letter (``a`` = leftmost) and row
 number (``1`` = the top row, i.e. the first line of the board file), so the
-seed's move ``((r1, c1), (r2, c2))`` is written ``f"{'abcdefgh'[c1]}{r1+1}-{'abcdefgh'[c2]}{r2+1}"``:
+move ``((r1, c1), (r2, c2))`` (from, to squares) is written ``f"{'abcdefgh'[c1]}{r1+1}-{'abcdefgh'[c2]}{r2+1}"``:
 ``a1-a2`` moves the stone in the top-left corner one row down.  As an int a
 move is ``(r1 * 8 + c1) * 4 + direction`` with directions 0 down, 1 up,
-2 right, 3 left (see ``clobber.pxd``).  ``Board.push`` takes an int, a string
+2 right, 3 left (see ``rules.pxd``).  ``Board.push`` takes an int, a string
 or a seed-style tuple.
 """
 from libc.stdint cimport uint64_t, uint8_t, uint32_t
@@ -35,9 +35,9 @@ import time
 MAX_SIDE = 8
 PLAYERS = ("B", "W")
 _FILES = "abcdefgh"
-DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))   # the seed's order: down, up, right, left
+DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))   # move generation order: down, up, right, left
 
-#: Heuristic names -> kind ids (``clobber.pxd``); the seed's names are aliases.
+#: Heuristic names -> kind ids (``rules.pxd``); ``B1``..``W3`` are aliases (heuristic 1-3 owned by B or W).
 HEURISTICS = {
     "adaptive": 0,
     "pieces": 1, "mobility": 2, "own_moves": 3,
@@ -54,12 +54,12 @@ def heuristic_id(name="adaptive", perspective=None):
     """The ``game_evaluate`` id of a heuristic.
 
     ``name``: one of ``HEURISTICS`` (``"adaptive"``, ``"pieces"``, ``"mobility"``,
-    ``"own_moves"``, ``"safe"``, ``"neg_opp_moves"``, ``"centre"``), a seed alias
+    ``"own_moves"``, ``"safe"``, ``"neg_opp_moves"``, ``"centre"``), an alias
     ``"B1"``..``"W3"``, or an int id (returned unchanged after a range check).
     ``perspective``: ``None`` for "the side to move owns the heuristic", or
-    ``"B"`` / ``"W"`` for the seed's fixed root player: the value is then
+    ``"B"`` / ``"W"`` for a fixed root player P: the value is then
     ``h_P(s)`` when P is to move and ``-h_P(s)`` otherwise, so negamax over it
-    is exactly the seed's minimax from P's point of view.
+    is exactly minimax from P's point of view.
     """
     if isinstance(name, int) and not isinstance(name, bool):
         if not 0 <= name < 64 or (name & 15) >= 7:
@@ -94,7 +94,7 @@ def square_name(int row, int col):
 
 
 def move_from_squares(int r1, int c1, int r2, int c2):
-    """The move int for the seed's ``((r1, c1), (r2, c2))``; ``ValueError`` unless
+    """The move int for the squares ``((r1, c1), (r2, c2))``; ``ValueError`` unless
     the squares are orthogonal neighbours on an 8x8 grid."""
     for v, what in ((r1, "row"), (c1, "column"), (r2, "row"), (c2, "column")):
         if not 0 <= v < MAX_SIDE:
@@ -107,7 +107,7 @@ def move_from_squares(int r1, int c1, int r2, int c2):
 
 
 def move_squares(move):
-    """A move int -> the seed's ``((r1, c1), (r2, c2))``."""
+    """A move int -> its squares ``((r1, c1), (r2, c2))``."""
     m = _as_move_int(move)
     frm = m >> 2
     r1, c1 = frm >> 3, frm & 7
@@ -264,7 +264,7 @@ cdef class Board(GameBoard):
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_string(cls, text, to_move="B"):
-        """Board from the seed's text: rows of ``B``, ``W`` and ``_`` (cells may be
+        """Board from text: rows of ``B``, ``W`` and ``_`` (cells may be
         space-separated).  ``ValueError`` naming line and column if malformed."""
         if not isinstance(text, str):
             raise ValueError(f"expected board text, got {type(text).__name__}")
@@ -272,7 +272,7 @@ cdef class Board(GameBoard):
 
     @classmethod
     def from_file(cls, path, to_move="B"):
-        """Board from a file in the seed's format; ``path`` ``"-"`` or a file
+        """Board from a file in the text format; ``path`` ``"-"`` or a file
         object reads that stream (``"-"`` = standard input)."""
         if hasattr(path, "read"):
             text = path.read()
@@ -334,7 +334,7 @@ cdef class Board(GameBoard):
         self._clear_history()
 
     def to_string(self, sep=" "):
-        """The seed's text: one line per row, cells ``B``/``W``/``_`` joined by ``sep``
+        """The text format: one line per row, cells ``B``/``W``/``_`` joined by ``sep``
         (round-trips through ``from_string``; the side to move is not part of it)."""
         out = []
         for r in range(self.state.rows):
@@ -433,12 +433,12 @@ cdef class Board(GameBoard):
         return clobber_evaluate(&self.state, heuristic_id(heuristic, perspective))
 
     def heuristic(self, heuristic, player):
-        """The seed's ``heuristic_X(board, player_perspective)``: raw value for ``player``."""
+        """Heuristic ``X`` of ``player`` on this board: its raw value for ``player``."""
         h = heuristic_id(heuristic)
         return clobber_heuristic(&self.state, h & 15, _player_index(player))
 
     def adaptive_choice(self, player):
-        """The seed's ``choose_adaptive_heuristic``: the heuristic name (``"B1"``..``"W3"``)
+        """The adaptive choice by game phase: the heuristic name (``"B1"``..``"W3"``)
         the adaptive rule picks for ``player`` in this position."""
         k = clobber_adaptive_kind(&self.state, _player_index(player))
         return ("B1", "B2", "B3", "W1", "W2", "W3")[k - 1]

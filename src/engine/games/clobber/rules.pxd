@@ -5,8 +5,7 @@ Squares are bits ``r * 8 + c`` (row ``r`` from the top, column ``c`` from the
 left) whatever the board's width, so one step down is ``<< 8`` / ``>> 8`` and
 one step right is ``<< 1`` / ``>> 1`` with an edge mask against wrapping
 between rows.  The stones of player ``p`` (0 = B, 1 = W) are ``bb[p]``.
-B moves first (as in the seed ``clobber.py``, where B is ``PLAYER_B`` and
-plays the first turn).
+B moves first.
 
 A move takes one of the mover's stones onto an orthogonally adjacent square
 holding an opponent stone, which is removed.  A player with no legal move
@@ -17,10 +16,9 @@ loses; there are no draws.  The capture masks are ``own & shift(opp)``:
     direction 2  right  (+1)   from-squares: own & (opp >> 1) & ~column 7
     direction 3  left   (-1)   from-squares: own & (opp << 1) & ~column 0
 
-The direction order is the seed's ``DIRECTIONS = [(1,0), (-1,0), (0,1), (0,-1)]``.
+The direction order is ``DIRECTIONS = [(1,0), (-1,0), (0,1), (0,-1)]``.
 A move is the small int ``from_square * 4 + direction`` (``< 256``); legal
-moves come in ascending order, which is exactly the seed's generation order
-(rows, then columns, then directions).
+moves come in ascending order: rows, then columns, then directions.
 
 Every adjacent (B, W) pair is a move for both players (B takes W, or W takes
 B), so both sides always have the same number of moves, and the side to move
@@ -53,7 +51,7 @@ cdef enum:
 
 # Heuristic ids for game_evaluate (low 4 bits: kind; bits 4-5: perspective).
 cdef enum:
-    CLOBBER_H_ADAPTIVE = 0      # default: adaptive by game phase (seed's choose_adaptive_heuristic)
+    CLOBBER_H_ADAPTIVE = 0      # default: adaptive by game phase
     CLOBBER_H_PIECES = 1        # seed heuristic_B_1: own stones - opponent stones
     CLOBBER_H_MOBILITY = 2      # seed heuristic_B_2: own moves - opponent moves (always 0!)
     CLOBBER_H_OWN_MOVES = 3     # seed heuristic_B_3: own moves
@@ -63,9 +61,9 @@ cdef enum:
     CLOBBER_H_KINDS = 7
     CLOBBER_H_KIND_MASK = 15
     # Perspective: 0 = the side to move owns the heuristic (antisymmetric
-    # reading); 1 / 2 = player B / W owns it (the seed's "root player"):
+    # reading); 1 / 2 = player B / W owns it (a fixed root player P):
     # the value is h_P(s) when P is to move and -h_P(s) otherwise, so a
-    # negamax over it is exactly the seed's minimax from P's point of view.
+    # negamax over it is exactly minimax from P's point of view.
     CLOBBER_H_PERSPECTIVE_SHIFT = 4
 
 
@@ -136,7 +134,7 @@ cdef inline void clobber_setup(ClobberState* s, int rows, int cols) noexcept nog
 
 cdef inline int clobber_moves_of(uint64_t own, uint64_t opp, int* moves) noexcept nogil:
     """Write the captures of ``own`` against ``opp`` in ascending order (the
-    seed's order: squares, then directions down, up, right, left); returns how many."""
+    generation order: squares, then directions down, up, right, left); returns how many."""
     cdef uint64_t d0 = own & (opp >> 8)
     cdef uint64_t d1 = own & (opp << 8)
     cdef uint64_t d2 = own & (opp >> 1) & CLOBBER_NOT_COL7
@@ -161,7 +159,7 @@ cdef inline int clobber_moves_of(uint64_t own, uint64_t opp, int* moves) noexcep
 
 
 cdef inline int clobber_legal_moves(const ClobberState* s, int* moves) noexcept nogil:
-    """Write the legal moves in ascending order (the seed's order); 0 when over."""
+    """Write the legal moves in ascending order (the generation order); 0 when over."""
     return clobber_moves_of(s.bb[s.to_move], s.bb[s.to_move ^ 1], moves)
 
 
@@ -237,7 +235,7 @@ cdef inline int clobber_playout(ClobberState* s, rng_t* rng) noexcept nogil:
 
 
 cdef inline int clobber_adaptive_kind(const ClobberState* s, int player) noexcept nogil:
-    """The seed's ``choose_adaptive_heuristic``: key 1, 2 or 3 by game phase
+    """The adaptive heuristic choice: key 1, 2 or 3 by game phase
     (stones left vs. squares: more than 2/3 -> 1, more than 1/3 -> 2, else 3),
     then player B's family (B_1 pieces, B_2 mobility, B_3 own moves) or W's
     (W_1 safe stones, W_2 minus opponent moves, W_3 centre)."""

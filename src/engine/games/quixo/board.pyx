@@ -131,7 +131,7 @@ cdef class Board(GameBoard):
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_string(cls, text, to_move="X", max_plies=QX_DEFAULT_MAX_PLIES):
-        """Board from the seed's format: ``n*n`` characters in row order (9, 16 or
+        """Board from the text format: ``n*n`` characters in row order (9, 16 or
         25), ``' '`` blank, ``'X'``, ``'O'`` (``'.'``/``'-'``/``'_'`` also blank;
         ``|``, ``/``, newlines ignored).  The string does not say whose turn it
         is: ``to_move`` (default ``"X"``) does.  The ply counter starts at 0.
@@ -240,7 +240,7 @@ cdef class Board(GameBoard):
         return quixo_hash(&self.state)
 
     def to_string(self):
-        """The seed's format: n*n characters ``' '``, ``'X'``, ``'O'`` in row order."""
+        """The text format: n*n characters ``' '``, ``'X'``, ``'O'`` in row order."""
         return "".join(" XO"[v] for v in self.cells)
 
     # ------------------------------------------------------------ common face

@@ -2,7 +2,7 @@
 """Quixo core: an n x n board (n = 3, 4 or 5) as two 25-bit bitboards.
 
 Cell ``(r, c)`` (row r from the top, column c from the left) is bit
-``r * n + c``; for 5x5 that is also the position in the seed's 25-character
+``r * n + c``; for 5x5 that is also the position in the 25-character
 string.  ``bb[0]`` holds X's cubes, ``bb[1]`` O's; blank cubes are in neither.
 
 Move encoding: ``move = cell * 4 + side`` where ``cell`` is the border cube
