@@ -15,10 +15,10 @@ Markdown table and written to ``OUT/<game>-summary.json``.
     nice -n 15 python bench/mcts_ablation.py --game uttt --games 20 --openings 10 --time 0.02
 
 Rows (``--rows`` picks some): solver (MCTS-Solver), decisive (decisive /
-anti-decisive playouts; UTTT and Quixo), solver+decisive, ea1 (a leaf is
+anti-decisive playouts; UTTT, Quixo, Clobber), solver+decisive, ea1 (a leaf is
 expanded on its second visit), solver+endgame (UTTT: an exact alpha-beta
 solve first once at most 25 cells are empty in the open boards), c0.5, c0.8, c2
-and solver+c0.8 (the exploration constant, default sqrt(2)), threads2 (root
+and solver+c0.8 (the exploration constant, default sqrt(2)), solver+c0.8+decisive, threads2 (root
 parallelism over 2 threads:
 twice the CPU, not equal CPU; it measures what the second core buys), best
 (the registry's strongest engine, ``make_agent("best")``, both cores).
@@ -47,11 +47,12 @@ ROWS = {
     "c0.5": {"c": 0.5},
     "c0.8": {"c": 0.8},
     "solver+c0.8": {"solver": True, "c": 0.8},
+    "solver+c0.8+decisive": {"solver": True, "c": 0.8, "playout": "decisive"},
     "c2": {"c": 2.0},
     "threads2": {"threads": 2},
     "best": None,                      # the registry's preset
 }
-DECISIVE_GAMES = ("uttt", "quixo")
+DECISIVE_GAMES = ("uttt", "quixo", "clobber")
 
 
 def rows_for(game):

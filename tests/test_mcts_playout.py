@@ -73,6 +73,21 @@ def test_quixo_decisive_moves():
     assert checked >= 10
 
 
+def test_clobber_decisive_moves():
+    # a move wins at once when it leaves the opponent no capture; the policy
+    # takes one whenever one exists (with few moves left: the reference scans all)
+    checked = 0
+    for i, b in enumerate(_random_positions(lambda: clobber.Board(4, 5), 300, seed=3,
+                                            min_plies=4)):
+        moves = list(b.legal_moves)
+        m = _mcts.policy_move(b, i, "decisive")
+        assert m in moves
+        if any(_wins_at_once(b, x) for x in moves):
+            assert _wins_at_once(b, m)
+            checked += 1
+    assert checked >= 20
+
+
 def test_decisive_playouts_win_a_won_position():
     # a random position where the side to move can win at once: the decisive
     # playout always takes the win, from every random stream
@@ -93,10 +108,11 @@ def test_decisive_playouts_win_a_won_position():
 def test_playout_option_is_checked_per_game():
     with pytest.raises(ValueError, match="valid: random, decisive"):
         MCTS(playout="smart")
-    for board in (clobber.Board(rows=4, cols=4), TTTBoard()):
-        m = MCTS(playout="decisive", seed=1)
-        with pytest.raises(ValueError, match="valid playouts there: random"):
-            m.search(board, simulations=100)
+    m = MCTS(playout="decisive", seed=1)
+    with pytest.raises(ValueError, match="valid playouts there: random"):
+        m.search(TTTBoard(), simulations=100)
+    b = clobber.Board(rows=4, cols=4)
+    assert MCTS(playout="decisive", seed=1).search(b, simulations=300) in list(b.legal_moves)
     m = MCTS(playout="decisive", solver=True, seed=1)
     b = uttt.Board()
     assert m.search(b, simulations=3000) in list(b.legal_moves)

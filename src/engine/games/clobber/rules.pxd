@@ -234,6 +234,47 @@ cdef inline int clobber_playout(ClobberState* s, rng_t* rng) noexcept nogil:
     return s.status
 
 
+cdef inline bint clobber_wins_at_once(const ClobberState* s, int move) noexcept nogil:
+    """True if the legal ``move`` leaves no own stone next to an opponent
+    stone: the opponent cannot move and the mover has won."""
+    cdef int p = s.to_move
+    cdef int frm = move >> 2
+    cdef uint64_t fbit = (<uint64_t>1) << frm
+    cdef uint64_t tbit = (<uint64_t>1) << (frm + clobber_offset[move & 3])
+    return clobber_pairs_any((s.bb[p] & ~fbit) | tbit, s.bb[p ^ 1] & ~tbit) == 0
+
+
+cdef inline int clobber_decisive_pick(const ClobberState* s, const int* moves, int n,
+                                      rng_t* rng) noexcept nogil:
+    """A move that wins at once if there is one (the first in move order), else
+    a uniformly random one.  Each legal move is one adjacent own/opponent pair
+    and a move removes at most 7 pairs (its two stones' 4 + 4, shared once),
+    so with more than 7 legal moves none wins at once and none is scanned."""
+    cdef int i
+    if n <= 7:
+        for i in range(n):
+            if clobber_wins_at_once(s, moves[i]):
+                return moves[i]
+    return moves[rng_below(rng, n)]
+
+
+cdef inline int clobber_playout_decisive(ClobberState* s, rng_t* rng) noexcept nogil:
+    """A playout that takes a win at once whenever one exists; the final status."""
+    cdef int moves[CLOBBER_MAX_MOVES]
+    cdef int n
+    while s.status == 0:
+        n = clobber_legal_moves(s, moves)
+        clobber_make(s, clobber_decisive_pick(s, moves, n, rng))
+    return s.status
+
+
+cdef inline int clobber_decisive_move(const ClobberState* s, rng_t* rng) noexcept nogil:
+    """The first move of ``clobber_playout_decisive`` from ``s`` (game on)."""
+    cdef int moves[CLOBBER_MAX_MOVES]
+    cdef int n = clobber_legal_moves(s, moves)
+    return clobber_decisive_pick(s, moves, n, rng)
+
+
 cdef inline int clobber_adaptive_kind(const ClobberState* s, int player) noexcept nogil:
     """The adaptive heuristic choice: key 1, 2 or 3 by game phase
     (stones left vs. squares: more than 2/3 -> 1, more than 1/3 -> 2, else 3),
