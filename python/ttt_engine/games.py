@@ -272,7 +272,7 @@ def _quixo_heuristic(seed=None):
 #: the machine's cores (at most 2 by default; see ``_default_threads``).
 BEST_MCTS = {
     "uttt": {"solver": True, "c": 0.8},
-    "clobber": {"solver": True, "expand_after": 1},
+    "clobber": {"solver": True, "c": 0.8},
     "quixo": {"solver": True, "playout": "decisive"},
     "connect4": {"solver": True, "playout": "decisive"},
 }
