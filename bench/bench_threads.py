@@ -1,7 +1,8 @@
 """Both cores in one process: root-parallel UTTT MCTS, and threads= for playouts.
 
 Wall-clock rates (CPU time cannot show a parallel speed-up), k=1 and k=2 in the
-same run.  Bar: UTTT MCTS with ``threads=2`` reaches >= 1.7x the simulations/s
+same run, for plain MCTS, the UTTT ``best`` preset's search (MCTS-Solver, c = 0.8)
+and random playouts.  Bar: UTTT MCTS with ``threads=2`` reaches >= 1.7x the simulations/s
 of ``threads=1``.  The machine must be otherwise idle for the ratio to mean
 anything (2 cores): the script form alternates k=1 and k=2 several times and
 prints the medians with the load average::
@@ -19,6 +20,7 @@ import time
 import pytest
 from ttt_engine import uttt
 from ttt_engine._core.games.uttt import board as _core_uttt
+from ttt_engine.games import BEST_MCTS
 from ttt_engine.search import MCTS
 
 SIMS = 400_000          # per call, over all trees
@@ -26,9 +28,10 @@ NODES = 2_000_000       # per tree: the trees never fill up
 PLAYOUTS = 400_000
 
 
-def mcts_rate(threads, sims=SIMS, seed=3):
-    """Simulations per wall-clock second of one fresh UTTT search from the start."""
-    m = MCTS(seed=seed, max_nodes=NODES, threads=threads)
+def mcts_rate(threads, sims=SIMS, seed=3, **settings):
+    """Simulations per wall-clock second of one fresh UTTT search from the start
+    (``settings``: further MCTS keywords, e.g. the ``best`` preset's)."""
+    m = MCTS(seed=seed, max_nodes=NODES, threads=threads, **settings)
     b = uttt.Board()
     m.search(b, simulations=1000)            # touch the arenas outside the timing
     m.reset()
@@ -78,10 +81,11 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the numbers to this file")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
-    rates = {"mcts": {1: [], 2: []}, "playouts": {1: [], 2: []}}
+    rates = {"mcts": {1: [], 2: []}, "preset": {1: [], 2: []}, "playouts": {1: [], 2: []}}
     for _ in range(args.repeats):           # alternate, so drifts in load hit both
         for k in (1, 2):
             rates["mcts"][k].append(mcts_rate(k))
+            rates["preset"][k].append(mcts_rate(k, **BEST_MCTS["uttt"]))
             rates["playouts"][k].append(playout_rate(k))
     load_after = os.getloadavg()
     out = {"repeats": args.repeats, "cpus": os.cpu_count(),

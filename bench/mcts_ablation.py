@@ -21,7 +21,8 @@ solve first once at most 25 cells are empty in the open boards), c0.5, c0.8, c2
 and solver+c0.8 (the exploration constant, default sqrt(2)), solver+c0.8+decisive, threads2 (root
 parallelism over 2 threads:
 twice the CPU, not equal CPU; it measures what the second core buys), best
-(the registry's strongest engine, ``make_agent("best")``, both cores).
+(the registry's strongest engine, ``make_agent("best")``, both cores unless the
+machine is busy), best2 (the same with ``threads=2`` whatever the load).
 Use ``--workers 1`` (default) for time budgets: games on parallel workers
 would take CPU from each other.
 """
@@ -50,7 +51,8 @@ ROWS = {
     "solver+c0.8+decisive": {"solver": True, "c": 0.8, "playout": "decisive"},
     "c2": {"c": 2.0},
     "threads2": {"threads": 2},
-    "best": None,                      # the registry's preset
+    "best": None,                      # the registry's preset (threads by its load rule)
+    "best2": "threads2",               # the preset on both cores whatever the load
 }
 DECISIVE_GAMES = ("uttt", "quixo", "clobber")
 
@@ -63,6 +65,8 @@ def rows_for(game):
 def entrant(row):
     if ROWS[row] is None:
         return Entrant(row, "best")
+    if ROWS[row] == "threads2":
+        return Entrant(row, "best", {"threads": 2})
     return Entrant(row, MCTSAgent, dict(ROWS[row]))
 
 
