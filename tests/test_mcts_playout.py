@@ -57,35 +57,38 @@ def test_uttt_decisive_and_anti_decisive_moves():
     assert checked["win"] >= 20 and checked["safe"] >= 10     # both rules were exercised
 
 
-def test_quixo_decisive_moves():
-    checked = 0
-    for i, b in enumerate(_random_positions(quixo.Board, 150, seed=2)):
+def _decisive_policy_moves(boards):
+    """``(board, move, legal moves)`` of the decisive policy on each board, after
+    checking it takes a win at once whenever the reference finds one; also how
+    many boards had such a win."""
+    out, wins = [], 0
+    for i, b in enumerate(boards):
         moves = list(b.legal_moves)
         m = _mcts.policy_move(b, i, "decisive")
         assert m in moves
         if any(_wins_at_once(b, x) for x in moves):
             assert _wins_at_once(b, m)
-            checked += 1
+            wins += 1
+        out.append((b, m, moves))
+    return out, wins
+
+
+def test_quixo_decisive_moves():
+    played, wins = _decisive_policy_moves(_random_positions(quixo.Board, 150, seed=2))
+    assert wins >= 10
+    for b, m, moves in played:
         # a move that completes an opponent line (and loses) only when all do
         loses = [x for x in moves if _after(b, x).winner not in (None, "draw", b.to_move)]
         if len(loses) < len(moves):
             assert m not in loses
-    assert checked >= 10
 
 
 def test_clobber_decisive_moves():
-    # a move wins at once when it leaves the opponent no capture; the policy
-    # takes one whenever one exists (with few moves left: the reference scans all)
-    checked = 0
-    for i, b in enumerate(_random_positions(lambda: clobber.Board(4, 5), 300, seed=3,
-                                            min_plies=4)):
-        moves = list(b.legal_moves)
-        m = _mcts.policy_move(b, i, "decisive")
-        assert m in moves
-        if any(_wins_at_once(b, x) for x in moves):
-            assert _wins_at_once(b, m)
-            checked += 1
-    assert checked >= 20
+    # a move wins at once when it leaves the opponent no capture (the reference
+    # scans every move; the policy only positions with at most 7)
+    boards = _random_positions(lambda: clobber.Board(4, 5), 300, seed=3, min_plies=4)
+    _, wins = _decisive_policy_moves(boards)
+    assert wins >= 20
 
 
 def test_decisive_playouts_win_a_won_position():

@@ -217,23 +217,6 @@ cdef inline uint64_t clobber_hash(const ClobberState* s) noexcept nogil:
     return mix64(s.bb[0] ^ mix64(s.bb[1] + <uint64_t>(s.to_move + 1) * <uint64_t>0x9E3779B97F4A7C15ULL))
 
 
-cdef inline int clobber_random_move(const ClobberState* s, rng_t* rng) noexcept nogil:
-    """A uniformly random legal move (the game must not be over)."""
-    cdef int moves[CLOBBER_MAX_MOVES]
-    cdef int n = clobber_legal_moves(s, moves)
-    return moves[rng_below(rng, n)]
-
-
-cdef inline int clobber_playout(ClobberState* s, rng_t* rng) noexcept nogil:
-    """Play uniformly random moves in place until the game ends; return the status."""
-    cdef int moves[CLOBBER_MAX_MOVES]
-    cdef int n
-    while s.status == 0:
-        n = clobber_legal_moves(s, moves)
-        clobber_make(s, moves[rng_below(rng, n)])
-    return s.status
-
-
 cdef inline bint clobber_wins_at_once(const ClobberState* s, int move) noexcept nogil:
     """True if the legal ``move`` leaves no own stone next to an opponent
     stone: the opponent cannot move and the mover has won."""
@@ -258,21 +241,38 @@ cdef inline int clobber_decisive_pick(const ClobberState* s, const int* moves, i
     return moves[rng_below(rng, n)]
 
 
-cdef inline int clobber_playout_decisive(ClobberState* s, rng_t* rng) noexcept nogil:
-    """A playout that takes a win at once whenever one exists; the final status."""
+cdef inline int clobber_pick(const ClobberState* s, rng_t* rng, bint decisive) noexcept nogil:
+    """A playout move (game on): uniformly random, or with ``decisive`` a win at
+    once first (``clobber_decisive_pick``)."""
     cdef int moves[CLOBBER_MAX_MOVES]
-    cdef int n
-    while s.status == 0:
-        n = clobber_legal_moves(s, moves)
-        clobber_make(s, clobber_decisive_pick(s, moves, n, rng))
-    return s.status
+    cdef int n = clobber_legal_moves(s, moves)
+    if decisive:
+        return clobber_decisive_pick(s, moves, n, rng)
+    return moves[rng_below(rng, n)]
+
+
+cdef inline int clobber_random_move(const ClobberState* s, rng_t* rng) noexcept nogil:
+    """A uniformly random legal move (the game must not be over)."""
+    return clobber_pick(s, rng, False)
 
 
 cdef inline int clobber_decisive_move(const ClobberState* s, rng_t* rng) noexcept nogil:
     """The first move of ``clobber_playout_decisive`` from ``s`` (game on)."""
-    cdef int moves[CLOBBER_MAX_MOVES]
-    cdef int n = clobber_legal_moves(s, moves)
-    return clobber_decisive_pick(s, moves, n, rng)
+    return clobber_pick(s, rng, True)
+
+
+cdef inline int clobber_playout(ClobberState* s, rng_t* rng) noexcept nogil:
+    """Play uniformly random moves in place until the game ends; return the status."""
+    while s.status == 0:
+        clobber_make(s, clobber_pick(s, rng, False))
+    return s.status
+
+
+cdef inline int clobber_playout_decisive(ClobberState* s, rng_t* rng) noexcept nogil:
+    """A playout that takes a win at once whenever one exists; the final status."""
+    while s.status == 0:
+        clobber_make(s, clobber_pick(s, rng, True))
+    return s.status
 
 
 cdef inline int clobber_adaptive_kind(const ClobberState* s, int player) noexcept nogil:
