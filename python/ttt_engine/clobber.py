@@ -6,7 +6,7 @@ Every game module has the same verbs: see ``docs/api.md``.
 from ttt_engine import _verbs
 from ttt_engine._util import check_int, check_output_path
 from ttt_engine._core.games.clobber.board import (
-    DIRECTIONS, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
+    DIRECTIONS, EXHAUSTIVE_STONES, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
     format_move, heuristic_id, move_from_squares, move_squares, parse_move, square_name,
 )
 from ttt_engine._core.solvers.clobber.solve import TECHNIQUES, Solver
@@ -16,7 +16,7 @@ __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
     "SolveResult", "Solver", "TECHNIQUES", "format_move", "heuristic_id", "move_from_squares",
     "move_squares", "parse_move", "perft", "random_playouts", "solve", "square_name",
-    "table_bits", "TABLE_BITS", "EXHAUSTIVE_STONES", "exhaustive_limit",
+    "table_bits", "TABLE_BITS", "EXHAUSTIVE_STONES",
 ]
 
 
@@ -25,20 +25,6 @@ perft, random_playouts = _verbs.module_verbs(Board, "clobber", outcomes="first =
 
 #: Bounds of the table size :func:`solve` picks by itself (``tt_bits=None``).
 TABLE_BITS = (12, 22)
-
-#: Most stones on a board the exhaustive search takes (measured from the
-#: start: 4x4, 16 stones, 0.5 s; 3x6, 18 stones, 3.5 s; 4x5, 20, 49 s).
-EXHAUSTIVE_STONES = 16
-
-
-def exhaustive_limit(board):
-    """Why an exhaustive search of ``board`` would not finish here, or None
-    when it does (at most :data:`EXHAUSTIVE_STONES` stones)."""
-    stones = board.stones("B") + board.stones("W")
-    if stones > EXHAUSTIVE_STONES:
-        return (f"Clobber with {stones} stones is beyond the exhaustive search (at most "
-                f"{EXHAUSTIVE_STONES})")
-    return None
 
 
 def table_bits(board):

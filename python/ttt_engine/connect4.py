@@ -14,27 +14,15 @@ is its public face.  Every game module has the same verbs: see ``docs/api.md``;
 the game's page is ``docs/connect4.md``.
 """
 from ttt_engine import _verbs
-from ttt_engine._core.games.connect4.board import COLS, ROWS, Board
+from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
-           "EXHAUSTIVE_PLIES", "exhaustive_limit"]
-
-#: Positions with at least this many discs are solved by exhaustive search.
-EXHAUSTIVE_PLIES = 26
+           "EXHAUSTIVE_PLIES"]
 
 
 perft, random_playouts = _verbs.module_verbs(
     Board, "connect4", counts="7, 49, 343, 2401, 16807, 117649, 823536, ...")
-
-
-def exhaustive_limit(board):
-    """Why an exhaustive search of ``board`` would not finish here, or None
-    when it does (from :data:`EXHAUSTIVE_PLIES` discs on)."""
-    if board.ply < EXHAUSTIVE_PLIES:
-        return (f"Connect Four with {42 - board.ply} empty cells is beyond the exhaustive "
-                f"search here (it takes {EXHAUSTIVE_PLIES} discs or more)")
-    return None
 
 
 def solve(board, *, max_nodes=None, time_limit=None):

@@ -45,7 +45,7 @@ __all__ = [
     "SolveResult", "ValueTable", "Agent", "RandomAgent",
     "GreedyValueAgent", "HeuristicAgent", "run_games", "collect_values", "save_values",
     "load_values", "estimate_value_file_size", "random_games_per_second", "stages", "main",
-    "DEFAULT_MAX_PLIES", "exhaustive_limit",
+    "DEFAULT_MAX_PLIES",
 ]
 
 
@@ -70,15 +70,6 @@ perft, random_playouts = _verbs.module_verbs(Board, "quixo", outcomes="draws: th
 
 
 _solutions = {}
-
-
-def exhaustive_limit(board):
-    """Why an exact answer for ``board`` is out of reach, or None: 3x3 and 4x4
-    boards are answered from the retrograde solution (:func:`solution`), 5x5
-    ones are not solved."""
-    if board.size == 5:
-        return "5x5 Quixo cannot be solved exhaustively"
-    return None
 
 
 def solution(size=3):

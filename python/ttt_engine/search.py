@@ -20,7 +20,7 @@ import threading
 import time as _time
 from dataclasses import dataclass, field
 
-from ttt_engine import _parallel, games
+from ttt_engine import _parallel
 from ttt_engine._util import (board_game, check_int, check_real, check_seconds,
                               check_simulations, game_over, game_title, resolve_seed)
 
@@ -280,20 +280,16 @@ def _sign(v):
 
 
 def refuse_unbounded(board, who):
-    """``ValueError`` unless an exhaustive search finishes ``board`` (finished
-    games always do): the game's module says where its limit lies
-    (``exhaustive_limit``: Ultimate Tic-Tac-Toe and 5x5 Quixo never, Clobber
-    up to ``clobber.EXHAUSTIVE_STONES`` stones, Connect Four from
-    ``connect4.EXHAUSTIVE_PLIES`` discs on).  The message points to the
-    game's ``solve``, which takes a node or time limit.  (3x3 and 4x4 Quixo
-    are answered from the retrograde solution: see :func:`_quixo_values`.)"""
-    if board.is_terminal():
-        return
-    game = games.of_board(board)
-    limit = getattr(game.module, "exhaustive_limit", None)
-    reason = limit(board) if limit is not None else None
+    """``ValueError`` unless an exhaustive search finishes ``board``: the board
+    says where its game's limit lies (``Board.exhaustive_limit``: Ultimate
+    Tic-Tac-Toe and 5x5 Quixo never, Clobber up to ``clobber.EXHAUSTIVE_STONES``
+    stones, Connect Four from ``connect4.EXHAUSTIVE_PLIES`` discs on; finished
+    games always).  The message points to the game's ``solve``, which takes a
+    node or time limit.  (3x3 and 4x4 Quixo are answered from the retrograde
+    solution: see :func:`_quixo_values`.)"""
+    reason = board.exhaustive_limit()
     if reason is not None:
-        raise ValueError(f"{who}: {reason}; use ttt_engine.{game.key}.solve(board, "
+        raise ValueError(f"{who}: {reason}; use ttt_engine.{board_game(board)}.solve(board, "
                          "max_nodes=..., time_limit=...), which answers 'unknown' when a "
                          "limit is hit")
 

@@ -11,13 +11,7 @@ from ttt_engine._core.games.uttt import board as _uttt
 from ttt_engine._core.games.uttt.board import N_CELLS, Board, parse_move
 from ttt_engine._verbs import SolveResult
 
-__all__ = ["N_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve",
-           "exhaustive_limit"]
-
-
-def exhaustive_limit(board):
-    """Why an exhaustive search of ``board`` would not finish: it never does."""
-    return "Ultimate Tic-Tac-Toe cannot be solved exhaustively"
+__all__ = ["N_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve"]
 
 
 def _is_count(x):

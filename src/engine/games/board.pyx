@@ -145,6 +145,13 @@ cdef class Board:
         """The engine's 64-bit position key (what the searches key their tables by)."""
         return self._ops.hash(self._state)
 
+    def exhaustive_limit(self):
+        """Why an exhaustive search of this position would not finish here (a
+        sentence), or None when it does -- the default: a game whose every
+        position searches to the end.  ``ttt_engine.solve``, ``move_values`` and
+        the ``perfect`` engines refuse a position with a reason."""
+        return None
+
     def evaluate(self):
         """The game's static heuristic, from the side to move (what depth-limited
         searches score leaves with)."""

@@ -20,6 +20,8 @@ import operator
 
 COLS = 7
 ROWS = 6
+#: Positions with at least this many discs are solved by exhaustive search.
+EXHAUSTIVE_PLIES = 26
 
 _LETTERS = "abcdefg"
 _SYMBOLS = ".XO"
@@ -100,6 +102,14 @@ cdef class Board(GameBoard):
         return b
 
     # ------------------------------------------------------------------ moves
+    def exhaustive_limit(self):
+        """Positions before :data:`EXHAUSTIVE_PLIES` discs are beyond the
+        exhaustive search here (``connect4.solve`` takes a limit)."""
+        if self.ply < EXHAUSTIVE_PLIES and not self.is_terminal():
+            return (f"Connect Four with {42 - self.ply} empty cells is beyond the exhaustive "
+                    f"search here (it takes {EXHAUSTIVE_PLIES} discs or more)")
+        return None
+
     def _illegal(self, int c):
         return f"cannot play column {_LETTERS[c]}: it is full"
 

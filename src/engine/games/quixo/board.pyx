@@ -170,6 +170,13 @@ cdef class Board(GameBoard):
         """Size of the action space: size * size * 4, the move codes (r * size + c) * 4 + side."""
         return self.state.n * self.state.n * 4
 
+    def exhaustive_limit(self):
+        """5x5 boards are not solved; 3x3 and 4x4 ones are answered from the
+        retrograde solution (``quixo.solution``)."""
+        if self.state.n == 5 and not self.is_terminal():
+            return "5x5 Quixo cannot be solved exhaustively"
+        return None
+
     def _illegal(self, int m):
         return (f"cannot play {move_to_str(m, self.state.n)}: that cube shows "
                 f"{'XO'[self.state.to_move ^ 1]}, the opponent's symbol")

@@ -6,6 +6,7 @@ from typing_extensions import Self
 from .._board import BitBoards
 
 MAX_SIDE: int
+EXHAUSTIVE_STONES: int
 PLAYERS: tuple[str, str]
 DIRECTIONS: tuple[tuple[int, int], ...]
 HEURISTICS: dict[str, int]

@@ -6,6 +6,7 @@ from .._board import GameBoard
 
 COLS: int
 ROWS: int
+EXHAUSTIVE_PLIES: int
 
 class Board(GameBoard):
     def __init__(self) -> None: ...
