@@ -15,7 +15,7 @@ to the end of the game inside the tree: at each node, with probability
 ``epsilon`` a uniformly random child, otherwise the child with the lowest q
 (ties broken uniformly at random).  Then:
 
-* **Q-learning** : walking back from the final node, with
+* **Q-learning**: walking back from the final node, with
   ``u`` the final utility from the side to move at that node (``-win`` after a
   win, 0 after a draw) and its sign flipped at every step up,
   ``q <- q + alpha(x) (u - q)``, where ``x`` is the number of plies from the

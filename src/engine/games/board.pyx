@@ -147,9 +147,13 @@ cdef class Board:
 
     def exhaustive_limit(self):
         """Why an exhaustive search of this position would not finish here (a
-        sentence), or None when it does -- the default: a game whose every
-        position searches to the end.  ``ttt_engine.solve``, ``move_values`` and
-        the ``perfect`` engines refuse a position with a reason."""
+        sentence), or None when it does: always for a finished game, else the
+        game's ``_exhaustive_limit()`` (None by default: every position of the
+        game searches to the end).  ``ttt_engine.solve``, ``move_values`` and the
+        ``perfect`` engines refuse a position with a reason."""
+        return None if self.is_terminal() else self._exhaustive_limit()
+
+    def _exhaustive_limit(self):
         return None
 
     def evaluate(self):

@@ -358,11 +358,11 @@ cdef class Board(GameBoard):
     def _read_move(self, move):
         return _to_move_int(move)
 
-    def exhaustive_limit(self):
+    def _exhaustive_limit(self):
         """Boards of more than :data:`EXHAUSTIVE_STONES` stones are beyond the
         exhaustive search (``clobber.solve`` settles them)."""
-        cdef int stones = self.stones("B") + self.stones("W")
-        if stones > EXHAUSTIVE_STONES and not self.is_terminal():
+        cdef int stones = CLOBBER_POPCOUNT(self.state.bb[0] | self.state.bb[1])
+        if stones > EXHAUSTIVE_STONES:
             return (f"Clobber with {stones} stones is beyond the exhaustive search (at most "
                     f"{EXHAUSTIVE_STONES})")
         return None

@@ -102,10 +102,10 @@ cdef class Board(GameBoard):
         return b
 
     # ------------------------------------------------------------------ moves
-    def exhaustive_limit(self):
+    def _exhaustive_limit(self):
         """Positions before :data:`EXHAUSTIVE_PLIES` discs are beyond the
         exhaustive search here (``connect4.solve`` takes a limit)."""
-        if self.ply < EXHAUSTIVE_PLIES and not self.is_terminal():
+        if self.ply < EXHAUSTIVE_PLIES:
             return (f"Connect Four with {42 - self.ply} empty cells is beyond the exhaustive "
                     f"search here (it takes {EXHAUSTIVE_PLIES} discs or more)")
         return None

@@ -170,10 +170,10 @@ cdef class Board(GameBoard):
         """Size of the action space: size * size * 4, the move codes (r * size + c) * 4 + side."""
         return self.state.n * self.state.n * 4
 
-    def exhaustive_limit(self):
+    def _exhaustive_limit(self):
         """5x5 boards are not solved; 3x3 and 4x4 ones are answered from the
         retrograde solution (``quixo.solution``)."""
-        if self.state.n == 5 and not self.is_terminal():
+        if self.state.n == 5:
             return "5x5 Quixo cannot be solved exhaustively"
         return None
 

@@ -151,9 +151,9 @@ cdef class Board(GameBoard):
         m = _parse_move(move)
         return f"{m // 9}, {m % 9}"
 
-    def exhaustive_limit(self):
-        """Ultimate Tic-Tac-Toe is never searched to the end (see the base class)."""
-        return None if self.is_terminal() else "Ultimate Tic-Tac-Toe cannot be solved exhaustively"
+    def _exhaustive_limit(self):
+        """Ultimate Tic-Tac-Toe is never searched to the end (see ``exhaustive_limit``)."""
+        return "Ultimate Tic-Tac-Toe cannot be solved exhaustively"
 
     def _illegal(self, int m):
         cdef int b = uttt_move_board[m], c = uttt_move_cell[m]
