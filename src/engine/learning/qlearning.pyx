@@ -561,25 +561,31 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
     """One game: greedy agent on side ``me`` vs a uniformly random opponent
     (``opt`` NULL) or a perfect one choosing uniformly among the optimal moves
     ``opt[index]`` (a 9-bit mask per position, from ``ttt_engine.ttt_oracle``)."""
-    cdef int idx = 0, empty, a, turn = 1 if me == SIDE_O else 0   # turn 0: the agent's
-    cdef int marks[2]
-    cdef int weight[2]
-    marks[0] = marks[1] = 0
-    weight[0] = me + 1          # the agent's cell value in the index
-    weight[1] = 2 - me
+    cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
+    cdef int wme = me + 1, wopp = 2 - me
+    if me == SIDE_O:
+        c = _random_cell(opt[0] if opt != NULL else TTT_FULL, rng_next(rng))
+        theirs = 1 << c
+        idx = wopp * ttt_pow3[c]
+    # The two half-moves are written out, not looped over a turn index: the
+    # loop form measured 18-20% fewer games/s.
     while True:
-        empty = (~(marks[0] | marks[1])) & TTT_FULL
-        if turn == 0:
-            _scan(Q + idx * 9, empty, &a)
-        else:
-            a = _random_cell(opt[idx] if opt != NULL else empty, rng_next(rng))
-        marks[turn] |= 1 << a
-        idx += weight[turn] * ttt_pow3[a]
-        if ttt_win_table[marks[turn]]:
-            return R_WIN if turn == 0 else R_LOSS
-        if (marks[0] | marks[1]) == TTT_FULL:
+        empty = (~(mine | theirs)) & TTT_FULL
+        _scan(Q + idx * 9, empty, &a)
+        mine |= 1 << a
+        idx += wme * ttt_pow3[a]
+        if ttt_win_table[mine]:
+            return R_WIN
+        if (mine | theirs) == TTT_FULL:
             return R_DRAW
-        turn ^= 1
+        empty = empty & ~(1 << a)
+        c = _random_cell(opt[idx] if opt != NULL else empty, rng_next(rng))
+        theirs |= 1 << c
+        idx += wopp * ttt_pow3[c]
+        if ttt_win_table[theirs]:
+            return R_LOSS
+        if (mine | theirs) == TTT_FULL:
+            return R_DRAW
 
 
 cdef void _eval_games(const double* Q, rng_t* rng, int64_t n, int side,
