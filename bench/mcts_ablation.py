@@ -50,16 +50,20 @@ ROWS = {
     "solver+c0.8": {"solver": True, "c": 0.8},
     "solver+c0.8+decisive": {"solver": True, "c": 0.8, "playout": "decisive"},
     "c2": {"c": 2.0},
+    "prior": {"prior": "shipped"},
+    "solver+c0.8+prior": {"solver": True, "c": 0.8, "prior": "shipped"},
     "threads2": {"threads": 2},
     "best": None,                      # the registry's preset (threads by its load rule)
     "best2": "threads2",               # the preset on both cores whatever the load
 }
 DECISIVE_GAMES = ("uttt", "quixo", "clobber")
+PRIOR_GAMES = ("uttt",)               # the games a network ships for (besides Tic-Tac-Toe)
 
 
 def rows_for(game):
     return [r for r in ROWS if ("decisive" not in r or game in DECISIVE_GAMES)
-            and ("endgame" not in r or game == "uttt")]
+            and ("endgame" not in r or game == "uttt")
+            and ("prior" not in r or game in PRIOR_GAMES)]
 
 
 def entrant(row):

@@ -215,7 +215,10 @@ class MCTSAgent(Agent):
     (``"random"``, the default, or ``"decisive"`` where the game has it,
     ``Board.PLAYOUTS``; see
     :class:`ttt_engine.search.MCTS`); endgame: exact alpha-beta once that few
-    cells are empty (UTTT).  One move at a time: a second thread
+    cells are empty (UTTT); prior: a network (``Network``, a path to a saved
+    one, ``"shipped"`` for the one that ships for the game, or any evaluator)
+    whose policy guides the most visited nodes, with ``prior_visits``,
+    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
@@ -223,15 +226,22 @@ class MCTSAgent(Agent):
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
-                 *, depth=None, playout="random", endgame=0):
+                 *, depth=None, playout="random", endgame=0, prior=None, prior_visits=16,
+                 prior_batch=16, c_puct=1.25):
         no_budget("MCTSAgent", depth=depth)
+        self.prior = prior
+        self._prior_key = None
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
         self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
             self.simulations = _search.MCTS.DEFAULT_SIMULATIONS
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
                                   expand_after=expand_after, solver=solver, threads=threads,
-                                  playout=playout, endgame=endgame)
+                                  playout=playout, endgame=endgame,
+                                  prior=None if prior == "shipped" or prior is None
+                                  else _load_evaluator(prior),
+                                  prior_visits=prior_visits, prior_batch=prior_batch,
+                                  c_puct=c_puct)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -253,7 +263,24 @@ class MCTSAgent(Agent):
 
     def select_move(self, board):
         _require_moves(board)
+        if self.prior is not None:
+            self._check_prior(board)
         return self._mcts.search(board, simulations=self.simulations, time=self.time)
+
+    def _check_prior(self, board):
+        """The shipped network of the board's game (``prior="shipped"``,
+        loaded at the first move), or a check that the given one fits."""
+        if self.prior == "shipped":
+            from ttt_engine import games
+            key = games.of_board(board).key
+            if self._prior_key != key:
+                self._mcts.prior = _load_evaluator(shipped_network(key))
+                self._mcts._guided = None
+                self._prior_key = key
+            return
+        check = getattr(self._mcts.prior, "check_board", None)
+        if check is not None:
+            check(board)
 
     @property
     def threads(self):
@@ -264,7 +291,16 @@ class MCTSAgent(Agent):
         return {"simulations": self.simulations, "time": self.time, "c": self.c,
                 "seed": m.seed, "max_nodes": m.max_nodes, "reuse": m.reuse,
                 "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads,
-                "playout": m.playout, "endgame": m.endgame}
+                "playout": m.playout, "endgame": m.endgame, "prior": self._prior_config(),
+                "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
+                "c_puct": m.c_puct}
+
+    def _prior_config(self):
+        if self.prior is None or isinstance(self.prior, str):
+            return self.prior
+        if not _picklable_network(self.prior):
+            raise TypeError("this MCTSAgent's prior evaluator does not pickle")
+        return self.prior
 
     def __repr__(self):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"
@@ -293,7 +329,8 @@ class AZAgent(Agent):
     DEFAULT_SIMULATIONS = 800
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
-                 batch_size=8, max_nodes=400_000, playout_weight=None, depth=None):
+                 batch_size=8, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
+                 depth=None):
         no_budget("AZAgent", depth=depth)
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
         self.time = check_seconds("time", time, allow_none=True)
@@ -306,6 +343,8 @@ class AZAgent(Agent):
         self.seed = resolve_seed(seed)
         self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1,
                                          allow_none=True)
+        self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000,
+                                        allow_none=True)
         self._puct = None
         self._evaluator = None
         self.name = (f"az({self.simulations} sims)" if self.time is None
@@ -329,8 +368,11 @@ class AZAgent(Agent):
             from ttt_engine import games
             key = games.of_board(board).key
             self._evaluator = _load_evaluator(shipped_network(key))
+            shipped = SHIPPED_SETTINGS.get(key, {})
             if self.playout_weight is None:
-                self.playout_weight = SHIPPED_SETTINGS.get(key, {}).get("playout_weight", 0.0)
+                self.playout_weight = shipped.get("playout_weight", 0.0)
+            if self.mixed_playouts is None:
+                self.mixed_playouts = shipped.get("mixed_playouts", 1)
         else:
             check = getattr(self._evaluator, "check_board", None)
             if check is not None:
@@ -338,7 +380,8 @@ class AZAgent(Agent):
         if self._puct is None:
             self._puct = _search.PUCT(self._evaluator, c_puct=self.c_puct,
                                       batch_size=self.batch_size, max_nodes=self.max_nodes,
-                                      seed=self.seed, playout_weight=self.playout_weight or 0.0)
+                                      seed=self.seed, playout_weight=self.playout_weight or 0.0,
+                                      mixed_playouts=self.mixed_playouts or 1)
         return self._puct
 
     def select_move(self, board):
@@ -354,7 +397,8 @@ class AZAgent(Agent):
             raise TypeError("this AZAgent's evaluator does not pickle")
         return {"network": net, "simulations": self.simulations, "time": self.time,
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
-                "max_nodes": self.max_nodes, "playout_weight": self.playout_weight}
+                "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
+                "mixed_playouts": self.mixed_playouts}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

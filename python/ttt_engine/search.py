@@ -420,6 +420,20 @@ class MCTS(_OneSearchAtATime):
         True; otherwise the tree search runs in the time left.  MCTS-Solver
         proves wins and losses but never draws; this also avoids losing moves
         in drawn endgames.  A ``ValueError`` on another game.
+    prior: an evaluator (``evaluate(observations, legal_mask) -> (logits,
+        values)``, see :mod:`ttt_engine.evaluators`; e.g. a
+        ``ttt_engine.network.Network``) whose policy guides the tree where it
+        matters: a node is sent to it once it has ``prior_visits`` visits (the
+        root at once), ``prior_batch`` nodes per call, and from then on selects
+        its children by PUCT, ``mean + c_puct * P * sqrt(N) / (1 + n)``, with
+        the evaluator's softmax as ``P`` (a move not yet visited counts as a
+        draw); every other node keeps UCB1 and every simulation still ends in
+        a playout, so the search runs at nearly the speed of plain MCTS while
+        the network's knowledge steers its most visited part (progressive
+        bias in PUCT's form; the evaluator's values are not used).  The tree
+        keeps searching while a batch fills (the root is evaluated at once;
+        nodes still queued when the budget ends are dropped and queued again
+        by the next search).  None (default): plain UCT.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
@@ -442,8 +456,17 @@ class MCTS(_OneSearchAtATime):
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
-                 endgame=0, endgame_share=0.5):
+                 endgame=0, endgame_share=0.5, prior=None, prior_visits=16,
+                 prior_batch=16, c_puct=1.25):
         self.c = check_real("c", c, low=0)
+        if prior is not None and not callable(prior):
+            raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
+                            f"legal_mask), got {type(prior).__name__}")
+        self.prior = prior
+        self.prior_visits = check_int("prior_visits", prior_visits, min=0, max=(1 << 31) - 1)
+        self.prior_batch = check_int("prior_batch", prior_batch, min=1, max=4096)
+        self.c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
+        self._guided = None             # (board type, planes) the trees are set up for
         self.endgame = check_int("endgame", endgame, min=0, max=81)
         self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
                                         high=1)
@@ -471,7 +494,8 @@ class MCTS(_OneSearchAtATime):
             c=self.c, max_nodes=self.max_nodes, seed=self.seed, reuse=self.reuse,
             reuse_depth=self.reuse_depth, expand_after=self.expand_after, solver=self.solver,
             threads=self.threads, playout=self.playout, endgame=self.endgame,
-            endgame_share=self.endgame_share),))
+            endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
+            prior_batch=self.prior_batch, c_puct=self.c_puct),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""
@@ -572,8 +596,16 @@ class MCTS(_OneSearchAtATime):
                 reused.append(False)
         reused_visits = sum(tree.root_visits for tree in self._trees)
         self._root = None               # until the search is done (an interrupt leaves no root)
+        calls = [0, 0]                  # evaluator calls, positions evaluated
+        if self.prior is not None:
+            self._guide(board)
         if self.threads == 1:
-            done, seconds = _dispatch(_mcts.mcts_search, self._tree, board, sims or 0, t or 0.0)
+            if self.prior is None:
+                done, seconds = _dispatch(_mcts.mcts_search, self._tree, board, sims or 0,
+                                          t or 0.0)
+            else:
+                done, seconds = _guided_part(self.prior, calls, self._tree, board, sims or 0,
+                                             t or 0.0, None)
             move = self._tree.best_move()
             children = [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
                         for m, v, q, p in self._tree.root_children(proofs=True)]
@@ -581,8 +613,14 @@ class MCTS(_OneSearchAtATime):
         else:
             start = _time.perf_counter()
             budgets = _parallel.split_counts(sims, self.threads) if sims else [0] * self.threads
-            parts = [(tree, board.copy(), n, t or 0.0) for tree, n in zip(self._trees, budgets)]
-            runs = _parallel.run_parts(_search_part, parts)
+            if self.prior is None:
+                parts = [(tree, board.copy(), n, t or 0.0)
+                         for tree, n in zip(self._trees, budgets)]
+                runs = _parallel.run_parts(_search_part, parts)
+            else:
+                parts = [(self.prior, calls, tree, board.copy(), n, t or 0.0)
+                         for tree, n in zip(self._trees, budgets)]
+                runs = _parallel.run_parts(_guided_part, parts)
             seconds = _time.perf_counter() - start
             done = sum(r[0] for r in runs)
             children, move = _merge_roots(self._trees, self.solver)
@@ -605,8 +643,21 @@ class MCTS(_OneSearchAtATime):
             "best_move": move,
             "threads": self.threads,
             "endgame": False,
+            "evaluator_calls": calls[0],
+            "evaluations": calls[1],
+            "priors": self._tree.root_priors,
         }
         return move
+
+    def _guide(self, board):
+        """Set the trees up for this game's planes (once per board type)."""
+        key = (type(board), board.num_actions, board.observation().shape)
+        if self._guided != key:
+            for tree in self._trees:
+                tree.guide(board, self.prior_batch, self.prior_visits, self.c_puct)
+            self._guided = key
+        for tree in self._trees:
+            tree.c_puct = self.c_puct
 
     @property
     def stats(self):
@@ -625,6 +676,39 @@ def _rebuild_mcts(config):
 
 def _search_part(tree, board, sims, seconds, stop):
     return _dispatch(_mcts.mcts_search, tree, board, sims, seconds, stop)
+
+
+def _guided_part(evaluator, calls, tree, board, sims, seconds, stop):
+    """``mcts_search`` of a prior-guided tree: search until the budget is
+    spent, stopping whenever the tree's batch of nodes is full to run the
+    evaluator on it and install its priors.  Adds to ``calls`` (evaluator
+    calls, positions); returns ``(simulations, seconds)``."""
+    from ttt_engine.evaluators import call_evaluator, check_output
+    start = _time.perf_counter()
+    done = 0
+    try:
+        while True:
+            left = 0.0
+            if seconds:
+                left = seconds - (_time.perf_counter() - start)
+                if left <= 0:
+                    break
+            if sims and done >= sims:
+                break
+            n, _ = _dispatch(_mcts.mcts_search, tree, board, sims - done if sims else 0,
+                             left, stop)
+            done += n
+            if not tree.prior_due:
+                break                   # budget spent, root solved or stopped
+            obs, mask = tree.prior_inputs()
+            out = call_evaluator(evaluator, obs, mask)
+            logits, _ = check_output(evaluator, out, len(obs), board.num_actions)
+            tree.prior_install(board, logits)
+            calls[0] += 1
+            calls[1] += len(obs)
+    finally:
+        tree.prior_drop()               # nodes still queued are queued again next time
+    return done, _time.perf_counter() - start
 
 
 def _merge_roots(trees, solver):
@@ -677,6 +761,9 @@ class PUCT(_OneSearchAtATime):
         ``(1 - w) * value + w * z`` where ``z`` is the result of one random
         playout from the leaf, played in C (AlphaGo's mixed evaluation; 0:
         the evaluator's value alone, as AlphaZero).
+    mixed_playouts: ``z`` is the mean result of this many random playouts
+        (default 1; more playouts give a less noisy mixed value at a small
+        cost: a playout takes about a microsecond).
 
     The rules (selection, back-up, virtual loss, noise) are in
     docs/puct.md.  One search at a time per object (``RuntimeError``
@@ -698,7 +785,7 @@ class PUCT(_OneSearchAtATime):
 
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
-                 reuse=True, reuse_depth=4, seed=None, playout_weight=0.0):
+                 reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -718,6 +805,7 @@ class PUCT(_OneSearchAtATime):
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.seed = resolve_seed(seed)
         self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1)
+        self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self._forest = None
         self._key = None
@@ -730,7 +818,8 @@ class PUCT(_OneSearchAtATime):
             c_puct=self.c_puct, c_base=self.c_base, c_init=self.c_init,
             dirichlet_alpha=self.dirichlet_alpha, noise_fraction=self.noise_fraction,
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
-            reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight)))
+            reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
+            mixed_playouts=self.mixed_playouts)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -741,7 +830,7 @@ class PUCT(_OneSearchAtATime):
             self._forest = _puct.PUCTForest(
                 board, 1, self.batch_size, self.max_nodes, self.seed, self.c_puct, c_base,
                 c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
-            self._forest.set_playout_weight(self.playout_weight)
+            self._forest.set_playout_weight(self.playout_weight, self.mixed_playouts)
             self._key = key
             self._root = None
         return self._forest

@@ -6,7 +6,7 @@ Python objects).  A node's children are allocated together, contiguously, when
 it is expanded; when the arena is full no node is expanded any more and the
 search keeps simulating from the leaves it reaches.
 """
-from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
+from libc.stdint cimport int32_t, int16_t, int8_t, uint8_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
 from ttt_engine._core.algorithms.arena cimport TreeArena
 from ttt_engine._core.algorithms.nodes cimport MNode
@@ -22,6 +22,24 @@ cdef struct MTree:
     double c             # exploration constant
     float cf             # the same, as float for the selection loop
     rng_t rng
+    # Prior-guided search (off while ``queue`` is NULL): a node with
+    # ``prior_visits`` visits is queued for the evaluator, its planes written
+    # to ``obs`` / ``mask``; once its children's priors are installed it
+    # selects by PUCT with ``c_puct``.
+    int32_t* queue
+    int32_t queue_len
+    int32_t queue_cap
+    int32_t prior_visits
+    float c_puct
+    int8_t* obs
+    uint8_t* mask
+    int obs_size
+    int num_actions
+
+cdef enum:
+    PRIOR_NONE = 0          # MNode.guide: selection by UCB1
+    PRIOR_QUEUED = 1        # waiting for the evaluator (still UCB1)
+    PRIOR_READY = 2         # children carry priors: selection by PUCT
 
 cdef enum:
     PLAYOUT_RANDOM = 0      # the game's uniform random playout
@@ -29,4 +47,5 @@ cdef enum:
 
 cdef class MCTSTree(TreeArena):
     cdef MTree t
+    cdef object _queue_buf, _obs_buf, _mask_buf   # numpy arrays behind t.queue / obs / mask
     cdef int _compact(self, int32_t new_root) except -1

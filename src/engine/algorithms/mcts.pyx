@@ -39,6 +39,10 @@ from ttt_engine._core.algorithms.game cimport (
 from ttt_engine._core.algorithms.game cimport (
     game_init_tables, game_playout_decisive, game_decisive_move,
 )
+from ttt_engine._core.algorithms.game_actions cimport game_move_to_action, game_write_planes
+from libc.math cimport expf
+from libc.stdint cimport uint8_t, uint16_t
+import numpy as np
 game_init_tables()   # every game's lookup tables
 from ttt_engine._util import INT64_MAX, check_int, check_real, resolve_seed
 
@@ -104,6 +108,8 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.move = <int16_t>move
     nd.mover = <int8_t>mover
     nd.proven = 0
+    nd.prior = 0
+    nd.guide = PRIOR_NONE
 
 
 cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nogil:
@@ -122,7 +128,7 @@ cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nog
     t.used += n
     mover = game_to_move(work)
     t.nodes[node].first_child = first
-    t.nodes[node].nchildren = <int16_t>n
+    t.nodes[node].nchildren = <uint8_t>n
     for k in range(n):
         node_init(&t.nodes[first + k], node, moves[k], mover)
     r = rng_below(&t.rng, n)
@@ -142,6 +148,48 @@ cdef inline void record(MNode* nd, int winner) noexcept nogil:
     nd.isq = sqrtf(inv)
 
 
+cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct,
+                                 bint solver) noexcept nogil:
+    """PUCT at a node whose children carry priors: the child maximising
+    ``mean + c_puct * P * sqrt(N) / (1 + n)`` (an unvisited child's mean is 0,
+    a draw); ties go to the first in move order.  With the solver a proven win
+    is taken at once and proven losses are skipped; -1 when every child is a
+    proven loss."""
+    cdef int32_t k, best = -1
+    cdef MNode* ch
+    cdef float sc, bscore = -1e30
+    cdef float scale = c_puct * sqrtf(<float>nd.visits) * (1.0 / 65535.0)
+    for k in range(nd.first_child, nd.first_child + nd.nchildren):
+        ch = &nodes[k]
+        if solver:
+            if ch.proven > 0:
+                return k
+            if ch.proven < 0:
+                continue
+        sc = ch.mean + scale * <float>ch.prior / <float>(1 + ch.visits)
+        if sc > bscore:
+            bscore = sc
+            best = k
+    return best
+
+
+cdef inline void prior_enqueue(MTree* t, int32_t node, GameState* work) noexcept nogil:
+    """Queue ``node`` (position ``work``) for the evaluator: its planes and
+    legal mask go to the next row of the tree's input buffers."""
+    t.nodes[node].guide = PRIOR_QUEUED
+    game_write_planes(work, t.obs + <size_t>t.queue_len * t.obs_size,
+                      t.mask + <size_t>t.queue_len * t.num_actions)
+    t.queue[t.queue_len] = node
+    t.queue_len += 1
+
+
+cdef inline bint prior_wanted(MTree* t, MNode* nd, int32_t node) noexcept nogil:
+    """Does the guided search want the evaluator's priors for this expanded
+    node now?  (The root at once, others once they have ``prior_visits``.)"""
+    return (nd.guide == PRIOR_NONE and t.queue_len < t.queue_cap
+            and (node == 0 or nd.visits >= t.prior_visits))
+
+
 cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
     """One select / expand / simulate / back-propagate cycle."""
     cdef GameState work = root[0]
@@ -157,6 +205,13 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
         first = nd.first_child
         if first < 0:
             break
+        if t.queue != NULL:
+            if nd.guide == PRIOR_READY:
+                node = select_prior(nodes, nd, t.c_puct, False)
+                game_make(&work, nodes[node].move)
+                continue
+            if prior_wanted(t, nd, node):
+                prior_enqueue(t, node, &work)
         end = first + nd.nchildren
         kexp = t.cf * sqrt_log(nd.visits)
         best = first
@@ -227,24 +282,29 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
         first = nd.first_child
         if first < 0:
             break
-        end = first + nd.nchildren
-        kexp = t.cf * sqrt_log(nd.visits)
-        best = -1
-        bscore = -1e30
-        for k in range(first, end):
-            ch = &nodes[k]
-            if ch.proven > 0:
-                best = k
-                break
-            if ch.proven < 0:
-                continue
-            if ch.visits == 0:
-                best = k
-                break
-            sc = ch.mean + kexp * ch.isq
-            if sc > bscore:
-                bscore = sc
-                best = k
+        if t.queue != NULL and nd.guide == PRIOR_READY:
+            best = select_prior(nodes, nd, t.c_puct, True)
+        else:
+            if t.queue != NULL and prior_wanted(t, nd, node):
+                prior_enqueue(t, node, &work)
+            end = first + nd.nchildren
+            kexp = t.cf * sqrt_log(nd.visits)
+            best = -1
+            bscore = -1e30
+            for k in range(first, end):
+                ch = &nodes[k]
+                if ch.proven > 0:
+                    best = k
+                    break
+                if ch.proven < 0:
+                    continue
+                if ch.visits == 0:
+                    best = k
+                    break
+                sc = ch.mean + kexp * ch.isq
+                if sc > bscore:
+                    bscore = sc
+                    best = k
         if best < 0:
             # every child loses for the player to move: this node is won by its mover
             nd.proven = 1
@@ -307,6 +367,9 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
         # Ctrl-C polled every 64 simulations (a simulation is a microsecond or more)
         if t.nodes[0].visits >= MAX_VISITS or ((done & 63) == 0 and interrupt_poll(it)):
             break
+        if t.queue != NULL and (t.queue_len >= t.queue_cap
+                                or t.nodes[0].guide == PRIOR_QUEUED):
+            break              # a full batch, or the root itself: the evaluator's turn
         if not t.solver:
             mcts_iterate(root, t)
         elif t.nodes[0].proven == 0:
@@ -351,6 +414,8 @@ cdef class MCTSTree(TreeArena):
         self.t.used = 0
         self.t.c = c
         self.t.cf = <float>c
+        self.t.queue = NULL
+        self.t.queue_len = self.t.queue_cap = 0
         self.seed = seed
         rng_seed(&self.t.rng, seed)
 
@@ -366,6 +431,15 @@ cdef class MCTSTree(TreeArena):
     @c.setter
     def c(self, double value):
         self.t.c, self.t.cf = value, <float>value   # the float copy for the selection loop
+
+    @property
+    def c_puct(self):
+        """PUCT's constant at the nodes whose children carry priors."""
+        return self.t.c_puct
+
+    @c_puct.setter
+    def c_puct(self, double value):
+        self.t.c_puct = <float>value
 
     @property
     def root_visits(self):
@@ -437,6 +511,87 @@ cdef class MCTSTree(TreeArena):
         self.t.used = 0
         return False
 
+    # ------------------------------------------------ prior-guided search
+    def guide(self, GameBoard board, int batch, int prior_visits, float c_puct):
+        """Let an evaluator's policy guide this tree: nodes with
+        ``prior_visits`` visits (the root at once) are queued, ``batch`` at a
+        time, for ``prior_install``; nodes whose children carry priors select by
+        PUCT with ``c_puct``.  ``batch=0`` turns guidance off."""
+        if batch < 0 or prior_visits < 0 or not c_puct >= 0:
+            raise ValueError("guide: batch and prior_visits must be >= 0, c_puct >= 0")
+        self.prior_drop()
+        if batch == 0:
+            self.t.queue = NULL
+            self.t.queue_cap = 0
+            self._queue_buf = self._obs_buf = self._mask_buf = None
+            return
+        obs_shape = tuple(board.observation().shape)
+        self._queue_buf = np.zeros(batch, dtype=np.int32)
+        self._obs_buf = np.zeros((batch,) + obs_shape, dtype=np.int8)
+        self._mask_buf = np.zeros((batch, board.num_actions), dtype=np.uint8)
+        cdef int32_t[::1] q = self._queue_buf
+        cdef int8_t[::1] o = self._obs_buf.reshape(-1)
+        cdef uint8_t[:, ::1] m = self._mask_buf
+        self.t.queue = &q[0]
+        self.t.obs = &o[0]
+        self.t.mask = &m[0, 0]
+        self.t.obs_size = <int>(self._obs_buf.size // batch)
+        self.t.num_actions = board.num_actions
+        self.t.queue_cap = batch
+        self.t.prior_visits = prior_visits
+        self.t.c_puct = c_puct
+
+    @property
+    def prior_pending(self):
+        """Nodes queued for the evaluator."""
+        return self.t.queue_len if self.t.queue != NULL else 0
+
+    @property
+    def prior_due(self):
+        """True when the search waits for ``prior_install``: the queue is full,
+        or the root is queued (its priors are wanted at once)."""
+        return self.t.queue != NULL and self.t.queue_len > 0 and (
+            self.t.queue_len >= self.t.queue_cap or self.t.nodes[0].guide == PRIOR_QUEUED)
+
+    def prior_inputs(self):
+        """``(observations int8[n, *planes], legal_mask bool[n, A])`` of the
+        queued nodes (views of the tree's buffers)."""
+        n = self.prior_pending
+        return self._obs_buf[:n], self._mask_buf[:n].view(np.bool_)
+
+    def prior_install(self, GameBoard board, float[:, ::1] logits):
+        """Give the queued nodes' children their priors: the softmax of
+        ``logits`` (one row per queued node, checked by the caller) over the
+        node's legal moves; empties the queue."""
+        cdef int32_t n = self.t.queue_len
+        if self.t.queue == NULL or n == 0:
+            return
+        if logits.shape[0] != n or logits.shape[1] != self.t.num_actions:
+            raise ValueError(f"prior_install: logits of shape ({logits.shape[0]}, "
+                             f"{logits.shape[1]}), expected ({n}, {self.t.num_actions})")
+        with nogil:
+            install_priors(&board.state, &self.t, &logits[0, 0])
+
+    def prior_drop(self):
+        """Forget the queued nodes (they are queued again when next reached)."""
+        cdef int32_t i
+        if self.t.queue != NULL:
+            for i in range(self.t.queue_len):
+                if self.t.queue[i] < self.t.used:
+                    self.t.nodes[self.t.queue[i]].guide = PRIOR_NONE
+        self.t.queue_len = 0
+
+    @property
+    def root_priors(self):
+        """``{move: prior}`` of the root's children when the evaluator's priors
+        are installed there, else None."""
+        if self.t.used == 0 or self.t.nodes[0].first_child < 0 \
+                or self.t.nodes[0].guide != PRIOR_READY:
+            return None
+        cdef MNode* nd = &self.t.nodes[0]
+        return {self.t.nodes[k].move: self.t.nodes[k].prior / 65535.0
+                for k in range(nd.first_child, nd.first_child + nd.nchildren)}
+
     cdef int _compact(self, int32_t new_root) except -1:
         if new_root == 0:
             return 0
@@ -447,6 +602,36 @@ cdef class MCTSTree(TreeArena):
         with nogil:
             compact(&self.t, new_root)
         return 0
+
+
+cdef void install_priors(GameState* s, MTree* t, const float* logits) noexcept nogil:
+    """Softmax of each queued node's logits over its children's actions,
+    stored in the children (units of 1/65535, at least 1 so that every move
+    keeps a chance); the node then selects by PUCT."""
+    cdef int32_t i, k, node, first, nch
+    cdef const float* row
+    cdef float mx, total
+    cdef float e[256]
+    for i in range(t.queue_len):
+        node = t.queue[i]
+        if node >= t.used or t.nodes[node].guide != PRIOR_QUEUED:
+            continue
+        first = t.nodes[node].first_child
+        nch = t.nodes[node].nchildren
+        row = logits + <size_t>i * t.num_actions
+        mx = -1e30
+        for k in range(nch):
+            e[k] = row[game_move_to_action(s, t.nodes[first + k].move)]
+            if e[k] > mx:
+                mx = e[k]
+        total = 0.0
+        for k in range(nch):
+            e[k] = expf(e[k] - mx)
+            total += e[k]
+        for k in range(nch):
+            t.nodes[first + k].prior = <uint16_t>max(1.0, e[k] / total * 65535.0 + 0.5)
+        t.nodes[node].guide = PRIOR_READY
+    t.queue_len = 0
 
 
 def mcts_search(MCTSTree tree, GameBoard board, simulations, time_limit,

@@ -6,7 +6,7 @@ Every layout keeps a node's children in one contiguous block (``first_child``,
 ``tree.pxd``'s tree reuse needs.  They live here, below both ``tree.pxd`` and
 the algorithms, so the shared helper does not depend on its users.
 """
-from libc.stdint cimport int32_t, int16_t, int8_t
+from libc.stdint cimport int32_t, int16_t, int8_t, uint16_t, uint8_t
 
 
 # Monte Carlo tree search (mcts.pyx)
@@ -17,10 +17,12 @@ cdef struct MNode:          # 32 bytes
     int32_t wsum         # sum of rewards (+1 win, 0 draw, -1 loss) for ``mover``
     float mean           # wsum / visits (cached for the selection loop)
     float isq            # 1 / sqrt(visits) (cached for the selection loop)
-    int16_t nchildren
     int16_t move         # move that led here from the parent (-1 at the root)
+    uint16_t prior       # prior-guided search: P(parent, move) in units of 1/65535
+    uint8_t nchildren    # at most 224 (Clobber 8x8); every game's MAX_MOVES < 256
     int8_t mover         # player who made ``move`` (0 / 1)
     int8_t proven        # solver: +1 proven win for ``mover``, -1 proven loss, 0 unknown
+    uint8_t guide        # prior-guided search: PRIOR_NONE / PRIOR_QUEUED / PRIOR_READY
 
 
 # Tree Q-learning and Sarsa (treelearn.pyx)

@@ -64,7 +64,8 @@ cdef struct PParams:
     double alpha            # Dirichlet noise at the root (<= 0: none)
     double noise_fraction
     int playouts            # uniform evaluator: random playouts per leaf
-    double playout_weight   # evaluator's value mixed with one random playout's result
+    double playout_weight   # evaluator's value mixed with random playouts' mean result
+    int mix_playouts        # how many playouts that mean is over
 
 
 cdef inline void* _data(cnp.ndarray a):
@@ -395,7 +396,8 @@ cdef class PUCTForest:
         cdef int i
         self.n, self.k, self.cap, self.seed = n, k, cap, seed
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
-                         noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0)
+                         noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
+                         mix_playouts=1)
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -456,9 +458,11 @@ cdef class PUCTForest:
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
 
-    def set_playout_weight(self, double weight):
-        """Weight of one random playout's result in every evaluated leaf's value."""
+    def set_playout_weight(self, double weight, int playouts=1):
+        """Weight of the mean result of ``playouts`` random playouts in every
+        evaluated leaf's value."""
         self.p.playout_weight = weight
+        self.p.mix_playouts = playouts
 
     def reseed(self, uint64_t seed):
         cdef int i
@@ -587,7 +591,7 @@ cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const
         v = <double>values[j]
         if lam > 0.0:
             # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
-            v = (1.0 - lam) * v + lam * playout_value(&leaves[j], 1, &f.rngs[i])
+            v = (1.0 - lam) * v + lam * playout_value(&leaves[j], f.p.mix_playouts, &f.rngs[i])
         expand(t, f.leaf_nodes[j], &leaves[j],
                NULL if uniform else logits + <size_t>j * f.num_actions)
         backup(t.nodes, f.leaf_nodes[j], v, True)
