@@ -627,3 +627,37 @@ def test_playout_weight_in_selfplay_and_validated():
             PUCT(_zero, playout_weight=bad)
         with pytest.raises(ValueError, match="playout_weight"):
             selfplay("ttt", _zero, games=1, simulations=5, playout_weight=bad)
+
+
+def _random_playout_value(board):
+    """Exact expected result of uniformly random play from ``board`` for its
+    side to move (+1 win, 0 draw, -1 loss), by enumeration."""
+    if board.is_terminal():
+        w = board.winner
+        return 0.0 if w == "draw" else (1.0 if w == board.to_move else -1.0)
+    moves = board.legal_moves
+    total = 0.0
+    for m in moves:
+        board.push(m)
+        total -= _random_playout_value(board)
+        board.pop()
+    return total / len(moves)
+
+
+@pytest.mark.parametrize("text", ["X...O....", "XO..X....", "X.O.O.X.."])
+def test_mixed_value_is_the_mean_of_the_playouts(text):
+    """With playout_weight=1 a leaf's value is the mean of ``mixed_playouts``
+    random games: after one simulation the root's value is that mean, within
+    sampling error of the exact expectation."""
+    from ttt_engine import Board
+    b = Board.from_string(text)
+    exact = _random_playout_value(b.copy())
+    p = PUCT(flat_evaluator, playout_weight=1.0, mixed_playouts=4000, seed=3)
+    p.search(b, simulations=1)
+    assert p.stats["root_value"] == pytest.approx(exact, abs=0.05)
+    one = PUCT(flat_evaluator, playout_weight=1.0, seed=3)
+    one.search(b, simulations=1)
+    assert one.stats["root_value"] in (-1.0, 0.0, 1.0)        # a single game's result
+    with pytest.raises(ValueError, match="mixed_playouts"):
+        PUCT(flat_evaluator, mixed_playouts=0)
+    assert pickle.loads(pickle.dumps(p)).mixed_playouts == 4000
