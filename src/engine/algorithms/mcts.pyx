@@ -200,8 +200,10 @@ cdef inline int draw_winner(GameState* root, MTree* t) noexcept nogil:
     return -1
 
 
-cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
-    """One select / expand / simulate / back-propagate cycle."""
+cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept nogil:
+    """One select / expand / simulate / back-propagate cycle.  ``guided``
+    (the tree has an evaluator queue) is a constant at each call site, so the
+    plain search compiles without the prior branches."""
     cdef GameState work = root[0]
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
@@ -215,7 +217,7 @@ cdef void mcts_iterate(GameState* root, MTree* t) noexcept nogil:
         first = nd.first_child
         if first < 0:
             break
-        if t.queue != NULL:
+        if guided:
             if nd.guide == PRIOR_READY:
                 node = select_prior(nodes, nd, t.c_puct, False)
                 game_make(&work, nodes[node].move)
@@ -268,7 +270,7 @@ cdef inline int8_t proof_of(int status, int mover) noexcept nogil:
     return 1 if (0 if status == GAME_WIN_FIRST else 1) == mover else -1
 
 
-cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
+cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noexcept nogil:
     """``mcts_iterate`` with MCTS-Solver proofs (Winands et al. 2008): finished
     games prove their node; a node with a child that wins for the player to
     move is a proven loss for its own mover, one whose children all lose is a
@@ -294,10 +296,10 @@ cdef void mcts_iterate_solver(GameState* root, MTree* t) noexcept nogil:
         first = nd.first_child
         if first < 0:
             break
-        if t.queue != NULL and nd.guide == PRIOR_READY:
+        if guided and nd.guide == PRIOR_READY:
             best = select_prior(nodes, nd, t.c_puct, True)
         else:
-            if t.queue != NULL and prior_wanted(t, nd, node):
+            if guided and prior_wanted(t, nd, node):
                 prior_enqueue(t, node, &work)
             end = first + nd.nchildren
             kexp = t.cf * sqrt_log(nd.visits)
@@ -384,12 +386,17 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
         if t.queue != NULL and (t.queue_len >= t.queue_cap
                                 or t.nodes[0].guide == PRIOR_QUEUED):
             break              # a full batch, or the root itself: the evaluator's turn
-        if not t.solver:
-            mcts_iterate(root, t)
-        elif t.nodes[0].proven == 0:
-            mcts_iterate_solver(root, t)
+        if t.nodes[0].proven != 0:
+            break              # the root is solved (MCTS-Solver): nothing left to learn
+        if t.solver:
+            if t.queue == NULL:
+                mcts_iterate_solver(root, t, False)
+            else:
+                mcts_iterate_solver(root, t, True)
+        elif t.queue == NULL:
+            mcts_iterate(root, t, False)
         else:
-            break              # the root is solved: nothing left to learn
+            mcts_iterate(root, t, True)
         done += 1
     elapsed[0] = now_monotonic() - t0
     return done
