@@ -129,30 +129,3 @@ def test_agent_with_shipped_prior_pickles_and_plays():
     assert agent.select_move(b) == copy.select_move(b)
     assert agent.last_stats["priors"] is not None
     assert abs(sum(agent.last_stats["priors"].values()) - 1) < 1e-3
-
-
-# ---------------------------------------------------------------- contempt
-@pytest.mark.parametrize("solver", [False, True])
-def test_contempt_makes_a_draw_worth_minus_contempt(solver):
-    """In a position whose every line is a draw but for one losing move, the
-    drawing move's mean is -contempt (within sampling error) for the side to
-    move, it is still chosen over the loss (a proven one always), and contempt 0
-    keeps draws at 0."""
-    b = Board.from_string("XOXXOO.X.")               # O to move: 6 draws, 8 loses
-    for contempt, tol in ((0.0, 0.0), (0.3, 0.03), (1.0, 0.0)):
-        m = MCTS(seed=4, contempt=contempt, solver=solver)
-        move = m.search(b, simulations=20_000)
-        if contempt < 1 or solver:                   # at 1 a draw is as bad as the loss
-            assert move == 6
-        draw = next(c for c in m.stats["children"] if c["move"] == 6)
-        assert draw["mean"] == pytest.approx(-contempt, abs=tol)
-    with pytest.raises(ValueError, match="contempt"):
-        MCTS(contempt=1.5)
-
-
-def test_contempt_pickles_with_the_agent():
-    agent = MCTSAgent(simulations=300, seed=2, contempt=0.2)
-    copy = pickle.loads(pickle.dumps(agent))
-    assert copy._mcts.contempt == 0.2
-    b = uttt.Board()
-    assert agent.select_move(b) == copy.select_move(b)

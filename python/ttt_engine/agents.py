@@ -218,8 +218,7 @@ class MCTSAgent(Agent):
     cells are empty (UTTT); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
-    ``prior_batch`` and ``c_puct``; contempt: how much worse than 0 a draw is
-    for the agent (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
@@ -228,7 +227,7 @@ class MCTSAgent(Agent):
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, prior=None, prior_visits=16,
-                 prior_batch=16, c_puct=1.25, contempt=0.0):
+                 prior_batch=16, c_puct=1.25):
         no_budget("MCTSAgent", depth=depth)
         self.prior = prior
         self._prior_key = None
@@ -242,7 +241,7 @@ class MCTSAgent(Agent):
                                   prior=None if prior == "shipped" or prior is None
                                   else _load_evaluator(prior),
                                   prior_visits=prior_visits, prior_batch=prior_batch,
-                                  c_puct=c_puct, contempt=contempt)
+                                  c_puct=c_puct)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -294,7 +293,7 @@ class MCTSAgent(Agent):
                 "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads,
                 "playout": m.playout, "endgame": m.endgame, "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
-                "c_puct": m.c_puct, "contempt": m.contempt}
+                "c_puct": m.c_puct}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):

@@ -435,12 +435,6 @@ class MCTS(_OneSearchAtATime):
         nodes still queued when the budget ends are dropped and queued again
         by the next search).  None (default): plain UCT.
 
-    contempt: in [0, 1] (default 0): a simulation ending in a draw counts,
-        with this probability, as a loss for the side to move at the root
-        (and a win for its opponent), so that draws are worth ``-contempt``
-        to the searching side and it prefers lines that keep winning chances
-        (chess engines' contempt factor).  Proofs are unaffected.
-
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
     already searching in another thread")``; separate objects search in
@@ -463,9 +457,8 @@ class MCTS(_OneSearchAtATime):
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.5, prior=None, prior_visits=16,
-                 prior_batch=16, c_puct=1.25, contempt=0.0):
+                 prior_batch=16, c_puct=1.25):
         self.c = check_real("c", c, low=0)
-        self.contempt = check_real("contempt", contempt, low=0, high=1)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
                             f"legal_mask), got {type(prior).__name__}")
@@ -489,7 +482,7 @@ class MCTS(_OneSearchAtATime):
             raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
         self.playout = playout
         self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,
-                                      playout, self.contempt)
+                                      playout)
                        for s in _parallel.split_seeds(self.seed, self.threads)]
         self._tree = self._trees[0]
         self._root = None
@@ -502,7 +495,7 @@ class MCTS(_OneSearchAtATime):
             reuse_depth=self.reuse_depth, expand_after=self.expand_after, solver=self.solver,
             threads=self.threads, playout=self.playout, endgame=self.endgame,
             endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
-            prior_batch=self.prior_batch, c_puct=self.c_puct, contempt=self.contempt),))
+            prior_batch=self.prior_batch, c_puct=self.c_puct),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""

@@ -21,7 +21,6 @@ cdef struct MTree:
     int playout          # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (game_policy_playout)
     double c             # exploration constant
     float cf             # the same, as float for the selection loop
-    double contempt      # a draw scores as a loss for the root's side with this probability
     rng_t rng
     # Prior-guided search (off while ``queue`` is NULL): a node with
     # ``prior_visits`` visits is queued for the evaluator, its planes written

@@ -30,7 +30,7 @@ from ttt_engine._core.core.interrupt cimport (
 )
 from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
 
-from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below, rng_uniform
+from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
     game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
@@ -190,16 +190,6 @@ cdef inline bint prior_wanted(MTree* t, MNode* nd, int32_t node) noexcept nogil:
             and (node == 0 or nd.visits >= t.prior_visits))
 
 
-cdef inline int draw_winner(GameState* root, MTree* t) noexcept nogil:
-    """Contempt: a simulation that ends in a draw counts, with probability
-    ``t.contempt``, as a win for the opponent of the side to move at the root
-    (so a draw is worth ``-contempt`` to the searching side), else as a draw
-    (-1)."""
-    if rng_uniform(&t.rng) < t.contempt:
-        return 1 - game_to_move(root)
-    return -1
-
-
 cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept nogil:
     """One select / expand / simulate / back-propagate cycle.  ``guided``
     (the tree has an evaluator queue) is a constant at each call site, so the
@@ -256,8 +246,6 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
             status = policy_playout(&work, &t.rng, t.playout)
     # 4. back-propagation (negamax: each node from its mover's side)
     winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
-    if winner < 0 and t.contempt > 0.0:
-        winner = draw_winner(root, t)
     while node >= 0:
         record(&nodes[node], winner)
         node = nodes[node].parent
@@ -347,8 +335,6 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             if status == GAME_ONGOING:
                 status = policy_playout(&work, &t.rng, t.playout)
         winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
-        if winner < 0 and t.contempt > 0.0:
-            winner = draw_winner(root, t)
     # 4. back-propagation, carrying proofs upwards while they hold
     while node >= 0:
         nd = &nodes[node]
@@ -416,7 +402,7 @@ cdef class MCTSTree(TreeArena):
     (``search.MCTS``) lets one search at a time at it."""
 
     def __cinit__(self, max_nodes, c, seed, expand_after=0, bint solver=False,
-                  playout="random", double contempt=0.0):
+                  playout="random"):
         self._used, self._cap, self._rng = &self.t.used, &self.t.cap, &self.t.rng
         max_nodes = check_int("max_nodes", max_nodes, min=MIN_NODES, max=(1 << 31) - 1)
         c = check_real("c", c, low=0)
@@ -437,7 +423,6 @@ cdef class MCTSTree(TreeArena):
         self.t.cf = <float>c
         self.t.queue = NULL
         self.t.queue_len = self.t.queue_cap = 0
-        self.t.contempt = contempt
         self.seed = seed
         rng_seed(&self.t.rng, seed)
 
