@@ -242,4 +242,16 @@ def test_shipped_uttt_network_plays_through_the_registry():
     move = agent.select_move(b)
     assert move in b.legal_moves
     assert agent.last_stats["simulations"] == 200
-    assert agent._puct.playout_weight == SHIPPED_SETTINGS["uttt"]["playout_weight"]
+    for name, value in SHIPPED_SETTINGS["uttt"].items():
+        assert getattr(agent._puct, name) == value
+    # a network of the user's own gets the plain defaults, and explicit settings win
+    from ttt_engine.agents import AZAgent, shipped_network
+    own = AZAgent(shipped_network("uttt"), simulations=50, seed=1)
+    own.select_move(b)
+    for name, value in AZAgent.DEFAULTS.items():
+        assert getattr(own._puct, name) == value
+    set_ = ttt_engine.games.get("uttt").make_agent("az", simulations=50, seed=1, batch_size=2,
+                                                   mixed_playouts=3)
+    set_.select_move(b)
+    assert (set_._puct.batch_size, set_._puct.mixed_playouts) == (2, 3)
+    assert set_._puct.playout_weight == SHIPPED_SETTINGS["uttt"]["playout_weight"]

@@ -317,9 +317,11 @@ class AZAgent(Agent):
     simulations / time: budget per move (either, both = whichever ends first,
         neither = 800 simulations).  batch_size: leaves per network call
         (virtual loss).  c_puct: exploration constant.  playout_weight: weight
-        of one random playout in every leaf value (see
-        :class:`ttt_engine.search.PUCT`; None: the setting the shipped network
-        was measured with, else 0).  seed: fixes the search
+        of random playouts in every leaf value, mixed_playouts: how many (see
+        :class:`ttt_engine.search.PUCT`).  For batch_size, playout_weight and
+        mixed_playouts, None takes the settings the shipped network was
+        measured with (``SHIPPED_SETTINGS``) when it plays, else ``DEFAULTS``
+        (8, 0, 1).  seed: fixes the search
         (with a budget in simulations, the same seed plays the same moves).
     ``depth`` does not apply (None).  ``last_stats``: the last search's
     statistics (:attr:`ttt_engine.search.PUCT.stats`).  Playing needs only
@@ -327,9 +329,11 @@ class AZAgent(Agent):
     """
 
     DEFAULT_SIMULATIONS = 800
+    #: the search settings of an agent whose network is not a shipped one
+    DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
-                 batch_size=8, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
+                 batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
                  depth=None):
         no_budget("AZAgent", depth=depth)
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
@@ -338,7 +342,7 @@ class AZAgent(Agent):
             self.simulations = self.DEFAULT_SIMULATIONS
         self.network = network
         self.c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
-        self.batch_size = check_int("batch_size", batch_size, min=1, max=4096)
+        self.batch_size = check_int("batch_size", batch_size, min=1, max=4096, allow_none=True)
         self.max_nodes = check_int("max_nodes", max_nodes, min=1024, max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
         self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1,
@@ -351,6 +355,14 @@ class AZAgent(Agent):
                      else f"az({self.time}s)")
         if network is not None:
             self._evaluator = _load_evaluator(network)
+            self._resolve({})
+
+    def _resolve(self, settings):
+        """Fill the settings left at None: from ``settings`` (those the shipped
+        network was measured with), else the plain defaults."""
+        for name, default in self.DEFAULTS.items():
+            if getattr(self, name) is None:
+                setattr(self, name, settings.get(name, default))
 
     @property
     def last_stats(self):
@@ -368,11 +380,7 @@ class AZAgent(Agent):
             from ttt_engine import games
             key = games.of_board(board).key
             self._evaluator = _load_evaluator(shipped_network(key))
-            shipped = SHIPPED_SETTINGS.get(key, {})
-            if self.playout_weight is None:
-                self.playout_weight = shipped.get("playout_weight", 0.0)
-            if self.mixed_playouts is None:
-                self.mixed_playouts = shipped.get("mixed_playouts", 1)
+            self._resolve(SHIPPED_SETTINGS.get(key, {}))
         else:
             check = getattr(self._evaluator, "check_board", None)
             if check is not None:
@@ -380,8 +388,8 @@ class AZAgent(Agent):
         if self._puct is None:
             self._puct = _search.PUCT(self._evaluator, c_puct=self.c_puct,
                                       batch_size=self.batch_size, max_nodes=self.max_nodes,
-                                      seed=self.seed, playout_weight=self.playout_weight or 0.0,
-                                      mixed_playouts=self.mixed_playouts or 1)
+                                      seed=self.seed, playout_weight=self.playout_weight,
+                                      mixed_playouts=self.mixed_playouts)
         return self._puct
 
     def select_move(self, board):

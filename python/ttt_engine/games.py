@@ -214,15 +214,11 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 
 
 def _az(game):
-    def build(seed=None, simulations=None, time=None, network=None, batch_size=8, c_puct=1.25,
-              playout_weight=None, mixed_playouts=None):
-        from ttt_engine.agents import SHIPPED_SETTINGS, AZAgent, shipped_network
+    def build(seed=None, simulations=None, time=None, network=None, batch_size=None,
+              c_puct=1.25, playout_weight=None, mixed_playouts=None):
+        from ttt_engine.agents import AZAgent, shipped_network
         if network is None:
-            network = shipped_network(game)
-            if playout_weight is None:
-                playout_weight = SHIPPED_SETTINGS.get(game, {}).get("playout_weight")
-            if mixed_playouts is None:
-                mixed_playouts = SHIPPED_SETTINGS.get(game, {}).get("mixed_playouts")
+            shipped_network(game)    # where none ships: the error saying how to train one
         return AZAgent(network, simulations=simulations, time=time, seed=seed,
                        batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
                        mixed_playouts=mixed_playouts)
