@@ -242,8 +242,13 @@ def test_shipped_uttt_network_plays_through_the_registry():
     move = agent.select_move(b)
     assert move in b.legal_moves
     assert agent.last_stats["simulations"] == 200
-    for name, value in SHIPPED_SETTINGS["uttt"].items():
-        assert getattr(agent._puct, name) == value
+    shipped = SHIPPED_SETTINGS["uttt"]
+    for name in ("playout_weight", "mixed_playouts"):
+        assert getattr(agent._puct, name) == shipped[name]
+    assert agent._puct.batch_size == shipped["batch_size"]["simulations"]
+    timed = ttt_engine.games.get("uttt").make_agent("az", time=0.05, seed=1)
+    timed.select_move(b)
+    assert timed._puct.batch_size == shipped["batch_size"]["time"]
     # a network of the user's own gets the plain defaults, and explicit settings win
     from ttt_engine.agents import AZAgent, shipped_network
     own = AZAgent(shipped_network("uttt"), simulations=50, seed=1)
