@@ -661,3 +661,40 @@ def test_mixed_value_is_the_mean_of_the_playouts(text):
     with pytest.raises(ValueError, match="mixed_playouts"):
         PUCT(flat_evaluator, mixed_playouts=0)
     assert pickle.loads(pickle.dumps(p)).mixed_playouts == 4000
+
+
+def test_az_agent_root_parallel_sums_the_trees():
+    """threads=2: two trees with split seeds, searched in two threads, their root
+    visits summed; the same seed plays the same moves, a pickled copy too, and
+    the move is the most visited of the sums."""
+    from ttt_engine import uttt
+    from ttt_engine.agents import AZAgent
+    from ttt_engine.network import Network
+    net = Network.init("uttt", hidden=(16,), seed=4)
+    runs = []
+    for agent in (AZAgent(net, simulations=300, seed=5, threads=2),
+                  pickle.loads(pickle.dumps(AZAgent(net, simulations=300, seed=5, threads=2)))):
+        b = uttt.Board()
+        moves = []
+        for _ in range(3):
+            moves.append(agent.select_move(b))
+            st = agent.last_stats
+            assert st["threads"] == 2 and st["simulations"] == 300
+            assert st["best_move"] == max(st["children"], key=lambda c: c["visits"])["move"]
+            per_tree = [p.stats["children"] for p in agent._pucts]
+            for c in st["children"]:
+                assert c["visits"] == sum(x["visits"] for kids in per_tree for x in kids
+                                          if x["move"] == c["move"])
+            b.push(moves[-1])
+            b.push(b.legal_moves[0])
+        runs.append(moves)
+    assert runs[0] == runs[1]
+
+
+def test_puct_part_stops_on_the_shared_flag():
+    from ttt_engine import uttt
+    from ttt_engine.search import _puct_part
+    p = PUCT(hashed_evaluator, seed=1, batch_size=4)
+    stop = np.ones(1, dtype=np.int32)
+    assert _puct_part(p, uttt.Board(), 1_000_000, None, stop) in uttt.Board().legal_moves
+    assert p.stats["simulations"] <= 8          # one round of gathering, then it stopped

@@ -321,7 +321,11 @@ class AZAgent(Agent):
         :class:`ttt_engine.search.PUCT`).  For batch_size, playout_weight and
         mixed_playouts, None takes the settings the shipped network was
         measured with (``SHIPPED_SETTINGS``) when it plays, else ``DEFAULTS``
-        (8, 0, 1).  seed: fixes the search
+        (8, 0, 1).  threads: root parallelism, as ``MCTSAgent``'s: that many
+        trees searched at once in as many threads (each with the whole time
+        budget, or its share of the simulations), the root visits summed to
+        choose the move; the evaluator is called from every thread (the numpy
+        ``Network`` is thread-safe).  seed: fixes the search
         (with a budget in simulations, the same seed plays the same moves).
     ``depth`` does not apply (None).  ``last_stats``: the last search's
     statistics (:attr:`ttt_engine.search.PUCT.stats`).  Playing needs only
@@ -334,8 +338,10 @@ class AZAgent(Agent):
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
-                 depth=None):
+                 threads=1, depth=None):
         no_budget("AZAgent", depth=depth)
+        from ttt_engine import _parallel
+        self.threads = _parallel.check_threads(threads)
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
         self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
@@ -350,6 +356,8 @@ class AZAgent(Agent):
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000,
                                         allow_none=True)
         self._puct = None
+        self._pucts = []
+        self._merged = None
         self._evaluator = None
         self.name = (f"az({self.simulations} sims)" if self.time is None
                      else f"az({self.time}s)")
@@ -370,14 +378,18 @@ class AZAgent(Agent):
 
     @property
     def last_stats(self):
+        if self._merged is not None:
+            return dict(self._merged)
         return self._puct.stats if self._puct is not None else {}
 
     def reset(self, seed=None):
         """Drop the search tree; with ``seed``, restart the random stream from it."""
+        from ttt_engine import _parallel
         if seed is not None:
             self.seed = resolve_seed(seed)
-        if self._puct is not None:
-            self._puct.reset(self.seed)
+        for puct, s in zip(self._pucts, _parallel.split_seeds(self.seed, self.threads)):
+            puct.reset(s)
+        self._merged = None
 
     def _search_for(self, board):
         if self._evaluator is None:
@@ -390,16 +402,46 @@ class AZAgent(Agent):
             if check is not None:
                 check(board)
         if self._puct is None:
-            self._puct = _search.PUCT(self._evaluator, c_puct=self.c_puct,
-                                      batch_size=self.batch_size, max_nodes=self.max_nodes,
-                                      seed=self.seed, playout_weight=self.playout_weight,
-                                      mixed_playouts=self.mixed_playouts)
+            from ttt_engine import _parallel
+            self._pucts = [
+                _search.PUCT(self._evaluator, c_puct=self.c_puct, batch_size=self.batch_size,
+                             max_nodes=self.max_nodes, seed=s,
+                             playout_weight=self.playout_weight,
+                             mixed_playouts=self.mixed_playouts)
+                for s in _parallel.split_seeds(self.seed, self.threads)]
+            self._puct = self._pucts[0]
         return self._puct
 
     def select_move(self, board):
         _require_moves(board)
-        return self._search_for(board).search(board, simulations=self.simulations,
-                                              time=self.time)
+        puct = self._search_for(board)
+        if self.threads == 1:
+            return puct.search(board, simulations=self.simulations, time=self.time)
+        return self._search_parallel(board)
+
+    def _search_parallel(self, board):
+        """Root parallelism: every tree searches in its own thread (the whole
+        time budget each, or its share of the simulations); the root visits
+        are summed to choose the move."""
+        from ttt_engine import _parallel
+        k = self.threads
+        sims = (_parallel.split_counts(self.simulations, k) if self.simulations is not None
+                else [None] * k)
+        parts = [(p, board.copy(), n, self.time) for p, n in zip(self._pucts, sims)]
+        _parallel.run_parts(_search._puct_part, parts)
+        stats = [p.stats for p in self._pucts]
+        children, move = _search.merge_puct_roots(self._pucts)
+        self._merged = {
+            "simulations": sum(s["simulations"] for s in stats),
+            "time": max(s["time"] for s in stats),
+            "evaluations": sum(s["evaluations"] for s in stats),
+            "evaluator_calls": sum(s["evaluator_calls"] for s in stats),
+            "root_visits": sum(s["root_visits"] for s in stats),
+            "children": children, "best_move": move, "threads": k,
+            "num_actions": stats[0]["num_actions"]}
+        self._merged["simulations_per_s"] = (self._merged["simulations"] / self._merged["time"]
+                                             if self._merged["time"] > 0 else float("inf"))
+        return move
 
     def _config(self):
         net = self.network
@@ -410,7 +452,7 @@ class AZAgent(Agent):
         return {"network": net, "simulations": self.simulations, "time": self.time,
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
                 "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
-                "mixed_playouts": self.mixed_playouts}
+                "mixed_playouts": self.mixed_playouts, "threads": self.threads}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

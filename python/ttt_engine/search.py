@@ -875,7 +875,7 @@ class PUCT(_OneSearchAtATime):
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
         return self._exclusive(self._search, board, sims, t)
 
-    def _search(self, board, sims, t):
+    def _search(self, board, sims, t, stop=None):
         from ttt_engine.evaluators import call_evaluator, check_output
         f = self._forest_for(board)
         reused = False
@@ -906,6 +906,8 @@ class PUCT(_OneSearchAtATime):
                         evaluations += n
                     if deadline is not None and _time.perf_counter() >= deadline:
                         break
+                    if stop is not None and stop[0]:
+                        break                 # a root-parallel search is stopping
         except BaseException:
             f.clear(0)                        # pending leaves would corrupt the tree
             raise
@@ -973,3 +975,35 @@ class PUCT(_OneSearchAtATime):
 
 def _rebuild_puct(evaluator, config):
     return PUCT(evaluator, **config)
+
+
+def _puct_part(puct, board, sims, seconds, stop):
+    """One tree of a root-parallel PUCT search (``AZAgent(threads=k)``): its
+    move; stops early when the shared ``stop`` flag is set."""
+    _check_board(board, allow_terminal=False)
+    return puct._exclusive(puct._search, board, sims, seconds, stop)
+
+
+def merge_puct_roots(searches):
+    """Root children of root-parallel PUCT searches, summed: ``(children,
+    move)`` with the visits added, the mean visit-weighted, the prior of the
+    first; the move is the most visited (ties: the first in move order)."""
+    order, rows = [], {}
+    for s in searches:
+        for c in s.stats["children"]:
+            r = rows.get(c["move"])
+            if r is None:
+                order.append(c["move"])
+                rows[c["move"]] = r = {"move": c["move"], "action": c["action"], "visits": 0,
+                                       "prior": c["prior"], "wsum": 0.0}
+            r["visits"] += c["visits"]
+            r["wsum"] += c["mean"] * c["visits"]
+    children = [{"move": m, "action": rows[m]["action"], "visits": rows[m]["visits"],
+                 "prior": rows[m]["prior"],
+                 "mean": rows[m]["wsum"] / rows[m]["visits"] if rows[m]["visits"] else 0.0}
+                for m in order]
+    best = None
+    for c in children:
+        if best is None or c["visits"] > best["visits"]:
+            best = c
+    return children, best["move"] if best else None
