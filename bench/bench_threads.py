@@ -33,7 +33,10 @@ def mcts_rate(threads, sims=SIMS, seed=3, **settings):
     (``settings``: further MCTS keywords, e.g. the ``best`` preset's)."""
     m = MCTS(seed=seed, max_nodes=NODES, threads=threads, **settings)
     b = uttt.Board()
-    m.search(b, simulations=1000)            # touch the arenas outside the timing
+    # fault the arenas' pages in outside the timing: a first search of this size
+    # also pays the kernel for its huge pages (zeroing, compaction), which two
+    # threads faulting at once contend for (docs/strength.md, "Threads")
+    m.search(b, simulations=sims)
     m.reset()
     t = time.perf_counter()
     m.search(b, simulations=sims)
