@@ -71,6 +71,10 @@ def test_train_resume_and_eval(tmp_path, env):
     (["az", "eval", "--model", "{tmp}/none.npz"], 1, ["does not exist"]),
     (["az", "train", "--game", "clobber", "--rows", "9", "--out", "{tmp}/x.npz"], 2,
      ["--rows"]),
+    (["az", "eval", "--model", "{tmp}/none.npz", "--playout-weight", "1.5"], 2,
+     ["--playout-weight: must be in [0, 1]"]),
+    (["az", "eval", "--model", "{tmp}/none.npz", "--mixed-playouts", "0"], 2,
+     ["--mixed-playouts"]),
 ])
 def test_bad_usage_is_one_line(tmp_path, env, args, code, needles):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
@@ -90,3 +94,14 @@ def test_missing_nn_extra_exits_2_with_the_extra_to_install(tmp_path, env):
             prelude="import sys; sys.modules['jax'] = None")
     one_line_error(r, 2, "training needs the [nn] extra: pip install 'ttt_engine[nn]'")
     assert not os.path.exists(tmp_path / "x.npz")
+
+
+def test_eval_with_the_shipped_uttt_settings(env):
+    """The leaf-value flags reach the search: the shipped UTTT network with
+    8 playouts per leaf plays its games against MCTS."""
+    import ttt_engine.agents as agents
+    r = run(["az", "eval", "--model", agents.shipped_network("uttt"), "--simulations", "30",
+             "--games", "2", "--mcts-simulations", "30", "--playout-weight", "1",
+             "--mixed-playouts", "8", "--seed", "1"], env)
+    assert r.returncode == 0, r.stderr
+    assert "vs mcts30: W/D/L (2 games)" in r.stdout

@@ -426,14 +426,15 @@ class PUCTPlayer:
     agent protocol: ``select_move``, ``name``, ``reset``); deterministic."""
 
     def __init__(self, network, simulations=100, c_puct=1.25, evaluator=None,
-                 playout_weight=0.0):
+                 playout_weight=0.0, mixed_playouts=1):
         from ttt_engine.search import PUCT
         self.network = network
         self.simulations = _util.check_int("simulations", simulations, min=1)
         from ttt_engine._core.algorithms import puct as _puct
         nodes = max(int(_puct.MIN_NODES), self.simulations * network.num_actions + 64)
         self.search = PUCT(evaluator or network, c_puct=c_puct, reuse=False,
-                           max_nodes=min(nodes, 1 << 20), playout_weight=playout_weight)
+                           max_nodes=min(nodes, 1 << 20), playout_weight=playout_weight,
+                           mixed_playouts=mixed_playouts)
         self.name = f"PUCT({self.simulations})"
         self.last_stats = {}
 
@@ -448,8 +449,11 @@ class PUCTPlayer:
 
 
 def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800,
-                     c_puct=1.25, seed=0, playout_weight=0.0):
-    """A dict of scores of ``network`` with PUCT at ``simulations`` per move.
+                     c_puct=1.25, seed=0, playout_weight=0.0, mixed_playouts=1):
+    """A dict of scores of ``network`` with PUCT at ``simulations`` per move
+    (``playout_weight`` / ``mixed_playouts``: the leaf value, as in
+    :class:`ttt_engine.search.PUCT`; not used by the Tic-Tac-Toe evaluation,
+    which scores the network's own values).
 
     Tic-Tac-Toe: ``optimality`` (share of the 4520 decision positions where
     PUCT's move is optimal, exact oracle), ``prior_optimality`` (the same for
@@ -476,7 +480,8 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     from ttt_engine import games as _games
     from ttt_engine.agents import MCTSAgent, play_match
     g = _games.get(network.game_key)
-    player = PUCTPlayer(network, simulations, c_puct, playout_weight=playout_weight)
+    player = PUCTPlayer(network, simulations, c_puct, playout_weight=playout_weight,
+                        mixed_playouts=mixed_playouts)
     mcts = MCTSAgent(simulations=_util.check_int("mcts_simulations", mcts_simulations, min=1),
                      seed=seed)
     r = play_match(player, mcts, games=games, seed=seed,

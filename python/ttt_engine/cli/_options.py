@@ -11,7 +11,7 @@ from typing import Callable, Union
 from ttt_engine import _util
 from ttt_engine.cli._errors import PROG, shorten
 
-__all__ = ["Parser", "count", "seconds", "real", "seed", "Command", "examples", "add_command",
+__all__ = ["Parser", "count", "seconds", "real", "fraction", "seed", "Command", "examples", "add_command",
            "add_common", "add_engine_options", "add_quiet",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
@@ -88,6 +88,14 @@ def real(text):
         v = math.nan
     if not math.isfinite(v):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {shorten(text)}")
+    return v
+
+
+def fraction(text):
+    """An argparse type: a number in [0, 1] (a weight)."""
+    v = real(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {shorten(text)}")
     return v
 
 

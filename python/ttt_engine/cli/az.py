@@ -36,7 +36,7 @@ HYPER = {
                                 help="plies played from the visit distribution"),
     "--c-puct": dict(type=O.real, metavar="C", help="PUCT exploration constant"),
     "--dirichlet-alpha": dict(type=O.real, metavar="A", help="root noise in self-play"),
-    "--playout-weight": dict(type=O.real, metavar="W",
+    "--playout-weight": dict(type=O.fraction, metavar="W",
                              help="weight of a random playout in every leaf value (0..1)"),
     "--buffer-size": dict(type=O.count(1, 10**9), metavar="N", help="replay buffer positions"),
     "--batch-size": dict(type=O.count(1, 1_000_000), metavar="N", help="SGD minibatch"),
@@ -171,7 +171,9 @@ def run_eval(args):
     console.say(f"{args.model}: {net!r}")
     scores = alphazero.evaluate_network(net, simulations=args.simulations, games=args.games,
                                         mcts_simulations=args.mcts_simulations,
-                                        seed=args.seed or 0)
+                                        seed=args.seed or 0,
+                                        playout_weight=args.playout_weight,
+                                        mixed_playouts=args.mixed_playouts)
     console.say(table(_eval_rows(scores), ["evaluation", "value"]))
     return EXIT_OK
 
@@ -221,6 +223,11 @@ def add_parser(subparsers):
                    help="games against MCTS (default 20; not Tic-Tac-Toe)")
     e.add_argument("--mcts-simulations", type=O.count(1, 10**9), default=800,
                    help="MCTS simulations per move (default 800)")
+    e.add_argument("--playout-weight", type=O.fraction, default=0.0, metavar="W",
+                   help="weight of random playouts in every leaf value, 0..1 (default 0; "
+                   "the shipped UTTT network plays with 1)")
+    e.add_argument("--mixed-playouts", type=O.count(1, 10_000), default=1, metavar="K",
+                   help="random playouts averaged for that value (default 1; shipped UTTT: 8)")
     e.add_argument("--seed", type=O.seed, help="seed of the games")
     O.add_quiet(e)
     return p
