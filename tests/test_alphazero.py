@@ -259,4 +259,6 @@ def test_shipped_uttt_network_plays_through_the_registry():
                                                    mixed_playouts=3)
     set_.select_move(b)
     assert (set_._puct.batch_size, set_._puct.mixed_playouts) == (2, 3)
+    two = ttt_engine.games.get("uttt").make_agent("az", simulations=40, seed=1, threads=2)
+    assert two.select_move(b) in b.legal_moves and two.last_stats["threads"] == 2
     assert set_._puct.playout_weight == SHIPPED_SETTINGS["uttt"]["playout_weight"]
