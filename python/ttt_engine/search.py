@@ -666,7 +666,9 @@ class MCTS(_OneSearchAtATime):
         reused_visits, root_visits, children (move, visits, mean in [-1, 1] for
         the side to move, proven: +1 winning / -1 losing move when the solver
         proved it, else 0; with ``threads=k`` summed / visit-weighted over the
-        trees), root_proven, best_move, threads."""
+        trees), root_proven, best_move, threads; with a ``prior``:
+        evaluator_calls, evaluations (positions sent to it) and priors (``{move:
+        prior}`` at the root of the first tree, None until they are installed)."""
         return dict(self._stats)
 
 
