@@ -108,6 +108,9 @@ def test_every_game_has_a_config_and_options_are_checked():
         alphazero.config_for("ttt", learning_rate=-1)
     with pytest.raises(ValueError, match="optimizer must be one of"):
         alphazero.config_for("ttt", optimizer="sgd")
+    assert alphazero.config_for("uttt", mixed_playouts=8).mixed_playouts == 8
+    with pytest.raises(ValueError, match="mixed_playouts"):
+        alphazero.config_for("ttt", mixed_playouts=0)
 
 
 def _weights(path):

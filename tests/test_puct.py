@@ -627,6 +627,17 @@ def test_playout_weight_in_selfplay_and_validated():
             PUCT(_zero, playout_weight=bad)
         with pytest.raises(ValueError, match="playout_weight"):
             selfplay("ttt", _zero, games=1, simulations=5, playout_weight=bad)
+    # the mean of several playouts: reproducible, different searches, validated
+    a = selfplay("uttt", _zero, games=3, simulations=40, seed=2, playout_weight=1.0,
+                 mixed_playouts=8)
+    b = selfplay("uttt", _zero, games=3, simulations=40, seed=2, playout_weight=1.0,
+                 mixed_playouts=8)
+    one = selfplay("uttt", _zero, games=3, simulations=40, seed=2, playout_weight=1.0)
+    assert np.array_equal(a.policies, b.policies)
+    assert not (a.policies.shape == one.policies.shape and np.array_equal(a.policies,
+                                                                          one.policies))
+    with pytest.raises(ValueError, match="mixed_playouts"):
+        selfplay("ttt", _zero, games=1, simulations=5, mixed_playouts=0)
 
 
 def _random_playout_value(board):

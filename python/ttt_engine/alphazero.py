@@ -81,7 +81,8 @@ class Config:
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.5        # root noise in self-play
     noise_fraction: float = 0.25
-    playout_weight: float = 0.0         # weight of a random playout in every leaf value
+    playout_weight: float = 0.0         # weight of random playouts in every leaf value
+    mixed_playouts: int = 1             # how many playouts that value averages
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
     batch_size: int = 256               # SGD minibatch
@@ -164,6 +165,8 @@ def _checked(c):
                                             low_open=True, allow_none=True)
     v["noise_fraction"] = _util.check_real("noise_fraction", c.noise_fraction, low=0, high=1)
     v["playout_weight"] = _util.check_real("playout_weight", c.playout_weight, low=0, high=1)
+    v["mixed_playouts"] = _util.check_int("mixed_playouts", c.mixed_playouts, min=1,
+                                          max=10_000)
     v["sample_reuse"] = _util.check_real("sample_reuse", c.sample_reuse, low=0, low_open=True)
     v["learning_rate"] = _util.check_real("learning_rate", c.learning_rate, low=0,
                                           low_open=True)
@@ -691,7 +694,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             temperature_moves=config.temperature_moves, c_puct=config.c_puct,
                             dirichlet_alpha=config.dirichlet_alpha,
                             noise_fraction=config.noise_fraction,
-                            playout_weight=config.playout_weight, **board_options_full)
+                            playout_weight=config.playout_weight,
+                            mixed_playouts=config.mixed_playouts, **board_options_full)
             t_play = _time.perf_counter() - t0
             outcomes = np.bincount(np.asarray(data.outcomes, dtype=np.int64), minlength=3)
             n_positions = len(data)
@@ -738,7 +742,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                                           games=config.eval_games,
                                           mcts_simulations=config.eval_mcts_simulations,
                                           c_puct=config.c_puct, seed=_derived_seed(seed, it, 3),
-                                          playout_weight=config.playout_weight)
+                                          playout_weight=config.playout_weight,
+                                          mixed_playouts=config.mixed_playouts)
                 rec.update({f"eval_{k}": v for k, v in scores.items()})
                 rec["eval_s"] = round(_time.perf_counter() - t2, 3)
                 counters["last_eval_seconds"] = counters["seconds"]
