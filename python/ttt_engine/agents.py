@@ -238,7 +238,7 @@ class MCTSAgent(Agent):
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
                                   expand_after=expand_after, solver=solver, threads=threads,
                                   playout=playout, endgame=endgame,
-                                  prior=None if prior == "shipped" or prior is None
+                                  prior=None if prior is None or _is_shipped(prior)
                                   else _load_evaluator(prior),
                                   prior_visits=prior_visits, prior_batch=prior_batch,
                                   c_puct=c_puct)
@@ -270,7 +270,7 @@ class MCTSAgent(Agent):
     def _check_prior(self, board):
         """The shipped network of the board's game (``prior="shipped"``,
         loaded at the first move), or a check that the given one fits."""
-        if self.prior == "shipped":
+        if _is_shipped(self.prior):
             from ttt_engine import games
             key = games.of_board(board).key
             if self._prior_key != key:
@@ -483,6 +483,11 @@ def shipped_network(game):
                          f"'ttt-engine az train --game {g.key} --out net.npz' and pass "
                          f"network='net.npz'")
     return path
+
+
+def _is_shipped(prior):
+    """Is ``prior`` the name of the shipped network (not a path or an evaluator)?"""
+    return isinstance(prior, str) and prior == "shipped"
 
 
 def _load_evaluator(network):

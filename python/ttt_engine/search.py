@@ -600,12 +600,8 @@ class MCTS(_OneSearchAtATime):
         if self.prior is not None:
             self._guide(board)
         if self.threads == 1:
-            if self.prior is None:
-                done, seconds = _dispatch(_mcts.mcts_search, self._tree, board, sims or 0,
-                                          t or 0.0)
-            else:
-                done, seconds = _guided_part(self.prior, calls, self._tree, board, sims or 0,
-                                             t or 0.0, None)
+            done, seconds = _search_part(self.prior, calls, self._tree, board, sims or 0,
+                                         t or 0.0, None)
             move = self._tree.best_move()
             children = [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
                         for m, v, q, p in self._tree.root_children(proofs=True)]
@@ -613,14 +609,9 @@ class MCTS(_OneSearchAtATime):
         else:
             start = _time.perf_counter()
             budgets = _parallel.split_counts(sims, self.threads) if sims else [0] * self.threads
-            if self.prior is None:
-                parts = [(tree, board.copy(), n, t or 0.0)
-                         for tree, n in zip(self._trees, budgets)]
-                runs = _parallel.run_parts(_search_part, parts)
-            else:
-                parts = [(self.prior, calls, tree, board.copy(), n, t or 0.0)
-                         for tree, n in zip(self._trees, budgets)]
-                runs = _parallel.run_parts(_guided_part, parts)
+            parts = [(self.prior, calls, tree, board.copy(), n, t or 0.0)
+                     for tree, n in zip(self._trees, budgets)]
+            runs = _parallel.run_parts(_search_part, parts)
             seconds = _time.perf_counter() - start
             done = sum(r[0] for r in runs)
             children, move = _merge_roots(self._trees, self.solver)
@@ -676,15 +667,14 @@ def _rebuild_mcts(config):
     return MCTS(**config)
 
 
-def _search_part(tree, board, sims, seconds, stop):
-    return _dispatch(_mcts.mcts_search, tree, board, sims, seconds, stop)
-
-
-def _guided_part(evaluator, calls, tree, board, sims, seconds, stop):
-    """``mcts_search`` of a prior-guided tree: search until the budget is
-    spent, stopping whenever the tree's batch of nodes is full to run the
-    evaluator on it and install its priors.  Adds to ``calls`` (evaluator
-    calls, positions); returns ``(simulations, seconds)``."""
+def _search_part(evaluator, calls, tree, board, sims, seconds, stop):
+    """One tree's search, ``(simulations, seconds)``: ``mcts_search`` itself
+    without an evaluator; with one (a prior-guided tree), search until the
+    budget is spent, stopping whenever the tree's batch of nodes is due to run
+    the evaluator on it and install its priors, adding to ``calls``
+    (evaluator calls, positions)."""
+    if evaluator is None:
+        return _dispatch(_mcts.mcts_search, tree, board, sims, seconds, stop)
     from ttt_engine.evaluators import call_evaluator, check_output
     start = _time.perf_counter()
     done = 0
