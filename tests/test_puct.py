@@ -709,3 +709,64 @@ def test_puct_part_stops_on_the_shared_flag():
     stop = np.ones(1, dtype=np.int32)
     assert _puct_part(p, uttt.Board(), 1_000_000, None, stop) in uttt.Board().legal_moves
     assert p.stats["simulations"] <= 8          # one round of gathering, then it stopped
+
+
+# ---------------------------------------------------------------- expand_after
+def test_expand_after_values_young_leaves_by_playouts():
+    """expand_after=k: a leaf below the root reaches the evaluator only once it
+    has k visits (the visits before are random playouts), so the evaluator sees
+    fewer positions for the same simulations; the root is always expanded, the
+    search still finds the win, and the same seed gives the same tree."""
+    calls = []
+
+    def counting(observations, legal_mask):
+        calls.append(len(observations))
+        return _zero(observations, legal_mask)
+
+    b = games.get("ttt").new_board()
+    for m in (0, 3, 1, 4):           # X to move wins at 2
+        b.push(m)
+    seen = {}
+    for k in (0, 1, 3):
+        calls.clear()
+        p = PUCT(counting, seed=1, playout_weight=1.0, expand_after=k, reuse=False)
+        assert p.search(b, simulations=400) == 2
+        st = p.stats
+        assert st["simulations"] == 400 and sum(calls) == st["evaluations"]
+        assert sum(c["visits"] for c in st["children"]) == 399      # all but the root's first
+        seen[k] = st["evaluations"]
+        again = PUCT(counting, seed=1, playout_weight=1.0, expand_after=k, reuse=False)
+        again.search(b, simulations=400)
+        assert again.stats["children"] == st["children"]
+    assert seen[0] > seen[1] > seen[3] >= 1
+    # one simulation: the root is evaluated and expanded whatever expand_after says
+    p = PUCT(counting, seed=1, expand_after=5)
+    assert p.search(games.get("uttt").new_board(), simulations=1) is not None
+    assert p.stats["evaluations"] == 1 and len(p.stats["children"]) == 81
+    for bad in (-1, 1.5, "2"):
+        with pytest.raises((ValueError, TypeError), match="expand_after"):
+            PUCT(counting, expand_after=bad)
+    assert pickle.loads(pickle.dumps(PUCT(_zero, expand_after=2))).expand_after == 2
+
+
+def test_expand_after_in_the_agent_and_the_registry():
+    """AZAgent and make_agent('az') take expand_after (None: the shipped
+    settings for the shipped network, else 0) and pass it to the search."""
+    from ttt_engine import uttt
+    from ttt_engine.agents import AZAgent, SHIPPED_SETTINGS
+    from ttt_engine.network import Network
+    net = Network.init("uttt", hidden=(16,), seed=4)
+    assert AZAgent(net).expand_after == 0
+    a = AZAgent(net, simulations=200, expand_after=1, playout_weight=1.0, seed=2)
+    a.select_move(uttt.Board())
+    assert a._puct.expand_after == 1 and a.last_stats["evaluations"] < 200
+    make_agent = games.get("uttt").make_agent
+    shipped = make_agent("az", time=0.01, seed=1)
+    shipped.select_move(uttt.Board())
+    want = SHIPPED_SETTINGS["uttt"].get("expand_after", 0)
+    if isinstance(want, dict):
+        want = want["time"]
+    assert shipped.expand_after == want
+    assert make_agent("az", expand_after=2).expand_after == 2
+    with pytest.raises(ValueError, match="expand_after"):
+        AZAgent(net, expand_after=-3)

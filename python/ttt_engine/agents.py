@@ -317,11 +317,13 @@ class AZAgent(Agent):
     simulations / time: budget per move (either, both = whichever ends first,
         neither = 800 simulations).  batch_size: leaves per network call
         (virtual loss).  c_puct: exploration constant.  playout_weight: weight
-        of random playouts in every leaf value, mixed_playouts: how many (see
-        :class:`ttt_engine.search.PUCT`).  For batch_size, playout_weight and
-        mixed_playouts, None takes the settings the shipped network was
-        measured with (``SHIPPED_SETTINGS``) when it plays, else ``DEFAULTS``
-        (8, 0, 1).  threads: root parallelism, as ``MCTSAgent``'s: that many
+        of random playouts in every leaf value, mixed_playouts: how many,
+        expand_after: the visits a leaf is valued by playouts alone before it
+        goes to the network (see
+        :class:`ttt_engine.search.PUCT`).  For these four, None takes the
+        settings the shipped network was measured with (``SHIPPED_SETTINGS``)
+        when it plays, else ``DEFAULTS`` (8, 0, 1, 0).  threads: root
+        parallelism, as ``MCTSAgent``'s: that many
         trees searched at once in as many threads (each with the whole time
         budget, or its share of the simulations), the root visits summed to
         choose the move; the evaluator is called from every thread (the numpy
@@ -334,11 +336,11 @@ class AZAgent(Agent):
 
     DEFAULT_SIMULATIONS = 800
     #: the search settings of an agent whose network is not a shipped one
-    DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1}
+    DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1, "expand_after": 0}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
-                 threads=1, depth=None):
+                 expand_after=None, threads=1, depth=None):
         no_budget("AZAgent", depth=depth)
         from ttt_engine import _parallel
         self.threads = _parallel.check_threads(threads)
@@ -355,6 +357,8 @@ class AZAgent(Agent):
                                          allow_none=True)
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000,
                                         allow_none=True)
+        self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000,
+                                      allow_none=True)
         self._puct = None
         self._pucts = []
         self._merged = None
@@ -407,7 +411,8 @@ class AZAgent(Agent):
                 _search.PUCT(self._evaluator, c_puct=self.c_puct, batch_size=self.batch_size,
                              max_nodes=self.max_nodes, seed=s,
                              playout_weight=self.playout_weight,
-                             mixed_playouts=self.mixed_playouts)
+                             mixed_playouts=self.mixed_playouts,
+                             expand_after=self.expand_after)
                 for s in _parallel.split_seeds(self.seed, self.threads)]
             self._puct = self._pucts[0]
         return self._puct
@@ -452,7 +457,8 @@ class AZAgent(Agent):
         return {"network": net, "simulations": self.simulations, "time": self.time,
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
                 "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
-                "mixed_playouts": self.mixed_playouts, "threads": self.threads}
+                "mixed_playouts": self.mixed_playouts, "expand_after": self.expand_after,
+                "threads": self.threads}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

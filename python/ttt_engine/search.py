@@ -756,6 +756,12 @@ class PUCT(_OneSearchAtATime):
     mixed_playouts: ``z`` is the mean result of this many random playouts
         (default 1; more playouts give a less noisy mixed value at a small
         cost: a playout takes about a microsecond).
+    expand_after: a leaf below the root goes to the evaluator (and gets its
+        children) once it has this many visits; those visits are valued by
+        ``mixed_playouts`` random playouts alone, without an evaluator call
+        (as ``MCTS(expand_after=...)`` waits before expanding).  0 (the
+        default): every leaf at its first visit, as AlphaZero.  Many leaves of
+        a search are visited only once, so 1 saves many evaluator calls.
 
     The rules (selection, back-up, virtual loss, noise) are in
     docs/puct.md.  One search at a time per object (``RuntimeError``
@@ -777,7 +783,8 @@ class PUCT(_OneSearchAtATime):
 
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
-                 reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1):
+                 reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1,
+                 expand_after=0):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -798,6 +805,7 @@ class PUCT(_OneSearchAtATime):
         self.seed = resolve_seed(seed)
         self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1)
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
+        self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self._forest = None
         self._key = None
@@ -811,7 +819,7 @@ class PUCT(_OneSearchAtATime):
             dirichlet_alpha=self.dirichlet_alpha, noise_fraction=self.noise_fraction,
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
-            mixed_playouts=self.mixed_playouts)))
+            mixed_playouts=self.mixed_playouts, expand_after=self.expand_after)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -823,6 +831,7 @@ class PUCT(_OneSearchAtATime):
                 board, 1, self.batch_size, self.max_nodes, self.seed, self.c_puct, c_base,
                 c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
             self._forest.set_playout_weight(self.playout_weight, self.mixed_playouts)
+            self._forest.set_expand_after(self.expand_after)
             self._key = key
             self._root = None
         return self._forest

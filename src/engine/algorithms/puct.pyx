@@ -13,6 +13,10 @@ each in its own slice of one preallocated node arena.  One round is
 3. ``forest_backup``: expand every leaf with the softmax of its logits over
    the legal actions and back its value up the path (no GIL).
 
+With ``expand_after`` = k > 0, a leaf below the root that has fewer than k
+visits is not gathered: random playouts value it at once (no evaluator call,
+no children), so only leaves visited again cost a network evaluation.
+
 Selection picks the child maximising ``Q + c(s) * P * sqrt(N_s) / (1 + N)``
 with ``Q = W / N`` (0 for an unvisited child) and ``c(s)`` either constant or
 AlphaZero's schedule ``c_init + log((N_s + c_base + 1) / c_base)``; ties go to
@@ -66,6 +70,7 @@ cdef struct PParams:
     int playouts            # uniform evaluator: random playouts per leaf
     double playout_weight   # evaluator's value mixed with random playouts' mean result
     int mix_playouts        # how many playouts that mean is over
+    int expand_after        # a leaf goes to the evaluator once it has this many visits
 
 
 cdef inline void* _data(cnp.ndarray a):
@@ -230,13 +235,14 @@ cdef inline void add_noise(PTree* t, const PParams* p, rng_t* rng) noexcept nogi
             + p.noise_fraction * g[i] / total)
 
 
-cdef int gather(const GameState* root, PTree* t, const PParams* p, int max_leaves,
+cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, int max_leaves,
                 int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes) noexcept nogil:
     """Select up to ``max_leaves`` leaves to evaluate (pending on their paths);
-    finished games reached are backed up at once and counted in ``done``.
-    Stops at a leaf already pending, or when ``done`` + pending reaches
-    ``budget``.  Returns the number of leaves taken."""
-    cdef int got = 0, status, tries = 0
+    finished games reached are backed up at once and counted in ``done``, and
+    so are leaves below the root with fewer than ``expand_after`` visits
+    (valued by playouts alone).  Stops at a leaf already pending, or when ``done`` +
+    pending reaches ``budget``.  Returns the number of leaves taken."""
+    cdef int got = 0, status, tries = 0, young = 0
     cdef int32_t node, k
     cdef GameState work
     # a fully explored tree reaches only finished games: return now and then
@@ -255,6 +261,15 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, int max_leave
             continue
         if t.nodes[node].pending > 0:
             break
+        if node != 0 and t.nodes[node].visits < p.expand_after:
+            # a young leaf: random playouts value it without the evaluator
+            # (the root always goes to the evaluator: its children are the moves)
+            backup(t.nodes, node, playout_value(&work, p.mix_playouts, rng), False)
+            done[0] += 1
+            young += 1
+            if young >= 4 * max_leaves + 64:    # back to the caller's clock now and then
+                break
+            continue
         k = node
         while k >= 0:
             t.nodes[k].pending += 1
@@ -293,7 +308,7 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
         if deadline_passed(deadline, n) or interrupt_poll(it):
             break
         n += 1
-        if gather(root, t, p, 1, done, budget, &leaf, &node) == 0:
+        if gather(root, t, p, rng, 1, done, budget, &leaf, &node) == 0:
             continue
         expand(t, node, &leaf, NULL)
         backup(t.nodes, node, playout_value(&leaf, p.playouts, rng), True)
@@ -397,7 +412,7 @@ cdef class PUCTForest:
         self.n, self.k, self.cap, self.seed = n, k, cap, seed
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
                          noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
-                         mix_playouts=1)
+                         mix_playouts=1, expand_after=0)
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -463,6 +478,12 @@ cdef class PUCTForest:
         evaluated leaf's value."""
         self.p.playout_weight = weight
         self.p.mix_playouts = playouts
+
+    def set_expand_after(self, int visits):
+        """A leaf below the root goes to the evaluator (and is expanded) once
+        it has ``visits`` visits; those are valued by ``mix_playouts`` random
+        playouts alone."""
+        self.p.expand_after = visits
 
     def reseed(self, uint64_t seed):
         cdef int i
@@ -560,7 +581,7 @@ cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget) noexcept n
         if f.noise_due[i] and t.nodes[0].first_child >= 0:
             add_noise(t, &f.p, &f.rngs[i])
             f.noise_due[i] = 0
-        got = gather(&roots[i], t, &f.p, f.k, &f.done[i], budget, leaves + total,
+        got = gather(&roots[i], t, &f.p, &f.rngs[i], f.k, &f.done[i], budget, leaves + total,
                      f.leaf_nodes + total)
         for j in range(got):
             f.leaf_slot[total + j] = i
