@@ -770,3 +770,83 @@ def test_expand_after_in_the_agent_and_the_registry():
     assert make_agent("az", expand_after=2).expand_after == 2
     with pytest.raises(ValueError, match="expand_after"):
         AZAgent(net, expand_after=-3)
+
+
+# ---------------------------------------------------------------- MCTS-Solver
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_solver_proofs_agree_with_exhaustive_search(batch_size):
+    """Every proof the solver makes, at the root and at each root child, is
+    the exact game value; a proven win is played, a proven loss only when
+    every move loses; wins and losses near the end are all proven."""
+    proved = 0
+    for b in random.Random(batch_size).sample(_ttt_positions(), 150):
+        p = PUCT(UniformEvaluator(playouts=1), seed=3, solver=True, batch_size=batch_size,
+                 reuse=False)
+        move = p.search(b, simulations=3000)
+        st = p.stats
+        value = solve(b)
+        if st["root_proven"]:
+            proved += 1
+            assert st["root_proven"] == value, b.to_string()
+        elif len(b.legal_moves) <= 4 and value != 0:
+            raise AssertionError(f"{b.to_string()}: value {value} not proven in 3000 simulations")
+        for c in st["children"]:
+            if c["proven"]:
+                child = b.copy()
+                child.push(c["move"])
+                won = child.is_terminal() and child.winner == b.to_move
+                assert c["proven"] == (1 if won else -solve(child)), (b.to_string(), c)
+        after = b.copy()
+        after.push(move)
+        if value == 1:
+            assert st["root_proven"] != 1 or (
+                (after.is_terminal() and after.winner == b.to_move) or solve(after) == -1)
+        if any(c["proven"] != -1 for c in st["children"]):
+            assert next(c for c in st["children"] if c["move"] == move)["proven"] != -1
+    assert proved >= 40
+
+
+def test_solver_ends_the_search_once_the_root_is_solved():
+    """A solved root stops the search: the win in one is played after a
+    handful of simulations, on a simulation or a time budget."""
+    b = games.get("ttt").new_board()
+    for m in (0, 3, 1, 4):           # X to move wins at 2
+        b.push(m)
+    p = PUCT(UniformEvaluator(playouts=1), seed=1, solver=True)
+    assert p.search(b, simulations=100_000) == 2
+    assert p.stats["root_proven"] == 1 and p.stats["simulations"] < 50
+    q = PUCT(_zero, seed=1, solver=True, batch_size=8, reuse=False)
+    assert q.search(b, time=5.0) == 2
+    assert q.stats["root_proven"] == 1 and q.stats["time"] < 1.0
+    # without the solver the same search runs its whole budget
+    r = PUCT(UniformEvaluator(playouts=1), seed=1)
+    assert r.search(b, simulations=2000) == 2 and r.stats["simulations"] == 2000
+
+
+def test_solver_off_changes_nothing():
+    """solver=False is the search the reference replays: same tree as before
+    the option, no proofs reported."""
+    b = games.get("uttt").new_board()
+    one = PUCT(UniformEvaluator(playouts=1), seed=5)
+    two = PUCT(UniformEvaluator(playouts=1), seed=5, solver=False)
+    assert one.search(b, simulations=3000) == two.search(b, simulations=3000)
+    assert one.stats["children"] == two.stats["children"]
+    assert one.stats["root_proven"] == 0
+    assert all(c["proven"] == 0 for c in one.stats["children"])
+
+
+def test_solver_in_the_agent_the_registry_and_pickles():
+    """AZAgent(solver=...) and make_agent('az', solver=...) pass it on; root
+    parallelism merges the proofs; a pickled search keeps it."""
+    from ttt_engine.agents import AZAgent
+    b = games.get("ttt").new_board()
+    for m in (0, 3, 1, 4):
+        b.push(m)
+    a = AZAgent(UniformEvaluator(playouts=1), simulations=400, solver=True, threads=2, seed=1)
+    assert a.select_move(b) == 2
+    won = next(c for c in a.last_stats["children"] if c["move"] == 2)
+    assert won["proven"] == 1
+    assert AZAgent(UniformEvaluator()).solver is False      # DEFAULTS for a given evaluator
+    assert games.get("uttt").make_agent("az", solver=True).solver is True
+    p = PUCT(UniformEvaluator(), solver=True)
+    assert pickle.loads(pickle.dumps(p)).solver is True

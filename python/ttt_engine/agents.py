@@ -319,10 +319,10 @@ class AZAgent(Agent):
         (virtual loss).  c_puct: exploration constant.  playout_weight: weight
         of random playouts in every leaf value, mixed_playouts: how many,
         expand_after: the visits a leaf is valued by playouts alone before it
-        goes to the network (see
-        :class:`ttt_engine.search.PUCT`).  For these four, None takes the
+        goes to the network, solver: MCTS-Solver proofs (see
+        :class:`ttt_engine.search.PUCT`).  For these five, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)
-        when it plays, else ``DEFAULTS`` (8, 0, 1, 0).  threads: root
+        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False).  threads: root
         parallelism, as ``MCTSAgent``'s: that many
         trees searched at once in as many threads (each with the whole time
         budget, or its share of the simulations), the root visits summed to
@@ -336,11 +336,12 @@ class AZAgent(Agent):
 
     DEFAULT_SIMULATIONS = 800
     #: the search settings of an agent whose network is not a shipped one
-    DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1, "expand_after": 0}
+    DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1, "expand_after": 0,
+                "solver": False}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
-                 expand_after=None, threads=1, depth=None):
+                 expand_after=None, solver=None, threads=1, depth=None):
         no_budget("AZAgent", depth=depth)
         from ttt_engine import _parallel
         self.threads = _parallel.check_threads(threads)
@@ -359,6 +360,7 @@ class AZAgent(Agent):
                                         allow_none=True)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000,
                                       allow_none=True)
+        self.solver = None if solver is None else bool(solver)
         self._puct = None
         self._pucts = []
         self._merged = None
@@ -412,7 +414,7 @@ class AZAgent(Agent):
                              max_nodes=self.max_nodes, seed=s,
                              playout_weight=self.playout_weight,
                              mixed_playouts=self.mixed_playouts,
-                             expand_after=self.expand_after)
+                             expand_after=self.expand_after, solver=self.solver)
                 for s in _parallel.split_seeds(self.seed, self.threads)]
             self._puct = self._pucts[0]
         return self._puct
@@ -458,7 +460,7 @@ class AZAgent(Agent):
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
                 "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
                 "mixed_playouts": self.mixed_playouts, "expand_after": self.expand_after,
-                "threads": self.threads}
+                "solver": self.solver, "threads": self.threads}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

@@ -762,6 +762,13 @@ class PUCT(_OneSearchAtATime):
         (as ``MCTS(expand_after=...)`` waits before expanding).  0 (the
         default): every leaf at its first visit, as AlphaZero.  Many leaves of
         a search are visited only once, so 1 saves many evaluator calls.
+    solver: MCTS-Solver proofs, as ``MCTS(solver=True)``: a finished game
+        proves its node, proofs climb the tree (a move that wins for the player
+        to move proves the parent lost for its mover; all moves losing prove
+        it won), selection takes a proven win at once and skips proven losses,
+        a proven node's result is backed up like a finished game's, and a
+        solved root ends the search early.  The move is a proven win if there
+        is one, never a proven loss while another move is not.
 
     The rules (selection, back-up, virtual loss, noise) are in
     docs/puct.md.  One search at a time per object (``RuntimeError``
@@ -784,7 +791,7 @@ class PUCT(_OneSearchAtATime):
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
                  reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1,
-                 expand_after=0):
+                 expand_after=0, solver=False):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -806,6 +813,7 @@ class PUCT(_OneSearchAtATime):
         self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1)
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
+        self.solver = bool(solver)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self._forest = None
         self._key = None
@@ -819,7 +827,8 @@ class PUCT(_OneSearchAtATime):
             dirichlet_alpha=self.dirichlet_alpha, noise_fraction=self.noise_fraction,
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
-            mixed_playouts=self.mixed_playouts, expand_after=self.expand_after)))
+            mixed_playouts=self.mixed_playouts, expand_after=self.expand_after,
+            solver=self.solver)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -832,6 +841,7 @@ class PUCT(_OneSearchAtATime):
                 c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
             self._forest.set_playout_weight(self.playout_weight, self.mixed_playouts)
             self._forest.set_expand_after(self.expand_after)
+            self._forest.set_solver(self.solver)
             self._key = key
             self._root = None
         return self._forest
@@ -898,6 +908,8 @@ class PUCT(_OneSearchAtATime):
                 deadline = start + t if t is not None else None
                 while f.done_in(0) < budget:
                     n = _puct.forest_gather(f, board, budget)
+                    if n == 0 and f.root_proven(0):
+                        break                 # solved (the solver): nothing left to learn
                     if n:
                         out = call_evaluator(self.evaluator, f.observations[:n].reshape(
                             (n,) + self._key[2]), f.masks[:n])
@@ -920,8 +932,8 @@ class PUCT(_OneSearchAtATime):
         if move is None:
             raise RuntimeError("PUCT root was not expanded")
         self._root = board.copy()
-        children = [{"move": m, "action": a, "visits": v, "prior": p, "mean": q}
-                    for m, a, v, p, q in _dispatch(_puct.forest_root_children, f, board, 0)]
+        children = [{"move": m, "action": a, "visits": v, "prior": p, "mean": q, "proven": pr}
+                    for m, a, v, p, q, pr in _dispatch(_puct.forest_root_children, f, board, 0)]
         self._stats = {
             "simulations": done,
             "time": float(seconds),
@@ -934,6 +946,7 @@ class PUCT(_OneSearchAtATime):
             "reused_visits": int(reused_visits) if reused else 0,
             "root_visits": int(f.root_visits(0)),
             "root_value": float(f.root_value(0)),
+            "root_proven": int(f.root_proven(0)),
             "children": children,
             "best_move": move,
             "num_actions": board.num_actions,
@@ -945,8 +958,10 @@ class PUCT(_OneSearchAtATime):
         """Statistics of the last search: simulations, time, simulations_per_s,
         evaluations (positions given to the evaluator), evaluator_calls,
         nodes_used, max_nodes, reused, reused_visits, root_visits, root_value
-        (mean value for the side to move), children (move, action, visits,
-        prior, mean for the side to move, in move order), best_move."""
+        (mean value for the side to move), root_proven (with the solver: +1 a
+        proven win for the side to move, -1 a proven loss, 0 unknown),
+        children (move, action, visits, prior, mean for the side to move,
+        proven as root_proven, in move order), best_move."""
         return dict(self._stats)
 
     def policy(self, temperature=1.0):
@@ -988,7 +1003,9 @@ def _puct_part(puct, board, sims, seconds, stop):
 def merge_puct_roots(searches):
     """Root children of root-parallel PUCT searches, summed: ``(children,
     move)`` with the visits added, the mean visit-weighted, the prior of the
-    first; the move is the most visited (ties: the first in move order)."""
+    first, a proof if any tree found one (proofs are exact, so trees never
+    disagree); the move is a proven win if any, else the most visited that is
+    not a proven loss (ties: the first in move order)."""
     order, rows = [], {}
     for s in searches:
         for c in s.stats["children"]:
@@ -996,15 +1013,17 @@ def merge_puct_roots(searches):
             if r is None:
                 order.append(c["move"])
                 rows[c["move"]] = r = {"move": c["move"], "action": c["action"], "visits": 0,
-                                       "prior": c["prior"], "wsum": 0.0}
+                                       "prior": c["prior"], "wsum": 0.0, "proven": 0}
             r["visits"] += c["visits"]
             r["wsum"] += c["mean"] * c["visits"]
+            r["proven"] = r["proven"] or c.get("proven", 0)
     children = [{"move": m, "action": rows[m]["action"], "visits": rows[m]["visits"],
                  "prior": rows[m]["prior"],
-                 "mean": rows[m]["wsum"] / rows[m]["visits"] if rows[m]["visits"] else 0.0}
+                 "mean": rows[m]["wsum"] / rows[m]["visits"] if rows[m]["visits"] else 0.0,
+                 "proven": rows[m]["proven"]}
                 for m in order]
     best = None
     for c in children:
-        if best is None or c["visits"] > best["visits"]:
+        if best is None or (c["proven"], c["visits"]) > (best["proven"], best["visits"]):
             best = c
     return children, best["move"] if best else None

@@ -44,7 +44,8 @@ cdef struct PNode:          # 32 bytes
     int32_t pending         # leaves below waiting for the evaluator (virtual losses)
     double wsum             # sum of backed-up values from the view of the player who moved here
     float prior             # P(parent, move) from the evaluator's policy
-    int16_t nchildren
+    uint8_t nchildren       # every game's MAX_MOVES < 256
+    int8_t proven           # solver: +1 proven win for the player who moved here, -1 loss, 0 unknown
     int16_t move            # move that led here from the parent (-1 at the root)
 
 

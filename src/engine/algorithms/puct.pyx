@@ -71,6 +71,7 @@ cdef struct PParams:
     double playout_weight   # evaluator's value mixed with random playouts' mean result
     int mix_playouts        # how many playouts that mean is over
     int expand_after        # a leaf goes to the evaluator once it has this many visits
+    bint solver             # MCTS-Solver proofs (finished games prove their nodes)
 
 
 cdef inline void* _data(cnp.ndarray a):
@@ -131,6 +132,7 @@ cdef inline void node_init(PNode* nd, int32_t parent, int move, float prior) noe
     nd.wsum = 0.0
     nd.prior = prior
     nd.nchildren = 0
+    nd.proven = 0
     nd.move = <int16_t>move
 
 
@@ -156,6 +158,59 @@ cdef inline int32_t select_child(const PNode* nodes, const PNode* nd, const PPar
             best_sc = sc
             best = k
     return best
+
+
+cdef inline int32_t select_child_solver(const PNode* nodes, const PNode* nd,
+                                        const PParams* p) noexcept nogil:
+    """``select_child`` with proofs: a child proven won for the player to move
+    is taken at once, proven losses are skipped; -1 when every child is one."""
+    cdef double ns = <double>(nd.visits + nd.pending)
+    cdef double c = p.c_puct, sq = sqrt(ns), n, q, sc, best_sc = -INFINITY
+    cdef int32_t k, best = -1
+    cdef const PNode* ch
+    if p.c_base > 0.0:
+        c = p.c_init + log((ns + p.c_base + 1.0) / p.c_base)
+    for k in range(nd.first_child, nd.first_child + nd.nchildren):
+        ch = &nodes[k]
+        if ch.proven > 0:
+            return k
+        if ch.proven < 0:
+            continue
+        n = <double>(ch.visits + ch.pending)
+        q = (ch.wsum - ch.pending) / n if n > 0.0 else 0.0
+        sc = q + c * <double>ch.prior * sq / (1.0 + n)
+        if sc > best_sc:
+            best_sc = sc
+            best = k
+    return best
+
+
+cdef inline void propagate_proof(PNode* nodes, int32_t node) noexcept nogil:
+    """``node`` was just proven: carry the proof up while it decides the parent
+    (a child won by the player to move proves the parent lost for its own
+    mover; children all lost prove it won)."""
+    cdef int32_t parent, k
+    cdef PNode* par
+    cdef bint all_lost
+    while True:
+        parent = nodes[node].parent
+        if parent < 0:
+            return
+        par = &nodes[parent]
+        if par.proven != 0:
+            return
+        if nodes[node].proven > 0:
+            par.proven = -1
+        else:
+            all_lost = True
+            for k in range(par.first_child, par.first_child + par.nchildren):
+                if nodes[k].proven >= 0:
+                    all_lost = False
+                    break
+            if not all_lost:
+                return
+            par.proven = 1
+        node = parent
 
 
 cdef inline double terminal_value(const GameState* s, int status) noexcept nogil:
@@ -196,7 +251,7 @@ cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float*
     first = t.used
     t.used += n
     t.nodes[node].first_child = first
-    t.nodes[node].nchildren = <int16_t>n
+    t.nodes[node].nchildren = <uint8_t>n
     if logits == NULL:
         for i in range(n):
             node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
@@ -245,18 +300,42 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     cdef int got = 0, status, tries = 0, young = 0
     cdef int32_t node, k
     cdef GameState work
+    cdef double v
     # a fully explored tree reaches only finished games: return now and then
     # so that the caller can look at its clock
     while got < max_leaves and done[0] + got < budget and tries < max_leaves + 4096:
+        if p.solver and t.nodes[0].proven != 0:
+            break               # the root is solved: nothing left to learn
         tries += 1
         work = root[0]
         node = 0
-        while t.nodes[node].first_child >= 0:
-            node = select_child(t.nodes, &t.nodes[node], p)
-            game_make(&work, t.nodes[node].move)
+        if p.solver:
+            # stop at a proven node: its result is backed up like a finished game's
+            while t.nodes[node].first_child >= 0 and (node == 0 or t.nodes[node].proven == 0):
+                k = select_child_solver(t.nodes, &t.nodes[node], p)
+                if k < 0:       # every move loses: won for the player who moved here
+                    t.nodes[node].proven = 1
+                    propagate_proof(t.nodes, node)
+                    break
+                node = k
+                game_make(&work, t.nodes[node].move)
+            if t.nodes[node].proven != 0:
+                if node == 0:
+                    break
+                backup(t.nodes, node, -<double>t.nodes[node].proven, False)
+                done[0] += 1
+                continue
+        else:
+            while t.nodes[node].first_child >= 0:
+                node = select_child(t.nodes, &t.nodes[node], p)
+                game_make(&work, t.nodes[node].move)
         status = game_status(&work)
         if status != GAME_ONGOING:
-            backup(t.nodes, node, terminal_value(&work, status), False)
+            v = terminal_value(&work, status)
+            if p.solver and status != GAME_DRAW and node != 0:
+                t.nodes[node].proven = -1 if v > 0.0 else 1
+                propagate_proof(t.nodes, node)
+            backup(t.nodes, node, v, False)
             done[0] += 1
             continue
         if t.nodes[node].pending > 0:
@@ -307,6 +386,8 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
     while done[0] < budget:
         if deadline_passed(deadline, n) or interrupt_poll(it):
             break
+        if p.solver and t.nodes[0].proven != 0:
+            break
         n += 1
         if gather(root, t, p, rng, 1, done, budget, &leaf, &node) == 0:
             continue
@@ -342,10 +423,12 @@ cdef bint advance_root(PTree* t, int move) noexcept nogil:
 
 cdef int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil:
     """A root move: sampled in proportion to the visits, or the most visited
-    (ties: first in move order)."""
+    (ties: first in move order); with proofs (the solver), a proven win first
+    and proven losses last."""
     cdef const PNode* root = &t.nodes[0]
     cdef int32_t k, best = root.first_child
     cdef int64_t total = 0, r
+    cdef int rank, best_rank = -2
     if sample:
         for k in range(root.first_child, root.first_child + root.nchildren):
             total += t.nodes[k].visits
@@ -356,7 +439,9 @@ cdef int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil:
                 if r < 0:
                     return t.nodes[k].move
     for k in range(root.first_child, root.first_child + root.nchildren):
-        if t.nodes[k].visits > t.nodes[best].visits:
+        rank = t.nodes[k].proven
+        if rank > best_rank or (rank == best_rank and t.nodes[k].visits > t.nodes[best].visits):
+            best_rank = rank
             best = k
     return t.nodes[best].move
 
@@ -412,7 +497,7 @@ cdef class PUCTForest:
         self.n, self.k, self.cap, self.seed = n, k, cap, seed
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
                          noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
-                         mix_playouts=1, expand_after=0)
+                         mix_playouts=1, expand_after=0, solver=False)
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -478,6 +563,17 @@ cdef class PUCTForest:
         evaluated leaf's value."""
         self.p.playout_weight = weight
         self.p.mix_playouts = playouts
+
+    def set_solver(self, bint on):
+        """MCTS-Solver proofs: finished games prove their nodes, proofs climb
+        the tree, selection takes proven wins and skips proven losses, and a
+        solved root ends the search."""
+        self.p.solver = on
+
+    def root_proven(self, int slot):
+        """+1 the side to move at tree ``slot``'s root wins, -1 it loses, 0
+        unknown (proofs only with the solver on)."""
+        return -self.trees[slot].nodes[0].proven
 
     def set_expand_after(self, int visits):
         """A leaf below the root goes to the evaluator (and is expanded) once
@@ -734,8 +830,9 @@ cdef inline int _root_action(PUCTForest f, GameState* proto, int slot, int move)
 
 
 def forest_root_children(PUCTForest f, GameBoard proto, int slot):
-    """``[(move, action, visits, prior, mean), ...]`` of tree ``slot``'s root
-    in move order; ``mean`` from the side to move at the root."""
+    """``[(move, action, visits, prior, mean, proven), ...]`` of tree ``slot``'s
+    root in move order; ``mean`` from the side to move at the root, ``proven``
+    +1 a proven win for it, -1 a proven loss, 0 unknown."""
     cdef PTree* t = &f.trees[slot]
     cdef PNode* root = &t.nodes[0]
     cdef int32_t k
@@ -745,12 +842,14 @@ def forest_root_children(PUCTForest f, GameBoard proto, int slot):
     for k in range(root.first_child, root.first_child + root.nchildren):
         out.append((int(t.nodes[k].move), _root_action(f, &proto.state, slot, t.nodes[k].move),
                     int(t.nodes[k].visits), float(t.nodes[k].prior),
-                    t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0))
+                    t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
+                    int(t.nodes[k].proven)))
     return out
 
 
 def forest_best_move(PUCTForest f, int slot):
-    """Most visited root move (ties: first in move order); None if unexpanded."""
+    """Most visited root move (ties: first in move order; a proven win first,
+    proven losses last); None if unexpanded."""
     cdef PTree* t = &f.trees[slot]
     if t.nodes[0].first_child < 0:
         return None
