@@ -132,8 +132,14 @@ def test_best_preset_plays_and_refuses_foreign_options(key):
     agent = g.make_agent("best", simulations=400, seed=1, threads=1)
     board = g.new_board()
     assert agent.select_move(board) in list(board.legal_moves)
-    assert agent._mcts.solver
-    assert g.make_agent("best", simulations=400, seed=1).threads == min(2, _parallel.cores())
+    if key in games.BEST_AZ:       # the network-guided search, with proofs
+        assert agent._puct.solver and agent.network is None          # the shipped network
+    else:
+        assert agent._mcts.solver
+    assert agent.name.startswith("best(")
+    cores = 1 if key in games.BEST_AZ else min(2, _parallel.cores())
+    assert g.make_agent("best", simulations=400, seed=1).threads == cores
+    assert g.make_agent("best", simulations=400, seed=1, threads=2).threads == 2
     with pytest.raises(ValueError, match="valid: threads"):
         g.make_agent("best", time=0.1, heuristic="pieces")
     with pytest.raises(ValueError, match="does not take depth"):

@@ -278,6 +278,13 @@ BEST_MCTS = {
     "quixo": {"solver": True, "playout": "decisive"},
     "connect4": {"solver": True, "playout": "decisive"},
 }
+#: The games whose strongest engine is the network-guided search instead:
+#: ``AZAgent`` with the shipped network and its settings, plus these; one
+#: thread by default (a second root-parallel tree measured no gain,
+#: docs/strength.md).
+BEST_AZ = {
+    "uttt": {"solver": True},
+}
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
 
@@ -300,13 +307,17 @@ def _default_threads(timed):
 
 def _best(game):
     def build(seed=None, simulations=None, time=None, threads=None):
-        from ttt_engine.agents import MCTSAgent
+        from ttt_engine.agents import AZAgent, MCTSAgent
         if simulations is None and time is None:
             time = BEST_TIME
         if threads is None:
-            threads = _default_threads(simulations is None)
-        agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                          max_nodes=2_000_000, **BEST_MCTS[game])
+            threads = 1 if game in BEST_AZ else _default_threads(simulations is None)
+        if game in BEST_AZ:
+            agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                            **BEST_AZ[game])
+        else:
+            agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                              max_nodes=2_000_000, **BEST_MCTS[game])
         agent.name = "best(" + agent.name.split("(", 1)[1]
         return agent
     return build
@@ -324,6 +335,9 @@ def _best_ttt(seed=None, simulations=None, time=None, threads=None):
 
 _BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
               "both cores (time or simulations per move, default 1 s; threads=)")
+_BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
+                 "MCTS-Solver proofs (time or simulations per move, default 1 s; threads= "
+                 "for root parallelism, default 1)")
 
 
 _SEARCH = ("simulations", "time")
@@ -346,7 +360,8 @@ def _standard(game, *own, best=None):
         *own,
         Engine("mcts", _MCTS_HELP, _mcts, _SEARCH),
         Engine("az", _AZ_HELP, _az(game), _SEARCH, _AZ_EXTRA),
-        best or Engine("best", _BEST_HELP, _best(game), _SEARCH, ("threads",)),
+        best or Engine("best", _BEST_AZ_HELP if game in BEST_AZ else _BEST_HELP, _best(game),
+                       _SEARCH, ("threads",)),
         Engine("random", _RANDOM_HELP, _random))
 
 
