@@ -141,41 +141,25 @@ cdef inline void tree_clear(PTree* t) noexcept nogil:
     t.used = 1
 
 
-cdef inline int32_t select_child(const PNode* nodes, const PNode* nd, const PParams* p) noexcept nogil:
-    """The child maximising Q + U, pending visits counted as losses; ties: first."""
+cdef inline int32_t select_child(const PNode* nodes, const PNode* nd, const PParams* p,
+                                 bint solver) noexcept nogil:
+    """The child maximising Q + U, pending visits counted as losses; ties: first.
+    With proofs (``solver``, a constant at each call site, so the plain search
+    compiles without them): a child proven won for the player to move is taken
+    at once, proven losses are skipped, and -1 means every child is one."""
     cdef double ns = <double>(nd.visits + nd.pending)
     cdef double c = p.c_puct, sq = sqrt(ns), n, q, sc, best_sc = -INFINITY
-    cdef int32_t k, best = nd.first_child
+    cdef int32_t k, best = -1 if solver else nd.first_child
     cdef const PNode* ch
     if p.c_base > 0.0:
         c = p.c_init + log((ns + p.c_base + 1.0) / p.c_base)
     for k in range(nd.first_child, nd.first_child + nd.nchildren):
         ch = &nodes[k]
-        n = <double>(ch.visits + ch.pending)
-        q = (ch.wsum - ch.pending) / n if n > 0.0 else 0.0
-        sc = q + c * <double>ch.prior * sq / (1.0 + n)
-        if sc > best_sc:
-            best_sc = sc
-            best = k
-    return best
-
-
-cdef inline int32_t select_child_solver(const PNode* nodes, const PNode* nd,
-                                        const PParams* p) noexcept nogil:
-    """``select_child`` with proofs: a child proven won for the player to move
-    is taken at once, proven losses are skipped; -1 when every child is one."""
-    cdef double ns = <double>(nd.visits + nd.pending)
-    cdef double c = p.c_puct, sq = sqrt(ns), n, q, sc, best_sc = -INFINITY
-    cdef int32_t k, best = -1
-    cdef const PNode* ch
-    if p.c_base > 0.0:
-        c = p.c_init + log((ns + p.c_base + 1.0) / p.c_base)
-    for k in range(nd.first_child, nd.first_child + nd.nchildren):
-        ch = &nodes[k]
-        if ch.proven > 0:
-            return k
-        if ch.proven < 0:
-            continue
+        if solver:
+            if ch.proven > 0:
+                return k
+            if ch.proven < 0:
+                continue
         n = <double>(ch.visits + ch.pending)
         q = (ch.wsum - ch.pending) / n if n > 0.0 else 0.0
         sc = q + c * <double>ch.prior * sq / (1.0 + n)
@@ -312,7 +296,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
         if p.solver:
             # stop at a proven node: its result is backed up like a finished game's
             while t.nodes[node].first_child >= 0 and (node == 0 or t.nodes[node].proven == 0):
-                k = select_child_solver(t.nodes, &t.nodes[node], p)
+                k = select_child(t.nodes, &t.nodes[node], p, True)
                 if k < 0:       # every move loses: won for the player who moved here
                     t.nodes[node].proven = 1
                     propagate_proof(t.nodes, node)
@@ -327,7 +311,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
                 continue
         else:
             while t.nodes[node].first_child >= 0:
-                node = select_child(t.nodes, &t.nodes[node], p)
+                node = select_child(t.nodes, &t.nodes[node], p, False)
                 game_make(&work, t.nodes[node].move)
         status = game_status(&work)
         if status != GAME_ONGOING:
