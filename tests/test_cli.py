@@ -279,6 +279,16 @@ def test_watch_engine_vs_engine(env):
     assert "exact value: loss" not in r.stdout
 
 
+def test_watch_shows_the_network_guided_engine_thinking(env):
+    """--verbose shows the UTTT preset's (the network-guided search's) simulations
+    and the value of its move, as for MCTS."""
+    r = run(["play", "--game", "uttt", "--watch", "random", "--opponent", "best", "--time",
+             "0.02", "--games", "1", "--seed", "2", "--verbose"], env)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"best \((X|O)\) plays \d, \d  \[[\d,]+ simulations, [\d,.]+/s, "
+                     r"[\d,]+ nodes, value [+-][\d.]+ \([\d,]+ visits\)", r.stdout), r.stdout
+
+
 def test_eval_table(env):
     r = run(["eval", "--engine", "perfect", "--against", "random", "--games", "30",
              "--seed", "2"], env)

@@ -24,9 +24,9 @@ def pct(n, total):
 
 
 def engine_stats(agent):
-    """The agent's statistics of its last move (MCTS ``stats``, search ``last_result``
-    or ``last``), or None."""
-    for attr in ("last_result", "stats", "last"):
+    """The agent's statistics of its last move (MCTS ``stats``, search ``last_result``,
+    the network-guided agent's ``last_stats``, or ``last``), or None."""
+    for attr in ("last_result", "stats", "last_stats", "last"):
         val = getattr(agent, attr, None)
         if val is not None and not callable(val):
             return val
@@ -65,6 +65,8 @@ def format_stats(stats, elapsed):
         for ch in stats.get("children") or ():
             if ch.get("move") == best:
                 parts.append(f"value {ch['mean']:+.3f} ({_num(ch['visits'])} visits)")
+        if stats.get("root_proven"):
+            parts.append("proven " + ("win" if stats["root_proven"] > 0 else "loss"))
         if stats.get("reused"):
             parts.append(f"reused {_num(stats.get('reused_visits', 0))} visits")
     elif stats is not None and (hasattr(stats, "nodes") or
