@@ -21,8 +21,7 @@ import time
 import pytest
 from ttt_engine import uttt
 from ttt_engine._core.games.uttt import board as _core_uttt
-from ttt_engine.games import BEST_MCTS
-from ttt_engine.games import get as get_game
+from ttt_engine.games import BEST_MCTS, get as get_game
 from ttt_engine.search import MCTS
 
 SIMS = 400_000          # per call, over all trees

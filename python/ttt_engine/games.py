@@ -310,12 +310,12 @@ def _best(game):
         from ttt_engine.agents import AZAgent, MCTSAgent
         if simulations is None and time is None:
             time = BEST_TIME
-        if threads is None:
-            threads = 1 if game in BEST_AZ else _default_threads(simulations is None)
         if game in BEST_AZ:
-            agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                            **BEST_AZ[game])
+            agent = AZAgent(simulations=simulations, time=time, seed=seed,
+                            threads=1 if threads is None else threads, **BEST_AZ[game])
         else:
+            if threads is None:
+                threads = _default_threads(simulations is None)
             agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
                               max_nodes=2_000_000, **BEST_MCTS[game])
         agent.name = "best(" + agent.name.split("(", 1)[1]
