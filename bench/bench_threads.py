@@ -1,9 +1,11 @@
-"""Both cores in one process: root-parallel UTTT MCTS and PUCT, and threads= for playouts.
+"""Both cores in one process: parallel UTTT MCTS and PUCT, and threads= for playouts.
 
 Wall-clock rates (CPU time cannot show a parallel speed-up), k=1 and k=2 in the
 same run, for plain MCTS, the strongest MCTS settings (MCTS-Solver, c = 0.8),
-the UTTT ``best`` preset (the shipped network guiding PUCT with proofs) and
-random playouts.  Bar: ``threads=2`` reaches >= 1.85x the rate of ``threads=1``
+the network-guided search of the UTTT ``best`` preset (the shipped network
+guiding PUCT with proofs) with root parallelism (``preset``: k trees) and with
+tree parallelism (``preset_tree``: k threads on one tree, the preset's way on a
+time budget), and random playouts.  Bar: ``threads=2`` reaches >= 1.85x the rate of ``threads=1``
 for each.  The machine must be otherwise idle for the ratio to mean
 anything (2 cores): the script form alternates k=1 and k=2 several times and
 prints the medians with the load average::
@@ -47,15 +49,17 @@ def mcts_rate(threads, sims=SIMS, seed=3, **settings):
     return sims / dt
 
 
-def preset_rate(threads, seconds=AZ_SECONDS, seed=3):
+def preset_rate(threads, seconds=AZ_SECONDS, seed=3, parallel="root"):
     """Simulations per wall-clock second of the UTTT ``best`` preset's first
     move on a time budget, its normal use (a fresh agent; one warm-up search
     outside the timing).  Root parallelism gives each thread the whole time,
     so the rate is the trees' simulations over the search's wall time.  (On a
     simulation budget the preset calls the network every 8 leaves, and two
     threads then wait on each other for the GIL in the network's Python
-    code: docs/strength.md, "Threads".)"""
-    agent = get_game("uttt").make_agent("best", time=seconds, seed=seed, threads=threads)
+    code: docs/strength.md, "Threads".)  ``parallel="tree"``: the same
+    network-guided search with every thread on one tree."""
+    agent = get_game("uttt").make_agent("az", time=seconds, seed=seed, threads=threads,
+                                        solver=True, parallel=parallel)
     b = uttt.Board()
     agent.select_move(b)
     agent.reset()
@@ -105,12 +109,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
     rates = {"mcts": {1: [], 2: []}, "mcts_best": {1: [], 2: []}, "preset": {1: [], 2: []},
-             "playouts": {1: [], 2: []}}
+             "preset_tree": {1: [], 2: []}, "playouts": {1: [], 2: []}}
     for _ in range(args.repeats):           # alternate, so drifts in load hit both
         for k in (1, 2):
             rates["mcts"][k].append(mcts_rate(k))
             rates["mcts_best"][k].append(mcts_rate(k, **BEST_MCTS["uttt"]))
             rates["preset"][k].append(preset_rate(k))
+            rates["preset_tree"][k].append(preset_rate(k, parallel="tree"))
             rates["playouts"][k].append(playout_rate(k))
     load_after = os.getloadavg()
     out = {"repeats": args.repeats, "cpus": os.cpu_count(),
@@ -120,7 +125,7 @@ def main(argv=None):
         out[what] = {"median_per_s_k1": med[1], "median_per_s_k2": med[2],
                      "ratio_k2_k1": med[2] / med[1],
                      "ratios_per_repeat": [b / a for a, b in zip(by_k[1], by_k[2])]}
-        print(f"{what:10s} k=1 {med[1] / 1e6:6.2f} M/s   k=2 {med[2] / 1e6:6.2f} M/s   "
+        print(f"{what:11s} k=1 {med[1] / 1e6:6.2f} M/s   k=2 {med[2] / 1e6:6.2f} M/s   "
               f"ratio {med[2] / med[1]:.2f}")
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} "
           f"({os.cpu_count()} cpus)")

@@ -62,6 +62,12 @@ JOBS = {
                               "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
                               "np.zeros(len(m), np.float32))\n"
                               "PUCT(ev, batch_size=4).search(uttt.Board(), simulations=10**12)"),
+    "puct_tree_parallel": ("from ttt_engine.search import PUCT\n"
+                           "import numpy as np\n"
+                           "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
+                           "np.zeros(len(m), np.float32))\n"
+                           "PUCT(ev, batch_size=4, threads=2, playout_weight=1, expand_after=1)"
+                           ".search(uttt.Board(), simulations=10**12)"),
     "selfplay_uniform": ("from ttt_engine.selfplay import selfplay\n"
                          "from ttt_engine.evaluators import UniformEvaluator\n"
                          "selfplay('uttt', UniformEvaluator(), games=10**6, simulations=10**6)"),
@@ -175,10 +181,11 @@ def _zero_evaluator(observations, legal_mask):
     return (np.zeros(legal_mask.shape, np.float32), np.zeros(len(legal_mask), np.float32))
 
 
-@pytest.mark.parametrize("native", [False, True])
-def test_puct_usable_after_interrupt(native):
+@pytest.mark.parametrize("native,threads", [(False, 1), (True, 1), (False, 2)])
+def test_puct_usable_after_interrupt(native, threads):
     from ttt_engine.evaluators import UniformEvaluator
-    p = search.PUCT(UniformEvaluator() if native else _zero_evaluator, seed=3, batch_size=4)
+    p = search.PUCT(UniformEvaluator() if native else _zero_evaluator, seed=3, batch_size=4,
+                    threads=threads)
     assert _interrupted(lambda: p.search(uttt.Board(), simulations=10**12))
     assert p.search(uttt.Board(), simulations=500) in uttt.Board().legal_moves
     assert p.stats["simulations"] == 500

@@ -8,6 +8,8 @@ import hashlib
 import math
 import pickle
 import random
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -850,3 +852,125 @@ def test_solver_in_the_agent_the_registry_and_pickles():
     assert games.get("uttt").make_agent("az", solver=True).solver is True
     p = PUCT(UniformEvaluator(), solver=True)
     assert pickle.loads(pickle.dumps(p)).solver is True
+
+
+# ---------------------------------------------------------------- tree parallelism
+class _Concurrency:
+    """Zero logits and values; counts the threads inside it at once."""
+
+    def __init__(self, thread_safe, fail_after=None):
+        self.thread_safe = thread_safe
+        self.fail_after = fail_after
+        self.inside = self.most = self.calls = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, observations, legal_mask):
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+            self.calls += 1
+            calls = self.calls
+        time.sleep(0.0005)          # room for the other thread to arrive
+        with self.lock:
+            self.inside -= 1
+        if self.fail_after is not None and calls > self.fail_after:
+            raise RuntimeError("evaluator broke")
+        return _zero(observations, legal_mask)
+
+
+@pytest.mark.parametrize("game", ["ttt", "uttt", "clobber", "quixo", "connect4"])
+def test_tree_parallel_visits_add_up(game):
+    """Two threads on one tree: the simulation budget is met exactly, every
+    virtual loss is taken back (the root's children hold every visit but the
+    root's own), and the next search reuses the tree."""
+    b = games.get(game).new_board()
+    p = PUCT(_zero, threads=2, batch_size=8, playout_weight=1, expand_after=1, seed=1,
+             solver=True)
+    move = p.search(b, simulations=3000)
+    st = p.stats
+    assert move in b.legal_moves
+    assert st["simulations"] == st["root_visits"] == 3000
+    assert sum(c["visits"] for c in st["children"]) == 2999
+    b.push(move)
+    b.push(b.legal_moves[0])
+    p.search(b, simulations=2000)
+    st = p.stats
+    assert st["simulations"] == 2000
+    assert st["root_visits"] == 2000 + st["reused_visits"]
+    # the reused root's own visits: its evaluation, and a first one by
+    # playouts alone if it was a young leaf then (expand_after=1)
+    assert st["root_visits"] - sum(c["visits"] for c in st["children"]) in (1, 2)
+
+
+def test_tree_parallel_proofs_agree_with_exhaustive_search():
+    """With two threads sharing the tree, every proof at the root and at its
+    children is still the exact game value, and a proven loss is never played
+    while another move is unproven."""
+    proved = 0
+    for b in random.Random(7).sample(_ttt_positions(), 100):
+        p = PUCT(_zero, seed=3, solver=True, batch_size=4, threads=2, playout_weight=1,
+                 expand_after=1, reuse=False)
+        move = p.search(b, simulations=2000)
+        st = p.stats
+        value = solve(b)
+        if st["root_proven"]:
+            proved += 1
+            assert st["root_proven"] == value, b.to_string()
+        for c in st["children"]:
+            if c["proven"]:
+                child = b.copy()
+                child.push(c["move"])
+                won = child.is_terminal() and child.winner == b.to_move
+                assert c["proven"] == (1 if won else -solve(child)), (b.to_string(), c)
+        if any(c["proven"] != -1 for c in st["children"]):
+            assert next(c for c in st["children"] if c["move"] == move)["proven"] != -1
+    assert proved >= 30
+
+
+@pytest.mark.parametrize("thread_safe", [False, True])
+def test_tree_parallel_calls_the_evaluator_as_it_allows(thread_safe):
+    """An evaluator that does not say it is thread-safe is called by one
+    thread at a time; one that does, by both at once."""
+    ev = _Concurrency(thread_safe)
+    p = PUCT(ev, threads=2, batch_size=4, playout_weight=1, seed=2)
+    p.search(games.get("uttt").new_board(), simulations=3000)
+    assert p.stats["simulations"] == 3000
+    assert ev.most == (2 if thread_safe else 1)
+
+
+def test_tree_parallel_evaluator_error_and_bad_setups():
+    """An evaluator failing in either thread: ValueError naming it, the
+    search object still usable; the uniform evaluator (searched in C) cannot
+    take threads."""
+    ev = _Concurrency(True, fail_after=20)
+    p = PUCT(ev, threads=2, batch_size=4, seed=2)
+    b = games.get("uttt").new_board()
+    with pytest.raises(ValueError, match="evaluator broke"):
+        p.search(b, simulations=100_000)
+    ev.fail_after = None
+    p.search(b, simulations=500)
+    assert p.stats["simulations"] == p.stats["root_visits"] == 500
+    with pytest.raises(ValueError, match="uniform evaluator"):
+        PUCT(UniformEvaluator(), threads=2)
+    with pytest.raises(ValueError, match="threads"):
+        PUCT(_zero, threads=0)
+    assert pickle.loads(pickle.dumps(PUCT(UniformEvaluator(), threads=1))).threads == 1
+
+
+def test_tree_parallel_agent_and_registry():
+    """AZAgent(parallel='tree') searches one tree with every thread and plays
+    the win; a mode that does not exist lists the ones that do."""
+    from ttt_engine.agents import AZAgent
+    b = games.get("ttt").new_board()
+    for m in (0, 3, 1, 4):
+        b.push(m)
+    a = AZAgent(_zero, simulations=400, playout_weight=1, solver=True, threads=2,
+                parallel="tree", seed=1)
+    assert a.select_move(b) == 2
+    assert a.last_stats["simulations"] <= 400 and a.last_stats["root_proven"] == 1
+    assert len(a._pucts) == 1 and a._puct.threads == 2
+    with pytest.raises(ValueError, match="'root', 'tree'"):
+        AZAgent(_zero, parallel="leaf")
+    agent = games.get("uttt").make_agent("az", threads=2, parallel="tree", simulations=100)
+    assert agent.parallel == "tree"
+    assert agent.select_move(games.get("uttt").new_board()) in range(81)

@@ -17,7 +17,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from ttt_engine._util import (check_depth, check_int, check_real, check_seconds,
+from ttt_engine._util import (check_choice, check_depth, check_int, check_real, check_seconds,
                               check_simulations, game_over, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget
 
@@ -306,6 +306,10 @@ class MCTSAgent(Agent):
         return f"MCTSAgent(simulations={self.simulations}, time={self.time}, c={self.c:.4g})"
 
 
+#: How ``AZAgent`` spreads its search over threads: several trees or one.
+PARALLEL_MODES = ("root", "tree")
+
+
 class AZAgent(Agent):
     """AlphaZero-style agent: :class:`ttt_engine.search.PUCT` guided by a
     network (or any evaluator), keeping its tree between moves.
@@ -322,13 +326,15 @@ class AZAgent(Agent):
         goes to the network, solver: MCTS-Solver proofs (see
         :class:`ttt_engine.search.PUCT`).  For these five, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)
-        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False).  threads: root
-        parallelism, as ``MCTSAgent``'s: that many
-        trees searched at once in as many threads (each with the whole time
-        budget, or its share of the simulations), the root visits summed to
-        choose the move; the evaluator is called from every thread (the numpy
-        ``Network`` is thread-safe).  seed: fixes the search
-        (with a budget in simulations, the same seed plays the same moves).
+        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False).  threads: that
+        many threads search at once, as ``parallel`` says: "root" (root
+        parallelism, as ``MCTSAgent``'s: that many trees, each with the whole
+        time budget or its share of the simulations, the root visits summed
+        to choose the move) or "tree" (one tree searched by every thread,
+        virtual losses keeping their leaves apart: ``PUCT(threads=...)``);
+        the evaluator is called from every thread (the numpy ``Network`` is
+        thread-safe).  seed: fixes the search (with a budget in simulations
+        and one thread, the same seed plays the same moves).
     ``depth`` does not apply (None).  ``last_stats``: the last search's
     statistics (:attr:`ttt_engine.search.PUCT.stats`).  Playing needs only
     numpy; one move at a time per agent.
@@ -341,10 +347,11 @@ class AZAgent(Agent):
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
-                 expand_after=None, solver=None, threads=1, depth=None):
+                 expand_after=None, solver=None, threads=1, parallel="root", depth=None):
         no_budget("AZAgent", depth=depth)
         from ttt_engine import _parallel
         self.threads = _parallel.check_threads(threads)
+        self.parallel = check_choice("parallel", parallel, PARALLEL_MODES)
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
         self.time = check_seconds("time", time, allow_none=True)
         if self.simulations is None and self.time is None:
@@ -393,9 +400,16 @@ class AZAgent(Agent):
         from ttt_engine import _parallel
         if seed is not None:
             self.seed = resolve_seed(seed)
-        for puct, s in zip(self._pucts, _parallel.split_seeds(self.seed, self.threads)):
+        for puct, s in zip(self._pucts, self._seeds()):
             puct.reset(s)
         self._merged = None
+
+    def _seeds(self):
+        """One seed per tree: root parallelism's split, or the seed itself."""
+        from ttt_engine import _parallel
+        if self.parallel == "tree":
+            return [self.seed]
+        return _parallel.split_seeds(self.seed, self.threads)
 
     def _search_for(self, board):
         if self._evaluator is None:
@@ -408,21 +422,21 @@ class AZAgent(Agent):
             if check is not None:
                 check(board)
         if self._puct is None:
-            from ttt_engine import _parallel
             self._pucts = [
                 _search.PUCT(self._evaluator, c_puct=self.c_puct, batch_size=self.batch_size,
                              max_nodes=self.max_nodes, seed=s,
                              playout_weight=self.playout_weight,
                              mixed_playouts=self.mixed_playouts,
-                             expand_after=self.expand_after, solver=self.solver)
-                for s in _parallel.split_seeds(self.seed, self.threads)]
+                             expand_after=self.expand_after, solver=self.solver,
+                             threads=self.threads if self.parallel == "tree" else 1)
+                for s in self._seeds()]
             self._puct = self._pucts[0]
         return self._puct
 
     def select_move(self, board):
         _require_moves(board)
         puct = self._search_for(board)
-        if self.threads == 1:
+        if self.threads == 1 or self.parallel == "tree":
             return puct.search(board, simulations=self.simulations, time=self.time)
         return self._search_parallel(board)
 
@@ -460,7 +474,7 @@ class AZAgent(Agent):
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
                 "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
                 "mixed_playouts": self.mixed_playouts, "expand_after": self.expand_after,
-                "solver": self.solver, "threads": self.threads}
+                "solver": self.solver, "threads": self.threads, "parallel": self.parallel}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

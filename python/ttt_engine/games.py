@@ -216,21 +216,21 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 def _az(game):
     def build(seed=None, simulations=None, time=None, network=None, batch_size=None,
               c_puct=1.25, playout_weight=None, mixed_playouts=None, expand_after=None,
-              solver=None, threads=1):
+              solver=None, threads=1, parallel="root"):
         from ttt_engine.agents import AZAgent, shipped_network
         if network is None:
             shipped_network(game)    # where none ships: the error saying how to train one
         return AZAgent(network, simulations=simulations, time=time, seed=seed,
                        batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
                        mixed_playouts=mixed_playouts, expand_after=expand_after,
-                       solver=solver, threads=threads)
+                       solver=solver, threads=threads, parallel=parallel)
     return build
 
 
 _AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
             "simulations or time per move)")
 _AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playouts",
-             "expand_after", "solver", "threads")
+             "expand_after", "solver", "threads", "parallel")
 
 
 def _tree(kind):
@@ -281,9 +281,9 @@ BEST_MCTS = {
 #: The games whose strongest engine is the network-guided search instead:
 #: ``AZAgent`` with the shipped network and its settings, plus these; one
 #: thread by default (a second root-parallel tree measured no gain,
-#: docs/strength.md).
+#: docs/strength.md); ``threads=2`` searches its one tree with two threads.
 BEST_AZ = {
-    "uttt": {"solver": True},
+    "uttt": {"solver": True, "parallel": "tree"},
 }
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
@@ -337,7 +337,7 @@ _BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playo
               "both cores (time or simulations per move, default 1 s; threads=)")
 _BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
                  "MCTS-Solver proofs (time or simulations per move, default 1 s; threads= "
-                 "for root parallelism, default 1)")
+                 "for tree parallelism, default 1)")
 
 
 _SEARCH = ("simulations", "time")

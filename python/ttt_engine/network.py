@@ -97,7 +97,12 @@ class Network:
     (any numeric dtype is accepted), ``legal_mask`` bool ``[B, num_actions]``
     (checked, not used: the search ignores illegal actions' logits).  Returns
     ``(logits float32 [B, num_actions], values float32 [B])``, new arrays.
+    Several threads may call one network at once (each has its own buffers).
     """
+
+    #: :class:`~ttt_engine.search.PUCT` with ``threads > 1`` calls it from
+    #: several threads at once
+    thread_safe = True
 
     def __init__(self, game, params, *, board_options=None, hidden=None):
         options = dict(board_options or {})

@@ -769,6 +769,14 @@ class PUCT(_OneSearchAtATime):
         a proven node's result is backed up like a finished game's, and a
         solved root ends the search early.  The move is a proven win if there
         is one, never a proven loss while another move is not.
+    threads: tree parallelism: that many threads search the one tree at
+        once, each gathering its own batch of leaves (virtual losses keep
+        them apart); the tree changes under a lock, while the playouts and
+        the evaluator run in parallel.  The evaluator is called from several
+        threads at once if it says it may (``thread_safe = True``, as
+        :class:`~ttt_engine.network.Network`), else one call at a time.
+        Needs an evaluator called from Python (not the uniform one, whose
+        search runs in C).  Results then depend on the threads' timing.
 
     The rules (selection, back-up, virtual loss, noise) are in
     docs/puct.md.  One search at a time per object (``RuntimeError``
@@ -791,7 +799,7 @@ class PUCT(_OneSearchAtATime):
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
                  reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1,
-                 expand_after=0, solver=False):
+                 expand_after=0, solver=False, threads=1):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -815,6 +823,13 @@ class PUCT(_OneSearchAtATime):
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
         self.solver = bool(solver)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
+        self.threads = _parallel.check_threads(threads)
+        if self.threads > 1 and self._native:
+            raise ValueError("threads > 1 needs an evaluator called from Python (a network); "
+                             "the uniform evaluator's search runs in C on one thread")
+        # several threads call the evaluator at once only if it says it is safe
+        self._eval_lock = (None if getattr(evaluator, "thread_safe", False)
+                           else threading.Lock())
         self._forest = None
         self._key = None
         self._root = None
@@ -828,7 +843,7 @@ class PUCT(_OneSearchAtATime):
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
             mixed_playouts=self.mixed_playouts, expand_after=self.expand_after,
-            solver=self.solver)))
+            solver=self.solver, threads=self.threads)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -838,7 +853,8 @@ class PUCT(_OneSearchAtATime):
             playouts = self.evaluator.playouts if self._native else 0
             self._forest = _puct.PUCTForest(
                 board, 1, self.batch_size, self.max_nodes, self.seed, self.c_puct, c_base,
-                c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts)
+                c_init, self.dirichlet_alpha or 0.0, self.noise_fraction, playouts,
+                lanes=self.threads)
             self._forest.set_playout_weight(self.playout_weight, self.mixed_playouts)
             self._forest.set_expand_after(self.expand_after)
             self._forest.set_solver(self.solver)
@@ -904,23 +920,14 @@ class PUCT(_OneSearchAtATime):
             if self._native:
                 _dispatch(_puct.forest_native, f, board, budget, t or 0.0)
             else:
-                num_actions = board.num_actions
                 deadline = start + t if t is not None else None
-                while f.done_in(0) < budget:
-                    n = _puct.forest_gather(f, board, budget)
-                    if n == 0 and f.root_proven(0):
-                        break                 # solved (the solver): nothing left to learn
-                    if n:
-                        out = call_evaluator(self.evaluator, f.observations[:n].reshape(
-                            (n,) + self._key[2]), f.masks[:n])
-                        logits, values = check_output(self.evaluator, out, n, num_actions)
-                        _puct.forest_backup(f, board, logits, values)
-                        calls += 1
-                        evaluations += n
-                    if deadline is not None and _time.perf_counter() >= deadline:
-                        break
-                    if stop is not None and stop[0]:
-                        break                 # a root-parallel search is stopping
+                parts = [(f, board, lane, budget, deadline, stop) for lane in range(self.threads)]
+                if self.threads == 1:
+                    counts = [self._run_lane(*parts[0], None)]
+                else:
+                    counts = _parallel.run_parts(self._run_lane, parts)
+                calls = sum(c for c, _ in counts)
+                evaluations = sum(e for _, e in counts)
         except BaseException:
             f.clear(0)                        # pending leaves would corrupt the tree
             raise
@@ -952,6 +959,38 @@ class PUCT(_OneSearchAtATime):
             "num_actions": board.num_actions,
         }
         return move
+
+    def _run_lane(self, f, board, lane, budget, deadline, stop, lanes_stop):
+        """Gather, evaluate and back up on ``lane`` of the forest until the
+        budget, the deadline, a solved root or a stop flag (``stop``: the
+        caller's root-parallel search; ``lanes_stop``: this search's other
+        threads).  Returns ``(evaluator calls, evaluations)``."""
+        from ttt_engine.evaluators import call_evaluator, check_output
+        num_actions = board.num_actions
+        shape = self._key[2]
+        rows = lane * f.n * f.k
+        calls = evaluations = 0
+        while f.done_in(0) < budget:
+            n = _puct.forest_gather(f, board, budget, lane)
+            if n == 0 and f.root_proven(0):
+                break                     # solved (the solver): nothing left to learn
+            if n:
+                obs = f.observations[rows:rows + n].reshape((n,) + shape)
+                mask = f.masks[rows:rows + n]
+                if self._eval_lock is None:
+                    out = call_evaluator(self.evaluator, obs, mask)
+                else:
+                    with self._eval_lock:
+                        out = call_evaluator(self.evaluator, obs, mask)
+                logits, values = check_output(self.evaluator, out, n, num_actions)
+                _puct.forest_backup(f, board, logits, values, lane)
+                calls += 1
+                evaluations += n
+            if deadline is not None and _time.perf_counter() >= deadline:
+                break
+            if (stop is not None and stop[0]) or (lanes_stop is not None and lanes_stop[0]):
+                break
+        return calls, evaluations
 
     @property
     def stats(self):

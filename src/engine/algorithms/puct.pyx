@@ -25,6 +25,12 @@ the first child in move order.  Values are backed up negamax-style: a node's
 alternates strictly).  The exact rules are in docs/puct.md; the tests
 replay them with an independent pure-Python search.
 
+Tree parallelism: a forest of one tree made with ``lanes`` = L > 1 has L
+sets of leaf buffers, and L threads may each run gather / evaluate / backup
+on their own lane of the same tree at once.  Every change to the tree is
+made under the forest's lock; random playouts, writing the planes and the
+evaluator run outside it, their leaves held by virtual losses meanwhile.
+
 The uniform evaluator (uniform priors, value from random playouts, or 0 with
 no playouts) needs no Python: ``forest_native`` runs whole searches in C.  Self-play
 (``forest_advance``) records each root's planes and visit distribution,
@@ -35,6 +41,10 @@ and stirs Dirichlet noise into the next root's priors.
 from libc.stdint cimport int8_t, uint8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.math cimport sqrt, log, exp, pow, INFINITY
 from libc.string cimport memset, memcpy
+from cpython.pythread cimport (
+    PyThread_type_lock, PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
+    PyThread_release_lock, WAIT_LOCK,
+)
 cimport numpy as cnp
 import numpy as np
 
@@ -274,20 +284,59 @@ cdef inline void add_noise(PTree* t, const PParams* p, rng_t* rng) noexcept nogi
             + p.noise_fraction * g[i] / total)
 
 
+cdef inline void add_pending(PNode* nodes, int32_t node) noexcept nogil:
+    """A virtual loss on every node from ``node`` up to the root."""
+    while node >= 0:
+        nodes[node].pending += 1
+        node = nodes[node].parent
+
+
+cdef enum:
+    YOUNG_BATCH = 16    # young leaves valued per release of the lock
+
+
+cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
+                      int32_t* nodes, int count, int64_t* done,
+                      PyThread_type_lock lock) noexcept nogil:
+    """Tree parallelism: the playouts of ``count`` pending young leaves
+    without the lock (held on entry and on return), then their back-ups."""
+    cdef double v[YOUNG_BATCH]
+    cdef int j
+    PyThread_release_lock(lock)
+    for j in range(count):
+        v[j] = playout_value(&states[j], p.mix_playouts, rng)
+    PyThread_acquire_lock(lock, WAIT_LOCK)
+    for j in range(count):
+        backup(t.nodes, nodes[j], v[j], True)
+    done[0] += count
+
+
 cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, int max_leaves,
-                int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes) noexcept nogil:
+                int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes,
+                PyThread_type_lock lock) noexcept nogil:
     """Select up to ``max_leaves`` leaves to evaluate (pending on their paths);
     finished games reached are backed up at once and counted in ``done``, and
     so are leaves below the root with fewer than ``expand_after`` visits
     (valued by playouts alone).  Stops at a leaf already pending, or when ``done`` +
-    pending reaches ``budget``.  Returns the number of leaves taken."""
-    cdef int got = 0, status, tries = 0, young = 0
+    pending reaches ``budget``.  Returns the number of leaves taken.
+
+    With a ``lock`` (tree parallelism), the tree is touched only while it is
+    held; young leaves wait pending, ``YOUNG_BATCH`` at a time, and their
+    playouts run without it (one release per batch: a contended lock costs
+    a wake-up, as much as a playout)."""
+    cdef int got = 0, status, tries = 0, young = 0, nyoung = 0
     cdef int32_t node, k
     cdef GameState work
     cdef double v
+    cdef GameState young_states[YOUNG_BATCH]
+    cdef int32_t young_nodes[YOUNG_BATCH]
+    if lock != NULL:
+        PyThread_acquire_lock(lock, WAIT_LOCK)
     # a fully explored tree reaches only finished games: return now and then
-    # so that the caller can look at its clock
-    while got < max_leaves and done[0] + got < budget and tries < max_leaves + 4096:
+    # so that the caller can look at its clock; the root's pending count
+    # includes the leaves of every lane
+    while (got < max_leaves and done[0] + t.nodes[0].pending < budget
+           and tries < max_leaves + 4096):
         if p.solver and t.nodes[0].proven != 0:
             break               # the root is solved: nothing left to learn
         tries += 1
@@ -327,19 +376,29 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
         if node != 0 and t.nodes[node].visits < p.expand_after:
             # a young leaf: random playouts value it without the evaluator
             # (the root always goes to the evaluator: its children are the moves)
-            backup(t.nodes, node, playout_value(&work, p.mix_playouts, rng), False)
-            done[0] += 1
+            if lock != NULL:
+                add_pending(t.nodes, node)
+                young_states[nyoung] = work
+                young_nodes[nyoung] = node
+                nyoung += 1
+                if nyoung == YOUNG_BATCH:
+                    value_young(t, p, rng, young_states, young_nodes, nyoung, done, lock)
+                    nyoung = 0
+            else:
+                backup(t.nodes, node, playout_value(&work, p.mix_playouts, rng), False)
+                done[0] += 1
             young += 1
             if young >= 4 * max_leaves + 64:    # back to the caller's clock now and then
                 break
             continue
-        k = node
-        while k >= 0:
-            t.nodes[k].pending += 1
-            k = t.nodes[k].parent
+        add_pending(t.nodes, node)
         leaf_states[got] = work
         leaf_nodes[got] = node
         got += 1
+    if lock != NULL:
+        if nyoung:
+            value_young(t, p, rng, young_states, young_nodes, nyoung, done, lock)
+        PyThread_release_lock(lock)
     return got
 
 
@@ -373,7 +432,7 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
         if p.solver and t.nodes[0].proven != 0:
             break
         n += 1
-        if gather(root, t, p, rng, 1, done, budget, &leaf, &node) == 0:
+        if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL) == 0:
             continue
         expand(t, node, &leaf, NULL)
         backup(t.nodes, node, playout_value(&leaf, p.playouts, rng), True)
@@ -445,15 +504,18 @@ cdef class PUCTForest:
     cdef void* roots             # n GameState
     cdef void* leaf_states       # n * k GameState
     cdef size_t state_size
-    cdef int32_t* leaf_nodes     # n * k
-    cdef int32_t* leaf_slot      # n * k
+    cdef int32_t* leaf_nodes     # n * k (times lanes)
+    cdef int32_t* leaf_slot      # n * k (times lanes)
+    cdef double* leaf_values     # n * k (times lanes): the leaves' values during a backup
+    cdef int32_t* lane_leaves    # leaves gathered in each lane
+    cdef PyThread_type_lock lock # held while a lane changes the tree (lanes > 1)
     cdef int64_t* done           # simulations of each tree's current search
     cdef uint8_t* active
     cdef uint8_t* noise_due      # the root's priors still need their noise
     cdef int32_t* ply
     cdef int32_t* nrec
     cdef int8_t* rec_player
-    cdef readonly int n, k, obs_size, num_actions, max_record, nleaves
+    cdef readonly int n, k, obs_size, num_actions, max_record, lanes
     cdef readonly int32_t cap
     cdef readonly uint64_t seed
     cdef readonly object observations   # int8 [n * k, obs_size]
@@ -473,12 +535,15 @@ cdef class PUCTForest:
 
     def __init__(self, proto, int n, int k, int32_t cap, uint64_t seed, double c_puct,
                  double c_base, double c_init, double alpha, double noise_fraction, int playouts,
-                 int max_record=0):
+                 int max_record=0, int lanes=1):
         """Trees for ``n`` games like ``proto`` (a board of any game), ``k``
-        leaves per tree and round, ``cap`` nodes per tree; validated by the
-        Python layer (n >= 1, k >= 1, cap >= MIN_NODES)."""
+        leaves per tree and round, ``cap`` nodes per tree; ``lanes`` > 1 (one
+        tree only): that many threads may search the tree at once, each on its
+        own lane of leaf buffers.  Validated by the Python layer (n >= 1,
+        k >= 1, cap >= MIN_NODES, lanes >= 1 and n == 1 if lanes > 1)."""
         cdef int i
-        self.n, self.k, self.cap, self.seed = n, k, cap, seed
+        cdef size_t rows = <size_t>lanes * n * k
+        self.n, self.k, self.cap, self.seed, self.lanes = n, k, cap, seed, lanes
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
                          noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
                          mix_playouts=1, expand_after=0, solver=False)
@@ -491,27 +556,31 @@ cdef class PUCTForest:
         self.arena = <PNode*>big_alloc(total)
         self.arena2 = <PNode*>big_alloc(total)
         self.trees = <PTree*>big_alloc(n * sizeof(PTree))
-        self.rngs = <rng_t*>big_alloc(n * sizeof(rng_t))
+        self.rngs = <rng_t*>big_alloc(<size_t>lanes * n * sizeof(rng_t))   # per tree and lane
         self.roots = big_alloc(n * self.state_size)
-        self.leaf_states = big_alloc(<size_t>n * k * self.state_size)
-        self.leaf_nodes = <int32_t*>big_alloc(<size_t>n * k * sizeof(int32_t))
-        self.leaf_slot = <int32_t*>big_alloc(<size_t>n * k * sizeof(int32_t))
+        self.leaf_states = big_alloc(rows * self.state_size)
+        self.leaf_nodes = <int32_t*>big_alloc(rows * sizeof(int32_t))
+        self.leaf_slot = <int32_t*>big_alloc(rows * sizeof(int32_t))
+        self.leaf_values = <double*>big_alloc(rows * sizeof(double))
+        self.lane_leaves = <int32_t*>big_alloc(lanes * sizeof(int32_t))
+        self.lock = PyThread_allocate_lock()
         self.done = <int64_t*>big_alloc(n * sizeof(int64_t))
         self.active = <uint8_t*>big_alloc(n)
         self.noise_due = <uint8_t*>big_alloc(n)
         if (self.arena == NULL or self.arena2 == NULL or self.trees == NULL or self.rngs == NULL
                 or self.roots == NULL or self.leaf_states == NULL or self.leaf_nodes == NULL
-                or self.leaf_slot == NULL or self.done == NULL or self.active == NULL
-                or self.noise_due == NULL):
+                or self.leaf_slot == NULL or self.leaf_values == NULL
+                or self.lane_leaves == NULL or self.lock == NULL or self.done == NULL
+                or self.active == NULL or self.noise_due == NULL):
             raise MemoryError(f"cannot allocate {n} PUCT trees of {cap} nodes")
         for i in range(n):
             self.trees[i].nodes = self.arena + <size_t>i * cap
             self.trees[i].alt = self.arena2 + <size_t>i * cap
             self.trees[i].cap = cap
             tree_clear(&self.trees[i])
-            rng_seed(&self.rngs[i], seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL)
-        self.observations = np.zeros((n * k, self.obs_size), dtype=np.int8)
-        self.masks = np.zeros((n * k, self.num_actions), dtype=np.bool_)
+        self.reseed(seed)
+        self.observations = np.zeros((rows, self.obs_size), dtype=np.int8)
+        self.masks = np.zeros((rows, self.num_actions), dtype=np.bool_)
         self.obs_p = <int8_t*>_data(self.observations)
         self.mask_p = <uint8_t*>_data(self.masks)
         m = max(max_record, 1)
@@ -533,11 +602,16 @@ cdef class PUCTForest:
         big_free(self.arena, total)
         big_free(self.arena2, total)
         big_free(self.trees, self.n * sizeof(PTree))
-        big_free(self.rngs, self.n * sizeof(rng_t))
+        big_free(self.rngs, <size_t>self.lanes * self.n * sizeof(rng_t))
         big_free(self.roots, self.n * self.state_size)
-        big_free(self.leaf_states, <size_t>self.n * self.k * self.state_size)
-        big_free(self.leaf_nodes, <size_t>self.n * self.k * sizeof(int32_t))
-        big_free(self.leaf_slot, <size_t>self.n * self.k * sizeof(int32_t))
+        cdef size_t rows = <size_t>self.lanes * self.n * self.k
+        big_free(self.leaf_states, rows * self.state_size)
+        big_free(self.leaf_nodes, rows * sizeof(int32_t))
+        big_free(self.leaf_slot, rows * sizeof(int32_t))
+        big_free(self.leaf_values, rows * sizeof(double))
+        big_free(self.lane_leaves, self.lanes * sizeof(int32_t))
+        if self.lock != NULL:
+            PyThread_free_lock(self.lock)
         big_free(self.done, self.n * sizeof(int64_t))
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
@@ -568,7 +642,7 @@ cdef class PUCTForest:
     def reseed(self, uint64_t seed):
         cdef int i
         self.seed = seed
-        for i in range(self.n):
+        for i in range(self.lanes * self.n):
             rng_seed(&self.rngs[i], seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL)
 
     def clear(self, int slot):
@@ -649,68 +723,95 @@ def forest_reroot(PUCTForest f, GameBoard old_root, GameBoard new_root, int slot
     return True
 
 
-cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget) noexcept nogil:
+cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil:
     cdef GameState* roots = <GameState*>f.roots
-    cdef GameState* leaves = <GameState*>f.leaf_states
+    cdef size_t base = <size_t>lane * f.n * f.k      # the lane's first row
+    cdef GameState* leaves = <GameState*>f.leaf_states + base
+    cdef int32_t* leaf_nodes = f.leaf_nodes + base
+    cdef int32_t* leaf_slot = f.leaf_slot + base
+    cdef PyThread_type_lock lock = f.lock if f.lanes > 1 else NULL
     cdef int i, got, j, total = 0
     cdef PTree* t
     for i in range(f.n):
         if not f.active[i]:
             continue
         t = &f.trees[i]
-        if f.noise_due[i] and t.nodes[0].first_child >= 0:
-            add_noise(t, &f.p, &f.rngs[i])
-            f.noise_due[i] = 0
-        got = gather(&roots[i], t, &f.p, &f.rngs[i], f.k, &f.done[i], budget, leaves + total,
-                     f.leaf_nodes + total)
+        if f.noise_due[i]:
+            if lock != NULL:
+                PyThread_acquire_lock(lock, WAIT_LOCK)
+            if f.noise_due[i] and t.nodes[0].first_child >= 0:
+                add_noise(t, &f.p, &f.rngs[i + lane * f.n])
+                f.noise_due[i] = 0
+            if lock != NULL:
+                PyThread_release_lock(lock)
+        got = gather(&roots[i], t, &f.p, &f.rngs[i + lane * f.n], f.k, &f.done[i], budget,
+                     leaves + total, leaf_nodes + total, lock)
         for j in range(got):
-            f.leaf_slot[total + j] = i
-            game_write_planes(&leaves[total + j], f.obs_p + <size_t>(total + j) * f.obs_size,
-                              f.mask_p + <size_t>(total + j) * f.num_actions)
+            leaf_slot[total + j] = i
+            game_write_planes(&leaves[total + j],
+                              f.obs_p + (base + total + j) * f.obs_size,
+                              f.mask_p + (base + total + j) * f.num_actions)
         total += got
-    f.nleaves = total
+    f.lane_leaves[lane] = total
 
 
-def forest_gather(PUCTForest f, GameBoard proto, int64_t budget):
+def forest_gather(PUCTForest f, GameBoard proto, int64_t budget, int lane=0):
     """Gather leaves from every active tree whose search has fewer than
-    ``budget`` simulations; their planes are rows ``[0, count)`` of
-    ``f.observations`` / ``f.masks``.  Returns the count."""
+    ``budget`` simulations; their planes are rows ``[lane * n * k, ... +
+    count)`` of ``f.observations`` / ``f.masks``.  Returns the count."""
+    if not 0 <= lane < f.lanes:
+        raise ValueError(f"lane {lane} of a forest with {f.lanes} lanes")
     with nogil:
-        _gather_all(&proto.state, f, budget)
-    return f.nleaves
+        _gather_all(&proto.state, f, budget, lane)
+    return f.lane_leaves[lane]
 
 
 cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
-                      bint uniform) noexcept nogil:
-    cdef GameState* leaves = <GameState*>f.leaf_states
-    cdef int j, i
-    cdef double v, lam = f.p.playout_weight
+                      bint uniform, int lane) noexcept nogil:
+    cdef size_t base = <size_t>lane * f.n * f.k
+    cdef GameState* leaves = <GameState*>f.leaf_states + base
+    cdef int32_t* leaf_nodes = f.leaf_nodes + base
+    cdef int32_t* leaf_slot = f.leaf_slot + base
+    cdef double* v = f.leaf_values + base
+    cdef PyThread_type_lock lock = f.lock if f.lanes > 1 else NULL
+    cdef int j, i, count = f.lane_leaves[lane]
+    cdef double lam = f.p.playout_weight
     cdef PTree* t
-    for j in range(f.nleaves):
-        i = f.leaf_slot[j]
-        t = &f.trees[i]
-        v = <double>values[j]
+    # the playouts first, outside the lock: they do not touch the tree
+    for j in range(count):
+        v[j] = <double>values[j]
         if lam > 0.0:
             # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
-            v = (1.0 - lam) * v + lam * playout_value(&leaves[j], f.p.mix_playouts, &f.rngs[i])
-        expand(t, f.leaf_nodes[j], &leaves[j],
+            v[j] = (1.0 - lam) * v[j] + lam * playout_value(
+                &leaves[j], f.p.mix_playouts, &f.rngs[leaf_slot[j] + lane * f.n])
+    if lock != NULL:
+        PyThread_acquire_lock(lock, WAIT_LOCK)
+    for j in range(count):
+        i = leaf_slot[j]
+        t = &f.trees[i]
+        expand(t, leaf_nodes[j], &leaves[j],
                NULL if uniform else logits + <size_t>j * f.num_actions)
-        backup(t.nodes, f.leaf_nodes[j], v, True)
+        backup(t.nodes, leaf_nodes[j], v[j], True)
         f.done[i] += 1
-    f.nleaves = 0
+    f.lane_leaves[lane] = 0
+    if lock != NULL:
+        PyThread_release_lock(lock)
 
 
 def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
-                  const float[::1] values):
-    """Expand the gathered leaves with ``logits`` (rows in gathering order,
-    indexed by action; None: uniform priors) and back up ``values``."""
+                  const float[::1] values, int lane=0):
+    """Expand the gathered leaves of ``lane`` with ``logits`` (rows in
+    gathering order, indexed by action; None: uniform priors) and back up
+    ``values``."""
     cdef const float* lp = NULL
-    if f.nleaves == 0:
+    if not 0 <= lane < f.lanes:
+        raise ValueError(f"lane {lane} of a forest with {f.lanes} lanes")
+    if f.lane_leaves[lane] == 0:
         return
     if logits is not None:
         lp = &logits[0, 0]
     with nogil:
-        _backup_all(&proto.state, f, lp, &values[0], lp == NULL)
+        _backup_all(&proto.state, f, lp, &values[0], lp == NULL, lane)
 
 
 cdef int64_t _native_all(GameState* proto, PUCTForest f, int64_t budget, double deadline,
