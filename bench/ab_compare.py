@@ -53,6 +53,15 @@ t = clock()
 d = selfplay("uttt", UniformEvaluator(), games=16, simulations=400, seed=1)
 dt = clock() - t
 rate = d.stats["simulations"] / dt""",
+    "PUCT uttt shipped network 0.5 s, one thread (sims/s)": """
+from ttt_engine import uttt
+from ttt_engine.agents import AZAgent
+a = AZAgent(time=0.5, seed=3, solver=True)
+b = uttt.Board()
+a.select_move(b)   # loads the network and faults the arena in, untimed
+a.reset()
+t = clock(); a.select_move(b); dt = clock() - t
+rate = a.last_stats["simulations"] / dt""",
     "BatchEnv uttt 1024 random steps (steps/s)": """
 from ttt_engine.envs import BatchEnv
 e = BatchEnv("uttt", 1024, seed=1, autoreset=True)

@@ -126,7 +126,7 @@ def test_playout_option_is_checked_per_game():
 
 
 @pytest.mark.parametrize("key", ["uttt", "clobber", "quixo"])
-def test_best_preset_plays_and_refuses_foreign_options(key):
+def test_best_preset_plays_and_refuses_foreign_options(key, monkeypatch):
     g = games.get(key)
     assert g.default_engine == "best"
     agent = g.make_agent("best", simulations=400, seed=1, threads=1)
@@ -139,6 +139,12 @@ def test_best_preset_plays_and_refuses_foreign_options(key):
     assert agent.name.startswith("best(")
     cores = 1 if key in games.BEST_AZ else min(2, _parallel.cores())
     assert g.make_agent("best", simulations=400, seed=1).threads == cores
+    if key in games.BEST_AZ:       # on a time budget: the cores the load rule gives, one tree
+        for n in (2, 1):
+            monkeypatch.setattr(games, "_default_threads", lambda timed, n=n: n if timed else 0)
+            timed = g.make_agent("best", time=0.05, seed=1)
+            assert timed.threads == n and timed.parallel == "tree"
+            assert timed.select_move(board) in list(board.legal_moves)
     assert g.make_agent("best", simulations=400, seed=1, threads=2).threads == 2
     with pytest.raises(ValueError, match="valid: threads"):
         g.make_agent("best", time=0.1, heuristic="pieces")

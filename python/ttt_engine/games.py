@@ -279,9 +279,10 @@ BEST_MCTS = {
     "connect4": {"solver": True, "playout": "decisive"},
 }
 #: The games whose strongest engine is the network-guided search instead:
-#: ``AZAgent`` with the shipped network and its settings, plus these; one
-#: thread by default (a second root-parallel tree measured no gain,
-#: docs/strength.md); ``threads=2`` searches its one tree with two threads.
+#: ``AZAgent`` with the shipped network and its settings, plus these.  On a
+#: time budget both cores search its one tree (tree parallelism: a second
+#: root-parallel tree measured no gain, docs/strength.md); on a simulation
+#: budget one thread, so that a seed fixes the moves.
 BEST_AZ = {
     "uttt": {"solver": True, "parallel": "tree"},
 }
@@ -311,8 +312,10 @@ def _best(game):
         if simulations is None and time is None:
             time = BEST_TIME
         if game in BEST_AZ:
-            agent = AZAgent(simulations=simulations, time=time, seed=seed,
-                            threads=1 if threads is None else threads, **BEST_AZ[game])
+            if threads is None:
+                threads = 1 if time is None else _default_threads(True)
+            agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                            **BEST_AZ[game])
         else:
             if threads is None:
                 threads = _default_threads(simulations is None)
@@ -336,8 +339,8 @@ def _best_ttt(seed=None, simulations=None, time=None, threads=None):
 _BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
               "both cores (time or simulations per move, default 1 s; threads=)")
 _BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
-                 "MCTS-Solver proofs (time or simulations per move, default 1 s; threads= "
-                 "for tree parallelism, default 1)")
+                 "MCTS-Solver proofs (time or simulations per move, default 1 s; on a time "
+                 "budget both cores search one tree; threads=)")
 
 
 _SEARCH = ("simulations", "time")

@@ -28,8 +28,9 @@ replay them with an independent pure-Python search.
 Tree parallelism: a forest of one tree made with ``lanes`` = L > 1 has L
 sets of leaf buffers, and L threads may each run gather / evaluate / backup
 on their own lane of the same tree at once.  Every change to the tree is
-made under the forest's lock; random playouts, writing the planes and the
-evaluator run outside it, their leaves held by virtual losses meanwhile.
+made under the forest's spin lock (core/spinlock.pxd); random playouts,
+writing the planes and the evaluator run outside it, their leaves held by
+virtual losses meanwhile.
 
 The uniform evaluator (uniform priors, value from random playouts, or 0 with
 no playouts) needs no Python: ``forest_native`` runs whole searches in C.  Self-play
@@ -41,10 +42,6 @@ and stirs Dirichlet noise into the next root's priors.
 from libc.stdint cimport int8_t, uint8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.math cimport sqrt, log, exp, pow, INFINITY
 from libc.string cimport memset, memcpy
-from cpython.pythread cimport (
-    PyThread_type_lock, PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
-    PyThread_release_lock, WAIT_LOCK,
-)
 cimport numpy as cnp
 import numpy as np
 
@@ -55,6 +52,7 @@ from ttt_engine._core.core.interrupt cimport (
 )
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_next, rng_uniform
 from ttt_engine._core.core.sort cimport sort_ints
+from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
     game_to_move, game_legal_moves, game_make, game_status, game_playout, game_init_tables,
@@ -297,15 +295,15 @@ cdef enum:
 
 cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
                       int32_t* nodes, int count, int64_t* done,
-                      PyThread_type_lock lock) noexcept nogil:
+                      int* lock) noexcept nogil:
     """Tree parallelism: the playouts of ``count`` pending young leaves
     without the lock (held on entry and on return), then their back-ups."""
     cdef double v[YOUNG_BATCH]
     cdef int j
-    PyThread_release_lock(lock)
+    spin_unlock(lock)
     for j in range(count):
         v[j] = playout_value(&states[j], p.mix_playouts, rng)
-    PyThread_acquire_lock(lock, WAIT_LOCK)
+    spin_lock(lock)
     for j in range(count):
         backup(t.nodes, nodes[j], v[j], True)
     done[0] += count
@@ -313,7 +311,7 @@ cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
 
 cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, int max_leaves,
                 int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes,
-                PyThread_type_lock lock) noexcept nogil:
+                int* lock) noexcept nogil:
     """Select up to ``max_leaves`` leaves to evaluate (pending on their paths);
     finished games reached are backed up at once and counted in ``done``, and
     so are leaves below the root with fewer than ``expand_after`` visits
@@ -322,8 +320,8 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
 
     With a ``lock`` (tree parallelism), the tree is touched only while it is
     held; young leaves wait pending, ``YOUNG_BATCH`` at a time, and their
-    playouts run without it (one release per batch: a contended lock costs
-    a wake-up, as much as a playout)."""
+    playouts run without it (one release per batch, not per leaf: less
+    traffic on the lock's cache line)."""
     cdef int got = 0, status, tries = 0, young = 0, nyoung = 0
     cdef int32_t node, k
     cdef GameState work
@@ -331,7 +329,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     cdef GameState young_states[YOUNG_BATCH]
     cdef int32_t young_nodes[YOUNG_BATCH]
     if lock != NULL:
-        PyThread_acquire_lock(lock, WAIT_LOCK)
+        spin_lock(lock)
     # a fully explored tree reaches only finished games: return now and then
     # so that the caller can look at its clock; the root's pending count
     # includes the leaves of every lane
@@ -398,7 +396,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     if lock != NULL:
         if nyoung:
             value_young(t, p, rng, young_states, young_nodes, nyoung, done, lock)
-        PyThread_release_lock(lock)
+        spin_unlock(lock)
     return got
 
 
@@ -508,7 +506,7 @@ cdef class PUCTForest:
     cdef int32_t* leaf_slot      # n * k (times lanes)
     cdef double* leaf_values     # n * k (times lanes): the leaves' values during a backup
     cdef int32_t* lane_leaves    # leaves gathered in each lane
-    cdef PyThread_type_lock lock # held while a lane changes the tree (lanes > 1)
+    cdef int lock                # held while a lane changes the tree (lanes > 1)
     cdef int64_t* done           # simulations of each tree's current search
     cdef uint8_t* active
     cdef uint8_t* noise_due      # the root's priors still need their noise
@@ -563,14 +561,13 @@ cdef class PUCTForest:
         self.leaf_slot = <int32_t*>big_alloc(rows * sizeof(int32_t))
         self.leaf_values = <double*>big_alloc(rows * sizeof(double))
         self.lane_leaves = <int32_t*>big_alloc(lanes * sizeof(int32_t))
-        self.lock = PyThread_allocate_lock()
         self.done = <int64_t*>big_alloc(n * sizeof(int64_t))
         self.active = <uint8_t*>big_alloc(n)
         self.noise_due = <uint8_t*>big_alloc(n)
         if (self.arena == NULL or self.arena2 == NULL or self.trees == NULL or self.rngs == NULL
                 or self.roots == NULL or self.leaf_states == NULL or self.leaf_nodes == NULL
                 or self.leaf_slot == NULL or self.leaf_values == NULL
-                or self.lane_leaves == NULL or self.lock == NULL or self.done == NULL
+                or self.lane_leaves == NULL or self.done == NULL
                 or self.active == NULL or self.noise_due == NULL):
             raise MemoryError(f"cannot allocate {n} PUCT trees of {cap} nodes")
         for i in range(n):
@@ -610,8 +607,6 @@ cdef class PUCTForest:
         big_free(self.leaf_slot, rows * sizeof(int32_t))
         big_free(self.leaf_values, rows * sizeof(double))
         big_free(self.lane_leaves, self.lanes * sizeof(int32_t))
-        if self.lock != NULL:
-            PyThread_free_lock(self.lock)
         big_free(self.done, self.n * sizeof(int64_t))
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
@@ -729,7 +724,7 @@ cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) 
     cdef GameState* leaves = <GameState*>f.leaf_states + base
     cdef int32_t* leaf_nodes = f.leaf_nodes + base
     cdef int32_t* leaf_slot = f.leaf_slot + base
-    cdef PyThread_type_lock lock = f.lock if f.lanes > 1 else NULL
+    cdef int* lock = &f.lock if f.lanes > 1 else NULL
     cdef int i, got, j, total = 0
     cdef PTree* t
     for i in range(f.n):
@@ -738,12 +733,12 @@ cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) 
         t = &f.trees[i]
         if f.noise_due[i]:
             if lock != NULL:
-                PyThread_acquire_lock(lock, WAIT_LOCK)
+                spin_lock(lock)
             if f.noise_due[i] and t.nodes[0].first_child >= 0:
                 add_noise(t, &f.p, &f.rngs[i + lane * f.n])
                 f.noise_due[i] = 0
             if lock != NULL:
-                PyThread_release_lock(lock)
+                spin_unlock(lock)
         got = gather(&roots[i], t, &f.p, &f.rngs[i + lane * f.n], f.k, &f.done[i], budget,
                      leaves + total, leaf_nodes + total, lock)
         for j in range(got):
@@ -773,7 +768,7 @@ cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const
     cdef int32_t* leaf_nodes = f.leaf_nodes + base
     cdef int32_t* leaf_slot = f.leaf_slot + base
     cdef double* v = f.leaf_values + base
-    cdef PyThread_type_lock lock = f.lock if f.lanes > 1 else NULL
+    cdef int* lock = &f.lock if f.lanes > 1 else NULL
     cdef int j, i, count = f.lane_leaves[lane]
     cdef double lam = f.p.playout_weight
     cdef PTree* t
@@ -785,7 +780,7 @@ cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const
             v[j] = (1.0 - lam) * v[j] + lam * playout_value(
                 &leaves[j], f.p.mix_playouts, &f.rngs[leaf_slot[j] + lane * f.n])
     if lock != NULL:
-        PyThread_acquire_lock(lock, WAIT_LOCK)
+        spin_lock(lock)
     for j in range(count):
         i = leaf_slot[j]
         t = &f.trees[i]
@@ -795,7 +790,7 @@ cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const
         f.done[i] += 1
     f.lane_leaves[lane] = 0
     if lock != NULL:
-        PyThread_release_lock(lock)
+        spin_unlock(lock)
 
 
 def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
