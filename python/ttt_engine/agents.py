@@ -403,7 +403,6 @@ class AZAgent(Agent):
 
     def reset(self, seed=None):
         """Drop the search tree; with ``seed``, restart the random stream from it."""
-        from ttt_engine import _parallel
         if seed is not None:
             self.seed = resolve_seed(seed)
         for puct, s in zip(self._pucts, self._seeds()):

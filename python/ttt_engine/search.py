@@ -903,7 +903,6 @@ class PUCT(_OneSearchAtATime):
         return self._exclusive(self._search, board, sims, t)
 
     def _search(self, board, sims, t, stop=None):
-        from ttt_engine.evaluators import call_evaluator, check_output
         f = self._forest_for(board)
         reused = False
         if self.reuse and self._root is not None:
