@@ -377,12 +377,8 @@ class AZAgent(Agent):
         if network is not None:
             self._evaluator = _load_evaluator(network)
             self._resolve({})
-            from ttt_engine.evaluators import UniformEvaluator
-            if (self.parallel == "tree" and self.threads > 1
-                    and isinstance(self._evaluator, UniformEvaluator)):
-                raise ValueError("parallel='tree' needs an evaluator called from Python (a "
-                                 "network); the uniform evaluator's search runs in C on one "
-                                 "thread: use parallel='root'")
+            if self.parallel == "tree":
+                _search.check_tree_threads(self._evaluator, self.threads)
 
     def _resolve(self, settings):
         """Fill the settings left at None: from ``settings`` (those the shipped

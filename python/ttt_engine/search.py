@@ -823,10 +823,7 @@ class PUCT(_OneSearchAtATime):
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
         self.solver = bool(solver)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
-        self.threads = _parallel.check_threads(threads)
-        if self.threads > 1 and self._native:
-            raise ValueError("threads > 1 needs an evaluator called from Python (a network); "
-                             "the uniform evaluator's search runs in C on one thread")
+        self.threads = check_tree_threads(evaluator, threads)
         # several threads call the evaluator at once only if it says it is safe
         self._eval_lock = (None if getattr(evaluator, "thread_safe", False)
                            else threading.Lock())
@@ -1025,6 +1022,19 @@ class PUCT(_OneSearchAtATime):
         for c, x in zip(kids, w / w.sum()):
             pi[c["action"]] = x
         return pi.astype(np.float32)
+
+
+def check_tree_threads(evaluator, threads):
+    """``threads`` for one PUCT tree searched with ``evaluator``; ``ValueError``
+    if it is more than one and the evaluator is the uniform one (searched in C,
+    on one thread)."""
+    from ttt_engine.evaluators import UniformEvaluator
+    threads = _parallel.check_threads(threads)
+    if threads > 1 and isinstance(evaluator, UniformEvaluator):
+        raise ValueError("threads > 1 on one tree needs an evaluator called from Python (a "
+                         "network); the uniform evaluator's search runs in C on one thread "
+                         "(AZAgent: parallel='root' searches one tree per thread)")
+    return threads
 
 
 def _rebuild_puct(evaluator, config):
