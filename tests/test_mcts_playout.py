@@ -1,14 +1,24 @@
 """MCTS playout policies (decisive / anti-decisive moves), the strongest-engine
 preset and the threads warning."""
+import pickle
 import random
 import warnings
+
+import numpy as np
 
 import pytest
 from ttt_engine import _parallel, clobber, games, quixo, uttt
 from ttt_engine import Board as TTTBoard
 from ttt_engine._core.algorithms import mcts as _mcts
-from ttt_engine.agents import MCTSAgent
-from ttt_engine.search import MCTS
+from ttt_engine.agents import AZAgent, MCTSAgent
+from ttt_engine.evaluators import UniformEvaluator
+from ttt_engine.search import MCTS, PUCT
+
+
+def _uniform_logits(observations, legal_mask):
+    """An evaluator from Python: equal logits, value 0."""
+    return (np.zeros(legal_mask.shape, dtype=np.float32),
+            np.zeros(len(legal_mask), dtype=np.float32))
 
 
 def _random_positions(new_board, count, seed, min_plies=10):
@@ -91,16 +101,20 @@ def test_clobber_decisive_moves():
     assert wins >= 20
 
 
+def _position_won_in_one(seed):
+    """A random UTTT position where the side to move can win at once."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        b = _random_positions(uttt.Board, 1, seed=rng.randrange(10**6), min_plies=30)[0]
+        if any(_wins_at_once(b, x) for x in b.legal_moves):
+            return b
+    raise AssertionError("no position won in one found")
+
+
 def test_decisive_playouts_win_a_won_position():
     # a random position where the side to move can win at once: the decisive
     # playout always takes the win, from every random stream
-    rng = random.Random(5)
-    for _ in range(200):
-        b = _random_positions(uttt.Board, 1, seed=rng.randrange(10**6), min_plies=30)[0]
-        wins = [x for x in b.legal_moves if _wins_at_once(b, x)]
-        if wins:
-            break
-    assert wins
+    b = _position_won_in_one(5)
     first = 1 if b.to_move == "X" else 2
     counts = _mcts.policy_playouts(b, 200, 3, "decisive")
     assert counts[first] == 200
@@ -123,6 +137,35 @@ def test_playout_option_is_checked_per_game():
     import pickle
     again = pickle.loads(pickle.dumps(agent))
     assert again._mcts.playout == "decisive"
+
+
+def test_puct_leaf_playouts_follow_the_playout_policy():
+    # PUCT's leaf value with playout_weight=1 is the playouts' mean: with
+    # decisive playouts, every playout from a position won in one is a win
+    b = _position_won_in_one(5)
+    dec = PUCT(_uniform_logits, playout_weight=1.0, mixed_playouts=200, playout="decisive",
+               seed=1)
+    dec.search(b.copy(), simulations=1)
+    assert dec.stats["root_value"] == 1.0
+    rand = PUCT(_uniform_logits, playout_weight=1.0, mixed_playouts=200, seed=1)
+    rand.search(b.copy(), simulations=1)
+    assert rand.stats["root_value"] < 1.0
+    assert pickle.loads(pickle.dumps(dec)).playout == "decisive"
+    with pytest.raises(ValueError, match="valid: random, decisive"):
+        PUCT(_uniform_logits, playout="smart")
+    with pytest.raises(ValueError, match="PUCT playout 'decisive' does not apply to "
+                                         "Tic-Tac-Toe; valid playouts there: random"):
+        dec.search(TTTBoard(), simulations=10)
+    # the uniform evaluator's playouts (searched in C) follow it too
+    native = PUCT(UniformEvaluator(playouts=200), playout="decisive", seed=1)
+    native.search(b.copy(), simulations=1)
+    assert native.stats["root_value"] == 1.0
+    agent = AZAgent(_uniform_logits, simulations=50, playout="decisive", seed=2)
+    assert agent.select_move(b.copy()) in list(b.legal_moves)
+    assert pickle.loads(pickle.dumps(AZAgent(simulations=50, playout="decisive")))._config()[
+        "playout"] == "decisive"
+    with pytest.raises(ValueError, match="playout must be one of 'random', 'decisive'"):
+        AZAgent(playout="greedy")
 
 
 @pytest.mark.parametrize("key", ["uttt", "clobber", "quixo"])

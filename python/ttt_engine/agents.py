@@ -323,10 +323,11 @@ class AZAgent(Agent):
         (virtual loss).  c_puct: exploration constant.  playout_weight: weight
         of random playouts in every leaf value, mixed_playouts: how many,
         expand_after: the visits a leaf is valued by playouts alone before it
-        goes to the network, solver: MCTS-Solver proofs (see
-        :class:`ttt_engine.search.PUCT`).  For these five, None takes the
+        goes to the network, solver: MCTS-Solver proofs, playout: the
+        playouts' policy, "random" or "decisive" (see
+        :class:`ttt_engine.search.PUCT`).  For these six, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)
-        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False).  threads: that
+        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random").  threads: that
         many threads search at once, as ``parallel`` says: "root" (root
         parallelism, as ``MCTSAgent``'s: that many trees, each with the whole
         time budget or its share of the simulations, the root visits summed
@@ -343,11 +344,12 @@ class AZAgent(Agent):
     DEFAULT_SIMULATIONS = 800
     #: the search settings of an agent whose network is not a shipped one
     DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1, "expand_after": 0,
-                "solver": False}
+                "solver": False, "playout": "random"}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
-                 expand_after=None, solver=None, threads=1, parallel="root", depth=None):
+                 expand_after=None, solver=None, playout=None, threads=1, parallel="root",
+                 depth=None):
         no_budget("AZAgent", depth=depth)
         from ttt_engine import _parallel
         self.threads = _parallel.check_threads(threads)
@@ -368,6 +370,8 @@ class AZAgent(Agent):
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000,
                                       allow_none=True)
         self.solver = None if solver is None else bool(solver)
+        self.playout = (None if playout is None
+                        else check_choice("playout", playout, _search.PLAYOUTS))
         self._puct = None
         self._pucts = []
         self._merged = None
@@ -429,6 +433,7 @@ class AZAgent(Agent):
                              playout_weight=self.playout_weight,
                              mixed_playouts=self.mixed_playouts,
                              expand_after=self.expand_after, solver=self.solver,
+                             playout=self.playout,
                              threads=self.threads if self.parallel == "tree" else 1)
                 for s in self._seeds()]
             self._puct = self._pucts[0]
@@ -475,7 +480,8 @@ class AZAgent(Agent):
                 "seed": self.seed, "c_puct": self.c_puct, "batch_size": self.batch_size,
                 "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
                 "mixed_playouts": self.mixed_playouts, "expand_after": self.expand_after,
-                "solver": self.solver, "threads": self.threads, "parallel": self.parallel}
+                "solver": self.solver, "playout": self.playout, "threads": self.threads,
+                "parallel": self.parallel}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

@@ -38,6 +38,9 @@ WIN_SCORE = float(_ab.PY_WIN_SCORE)
 MATE_BOUND = float(_ab.PY_MATE_BOUND)
 MAX_PLY = int(_ab.PY_MAX_PLY)
 DEFAULT_TT_SIZE = 1 << 18
+#: The playout policies by name (``MCTS`` and ``PUCT``'s ``playout=``); each
+#: game lists those it has in ``Board.PLAYOUTS``.
+PLAYOUTS = tuple(_mcts.PLAYOUTS)
 #: Table size (entries) of the module-level functions' searcher for
 #: Tic-Tac-Toe (24 KB: a first search in a process pays a page fault per 4 KB
 #: of table it touches, and a big game's 6 MB table made it 0.3-0.6 ms).
@@ -171,6 +174,14 @@ def _check_board(board, *, allow_terminal=True):
     if not allow_terminal and board.is_terminal():
         raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to "
                          "search")
+
+
+def check_playout(who, playout, board):
+    """A ``ValueError`` naming the valid playouts if ``board``'s game has no
+    playout policy ``playout`` (every game has ``"random"``)."""
+    if playout != "random" and playout not in board.PLAYOUTS:
+        raise ValueError(f"{who} playout {playout!r} does not apply to {game_title(board)}; "
+                         f"valid playouts there: {', '.join(board.PLAYOUTS)}")
 
 
 def _budget(simulations, time, default):
@@ -542,13 +553,6 @@ class MCTS(_OneSearchAtATime):
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
         return self._exclusive(self._search, board, sims, t)
 
-    def _check_playout(self, board):
-        if self.playout != "random":
-            if self.playout not in board.PLAYOUTS:
-                valid = board.PLAYOUTS
-                raise ValueError(f"MCTS playout {self.playout!r} does not apply to "
-                                 f"{game_title(board)}; valid playouts there: {', '.join(valid)}")
-
     def _endgame(self, board, t):
         """The exact endgame move (or None) and the time it took."""
         if board_game(board) != "uttt":
@@ -566,7 +570,7 @@ class MCTS(_OneSearchAtATime):
         return None, r.time
 
     def _search(self, board, sims, t):
-        self._check_playout(board)
+        check_playout(self._what, self.playout, board)
         if self.endgame:
             solved, spent = self._endgame(board, t)
             if solved is not None:
@@ -756,6 +760,10 @@ class PUCT(_OneSearchAtATime):
     mixed_playouts: ``z`` is the mean result of this many random playouts
         (default 1; more playouts give a less noisy mixed value at a small
         cost: a playout takes about a microsecond).
+    playout: the policy of those playouts (and of the uniform evaluator's), as
+        :class:`MCTS`'s: ``"random"`` (default) or ``"decisive"`` (a move that
+        wins at once is played; in UTTT never one that lets the opponent win at
+        once); a game without it is a ``ValueError`` at the search.
     expand_after: a leaf below the root goes to the evaluator (and gets its
         children) once it has this many visits; those visits are valued by
         ``mixed_playouts`` random playouts alone, without an evaluator call
@@ -799,7 +807,7 @@ class PUCT(_OneSearchAtATime):
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
                  reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1,
-                 expand_after=0, solver=False, threads=1):
+                 expand_after=0, solver=False, threads=1, playout="random"):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -822,6 +830,9 @@ class PUCT(_OneSearchAtATime):
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
         self.solver = bool(solver)
+        if not isinstance(playout, str) or playout not in _mcts.PLAYOUTS:
+            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
+        self.playout = playout
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self.threads = check_tree_threads(evaluator, threads)
         # several threads call the evaluator at once only if it says it is safe
@@ -840,7 +851,7 @@ class PUCT(_OneSearchAtATime):
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
             mixed_playouts=self.mixed_playouts, expand_after=self.expand_after,
-            solver=self.solver, threads=self.threads)))
+            solver=self.solver, threads=self.threads, playout=self.playout)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -855,6 +866,7 @@ class PUCT(_OneSearchAtATime):
             self._forest.set_playout_weight(self.playout_weight, self.mixed_playouts)
             self._forest.set_expand_after(self.expand_after)
             self._forest.set_solver(self.solver)
+            self._forest.set_playout_policy(_mcts.PLAYOUTS[self.playout])
             self._key = key
             self._root = None
         return self._forest
@@ -900,6 +912,7 @@ class PUCT(_OneSearchAtATime):
         return self._exclusive(self._search, board, sims, t)
 
     def _search(self, board, sims, t, stop=None):
+        check_playout(self._what, self.playout, board)
         f = self._forest_for(board)
         reused = False
         if self.reuse and self._root is not None:

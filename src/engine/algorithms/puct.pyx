@@ -56,7 +56,9 @@ from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
     game_to_move, game_legal_moves, game_make, game_status, game_playout, game_init_tables,
+    game_playout_decisive,
 )
+from ttt_engine._core.algorithms.mcts cimport PLAYOUT_DECISIVE
 from ttt_engine._core.algorithms.game_actions cimport (
     game_move_to_action, game_write_planes,
 )
@@ -78,6 +80,7 @@ cdef struct PParams:
     int playouts            # uniform evaluator: random playouts per leaf
     double playout_weight   # evaluator's value mixed with random playouts' mean result
     int mix_playouts        # how many playouts that mean is over
+    int playout_policy      # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (mcts.pxd)
     int expand_after        # a leaf goes to the evaluator once it has this many visits
     bint solver             # MCTS-Solver proofs (finished games prove their nodes)
 
@@ -302,7 +305,7 @@ cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
     cdef int j
     spin_unlock(lock)
     for j in range(count):
-        v[j] = playout_value(&states[j], p.mix_playouts, rng)
+        v[j] = playout_value(&states[j], p.mix_playouts, p.playout_policy, rng)
     spin_lock(lock)
     for j in range(count):
         backup(t.nodes, nodes[j], v[j], True)
@@ -383,7 +386,8 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
                     value_young(t, p, rng, young_states, young_nodes, nyoung, done, lock)
                     nyoung = 0
             else:
-                backup(t.nodes, node, playout_value(&work, p.mix_playouts, rng), False)
+                backup(t.nodes, node,
+                       playout_value(&work, p.mix_playouts, p.playout_policy, rng), False)
                 done[0] += 1
             young += 1
             if young >= 4 * max_leaves + 64:    # back to the caller's clock now and then
@@ -400,8 +404,10 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     return got
 
 
-cdef double playout_value(const GameState* s, int playouts, rng_t* rng) noexcept nogil:
-    """Mean result of ``playouts`` random games from ``s`` for its side to move."""
+cdef double playout_value(const GameState* s, int playouts, int policy,
+                          rng_t* rng) noexcept nogil:
+    """Mean result of ``playouts`` games from ``s`` for its side to move, played
+    uniformly at random or (``policy == PLAYOUT_DECISIVE``) with decisive moves."""
     cdef GameState work
     cdef int i, status, me = game_to_move(s)
     cdef double total = 0.0
@@ -409,7 +415,10 @@ cdef double playout_value(const GameState* s, int playouts, rng_t* rng) noexcept
         return 0.0
     for i in range(playouts):
         work = s[0]
-        status = game_playout(&work, rng)
+        if policy == PLAYOUT_DECISIVE:
+            status = game_playout_decisive(&work, rng)
+        else:
+            status = game_playout(&work, rng)
         if status != GAME_DRAW:
             total += 1.0 if status - GAME_WIN_FIRST == me else -1.0
     return total / playouts
@@ -433,7 +442,7 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
         if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL) == 0:
             continue
         expand(t, node, &leaf, NULL)
-        backup(t.nodes, node, playout_value(&leaf, p.playouts, rng), True)
+        backup(t.nodes, node, playout_value(&leaf, p.playouts, p.playout_policy, rng), True)
         done[0] += 1
     return done[0] - start
 
@@ -544,7 +553,7 @@ cdef class PUCTForest:
         self.n, self.k, self.cap, self.seed, self.lanes = n, k, cap, seed, lanes
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
                          noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
-                         mix_playouts=1, expand_after=0, solver=False)
+                         mix_playouts=1, playout_policy=0, expand_after=0, solver=False)
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -616,6 +625,11 @@ cdef class PUCTForest:
         evaluated leaf's value."""
         self.p.playout_weight = weight
         self.p.mix_playouts = playouts
+
+    def set_playout_policy(self, int policy):
+        """The playouts' policy: ``mcts.PLAYOUTS[name]`` (random or decisive),
+        validated by the Python layer against the game."""
+        self.p.playout_policy = policy
 
     def set_solver(self, bint on):
         """MCTS-Solver proofs: finished games prove their nodes, proofs climb
@@ -778,7 +792,7 @@ cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const
         if lam > 0.0:
             # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
             v[j] = (1.0 - lam) * v[j] + lam * playout_value(
-                &leaves[j], f.p.mix_playouts, &f.rngs[leaf_slot[j] + lane * f.n])
+                &leaves[j], f.p.mix_playouts, f.p.playout_policy, &f.rngs[leaf_slot[j] + lane * f.n])
     if lock != NULL:
         spin_lock(lock)
     for j in range(count):
