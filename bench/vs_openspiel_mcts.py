@@ -14,6 +14,10 @@ bot, so it thinks twice as long there.
     pip install ".[compare]"     # open_spiel
     nice -n 15 python bench/vs_openspiel_mcts.py --games 40 --out bench/vs_openspiel.jsonl
     nice -n 15 python bench/vs_openspiel_mcts.py --games 4 --engine mcts   # today's default
+    python bench/vs_openspiel_mcts.py --engine az --option solver=True --option endgame=25
+
+``--option KEY=VALUE`` (repeatable) passes an engine option (a Python
+literal, else a string).
 
 Every finished game is appended to ``--out`` (JSON lines): the same command
 again plays only the missing games.  Prints W-D-L overall and by colour, and
@@ -77,13 +81,29 @@ def check_agree(state, board, ply):
                            f"OpenSpiel:\n{state}\nttt_engine:\n{board}")
 
 
+def parse_option(text):
+    """``"key=value"`` -> ``(key, value)``, the value a Python literal if it
+    reads as one, else the string."""
+    import ast
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--option takes KEY=VALUE, got {text!r}")
+    try:
+        value = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        pass
+    return key.strip(), value
+
+
 def play_one(g, args, pyspiel):
     from ttt_engine import games
     from ttt_engine.uttt import Board
     ours_x = g % 2 == 0
     seed = args.seed * 1000 + g
-    agent = games.get("uttt").make_agent(args.engine, time=args.time, seed=seed,
-                                         **({"threads": args.threads} if args.threads else {}))
+    options = dict(args.options)
+    if args.threads:
+        options["threads"] = args.threads
+    agent = games.get("uttt").make_agent(args.engine, time=args.time, seed=seed, **options)
     game = pyspiel.load_game("ultimate_tic_tac_toe")
     bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, 10**9,
                           args.memory_mb, True, seed, False,
@@ -142,7 +162,13 @@ def main(argv=None):
     p.add_argument("--memory-mb", type=int, default=1000, help="OpenSpiel's tree memory cap")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--out", default=None, help="JSON-lines file of finished games (resumable)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of our engine (repeatable), e.g. endgame=25")
     args = p.parse_args(argv)
+    try:
+        args.options = [parse_option(o) for o in args.option]
+    except ValueError as e:
+        p.error(str(e))
     if args.games < 1 or not args.time > 0 or not args.openspiel_time > 0:
         p.error("--games, --time and --openspiel-time must be positive")
     try:
@@ -154,7 +180,7 @@ def main(argv=None):
     done, rfile = {}, None
     if args.out:
         header = {"ttt_engine": "openspiel-match", "engine": args.engine,
-                  "threads": args.threads, "time": args.time,
+                  "threads": args.threads, "options": dict(args.options), "time": args.time,
                   "openspiel_time": args.openspiel_time, "seed": args.seed}
         rfile = ResultsFile(args.out, "openspiel-match", header, same=list(header)[1:])
         done = {r["game"]: r for r in rfile.load() if isinstance(r.get("game"), int)}

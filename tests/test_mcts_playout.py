@@ -246,3 +246,58 @@ def test_endgame_solve_plays_an_exact_move():
     assert not m.stats["endgame"] and m.stats["simulations"] == 200
     with pytest.raises(ValueError, match="Ultimate Tic-Tac-Toe only"):
         MCTS(endgame=5).search(quixo.Board(), simulations=10)
+
+
+def _exact_after(board, move):
+    """The exact value of ``move`` for the side that plays it."""
+    from ttt_engine.search import alphabeta
+    after = _after(board, move)
+    if after.is_terminal():
+        return 1 if after.winner == board.to_move else 0 if after.winner == "draw" else -1
+    return -alphabeta(after).outcome
+
+
+def test_puct_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw():
+    """PUCT(endgame=k): a proven win is played at once (no tree search); in a
+    proven draw the tree's move stands only if it draws too; a proven loss is
+    left to the tree.  With one simulation the tree's move is the first legal
+    one, so drawn endgames whose first move loses show the veto."""
+    from ttt_engine.search import alphabeta
+    rng = random.Random(11)
+    seen = {1: 0, 0: 0, -1: 0}
+    vetoed = 0
+    while min(seen.values()) < 3 or vetoed < 2:
+        b = uttt.Board()
+        while not b.is_terminal() and _open_empty(b) > 14:
+            b.push(rng.choice(b.legal_moves))
+        if b.is_terminal():
+            continue
+        exact = alphabeta(b).outcome
+        p = PUCT(_uniform_logits, playout_weight=1.0, endgame=14, seed=1)
+        move = p.search(b.copy(), simulations=1)
+        assert p.stats["endgame"] == exact
+        assert _exact_after(b, move) == exact or exact == -1   # the value is kept
+        if exact == 1:
+            assert p.stats["simulations"] == 0 and p.stats["root_proven"] == 1
+            assert p.policy(0)[b.move_to_action(move)] == 1.0
+        else:
+            assert p.stats["simulations"] == 1
+        tree_move = PUCT(_uniform_logits, playout_weight=1.0, seed=1).search(
+            b.copy(), simulations=1)
+        if exact == 0 and _exact_after(b, tree_move) < 0:
+            assert move != tree_move
+            vetoed += 1
+        elif exact == 0:
+            assert move == tree_move          # a drawing tree move is kept
+        seen[exact] += 1
+    # above the threshold the tree search runs; other games refuse the option
+    p = PUCT(_uniform_logits, endgame=14, seed=1)
+    p.search(uttt.Board(), simulations=50)
+    assert p.stats["endgame"] is None and p.stats["simulations"] == 50
+    with pytest.raises(ValueError, match="PUCT endgame= applies to Ultimate Tic-Tac-Toe only"):
+        p.search(quixo.Board(), simulations=10)
+    with pytest.raises(ValueError, match="endgame"):
+        PUCT(_uniform_logits, endgame=82)
+    assert pickle.loads(pickle.dumps(p)).endgame == 14
+    agent = AZAgent(_uniform_logits, simulations=20, endgame=14, seed=1)
+    assert agent._config()["endgame"] == 14

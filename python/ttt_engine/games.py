@@ -216,21 +216,22 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 def _az(game):
     def build(seed=None, simulations=None, time=None, network=None, batch_size=None,
               c_puct=1.25, playout_weight=None, mixed_playouts=None, expand_after=None,
-              solver=None, playout=None, threads=1, parallel="root"):
+              solver=None, playout=None, endgame=None, threads=1, parallel="root"):
         from ttt_engine.agents import AZAgent, shipped_network
         if network is None:
             shipped_network(game)    # where none ships: the error saying how to train one
         return AZAgent(network, simulations=simulations, time=time, seed=seed,
                        batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
                        mixed_playouts=mixed_playouts, expand_after=expand_after,
-                       solver=solver, playout=playout, threads=threads, parallel=parallel)
+                       solver=solver, playout=playout, endgame=endgame, threads=threads,
+                       parallel=parallel)
     return build
 
 
 _AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
             "simulations or time per move)")
 _AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playouts",
-             "expand_after", "solver", "playout", "threads", "parallel")
+             "expand_after", "solver", "playout", "endgame", "threads", "parallel")
 
 
 def _tree(kind):

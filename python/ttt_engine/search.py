@@ -184,6 +184,29 @@ def check_playout(who, playout, board):
                          f"valid playouts there: {', '.join(board.PLAYOUTS)}")
 
 
+def endgame_empty_cells(board):
+    """Empty cells in the open local boards of an Ultimate Tic-Tac-Toe board."""
+    cells, open_boards = board.cells, board.local_winners
+    return sum(1 for m in range(81) if cells[m] == 0
+               and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
+
+
+def endgame_solve(who, board, endgame, limit):
+    """``(result, seconds)``: the exact alpha-beta result of ``board`` if it
+    has at most ``endgame`` empty cells and the solve proves its value within
+    ``limit`` seconds, else ``(None, seconds spent)``.  UTTT only (a
+    ``ValueError`` naming ``who`` on another game)."""
+    if board_game(board) != "uttt":
+        raise ValueError(f"{who} endgame= applies to Ultimate Tic-Tac-Toe only, not "
+                         f"{game_title(board)}; use endgame=0")
+    if endgame_empty_cells(board) > endgame:
+        return None, 0.0
+    r = alphabeta(board, time_limit=limit)
+    if r.exact and r.best_move is not None:
+        return r, r.time
+    return None, r.time
+
+
 def _budget(simulations, time, default):
     """``(simulations, seconds)`` of a tree search, checked; neither given:
     ``default`` simulations."""
@@ -553,26 +576,11 @@ class MCTS(_OneSearchAtATime):
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
         return self._exclusive(self._search, board, sims, t)
 
-    def _endgame(self, board, t):
-        """The exact endgame move (or None) and the time it took."""
-        if board_game(board) != "uttt":
-            raise ValueError(f"MCTS endgame= applies to Ultimate Tic-Tac-Toe only, not "
-                             f"{game_title(board)}; use endgame=0")
-        cells, open_boards = board.cells, board.local_winners
-        empty = sum(1 for m in range(81) if cells[m] == 0
-                    and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
-        if empty > self.endgame:
-            return None, 0.0
-        limit = t * self.endgame_share if t else 0.05
-        r = alphabeta(board, time_limit=limit)
-        if r.exact and r.best_move is not None:
-            return r, r.time
-        return None, r.time
-
     def _search(self, board, sims, t):
         check_playout(self._what, self.playout, board)
         if self.endgame:
-            solved, spent = self._endgame(board, t)
+            solved, spent = endgame_solve("MCTS", board, self.endgame,
+                                          t * self.endgame_share if t else 0.05)
             if solved is not None:
                 self._root = None
                 for tree in self._trees:
@@ -764,6 +772,17 @@ class PUCT(_OneSearchAtATime):
         :class:`MCTS`'s: ``"random"`` (default) or ``"decisive"`` (a move that
         wins at once is played; in UTTT never one that lets the opponent win at
         once); a game without it is a ``ValueError`` at the search.
+    endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
+        this many cells are empty in the open local boards, each search first
+        tries an exact alpha-beta solve (:func:`alphabeta`) for
+        ``endgame_share`` of the move's time (0.05 s with a simulation
+        budget).  A proven win is played at once (the fastest; no tree
+        search).  In a proven draw the tree searches as usual and its move
+        stands if it draws too, else a drawing move is played (among drawing
+        moves the tree's gives a fallible opponent the most ways to go wrong;
+        MCTS-Solver proves wins and losses but never draws).  A proven loss is
+        left to the tree.  ``stats["endgame"]``: the proven value (+1, 0, -1)
+        or None.  A ``ValueError`` on another game.
     expand_after: a leaf below the root goes to the evaluator (and gets its
         children) once it has this many visits; those visits are valued by
         ``mixed_playouts`` random playouts alone, without an evaluator call
@@ -807,7 +826,8 @@ class PUCT(_OneSearchAtATime):
     def __init__(self, evaluator, *, c_puct=1.25, c_base=None, c_init=None,
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
                  reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1,
-                 expand_after=0, solver=False, threads=1, playout="random"):
+                 expand_after=0, solver=False, threads=1, playout="random", endgame=0,
+                 endgame_share=0.3):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -833,6 +853,9 @@ class PUCT(_OneSearchAtATime):
         if not isinstance(playout, str) or playout not in _mcts.PLAYOUTS:
             raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
         self.playout = playout
+        self.endgame = check_int("endgame", endgame, min=0, max=81)
+        self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
+                                        high=1)
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self.threads = check_tree_threads(evaluator, threads)
         # several threads call the evaluator at once only if it says it is safe
@@ -851,7 +874,8 @@ class PUCT(_OneSearchAtATime):
             batch_size=self.batch_size, max_nodes=self.max_nodes, reuse=self.reuse,
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
             mixed_playouts=self.mixed_playouts, expand_after=self.expand_after,
-            solver=self.solver, threads=self.threads, playout=self.playout)))
+            solver=self.solver, threads=self.threads, playout=self.playout,
+            endgame=self.endgame, endgame_share=self.endgame_share)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -913,6 +937,44 @@ class PUCT(_OneSearchAtATime):
 
     def _search(self, board, sims, t, stop=None):
         check_playout(self._what, self.playout, board)
+        if not self.endgame:
+            return self._search_tree(board, sims, t, stop)
+        # the exact endgame: a proven win is played at once; in a proven draw
+        # the tree chooses and the solve vetoes a move that does not draw
+        # (among drawing moves the tree's gives a fallible opponent most ways
+        # to go wrong); a proven loss is left to the tree for the same reason
+        limit = t * self.endgame_share if t else 0.05
+        exact, spent = endgame_solve(self._what, board, self.endgame, limit)
+        if exact is not None and exact.outcome > 0:
+            if self._forest is not None:
+                self._forest.clear(0)
+            self._root = None
+            self._stats = {
+                "simulations": 0, "time": float(spent), "simulations_per_s": 0.0,
+                "evaluations": 0, "evaluator_calls": 0, "nodes_used": 0,
+                "max_nodes": self.max_nodes, "reused": False, "reused_visits": 0,
+                "root_visits": 0, "root_value": 1.0, "root_proven": 1,
+                "children": [{"move": exact.best_move, "visits": 1, "prior": 1.0, "mean": 1.0,
+                              "action": int(board.move_to_action(exact.best_move)),
+                              "proven": 1}],
+                "best_move": exact.best_move, "num_actions": board.num_actions,
+                "endgame": 1}
+            return exact.best_move
+        if t is not None:
+            # the time left, less what a check of the tree's move may take
+            t = max(t - spent * (2 if exact is not None and exact.outcome == 0 else 1), 1e-3)
+        move = self._search_tree(board, sims, t, stop)
+        self._stats["endgame"] = None if exact is None else exact.outcome
+        if exact is not None and exact.outcome == 0 and move != exact.best_move:
+            after = board.copy()
+            after.push(move)
+            check = alphabeta(after, time_limit=max(spent, 0.005))
+            self._stats["time"] += check.time
+            if not (check.exact and check.outcome == 0):
+                move = self._stats["best_move"] = exact.best_move
+        return move
+
+    def _search_tree(self, board, sims, t, stop):
         f = self._forest_for(board)
         reused = False
         if self.reuse and self._root is not None:
@@ -966,6 +1028,7 @@ class PUCT(_OneSearchAtATime):
             "children": children,
             "best_move": move,
             "num_actions": board.num_actions,
+            "endgame": None,
         }
         return move
 
