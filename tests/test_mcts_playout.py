@@ -218,36 +218,6 @@ def _open_empty(b):
     return sum(1 for m in range(81) if cells[m] == 0 and lw[(m // 27) * 3 + (m % 9) // 3] is None)
 
 
-def test_endgame_solve_plays_an_exact_move():
-    from ttt_engine.search import alphabeta
-    rng = random.Random(11)
-    checked = 0
-    while checked < 8:
-        b = uttt.Board()
-        while not b.is_terminal() and _open_empty(b) > 14:
-            b.push(rng.choice(b.legal_moves))
-        if b.is_terminal():
-            continue
-        exact = alphabeta(b)                         # the exact value (small endgame)
-        assert exact.exact
-        m = MCTS(endgame=14, seed=1)
-        move = m.search(b, simulations=200)
-        assert m.stats["endgame"] and m.stats["simulations"] == 0
-        assert m.stats["endgame_value"] == exact.outcome
-        after = b.copy()
-        after.push(move)
-        value = -1 if after.winner == b.to_move else 0 if after.winner == "draw" else (
-            1 if after.is_terminal() else alphabeta(after).outcome)
-        assert -value == exact.outcome               # the move keeps the exact value
-        checked += 1
-    # above the threshold the tree search runs; other games refuse the option
-    m = MCTS(endgame=14, seed=1)
-    m.search(uttt.Board(), simulations=200)
-    assert not m.stats["endgame"] and m.stats["simulations"] == 200
-    with pytest.raises(ValueError, match="Ultimate Tic-Tac-Toe only"):
-        MCTS(endgame=5).search(quixo.Board(), simulations=10)
-
-
 def _exact_after(board, move):
     """The exact value of ``move`` for the side that plays it."""
     from ttt_engine.search import alphabeta
@@ -257,8 +227,15 @@ def _exact_after(board, move):
     return -alphabeta(after).outcome
 
 
-def test_puct_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw():
-    """PUCT(endgame=k): a proven win is played at once (no tree search); in a
+def _engine(kind, **kw):
+    if kind == "mcts":
+        return MCTS(seed=1, **kw)
+    return PUCT(_uniform_logits, playout_weight=1.0, seed=1, **kw)
+
+
+@pytest.mark.parametrize("kind", ["mcts", "puct"])
+def test_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw(kind):
+    """endgame=k: a proven win is played at once (no tree search); in a
     proven draw the tree's move stands only if it draws too; a proven loss is
     left to the tree.  With one simulation the tree's move is the first legal
     one, so drawn endgames whose first move loses show the veto."""
@@ -273,17 +250,17 @@ def test_puct_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw():
         if b.is_terminal():
             continue
         exact = alphabeta(b).outcome
-        p = PUCT(_uniform_logits, playout_weight=1.0, endgame=14, seed=1)
+        p = _engine(kind, endgame=14)
         move = p.search(b.copy(), simulations=1)
-        assert p.stats["endgame"] == exact
+        assert p.stats["endgame"] == exact and p.stats["best_move"] == move
         assert _exact_after(b, move) == exact or exact == -1   # the value is kept
         if exact == 1:
             assert p.stats["simulations"] == 0 and p.stats["root_proven"] == 1
-            assert p.policy(0)[b.move_to_action(move)] == 1.0
+            if kind == "puct":
+                assert p.policy(0)[b.move_to_action(move)] == 1.0
         else:
             assert p.stats["simulations"] == 1
-        tree_move = PUCT(_uniform_logits, playout_weight=1.0, seed=1).search(
-            b.copy(), simulations=1)
+        tree_move = _engine(kind).search(b.copy(), simulations=1)
         if exact == 0 and _exact_after(b, tree_move) < 0:
             assert move != tree_move
             vetoed += 1
@@ -291,13 +268,22 @@ def test_puct_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw():
             assert move == tree_move          # a drawing tree move is kept
         seen[exact] += 1
     # above the threshold the tree search runs; other games refuse the option
-    p = PUCT(_uniform_logits, endgame=14, seed=1)
+    p = _engine(kind, endgame=14)
     p.search(uttt.Board(), simulations=50)
     assert p.stats["endgame"] is None and p.stats["simulations"] == 50
-    with pytest.raises(ValueError, match="PUCT endgame= applies to Ultimate Tic-Tac-Toe only"):
+    what = kind.upper()
+    with pytest.raises(ValueError, match=f"{what} endgame= applies to Ultimate Tic-Tac-Toe only"):
         p.search(quixo.Board(), simulations=10)
     with pytest.raises(ValueError, match="endgame"):
-        PUCT(_uniform_logits, endgame=82)
+        _engine(kind, endgame=82)
     assert pickle.loads(pickle.dumps(p)).endgame == 14
+
+
+def test_az_agent_endgame_option():
     agent = AZAgent(_uniform_logits, simulations=20, endgame=14, seed=1)
     assert agent._config()["endgame"] == 14
+    b = _position_won_in_one(5)
+    agent.select_move(b.copy())
+    with pytest.raises(ValueError, match="endgame= needs one tree: use parallel='tree'"):
+        AZAgent(_uniform_logits, endgame=14, threads=2)
+    AZAgent(_uniform_logits, endgame=14, threads=2, parallel="tree")

@@ -207,6 +207,35 @@ def endgame_solve(who, board, endgame, limit):
     return None, r.time
 
 
+def endgame_search(who, board, endgame, share, t, search_tree, won):
+    """The exact endgame rule of ``MCTS`` and ``PUCT`` (``endgame=``): the
+    move and the proven value (None: not proven).
+
+    A proven win is played at once (the fastest): ``won(result, seconds)``
+    records it.  Otherwise ``search_tree(seconds or None)`` searches in the
+    time left; in a proven draw its move stands if it draws too, else the
+    solve's drawing move is played (among drawing moves the tree's gives a
+    fallible opponent the most ways to go wrong; MCTS-Solver proves wins and
+    losses but never draws).  A proven loss is left to the tree, for the same
+    reason."""
+    exact, spent = endgame_solve(who, board, endgame, t * share if t else 0.05)
+    value = None if exact is None else exact.outcome
+    if value == 1:
+        won(exact, spent)
+        return exact.best_move, value
+    if t:
+        # the time left, less what the check of the tree's move may take
+        t = max(t - spent * (2 if value == 0 else 1), 1e-3)
+    move = search_tree(t)
+    if value == 0 and move != exact.best_move:
+        after = board.copy()
+        after.push(move)
+        check = alphabeta(after, time_limit=max(spent, 0.005))
+        if not (check.exact and check.outcome == 0):
+            move = exact.best_move
+    return move, value
+
+
 def _budget(simulations, time, default):
     """``(simulations, seconds)`` of a tree search, checked; neither given:
     ``default`` simulations."""
@@ -449,11 +478,13 @@ class MCTS(_OneSearchAtATime):
         this many cells are empty in the open local boards, each search first
         tries an exact alpha-beta solve (:func:`alphabeta`, iterative deepening)
         for ``endgame_share`` of the move's time (0.05 s with a simulation
-        budget); when it proves the value, its move is played (the fastest
-        win, a drawing move, the slowest loss) and ``stats["endgame"]`` is
-        True; otherwise the tree search runs in the time left.  MCTS-Solver
-        proves wins and losses but never draws; this also avoids losing moves
-        in drawn endgames.  A ``ValueError`` on another game.
+        budget).  A proven win is played at once (the fastest; no tree
+        search).  In a proven draw the tree searches as usual and its move
+        stands if it draws too, else a drawing move is played (among drawing
+        moves the tree's gives a fallible opponent the most ways to go wrong;
+        MCTS-Solver proves wins and losses but never draws).  A proven loss is
+        left to the tree.  ``stats["endgame"]``: the proven value (+1, 0, -1)
+        or None.  A ``ValueError`` on another game.
     prior: an evaluator (``evaluate(observations, legal_mask) -> (logits,
         values)``, see :mod:`ttt_engine.evaluators`; e.g. a
         ``ttt_engine.network.Network``) whose policy guides the tree where it
@@ -490,7 +521,7 @@ class MCTS(_OneSearchAtATime):
 
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
-                 endgame=0, endgame_share=0.5, prior=None, prior_visits=16,
+                 endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
                  prior_batch=16, c_puct=1.25):
         self.c = check_real("c", c, low=0)
         if prior is not None and not callable(prior):
@@ -578,24 +609,29 @@ class MCTS(_OneSearchAtATime):
 
     def _search(self, board, sims, t):
         check_playout(self._what, self.playout, board)
-        if self.endgame:
-            solved, spent = endgame_solve("MCTS", board, self.endgame,
-                                          t * self.endgame_share if t else 0.05)
-            if solved is not None:
-                self._root = None
-                for tree in self._trees:
-                    tree.clear()
-                self._stats = {
-                    "simulations": 0, "time": float(spent), "simulations_per_s": 0.0,
-                    "nodes_used": 0, "max_nodes": self.max_nodes * self.threads,
-                    "reused": False, "reused_visits": 0, "root_visits": 0, "children": [],
-                    "root_proven": solved.outcome if solved.outcome else 0,
-                    "best_move": solved.best_move, "threads": self.threads,
-                    "endgame": True, "endgame_value": solved.outcome,
-                    "endgame_nodes": solved.nodes}
-                return solved.best_move
-            if t:
-                t = max(t - spent, 1e-3)
+        if not self.endgame:
+            return self._search_tree(board, sims, t)
+
+        def won(result, seconds):
+            self._root = None
+            for tree in self._trees:
+                tree.clear()
+            self._stats = {
+                "simulations": 0, "time": float(seconds), "simulations_per_s": 0.0,
+                "nodes_used": 0, "max_nodes": self.max_nodes * self.threads,
+                "reused": False, "reused_visits": 0, "root_visits": 0,
+                "children": [{"move": result.best_move, "visits": 1, "mean": 1.0,
+                              "proven": 1}],
+                "root_proven": 1, "best_move": result.best_move, "threads": self.threads,
+                "evaluator_calls": 0, "evaluations": 0, "priors": None}
+
+        move, value = endgame_search(self._what, board, self.endgame, self.endgame_share, t,
+                                     lambda left: self._search_tree(board, sims, left), won)
+        self._stats["endgame"] = value
+        self._stats["best_move"] = move
+        return move
+
+    def _search_tree(self, board, sims, t):
         reuse = self.reuse and self._root is not None and type(self._root) is type(board)
         reused = []
         for tree in self._trees:
@@ -645,7 +681,7 @@ class MCTS(_OneSearchAtATime):
             "root_proven": root_proven,
             "best_move": move,
             "threads": self.threads,
-            "endgame": False,
+            "endgame": None,
             "evaluator_calls": calls[0],
             "evaluations": calls[1],
             "priors": self._tree.root_priors,
@@ -772,17 +808,9 @@ class PUCT(_OneSearchAtATime):
         :class:`MCTS`'s: ``"random"`` (default) or ``"decisive"`` (a move that
         wins at once is played; in UTTT never one that lets the opponent win at
         once); a game without it is a ``ValueError`` at the search.
-    endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
-        this many cells are empty in the open local boards, each search first
-        tries an exact alpha-beta solve (:func:`alphabeta`) for
-        ``endgame_share`` of the move's time (0.05 s with a simulation
-        budget).  A proven win is played at once (the fastest; no tree
-        search).  In a proven draw the tree searches as usual and its move
-        stands if it draws too, else a drawing move is played (among drawing
-        moves the tree's gives a fallible opponent the most ways to go wrong;
-        MCTS-Solver proves wins and losses but never draws).  A proven loss is
-        left to the tree.  ``stats["endgame"]``: the proven value (+1, 0, -1)
-        or None.  A ``ValueError`` on another game.
+    endgame, endgame_share: the exact endgame solve of UTTT, as
+        :class:`MCTS`'s (the same rule: a proven win played at once, a proven
+        draw kept, ``stats["endgame"]`` the proven value or None).
     expand_after: a leaf below the root goes to the evaluator (and gets its
         children) once it has this many visits; those visits are valued by
         ``mixed_playouts`` random playouts alone, without an evaluator call
@@ -939,39 +967,26 @@ class PUCT(_OneSearchAtATime):
         check_playout(self._what, self.playout, board)
         if not self.endgame:
             return self._search_tree(board, sims, t, stop)
-        # the exact endgame: a proven win is played at once; in a proven draw
-        # the tree chooses and the solve vetoes a move that does not draw
-        # (among drawing moves the tree's gives a fallible opponent most ways
-        # to go wrong); a proven loss is left to the tree for the same reason
-        limit = t * self.endgame_share if t else 0.05
-        exact, spent = endgame_solve(self._what, board, self.endgame, limit)
-        if exact is not None and exact.outcome > 0:
+
+        def won(result, seconds):
             if self._forest is not None:
                 self._forest.clear(0)
             self._root = None
             self._stats = {
-                "simulations": 0, "time": float(spent), "simulations_per_s": 0.0,
+                "simulations": 0, "time": float(seconds), "simulations_per_s": 0.0,
                 "evaluations": 0, "evaluator_calls": 0, "nodes_used": 0,
                 "max_nodes": self.max_nodes, "reused": False, "reused_visits": 0,
                 "root_visits": 0, "root_value": 1.0, "root_proven": 1,
-                "children": [{"move": exact.best_move, "visits": 1, "prior": 1.0, "mean": 1.0,
-                              "action": int(board.move_to_action(exact.best_move)),
+                "children": [{"move": result.best_move, "visits": 1, "prior": 1.0, "mean": 1.0,
+                              "action": int(board.move_to_action(result.best_move)),
                               "proven": 1}],
-                "best_move": exact.best_move, "num_actions": board.num_actions,
-                "endgame": 1}
-            return exact.best_move
-        if t is not None:
-            # the time left, less what a check of the tree's move may take
-            t = max(t - spent * (2 if exact is not None and exact.outcome == 0 else 1), 1e-3)
-        move = self._search_tree(board, sims, t, stop)
-        self._stats["endgame"] = None if exact is None else exact.outcome
-        if exact is not None and exact.outcome == 0 and move != exact.best_move:
-            after = board.copy()
-            after.push(move)
-            check = alphabeta(after, time_limit=max(spent, 0.005))
-            self._stats["time"] += check.time
-            if not (check.exact and check.outcome == 0):
-                move = self._stats["best_move"] = exact.best_move
+                "best_move": result.best_move, "num_actions": board.num_actions}
+
+        move, value = endgame_search(self._what, board, self.endgame, self.endgame_share, t,
+                                     lambda left: self._search_tree(board, sims, left, stop),
+                                     won)
+        self._stats["endgame"] = value
+        self._stats["best_move"] = move
         return move
 
     def _search_tree(self, board, sims, t, stop):
