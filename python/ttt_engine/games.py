@@ -283,9 +283,10 @@ BEST_MCTS = {
 #: ``AZAgent`` with the shipped network and its settings, plus these.  On a
 #: time budget both cores search its one tree (tree parallelism: a second
 #: root-parallel tree measured no gain, docs/strength.md); on a simulation
-#: budget one thread, so that a seed fixes the moves.
+#: budget one thread, so that a seed fixes the moves.  From 25 empty cells the
+#: exact endgame solve plays proven wins and keeps proven draws.
 BEST_AZ = {
-    "uttt": {"solver": True, "parallel": "tree"},
+    "uttt": {"solver": True, "parallel": "tree", "endgame": 25},
 }
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
@@ -340,8 +341,8 @@ def _best_ttt(seed=None, simulations=None, time=None, threads=None):
 _BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
               "both cores (time or simulations per move, default 1 s; threads=)")
 _BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
-                 "MCTS-Solver proofs (time or simulations per move, default 1 s; on a time "
-                 "budget both cores search one tree; threads=)")
+                 "MCTS-Solver proofs and exact endgames (time or simulations per move, "
+                 "default 1 s; on a time budget both cores search one tree; threads=)")
 
 
 _SEARCH = ("simulations", "time")
