@@ -187,7 +187,10 @@ def test_best_preset_plays_and_refuses_foreign_options(key, monkeypatch):
             monkeypatch.setattr(games, "_default_threads", lambda timed, n=n: n if timed else 0)
             timed = g.make_agent("best", time=0.05, seed=1)
             assert timed.threads == n and timed.parallel == "tree"
+            assert timed.endgame == 25               # exact endgames on a time budget
             assert timed.select_move(board) in list(board.legal_moves)
+        # a simulation budget keeps the clock out of the moves: no timed solve
+        assert agent.endgame == 0
     assert g.make_agent("best", simulations=400, seed=1, threads=2).threads == 2
     with pytest.raises(ValueError, match="valid: threads"):
         g.make_agent("best", time=0.1, heuristic="pieces")

@@ -283,10 +283,13 @@ BEST_MCTS = {
 #: ``AZAgent`` with the shipped network and its settings, plus these.  On a
 #: time budget both cores search its one tree (tree parallelism: a second
 #: root-parallel tree measured no gain, docs/strength.md); on a simulation
-#: budget one thread, so that a seed fixes the moves.  From 25 empty cells the
-#: exact endgame solve plays proven wins and keeps proven draws.
+#: budget one thread, so that a seed fixes the moves.  On a time budget, from
+#: 25 empty cells the exact endgame solve plays proven wins and keeps proven
+#: draws (it has a time limit, so on a simulation budget it would make the
+#: moves depend on the clock).  A ``{"simulations": x, "time": y}`` entry
+#: depends on the kind of budget.
 BEST_AZ = {
-    "uttt": {"solver": True, "parallel": "tree", "endgame": 25},
+    "uttt": {"solver": True, "parallel": "tree", "endgame": {"simulations": 0, "time": 25}},
 }
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
@@ -316,8 +319,11 @@ def _best(game):
         if game in BEST_AZ:
             if threads is None:
                 threads = 1 if time is None else _default_threads(True)
+            kind = "simulations" if time is None else "time"
+            settings = {k: v[kind] if isinstance(v, dict) else v
+                        for k, v in BEST_AZ[game].items()}
             agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                            **BEST_AZ[game])
+                            **settings)
         else:
             if threads is None:
                 threads = _default_threads(simulations is None)
