@@ -164,7 +164,7 @@ def test_puct_leaf_playouts_follow_the_playout_policy():
     assert agent.select_move(b.copy()) in list(b.legal_moves)
     assert pickle.loads(pickle.dumps(AZAgent(simulations=50, playout="decisive")))._config()[
         "playout"] == "decisive"
-    with pytest.raises(ValueError, match="playout must be one of 'random', 'decisive'"):
+    with pytest.raises(ValueError, match="unknown playout 'greedy'; valid: random, decisive"):
         AZAgent(playout="greedy")
 
 

@@ -371,8 +371,7 @@ class AZAgent(Agent):
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000,
                                       allow_none=True)
         self.solver = None if solver is None else bool(solver)
-        self.playout = (None if playout is None
-                        else check_choice("playout", playout, _search.PLAYOUTS))
+        self.playout = None if playout is None else _search.playout_name(playout)
         self.endgame = check_int("endgame", endgame, min=0, max=81, allow_none=True)
         if self.endgame and self.threads > 1 and self.parallel == "root":
             raise ValueError("endgame= needs one tree: use parallel='tree' (or threads=1) "

@@ -176,6 +176,13 @@ def _check_board(board, *, allow_terminal=True):
                          "search")
 
 
+def playout_name(playout):
+    """``playout`` if it names a playout policy, else a ``ValueError`` listing them."""
+    if not isinstance(playout, str) or playout not in PLAYOUTS:
+        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
+    return playout
+
+
 def check_playout(who, playout, board):
     """A ``ValueError`` naming the valid playouts if ``board``'s game has no
     playout policy ``playout`` (every game has ``"random"``)."""
@@ -543,9 +550,7 @@ class MCTS(_OneSearchAtATime):
         self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
         self.solver = bool(solver)
         self.threads = _parallel.check_threads(threads)
-        if not isinstance(playout, str) or playout not in _mcts.PLAYOUTS:
-            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
-        self.playout = playout
+        self.playout = playout_name(playout)
         self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,
                                       playout)
                        for s in _parallel.split_seeds(self.seed, self.threads)]
@@ -878,9 +883,7 @@ class PUCT(_OneSearchAtATime):
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
         self.solver = bool(solver)
-        if not isinstance(playout, str) or playout not in _mcts.PLAYOUTS:
-            raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(_mcts.PLAYOUTS)}")
-        self.playout = playout
+        self.playout = playout_name(playout)
         self.endgame = check_int("endgame", endgame, min=0, max=81)
         self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
                                         high=1)
