@@ -751,6 +751,33 @@ def test_expand_after_values_young_leaves_by_playouts():
     assert pickle.loads(pickle.dumps(PUCT(_zero, expand_after=2))).expand_after == 2
 
 
+def test_a_full_arena_values_leaves_by_playouts_when_the_network_value_is_unused():
+    """Once the arena cannot hold a leaf's children, a call to the evaluator
+    would only buy a value; with playout_weight=1 that value is the playouts'
+    alone, so such leaves are valued by playouts without the call (every
+    simulation still counts).  With a network value in the mix the leaves
+    still go to the evaluator."""
+    calls = []
+
+    def counting(observations, legal_mask):
+        calls.append(len(observations))
+        return _zero(observations, legal_mask)
+
+    b = games.get("uttt").new_board()
+    evaluations = {}
+    for w in (1.0, 0.5):
+        calls.clear()
+        p = PUCT(counting, seed=3, max_nodes=2048, playout_weight=w, mixed_playouts=2,
+                 batch_size=1, reuse=False)
+        p.search(b, simulations=3000)
+        st = p.stats
+        assert st["simulations"] == 3000 and sum(calls) == st["evaluations"]
+        assert sum(c["visits"] for c in st["children"]) == 2999
+        assert st["nodes_used"] > 2048 - 600         # the arena did fill
+        evaluations[w] = st["evaluations"]
+    assert evaluations[1.0] < 400 < 2500 < evaluations[0.5]
+
+
 def test_expand_after_in_the_agent_and_the_registry():
     """AZAgent and make_agent('az') take expand_after (None: the shipped
     settings for the shipped network, else 0) and pass it to the search."""

@@ -320,7 +320,9 @@ class AZAgent(Agent):
         first move).
     simulations / time: budget per move (either, both = whichever ends first,
         neither = 800 simulations).  batch_size: leaves per network call
-        (virtual loss).  c_puct: exploration constant.  playout_weight: weight
+        (virtual loss).  max_nodes: node arena of each tree (32 bytes a node,
+        touched only as the tree grows; a full arena stops the tree growing).
+        c_puct: exploration constant.  playout_weight: weight
         of random playouts in every leaf value, mixed_playouts: how many,
         expand_after: the visits a leaf is valued by playouts alone before it
         goes to the network, solver: MCTS-Solver proofs, playout: the
@@ -348,7 +350,7 @@ class AZAgent(Agent):
                 "solver": False, "playout": "random", "endgame": 0}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
-                 batch_size=None, max_nodes=400_000, playout_weight=None, mixed_playouts=None,
+                 batch_size=None, max_nodes=2_000_000, playout_weight=None, mixed_playouts=None,
                  expand_after=None, solver=None, playout=None, endgame=None, threads=1,
                  parallel="root", depth=None):
         no_budget("AZAgent", depth=depth)

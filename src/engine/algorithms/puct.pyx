@@ -374,9 +374,13 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
             continue
         if t.nodes[node].pending > 0:
             break
-        if node != 0 and t.nodes[node].visits < p.expand_after:
+        if node != 0 and (t.nodes[node].visits < p.expand_after
+                          or (t.used + MAX_MOVES > t.cap and p.playout_weight >= 1.0
+                              and p.mix_playouts > 0)):
             # a young leaf: random playouts value it without the evaluator
-            # (the root always goes to the evaluator: its children are the moves)
+            # (the root always goes to the evaluator: its children are the moves);
+            # so does any leaf once the arena cannot take its children when the
+            # value is the playouts' alone: the evaluator's call would buy nothing
             if lock != NULL:
                 add_pending(t.nodes, node)
                 young_states[nyoung] = work
