@@ -993,6 +993,9 @@ class PUCT(_OneSearchAtATime):
         return move
 
     def _search_tree(self, board, sims, t, stop):
+        # the clock starts before the re-rooting: copying a large kept subtree
+        # takes milliseconds, and they are part of the move's time
+        start = _time.perf_counter()
         f = self._forest_for(board)
         reused = False
         if self.reuse and self._root is not None:
@@ -1004,10 +1007,10 @@ class PUCT(_OneSearchAtATime):
         self._root = None                    # until the search is done
         budget = sims if sims is not None else 1 << 62
         calls = evaluations = 0
-        start = _time.perf_counter()
         try:
             if self._native:
-                _dispatch(_puct.forest_native, f, board, budget, t or 0.0)
+                left = max(t - (_time.perf_counter() - start), 1e-6) if t else 0.0
+                _dispatch(_puct.forest_native, f, board, budget, left)
             else:
                 deadline = start + t if t is not None else None
                 parts = [(f, board, lane, budget, deadline, stop) for lane in range(self.threads)]
