@@ -19,8 +19,9 @@ bot, so it thinks twice as long there.
 ``--option KEY=VALUE`` (repeatable) passes an engine option (a Python
 literal, else a string).
 
-Every finished game is appended to ``--out`` (JSON lines): the same command
-again plays only the missing games.  Prints W-D-L overall and by colour, and
+Every finished game is appended to ``--out`` (JSON lines, with its moves and
+our root value after each of our moves): the same command again plays only
+the missing games.  Prints W-D-L overall and by colour, and
 the score ``(W + D/2) / games``.  Exit status 3 without OpenSpiel.
 """
 from __future__ import annotations
@@ -95,6 +96,15 @@ def parse_option(text):
     return key.strip(), value
 
 
+def our_value(stats):
+    """The searcher's value of the position for itself: the root's (PUCT), or
+    its most visited move's mean (MCTS); None when the stats have neither."""
+    value = stats.get("root_value")
+    if value is None and stats.get("children"):
+        value = max(stats["children"], key=lambda c: c.get("visits", 0)).get("mean")
+    return None if value is None else round(float(value), 3)
+
+
 def play_one(g, args, pyspiel):
     from ttt_engine import games
     from ttt_engine.uttt import Board
@@ -110,10 +120,12 @@ def play_one(g, args, pyspiel):
                           pyspiel.ChildSelectionPolicy.UCT, args.openspiel_time)
     state, board = game.new_initial_state(), Board()
     ply, t0, steps = 0, time.perf_counter(), 0
+    moves, values = [], []          # every ply; our root value after each of our moves
     while not board.is_terminal():
         ours_to_move = (board.to_move == "X") == ours_x
         if ours_to_move:
             move = agent.select_move(board)
+            values.append(our_value(agent.last_stats))
             b, c = split(move)
             if parse_openspiel(state)[1] is None:
                 state.apply_action(b)
@@ -132,13 +144,15 @@ def play_one(g, args, pyspiel):
                 b, c = board.forced_board, a
             move = join(b, c)
         board.push(move)
+        moves.append(move)
         ply += 1
         check_agree(state, board, ply)
     winner = board.winner
     ours = "X" if ours_x else "O"
     result = "draw" if winner == "draw" else ("win" if winner == ours else "loss")
     return {"game": g, "seed": seed, "ours": ours, "result": result, "plies": ply,
-            "openspiel_steps": steps, "seconds": round(time.perf_counter() - t0, 2)}
+            "openspiel_steps": steps, "seconds": round(time.perf_counter() - t0, 2),
+            "moves": moves, "our_values": values}
 
 
 def summarize(records):
