@@ -605,8 +605,8 @@ class MCTS(_OneSearchAtATime):
         """Search from ``board`` and return the most visited move.
 
         simulations: number of simulations (with ``threads=k``: in total);
-        time: seconds; with both, stop at whichever comes first; with neither,
-        ``DEFAULT_SIMULATIONS``.
+        time: seconds (re-rooting the kept tree included); with both, stop at
+        whichever comes first; with neither, ``DEFAULT_SIMULATIONS``.
         """
         _check_board(board, allow_terminal=False)
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
@@ -637,6 +637,7 @@ class MCTS(_OneSearchAtATime):
         return move
 
     def _search_tree(self, board, sims, t):
+        start = _time.perf_counter()        # the re-rooting's copy is part of the move's time
         reuse = self.reuse and self._root is not None and type(self._root) is type(board)
         reused = []
         for tree in self._trees:
@@ -652,17 +653,18 @@ class MCTS(_OneSearchAtATime):
         calls = [0, 0]                  # evaluator calls, positions evaluated
         if self.prior is not None:
             self._guide(board)
+        left = max(t - (_time.perf_counter() - start), 1e-6) if t else 0.0
         if self.threads == 1:
             done, seconds = _search_part(self.prior, calls, self._tree, board, sims or 0,
-                                         t or 0.0, None)
+                                         left, None)
+            seconds = _time.perf_counter() - start
             move = self._tree.best_move()
             children = [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
                         for m, v, q, p in self._tree.root_children(proofs=True)]
             root_proven = int(self._tree.root_proven) if self.solver else 0
         else:
-            start = _time.perf_counter()
             budgets = _parallel.split_counts(sims, self.threads) if sims else [0] * self.threads
-            parts = [(self.prior, calls, tree, board.copy(), n, t or 0.0)
+            parts = [(self.prior, calls, tree, board.copy(), n, left)
                      for tree, n in zip(self._trees, budgets)]
             runs = _parallel.run_parts(_search_part, parts)
             seconds = _time.perf_counter() - start
@@ -960,8 +962,9 @@ class PUCT(_OneSearchAtATime):
     def search(self, board, simulations=None, time=None):
         """Search from ``board`` and return the most visited move (ties: the
         first in move order).  simulations: leaves backed up (the first one
-        evaluates the root); time: seconds; with both, whichever comes first;
-        with neither, ``DEFAULT_SIMULATIONS``."""
+        evaluates the root); time: seconds (re-rooting the kept tree
+        included); with both, whichever comes first; with neither,
+        ``DEFAULT_SIMULATIONS``."""
         _check_board(board, allow_terminal=False)
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
         return self._exclusive(self._search, board, sims, t)
