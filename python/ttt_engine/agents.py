@@ -321,7 +321,8 @@ class AZAgent(Agent):
     simulations / time: budget per move (either, both = whichever ends first,
         neither = 800 simulations).  batch_size: leaves per network call
         (virtual loss).  max_nodes: node arena of each tree (32 bytes a node,
-        touched only as the tree grows; a full arena stops the tree growing).
+        twice: the tree and its re-rooting copy; pages touched only as the
+        tree grows; a full arena stops the tree growing).
         c_puct: exploration constant.  playout_weight: weight
         of random playouts in every leaf value, mixed_playouts: how many,
         expand_after: the visits a leaf is valued by playouts alone before it
