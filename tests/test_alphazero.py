@@ -111,6 +111,10 @@ def test_every_game_has_a_config_and_options_are_checked():
     assert alphazero.config_for("uttt", mixed_playouts=8).mixed_playouts == 8
     with pytest.raises(ValueError, match="mixed_playouts"):
         alphazero.config_for("ttt", mixed_playouts=0)
+    assert alphazero.config_for("uttt").expand_after == 0
+    assert alphazero.config_for("uttt", expand_after=1).expand_after == 1
+    with pytest.raises(ValueError, match="expand_after"):
+        alphazero.config_for("ttt", expand_after=-1)
 
 
 def _weights(path):

@@ -75,6 +75,7 @@ def test_train_resume_and_eval(tmp_path, env):
      ["--playout-weight: must be in [0, 1]"]),
     (["az", "eval", "--model", "{tmp}/none.npz", "--mixed-playouts", "0"], 2,
      ["--mixed-playouts"]),
+    (["az", "train", "--out", "{tmp}/x.npz", "--expand-after", "-1"], 2, ["--expand-after"]),
 ])
 def test_bad_usage_is_one_line(tmp_path, env, args, code, needles):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]

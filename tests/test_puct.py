@@ -488,6 +488,36 @@ def test_selfplay_with_python_evaluator_and_parallel():
     _replay_check("uttt", data)
 
 
+def test_selfplay_expand_after_saves_evaluations():
+    """expand_after=k in self-play, as in the search: a leaf's first k visits
+    are random playouts, so the evaluator sees fewer positions for the same
+    simulations; the targets stay distributions over legal moves, the games
+    replay, and the same seed gives the same data."""
+    calls = []
+
+    def counting(observations, legal_mask):
+        calls.append(len(observations))
+        return hashed_evaluator(observations, legal_mask)
+
+    seen = {}
+    for k in (0, 1):
+        calls.clear()
+        data = selfplay("uttt", counting, games=3, simulations=48, seed=4, parallel=3,
+                        playout_weight=1.0, mixed_playouts=2, expand_after=k)
+        assert np.allclose(data.policies.sum(axis=1), 1.0, atol=1e-5)
+        assert np.all(data.policies[~data.masks] == 0)
+        assert data.stats["evaluations"] == sum(calls)
+        _replay_check("uttt", data)
+        seen[k] = sum(calls) / len(data)
+        again = selfplay("uttt", counting, games=3, simulations=48, seed=4, parallel=3,
+                         playout_weight=1.0, mixed_playouts=2, expand_after=k)
+        assert np.array_equal(again.policies, data.policies)
+    assert seen[1] < 0.8 * seen[0]
+    for bad in (-1, 1.5):
+        with pytest.raises((ValueError, TypeError), match="expand_after"):
+            selfplay("ttt", UniformEvaluator(), games=1, simulations=4, expand_after=bad)
+
+
 def test_selfplay_reproducible():
     kw = dict(games=5, simulations=30, temperature_moves=4, dirichlet_alpha=0.5)
     a = selfplay("ttt", UniformEvaluator(), seed=9, **kw)

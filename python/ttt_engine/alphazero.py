@@ -83,6 +83,7 @@ class Config:
     noise_fraction: float = 0.25
     playout_weight: float = 0.0         # weight of random playouts in every leaf value
     mixed_playouts: int = 1             # how many playouts that value averages
+    expand_after: int = 0               # visits a leaf is valued by playouts alone first
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
     batch_size: int = 256               # SGD minibatch
@@ -167,6 +168,7 @@ def _checked(c):
     v["playout_weight"] = _util.check_real("playout_weight", c.playout_weight, low=0, high=1)
     v["mixed_playouts"] = _util.check_int("mixed_playouts", c.mixed_playouts, min=1,
                                           max=10_000)
+    v["expand_after"] = _util.check_int("expand_after", c.expand_after, min=0, max=1_000_000)
     v["sample_reuse"] = _util.check_real("sample_reuse", c.sample_reuse, low=0, low_open=True)
     v["learning_rate"] = _util.check_real("learning_rate", c.learning_rate, low=0,
                                           low_open=True)
@@ -695,7 +697,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             dirichlet_alpha=config.dirichlet_alpha,
                             noise_fraction=config.noise_fraction,
                             playout_weight=config.playout_weight,
-                            mixed_playouts=config.mixed_playouts, **board_options_full)
+                            mixed_playouts=config.mixed_playouts,
+                            expand_after=config.expand_after, **board_options_full)
             t_play = _time.perf_counter() - t0
             outcomes = np.bincount(np.asarray(data.outcomes, dtype=np.int64), minlength=3)
             n_positions = len(data)

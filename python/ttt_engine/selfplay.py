@@ -160,7 +160,8 @@ def _max_record(board):
 def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=None,
              temperature_moves=None, c_puct=1.25, c_base=None, c_init=None,
              dirichlet_alpha=None, noise_fraction=0.25, max_nodes=None, playout_weight=0.0,
-             mixed_playouts=1, executor=None, workers=None, progress=False, **game_options):
+             mixed_playouts=1, expand_after=0, executor=None, workers=None, progress=False,
+             **game_options):
     """Play ``games`` games of ``game`` (a registry key) against itself with
     PUCT guided by ``evaluator`` at ``simulations`` per move; returns
     :class:`SelfPlayData`.
@@ -170,7 +171,8 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
     temperature_moves: plies played in proportion to the visits (default per
         game: ``DEFAULT_TEMPERATURE_MOVES``); later plies take the most visited.
     c_puct, c_base, c_init, dirichlet_alpha, noise_fraction, playout_weight,
-    mixed_playouts: as for :class:`ttt_engine.search.PUCT`.
+    mixed_playouts, expand_after: as for :class:`ttt_engine.search.PUCT` (a
+        young leaf's playout visits count towards the move's simulations).
     max_nodes: nodes per tree (default: enough for the simulations).
     executor, workers: play on a ``concurrent.futures.Executor`` in
         ``workers`` parts (the evaluator must pickle).
@@ -191,7 +193,8 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
     kw = dict(parallel=parallel, temperature_moves=temperature_moves, c_puct=c_puct,
               c_base=c_base, c_init=c_init, dirichlet_alpha=dirichlet_alpha,
               noise_fraction=noise_fraction, max_nodes=max_nodes,
-              playout_weight=playout_weight, mixed_playouts=mixed_playouts)
+              playout_weight=playout_weight, mixed_playouts=mixed_playouts,
+              expand_after=expand_after)
     if executor is not None:
         k = check_int("workers", workers if workers is not None else 2, min=1, max=4096)
         counts = [c for c in _parallel.split_counts(n_games, k) if c > 0]
@@ -210,7 +213,7 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
 
 def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, parallel,
                     temperature_moves, c_puct, c_base, c_init, dirichlet_alpha,
-                    noise_fraction, max_nodes, playout_weight, mixed_playouts):
+                    noise_fraction, max_nodes, playout_weight, mixed_playouts, expand_after):
     from ttt_engine._core.algorithms import puct as _puct
     from ttt_engine.evaluators import UniformEvaluator, call_evaluator, check_output
     from ttt_engine.search import _dispatch
@@ -228,6 +231,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     noise_fraction = check_real("noise_fraction", noise_fraction, low=0, high=1)
     playout_weight = check_real("playout_weight", playout_weight, low=0, high=1)
     mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
+    expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
     branching = min(proto.num_actions, 64)
     if max_nodes is None:
         # room for the search of one move and the subtree kept from the last,
@@ -241,6 +245,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                          c_puct if c_init is None else c_init, alpha or 0.0, noise_fraction,
                          evaluator.playouts if native else 0, max_rec)
     f.set_playout_weight(playout_weight, mixed_playouts)
+    f.set_expand_after(expand_after)
     obs_shape = tuple(proto.observation().shape)
     num_actions = proto.num_actions
     slot_game = [-1] * par

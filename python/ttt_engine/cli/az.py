@@ -40,6 +40,9 @@ HYPER = {
                              help="weight of random playouts in every leaf value (0..1)"),
     "--mixed-playouts": dict(type=O.count(1, 10_000), metavar="K",
                              help="random playouts averaged for that value"),
+    "--expand-after": dict(type=O.count(0, 1_000_000), metavar="N",
+                           help="visits a leaf is valued by playouts alone before it goes "
+                                "to the network"),
     "--buffer-size": dict(type=O.count(1, 10**9), metavar="N", help="replay buffer positions"),
     "--batch-size": dict(type=O.count(1, 1_000_000), metavar="N", help="SGD minibatch"),
     "--sample-reuse": dict(type=O.real, metavar="R", help="SGD samples per new position"),
