@@ -176,6 +176,13 @@ def _check_board(board, *, allow_terminal=True):
                          "search")
 
 
+def _seconds_left(t, start):
+    """What is left of a budget of ``t`` seconds begun at ``start``
+    (``perf_counter``) for a kernel whose 0 means no limit: never below a
+    microsecond; 0 when there is no time budget."""
+    return max(t - (_time.perf_counter() - start), 1e-6) if t else 0.0
+
+
 def playout_name(playout):
     """``playout`` if it names a playout policy, else a ``ValueError`` listing them."""
     if not isinstance(playout, str) or playout not in PLAYOUTS:
@@ -653,10 +660,9 @@ class MCTS(_OneSearchAtATime):
         calls = [0, 0]                  # evaluator calls, positions evaluated
         if self.prior is not None:
             self._guide(board)
-        left = max(t - (_time.perf_counter() - start), 1e-6) if t else 0.0
+        left = _seconds_left(t, start)
         if self.threads == 1:
-            done, seconds = _search_part(self.prior, calls, self._tree, board, sims or 0,
-                                         left, None)
+            done, _ = _search_part(self.prior, calls, self._tree, board, sims or 0, left, None)
             seconds = _time.perf_counter() - start
             move = self._tree.best_move()
             children = [{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
@@ -1012,8 +1018,7 @@ class PUCT(_OneSearchAtATime):
         calls = evaluations = 0
         try:
             if self._native:
-                left = max(t - (_time.perf_counter() - start), 1e-6) if t else 0.0
-                _dispatch(_puct.forest_native, f, board, budget, left)
+                _dispatch(_puct.forest_native, f, board, budget, _seconds_left(t, start))
             else:
                 deadline = start + t if t is not None else None
                 parts = [(f, board, lane, budget, deadline, stop) for lane in range(self.threads)]
