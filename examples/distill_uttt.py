@@ -1,0 +1,141 @@
+"""Distil the UTTT preset's search into its policy network.
+
+Self-play trains the shipped network on the visit counts of 200-simulation
+searches; the preset plays with about 15-40 thousand simulations a move.  This
+script records the preset's own root visit distributions and fine-tunes a
+network on them (``ttt_engine.alphazero.fine_tune``):
+
+    # positions: games of the preset against itself (0.1 s a move, one thread),
+    # each from a random opening of 2-10 plies; one file per game, resumable
+    python examples/distill_uttt.py positions --out distill-data --first 0 --games 600
+    # fit: the shipped network fine-tuned on them (needs the [nn] extra)
+    python examples/distill_uttt.py fit --data distill-data --out uttt-distilled.npz
+
+Every game is played from its own seed (its number), and in the first 16
+searched plies a quarter of the moves are drawn from the visit distribution
+instead of the most visited, so the games spread.  A time budget makes the
+searches depend on the machine: two runs give similar, not identical, data.
+The fit holds out every game whose file name hashes to 0 modulo 10 and returns
+the epoch with the lowest held-out policy cross-entropy.  docs/alphazero.md
+("Distilling the preset's search") has the run that made the shipped network.
+"""
+import argparse
+import glob
+import os
+import sys
+import zlib
+
+import numpy as np
+
+from ttt_engine import _util, games
+from ttt_engine.agents import AZAgent, shipped_network
+
+SAMPLED_PLIES = 16          # plies in which a quarter of the moves are sampled
+SAMPLED_SHARE = 0.25
+
+
+def play_game(number, seconds, network=None):
+    """One game of the preset against itself from a random opening: the rows
+    (observation, legal mask, root visit distribution, value for the side to
+    move) of every searched position."""
+    rng = np.random.default_rng(number)
+    board = games.get("uttt").new_board()
+    for _ in range(int(rng.integers(2, 11))):
+        moves = board.legal_moves
+        board.push(moves[int(rng.integers(len(moves)))])
+    agent = AZAgent(network, time=seconds, solver=True, endgame=25, seed=number,
+                    **({} if network is None else dict(
+                        playout_weight=1.0, mixed_playouts=8, batch_size=64, expand_after=1)))
+    searched = []
+    ply = 0
+    while not board.is_terminal():
+        move = agent.select_move(board)
+        pi = np.zeros(board.num_actions, np.float32)
+        for child in agent.last_stats["children"]:
+            pi[child["action"]] = child["visits"]
+        if pi.sum() > 0:
+            pi /= pi.sum()
+            searched.append((board.observation().copy(), np.asarray(board.action_mask(), bool),
+                             pi, board.to_move))
+            if ply < SAMPLED_PLIES and rng.random() < SAMPLED_SHARE:
+                move = board.action_to_move(int(rng.choice(board.num_actions, p=pi)))
+        board.push(move)
+        ply += 1
+    winner = board.winner
+    z = [0.0 if winner not in board.PLAYERS else (1.0 if winner == who else -1.0)
+         for *_, who in searched]
+    return (np.stack([r[0] for r in searched]), np.stack([r[1] for r in searched]),
+            np.stack([r[2] for r in searched]), np.array(z, np.float32)), winner
+
+
+def positions(args):
+    os.makedirs(args.out, exist_ok=True)
+    from tqdm.auto import tqdm
+    todo = [k for k in range(args.first, args.first + args.games)
+            if not os.path.exists(os.path.join(args.out, f"g{k:06d}.npz"))]
+    for k in tqdm(todo, unit="game", desc="positions"):
+        (obs, masks, pi, z), _ = play_game(k, args.time, args.network)
+        path = os.path.join(args.out, f"g{k:06d}.npz")
+        _util.atomic_write(path, lambda f: np.savez(f, obs=obs, mask=masks, pi=pi, z=z))
+    n = len(glob.glob(os.path.join(args.out, "g*.npz")))
+    print(f"{n} games in {args.out}")
+
+
+def load(files):
+    parts = [np.load(f) for f in files]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "pi", "z"))
+
+
+def fit(args):
+    from ttt_engine import alphazero
+    from ttt_engine.network import Network
+    files = sorted(glob.glob(os.path.join(args.data, "g*.npz")))
+    if not files:
+        raise SystemExit(f"error: no position files (g*.npz) in {args.data}")
+    held = [f for f in files if zlib.crc32(os.path.basename(f).encode()) % 10 == 0]
+    train = [f for f in files if f not in set(held)]
+    if not train or not held:
+        raise SystemExit(f"error: {len(files)} games are too few to hold some out")
+    base = Network.load(args.base or shipped_network("uttt"))
+    net, history = alphazero.fine_tune(base, load(train), load(held), epochs=args.epochs,
+                                       learning_rate=args.lr, value_weight=args.value_weight)
+    for h in history:
+        print("epoch {epoch}: held-out policy cross-entropy {policy_ce:.4f}, KL {policy_kl:.4f}, "
+              "top-1 {top1:.3f}, value MSE {value_mse:.3f}".format(**h))
+    net.save(args.out)
+    print(f"{args.out}: {len(train)} games trained on, {len(held)} held out")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("positions", help="record the preset's searches")
+    a.add_argument("--out", required=True, help="folder of position files (one per game)")
+    a.add_argument("--first", type=int, default=0, help="number (seed) of the first game")
+    a.add_argument("--games", type=int, default=100)
+    a.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
+    a.add_argument("--network", default=None, help="network file (default: the shipped one)")
+    b = sub.add_parser("fit", help="fine-tune a network on recorded positions")
+    b.add_argument("--data", required=True)
+    b.add_argument("--out", required=True, help="the new network file")
+    b.add_argument("--base", default=None, help="network to start from (default: shipped)")
+    b.add_argument("--epochs", type=int, default=8)
+    b.add_argument("--lr", type=float, default=1e-3)
+    b.add_argument("--value-weight", type=float, default=0.25)
+    args = p.parse_args(argv)
+    try:
+        if args.command == "positions":
+            _util.check_int("games", args.games, min=1)
+            _util.check_int("first", args.first, min=0)
+            _util.check_real("time", args.time, low=0, low_open=True)
+            positions(args)
+        else:
+            fit(args)
+    except (ValueError, OSError) as e:
+        raise SystemExit(f"error: {e}")
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
