@@ -469,15 +469,9 @@ def fine_tune(network, train, held_out=None, *, epochs=8, learning_rate=1e-3,
     value_weight = _util.check_real("value_weight", value_weight, low=0, high=1e3)
     obs, masks, pi, z = _check_targets(network, train, "train")
     if augment:
-        from ttt_engine.selfplay import symmetries
-        syms = symmetries(network.game_key, network.obs_shape, network.num_actions)
-        n = len(obs)
-        flat = obs.reshape(n, -1)
-        obs = np.concatenate([flat[:, o] for o, _ in syms]).reshape((n * len(syms),)
-                                                                    + obs.shape[1:])
-        masks = np.concatenate([masks[:, a] for _, a in syms])
-        pi = np.concatenate([pi[:, a] for _, a in syms])
-        z = np.tile(z, len(syms))
+        from ttt_engine.selfplay import augmented
+        obs, masks, pi, k = augmented(network.game_key, obs, masks, pi)
+        z = np.tile(z, k)
     n = len(obs)
     if n < batch_size:
         raise ValueError(f"train holds {n} positions (after augmentation), fewer than "

@@ -83,18 +83,26 @@ class SelfPlayData:
     def augment(self):
         """The data with every symmetry of the board applied (the identity
         first): ``len(symmetries)`` times as many rows, same values and game ids."""
-        syms = symmetries(self.game, self.observations.shape[1:], self.masks.shape[1])
-        n = len(self)
-        obs = self.observations.reshape(n, -1)
-        parts = [(obs[:, op], self.masks[:, ap], self.policies[:, ap]) for op, ap in syms]
-        k = len(syms)
+        obs, masks, policies, k = augmented(self.game, self.observations, self.masks,
+                                            self.policies)
         return SelfPlayData(
-            self.game,
-            np.concatenate([p[0] for p in parts]).reshape((n * k,) + self.observations.shape[1:]),
-            np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]),
+            self.game, obs, masks, policies,
             np.tile(self.values, k), np.tile(self.game_ids, k), np.tile(self.plies, k),
             self.outcomes.copy(), dict(self.stats, symmetries=k))
+
+
+def augmented(game, observations, masks, policies):
+    """``(observations, masks, policies, k)`` with every one of the board's
+    ``k`` symmetries applied (the identity first, one block of rows per
+    symmetry): per-position fields are repeated with ``np.tile(x, k)``."""
+    syms = symmetries(game, observations.shape[1:], masks.shape[1])
+    n = len(observations)
+    flat = observations.reshape(n, -1)
+    k = len(syms)
+    return (np.concatenate([flat[:, o] for o, _ in syms]).reshape((n * k,)
+                                                                   + observations.shape[1:]),
+            np.concatenate([masks[:, a] for _, a in syms]),
+            np.concatenate([policies[:, a] for _, a in syms]), k)
 
 
 def _merge_stats(a, b):
