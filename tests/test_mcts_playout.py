@@ -187,7 +187,10 @@ def test_best_preset_plays_and_refuses_foreign_options(key, monkeypatch):
             monkeypatch.setattr(games, "_default_threads", lambda timed, n=n: n if timed else 0)
             timed = g.make_agent("best", time=0.05, seed=1)
             assert timed.threads == n and timed.parallel == "tree"
-            assert timed.endgame == 25               # exact endgames on a time budget
+            # exact endgames on a time budget; with two threads the solve runs
+            # beside the tree, from more empty cells and with more of the move
+            assert (timed.endgame, timed.endgame_share) == ((30, 0.8) if n == 2
+                                                            else (25, None))
             assert timed.select_move(board) in list(board.legal_moves)
         # a simulation budget keeps the clock out of the moves: no timed solve
         assert agent.endgame == 0
@@ -282,6 +285,66 @@ def test_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw(kind):
     assert pickle.loads(pickle.dumps(p)).endgame == 14
 
 
+def test_endgame_solve_beside_a_tree_of_two_threads():
+    """With two threads on a time budget the solve runs beside the tree (one
+    thread each, then both on the tree): the same rule -- a proven win
+    played at once, a proven draw kept, a proven loss left to the tree --
+    and the statistics of the tree's two phases summed."""
+    from ttt_engine.search import alphabeta
+    rng = random.Random(5)
+    seen = {1: 0, 0: 0, -1: 0}
+    while min(seen.values()) < 2:
+        b = uttt.Board()
+        while not b.is_terminal() and _open_empty(b) > 14:
+            b.push(rng.choice(b.legal_moves))
+        if b.is_terminal():
+            continue
+        exact = alphabeta(b).outcome
+        p = PUCT(_uniform_logits, playout_weight=1.0, seed=1, threads=2, endgame=14,
+                 endgame_share=0.5)
+        move = p.search(b.copy(), time=0.05)
+        st = p.stats
+        assert st["endgame"] == exact and st["best_move"] == move
+        assert _exact_after(b, move) == exact or exact == -1
+        if exact == 1:
+            assert st["simulations"] == 0 and st["root_proven"] == 1
+        else:
+            assert st["simulations"] >= 1 and st["evaluations"] >= 1
+        seen[exact] += 1
+    # a position the solve cannot finish in time: the tree decides alone
+    b = _random_positions(uttt.Board, 1, seed=3, min_plies=12)[0]
+    p = PUCT(_uniform_logits, playout_weight=1.0, seed=1, threads=2, endgame=81,
+             endgame_share=0.001)
+    move = p.search(b.copy(), time=0.05)
+    assert p.stats["endgame"] is None and move in b.legal_moves
+    assert p.stats["simulations"] > 0
+    assert pickle.loads(pickle.dumps(p)).endgame_share == 0.001
+
+
+# A drawn endgame (22 empty cells, O to move) whose draw takes a solve of about
+# 0.3 s: only 80 draws; 60 and 79 lose, each proven in 5-20 ms.
+_DRAWN_ENDGAME = [40, 30, 9, 46, 66, 28, 14, 42, 45, 56, 25, 68, 51, 74, 61, 12, 29, 6, 11,
+                  44, 52, 58, 22, 76, 57, 10, 48, 63, 38, 43, 32, 24, 72, 65, 75, 23, 62,
+                  26, 69, 36, 47]
+
+
+def test_unproven_endgame_move_is_checked_for_a_loss():
+    """When the solve beside the tree proves nothing, a tree move that a short
+    solve proves lost gives way to the next one not proven lost; if every
+    candidate loses, or time runs out before an alternative is checked,
+    nothing better is known."""
+    from ttt_engine.search import _avoid_loss, ABSearcher
+    b = uttt.Board()
+    for m in _DRAWN_ENDGAME:
+        b.push(m)
+    assert _open_empty(b) == 22 and _exact_after(b, 60) == -1 and _exact_after(b, 80) == 0
+    s = ABSearcher()
+    assert _avoid_loss(b, [60, 79, 80], 30.0, s) == 80
+    assert _avoid_loss(b, [80, 60], 30.0, s) == 80
+    assert _avoid_loss(b, [60, 79], 30.0, s) == 60           # all lose: the tree's
+    assert _avoid_loss(b, [60, 80], 0.0, s) == 60            # no time to check
+
+
 def test_az_agent_endgame_option():
     agent = AZAgent(_uniform_logits, simulations=20, endgame=14, seed=1)
     assert agent._config()["endgame"] == 14
@@ -289,4 +352,9 @@ def test_az_agent_endgame_option():
     agent.select_move(b.copy())
     with pytest.raises(ValueError, match="endgame= needs one tree: use parallel='tree'"):
         AZAgent(_uniform_logits, endgame=14, threads=2)
-    AZAgent(_uniform_logits, endgame=14, threads=2, parallel="tree")
+    agent = AZAgent(_uniform_logits, time=0.05, endgame=14, endgame_share=0.5, threads=2,
+                    parallel="tree")
+    assert agent._config()["endgame_share"] == 0.5
+    assert agent.select_move(b.copy()) in b.legal_moves
+    with pytest.raises(ValueError, match=r"endgame_share must be in \(0, 1\]"):
+        AZAgent(_uniform_logits, endgame_share=0)

@@ -328,10 +328,11 @@ class AZAgent(Agent):
         expand_after: the visits a leaf is valued by playouts alone before it
         goes to the network, solver: MCTS-Solver proofs, playout: the
         playouts' policy, "random" or "decisive", endgame: the exact endgame
-        solve from that many empty cells (UTTT; one tree only) (see
-        :class:`ttt_engine.search.PUCT`).  For these seven, None takes the
+        solve from that many empty cells (UTTT; one tree only), endgame_share:
+        the share of a timed move that solve may take (see
+        :class:`ttt_engine.search.PUCT`).  For these eight, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)
-        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random", 0).  threads: that
+        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random", 0, 0.3).  threads: that
         many threads search at once, as ``parallel`` says: "root" (root
         parallelism, as ``MCTSAgent``'s: that many trees, each with the whole
         time budget or its share of the simulations, the root visits summed
@@ -348,12 +349,12 @@ class AZAgent(Agent):
     DEFAULT_SIMULATIONS = 800
     #: the search settings of an agent whose network is not a shipped one
     DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1, "expand_after": 0,
-                "solver": False, "playout": "random", "endgame": 0}
+                "solver": False, "playout": "random", "endgame": 0, "endgame_share": 0.3}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=2_000_000, playout_weight=None, mixed_playouts=None,
-                 expand_after=None, solver=None, playout=None, endgame=None, threads=1,
-                 parallel="root", depth=None):
+                 expand_after=None, solver=None, playout=None, endgame=None,
+                 endgame_share=None, threads=1, parallel="root", depth=None):
         no_budget("AZAgent", depth=depth)
         from ttt_engine import _parallel
         self.threads = _parallel.check_threads(threads)
@@ -376,6 +377,8 @@ class AZAgent(Agent):
         self.solver = None if solver is None else bool(solver)
         self.playout = None if playout is None else _search.playout_name(playout)
         self.endgame = check_int("endgame", endgame, min=0, max=81, allow_none=True)
+        self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
+                                        high=1, allow_none=True)
         if self.endgame and self.threads > 1 and self.parallel == "root":
             raise ValueError("endgame= needs one tree: use parallel='tree' (or threads=1) "
                              "with it")
@@ -441,6 +444,7 @@ class AZAgent(Agent):
                              mixed_playouts=self.mixed_playouts,
                              expand_after=self.expand_after, solver=self.solver,
                              playout=self.playout, endgame=self.endgame,
+                             endgame_share=self.endgame_share,
                              threads=self.threads if self.parallel == "tree" else 1)
                 for s in self._seeds()]
             self._puct = self._pucts[0]
@@ -488,7 +492,7 @@ class AZAgent(Agent):
                 "max_nodes": self.max_nodes, "playout_weight": self.playout_weight,
                 "mixed_playouts": self.mixed_playouts, "expand_after": self.expand_after,
                 "solver": self.solver, "playout": self.playout, "endgame": self.endgame,
-                "threads": self.threads,
+                "endgame_share": self.endgame_share, "threads": self.threads,
                 "parallel": self.parallel}
 
     def __repr__(self):

@@ -216,22 +216,24 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 def _az(game):
     def build(seed=None, simulations=None, time=None, network=None, batch_size=None,
               c_puct=1.25, playout_weight=None, mixed_playouts=None, expand_after=None,
-              solver=None, playout=None, endgame=None, threads=1, parallel="root"):
+              solver=None, playout=None, endgame=None, endgame_share=None, threads=1,
+              parallel="root"):
         from ttt_engine.agents import AZAgent, shipped_network
         if network is None:
             shipped_network(game)    # where none ships: the error saying how to train one
         return AZAgent(network, simulations=simulations, time=time, seed=seed,
                        batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
                        mixed_playouts=mixed_playouts, expand_after=expand_after,
-                       solver=solver, playout=playout, endgame=endgame, threads=threads,
-                       parallel=parallel)
+                       solver=solver, playout=playout, endgame=endgame,
+                       endgame_share=endgame_share, threads=threads, parallel=parallel)
     return build
 
 
 _AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
             "simulations or time per move)")
 _AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playouts",
-             "expand_after", "solver", "playout", "endgame", "threads", "parallel")
+             "expand_after", "solver", "playout", "endgame", "endgame_share", "threads",
+             "parallel")
 
 
 def _tree(kind):
@@ -291,6 +293,14 @@ BEST_MCTS = {
 BEST_AZ = {
     "uttt": {"solver": True, "parallel": "tree", "endgame": {"simulations": 0, "time": 25}},
 }
+#: With two threads or more on a time budget the exact endgame solve runs
+#: beside the tree, in a thread of its own (``PUCT``), taking one thread
+#: from the tree instead of all of the tree's time: it can then start
+#: earlier and have more of the move (docs/strength.md, "The endgame solve
+#: beside the tree").
+BEST_AZ_BESIDE = {
+    "uttt": {"endgame": 30, "endgame_share": 0.8},
+}
 #: Seconds per move of the strongest engine when no budget is given.
 BEST_TIME = 1.0
 
@@ -322,6 +332,8 @@ def _best(game):
             kind = "simulations" if time is None else "time"
             settings = {k: v[kind] if isinstance(v, dict) else v
                         for k, v in BEST_AZ[game].items()}
+            if time is not None and threads > 1:
+                settings.update(BEST_AZ_BESIDE.get(game, {}))
             agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
                             **settings)
         else:

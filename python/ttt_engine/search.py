@@ -205,23 +205,28 @@ def endgame_empty_cells(board):
                and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
 
 
-def endgame_solve(who, board, endgame, limit):
-    """``(result, seconds)``: the exact alpha-beta result of ``board`` if it
-    has at most ``endgame`` empty cells and the solve proves its value within
-    ``limit`` seconds, else ``(None, seconds spent)``.  UTTT only (a
-    ``ValueError`` naming ``who`` on another game)."""
+def _check_endgame_game(who, board):
     if board_game(board) != "uttt":
         raise ValueError(f"{who} endgame= applies to Ultimate Tic-Tac-Toe only, not "
                          f"{game_title(board)}; use endgame=0")
+
+
+def endgame_solve(who, board, endgame, limit, searcher=None):
+    """``(result, seconds)``: the exact alpha-beta result of ``board`` if it
+    has at most ``endgame`` empty cells and the solve proves its value within
+    ``limit`` seconds, else ``(None, seconds spent)``.  UTTT only (a
+    ``ValueError`` naming ``who`` on another game).  ``searcher``: the
+    :class:`ABSearcher` to use (None: this thread's)."""
+    _check_endgame_game(who, board)
     if endgame_empty_cells(board) > endgame:
         return None, 0.0
-    r = alphabeta(board, time_limit=limit)
+    r = alphabeta(board, time_limit=limit, searcher=searcher)
     if r.exact and r.best_move is not None:
         return r, r.time
     return None, r.time
 
 
-def endgame_search(who, board, endgame, share, t, search_tree, won):
+def endgame_search(who, board, endgame, share, t, search_tree, won, searcher=None):
     """The exact endgame rule of ``MCTS`` and ``PUCT`` (``endgame=``): the
     move and the proven value (None: not proven).
 
@@ -231,8 +236,9 @@ def endgame_search(who, board, endgame, share, t, search_tree, won):
     solve's drawing move is played (among drawing moves the tree's gives a
     fallible opponent the most ways to go wrong; MCTS-Solver proves wins and
     losses but never draws).  A proven loss is left to the tree, for the same
-    reason."""
-    exact, spent = endgame_solve(who, board, endgame, t * share if t else 0.05)
+    reason.  ``searcher``: the :class:`ABSearcher` of the solves (None: this
+    thread's)."""
+    exact, spent = endgame_solve(who, board, endgame, t * share if t else 0.05, searcher)
     value = None if exact is None else exact.outcome
     if value == 1:
         won(exact, spent)
@@ -241,12 +247,94 @@ def endgame_search(who, board, endgame, share, t, search_tree, won):
         # the time left, less what the check of the tree's move may take
         t = max(t - spent * (2 if value == 0 else 1), 1e-3)
     move = search_tree(t)
-    if value == 0 and move != exact.best_move:
+    if value == 0:
+        move = _keep_draw(board, move, exact, spent, searcher)
+    return move, value
+
+
+def _keep_draw(board, move, exact, spent, searcher):
+    """In a proven draw: the tree's ``move`` if it draws too (checked within
+    about the solve's time ``spent``), else the solve's drawing move."""
+    if move == exact.best_move:
+        return move
+    after = board.copy()
+    after.push(move)
+    check = alphabeta(after, time_limit=max(spent, 0.005), searcher=searcher)
+    return move if check.exact and check.outcome == 0 else exact.best_move
+
+
+#: The share of a move's time kept for checking the tree's move when the
+#: endgame solve beside it proved nothing (a losing move in a 20-30 cell
+#: endgame is typically proven in 5-20 ms).
+ENDGAME_CHECK_SHARE = 0.2
+
+
+def _avoid_loss(board, ranked, limit, searcher):
+    """The first of ``ranked`` (the tree's moves, its choice first) that
+    short solves (``limit`` seconds in all) do not prove lost: the tree's
+    move unless it is a proven loss and an alternative is not."""
+    deadline = _time.perf_counter() + limit
+    for move in ranked:
+        left = deadline - _time.perf_counter()
+        if left <= 0:
+            return move                 # not checked: better than a proven loss
         after = board.copy()
         after.push(move)
-        check = alphabeta(after, time_limit=max(spent, 0.005))
-        if not (check.exact and check.outcome == 0):
-            move = exact.best_move
+        if after.is_terminal():
+            return move
+        r = alphabeta(after, time_limit=left, searcher=searcher)
+        if not (r.exact and r.outcome == 1):
+            return move
+    return ranked[0]
+
+
+def endgame_search_beside(who, board, endgame, share, t, search_tree, won, searcher,
+                          ranked=None):
+    """The rule of :func:`endgame_search` for a tree searched by several
+    threads on a time budget ``t``: the solve runs in a thread of its own
+    (with ``searcher``) for up to ``share`` of the move's time while the tree
+    goes on with one thread fewer (``search_tree(seconds, spare, stop)``:
+    ``spare`` threads left to the solve, the search ending when ``stop[0]``
+    is set, as the solve does when it ends), then the tree has every thread
+    for the time left.  The second core, idle while a sequential solve runs, gives the
+    solve about ``share / 0.3`` times the time at a small cost to the tree
+    (docs/strength.md, "The endgame solve beside the tree").  When the solve
+    proves nothing, the tree's move is checked with short solves
+    (``ENDGAME_CHECK_SHARE`` of the time at most, kept from the tree): if it
+    is a proven loss, the
+    next of ``ranked()`` (the tree's moves, most visited first) that is not
+    is played."""
+    _check_endgame_game(who, board)
+    if endgame_empty_cells(board) > endgame:
+        return search_tree(t, 0, None), None
+    start = _time.perf_counter()
+    solved = []
+
+    def tree_part(stop):
+        search_tree(t * share, 1, stop)
+
+    def solve_part(stop):
+        try:
+            solved.append(endgame_solve(who, board, endgame, t * share, searcher))
+        finally:
+            stop[0] = 1             # the tree gets its other thread back
+
+    _parallel.run_parts(lambda part, stop: part(stop), [(tree_part,), (solve_part,)])
+    exact, spent = solved[0]
+    value = None if exact is None else exact.outcome
+    if value == 1:
+        won(exact, _time.perf_counter() - start)
+        return exact.best_move, value
+    # the time left, less what the check of the tree's move may take
+    check = (spent if value == 0 else ENDGAME_CHECK_SHARE * t
+             if value is None and ranked is not None else 0.0)
+    left = max(t - (_time.perf_counter() - start) - check, 1e-3)
+    move = search_tree(left, 0, None)
+    if value == 0:
+        move = _keep_draw(board, move, exact, spent, searcher)
+    elif value is None and ranked is not None:
+        moves = ranked()
+        move = _avoid_loss(board, [move] + [m for m in moves if m != move], check, searcher)
     return move, value
 
 
@@ -790,6 +878,19 @@ def _merge_roots(trees, solver):
 
 
 # ---------------------------------------------------------------------------- PUCT
+def _merged_phases(phases):
+    """One move's statistics from the searches of its phases (the endgame
+    solve beside the tree): counts and times summed, the tree's state from
+    the last phase, its reuse from the first."""
+    out = dict(phases[-1])
+    for key in ("simulations", "time", "evaluations", "evaluator_calls"):
+        out[key] = type(out[key])(sum(p[key] for p in phases))
+    out["simulations_per_s"] = (out["simulations"] / out["time"] if out["time"] > 0
+                                else float("inf"))
+    out["reused"], out["reused_visits"] = phases[0]["reused"], phases[0]["reused_visits"]
+    return out
+
+
 class PUCT(_OneSearchAtATime):
     """AlphaZero's tree search (PUCT), guided by an evaluator.
 
@@ -823,7 +924,12 @@ class PUCT(_OneSearchAtATime):
         once); a game without it is a ``ValueError`` at the search.
     endgame, endgame_share: the exact endgame solve of UTTT, as
         :class:`MCTS`'s (the same rule: a proven win played at once, a proven
-        draw kept, ``stats["endgame"]`` the proven value or None).
+        draw kept, ``stats["endgame"]`` the proven value or None).  With
+        ``threads`` > 1 on a time budget the solve runs beside the tree, in a
+        thread of its own, for up to ``endgame_share`` of the move's time
+        while the tree goes on with one thread fewer; once it ends, the tree
+        has every thread for the time left (statistics of both phases
+        summed).
     expand_after: a leaf below the root goes to the evaluator (and gets its
         children) once it has this many visits; those visits are valued by
         ``mixed_playouts`` random playouts alone, without an evaluator call
@@ -904,6 +1010,7 @@ class PUCT(_OneSearchAtATime):
         self._key = None
         self._root = None
         self._stats = {}
+        self._endgame_searcher = None    # the endgame solves' (``_solver``)
         self._init_exclusive()
 
     def __reduce__(self):
@@ -994,14 +1101,41 @@ class PUCT(_OneSearchAtATime):
                               "proven": 1}],
                 "best_move": result.best_move, "num_actions": board.num_actions}
 
-        move, value = endgame_search(self._what, board, self.endgame, self.endgame_share, t,
-                                     lambda left: self._search_tree(board, sims, left, stop),
-                                     won)
+        if self.threads > 1 and t is not None and sims is None and stop is None:
+            # the solve beside the tree, on a thread of its own
+            phases = []
+
+            def tree(left, spare, flag):
+                move = self._search_tree(board, None, left, flag, self.threads - spare)
+                phases.append(self._stats)
+                return move
+
+            def ranked():
+                children = sorted(self._stats["children"], key=lambda c: -c["visits"])
+                return [c["move"] for c in children]
+
+            move, value = endgame_search_beside(self._what, board, self.endgame,
+                                                self.endgame_share, t, tree, won,
+                                                self._solver(), ranked)
+            if value != 1 and len(phases) > 1:
+                self._stats = _merged_phases(phases)
+        else:
+            move, value = endgame_search(self._what, board, self.endgame, self.endgame_share, t,
+                                         lambda left: self._search_tree(board, sims, left, stop),
+                                         won, self._solver())
         self._stats["endgame"] = value
         self._stats["best_move"] = move
         return move
 
-    def _search_tree(self, board, sims, t, stop):
+    def _solver(self):
+        """The searcher of the endgame solves (made once: the solve beside
+        the tree runs in a new thread each move, and a thread's own searcher
+        would be a new table each time)."""
+        if self._endgame_searcher is None:
+            self._endgame_searcher = ABSearcher()
+        return self._endgame_searcher
+
+    def _search_tree(self, board, sims, t, stop, lanes=None):
         # the clock starts before the re-rooting: copying a large kept subtree
         # takes milliseconds, and they are part of the move's time
         start = _time.perf_counter()
@@ -1021,8 +1155,9 @@ class PUCT(_OneSearchAtATime):
                 _dispatch(_puct.forest_native, f, board, budget, _seconds_left(t, start))
             else:
                 deadline = start + t if t is not None else None
-                parts = [(f, board, lane, budget, deadline, stop) for lane in range(self.threads)]
-                if self.threads == 1:
+                parts = [(f, board, lane, budget, deadline, stop)
+                         for lane in range(self.threads if lanes is None else lanes)]
+                if len(parts) == 1:
                     counts = [self._run_lane(*parts[0], None)]
                 else:
                     counts = _parallel.run_parts(self._run_lane, parts)
