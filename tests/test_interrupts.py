@@ -68,6 +68,14 @@ JOBS = {
                            "np.zeros(len(m), np.float32))\n"
                            "PUCT(ev, batch_size=4, threads=2, playout_weight=1, expand_after=1)"
                            ".search(uttt.Board(), simulations=10**12)"),
+    # the endgame solve beside the tree runs in a thread that never sees the
+    # signal: the tree's thread stops it through the shared flag
+    "puct_endgame_beside": ("from ttt_engine.search import PUCT\n"
+                            "import numpy as np\n"
+                            "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
+                            "np.zeros(len(m), np.float32))\n"
+                            "PUCT(ev, threads=2, playout_weight=1, expand_after=1, endgame=81, "
+                            "endgame_share=1.0).search(uttt.Board(), time=86400)"),
     "selfplay_uniform": ("from ttt_engine.selfplay import selfplay\n"
                          "from ttt_engine.evaluators import UniformEvaluator\n"
                          "selfplay('uttt', UniformEvaluator(), games=10**6, simulations=10**6)"),

@@ -233,6 +233,19 @@ def _exact_after(board, move):
     return -alphabeta(after).outcome
 
 
+def _endgames(seed):
+    """Random UTTT positions with at most 14 empty cells in the open local
+    boards, and their exact values (for the side to move), endlessly."""
+    from ttt_engine.search import alphabeta
+    rng = random.Random(seed)
+    while True:
+        b = uttt.Board()
+        while not b.is_terminal() and _open_empty(b) > 14:
+            b.push(rng.choice(b.legal_moves))
+        if not b.is_terminal():
+            yield b, alphabeta(b).outcome
+
+
 def _engine(kind, **kw):
     if kind == "mcts":
         return MCTS(seed=1, **kw)
@@ -245,17 +258,11 @@ def test_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw(kind):
     proven draw the tree's move stands only if it draws too; a proven loss is
     left to the tree.  With one simulation the tree's move is the first legal
     one, so drawn endgames whose first move loses show the veto."""
-    from ttt_engine.search import alphabeta
-    rng = random.Random(11)
     seen = {1: 0, 0: 0, -1: 0}
     vetoed = 0
+    endgames = _endgames(11)
     while min(seen.values()) < 3 or vetoed < 2:
-        b = uttt.Board()
-        while not b.is_terminal() and _open_empty(b) > 14:
-            b.push(rng.choice(b.legal_moves))
-        if b.is_terminal():
-            continue
-        exact = alphabeta(b).outcome
+        b, exact = next(endgames)
         p = _engine(kind, endgame=14)
         move = p.search(b.copy(), simulations=1)
         assert p.stats["endgame"] == exact and p.stats["best_move"] == move
@@ -290,16 +297,10 @@ def test_endgame_solve_beside_a_tree_of_two_threads():
     thread each, then both on the tree): the same rule -- a proven win
     played at once, a proven draw kept, a proven loss left to the tree --
     and the statistics of the tree's two phases summed."""
-    from ttt_engine.search import alphabeta
-    rng = random.Random(5)
     seen = {1: 0, 0: 0, -1: 0}
+    endgames = _endgames(5)
     while min(seen.values()) < 2:
-        b = uttt.Board()
-        while not b.is_terminal() and _open_empty(b) > 14:
-            b.push(rng.choice(b.legal_moves))
-        if b.is_terminal():
-            continue
-        exact = alphabeta(b).outcome
+        b, exact = next(endgames)
         p = PUCT(_uniform_logits, playout_weight=1.0, seed=1, threads=2, endgame=14,
                  endgame_share=0.5)
         move = p.search(b.copy(), time=0.05)

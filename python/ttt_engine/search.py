@@ -211,16 +211,19 @@ def _check_endgame_game(who, board):
                          f"{game_title(board)}; use endgame=0")
 
 
-def endgame_solve(who, board, endgame, limit, searcher=None):
+def endgame_solve(who, board, endgame, limit, searcher=None, stop=None):
     """``(result, seconds)``: the exact alpha-beta result of ``board`` if it
     has at most ``endgame`` empty cells and the solve proves its value within
     ``limit`` seconds, else ``(None, seconds spent)``.  UTTT only (a
     ``ValueError`` naming ``who`` on another game).  ``searcher``: the
-    :class:`ABSearcher` to use (None: this thread's)."""
+    :class:`ABSearcher` to use (None: this thread's); ``stop``: a shared stop
+    flag that ends the solve early (unproven), for a solve in a thread that
+    does not see Ctrl-C."""
     _check_endgame_game(who, board)
     if endgame_empty_cells(board) > endgame:
         return None, 0.0
-    r = alphabeta(board, time_limit=limit, searcher=searcher)
+    # alphabeta(board, time_limit=limit, searcher=searcher), watching ``stop``
+    r = _run(board, 2, None, 0, True, True, True, limit, True, searcher, pvs=True, stop=stop)
     if r.exact and r.best_move is not None:
         return r, r.time
     return None, r.time
@@ -315,7 +318,8 @@ def endgame_search_beside(who, board, endgame, share, t, search_tree, won, searc
 
     def solve_part(stop):
         try:
-            solved.append(endgame_solve(who, board, endgame, t * share, searcher))
+            # ``stop`` is set too when the tree's thread gets Ctrl-C: the solve ends then
+            solved.append(endgame_solve(who, board, endgame, t * share, searcher, stop))
         finally:
             stop[0] = 1             # the tree gets its other thread back
 
@@ -373,7 +377,7 @@ def _make_result(raw):
 
 
 def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
-         searcher=None, pvs=False):
+         searcher=None, pvs=False, stop=None):
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
@@ -381,7 +385,8 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
     if iterative is None:
         iterative = time_limit is not None
     raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, bool(pruning),
-                         bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs))
+                         bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs),
+                         stop)
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
                            f"{d}; use iterative=True to get the last completed depth")

@@ -476,7 +476,8 @@ def _result(ABSearcher S, GameBoard board, double value, int depth, bint exact, 
 
 
 def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bint pruning,
-           bint ordering, bint use_tt, double time_limit, bint iterative, bint pvs=True):
+           bint ordering, bint use_tt, double time_limit, bint iterative, bint pvs=True,
+           int[::1] stop=None):
     """Run a search on a copy of ``board``; returns
     ``(value, best_move, pv, nodes, seconds, depth_completed, exact)``.
 
@@ -484,7 +485,9 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     depth: plies (``MAX_PLY`` = to the end).  ``time_limit`` > 0 enables the
     clock; with ``iterative`` the depth grows 1, 2, ... until the result is
     exact, ``depth`` is reached or time runs out (the last completed
-    iteration is returned; depth 1 always completes).
+    iteration is returned; depth 1 always completes).  ``stop``: a shared
+    flag (int32[1]) that ends the search as a signal does, for a search run
+    in a thread that does not handle signals.
     """
     cdef SearchCtx* c = S.ctx
     cdef double t0, value = 0.0, v
@@ -497,7 +500,7 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     if depth > MAX_PLY:
         depth = MAX_PLY
     t0 = now_monotonic()
-    interrupt_init(&it, 256, NULL)
+    interrupt_init(&it, 256, <volatile int*>&stop[0] if stop is not None else NULL)
     ctx_configure(c, heuristic, pruning, ordering, use_tt, pvs and kind == 2 and pruning)
     c.it = &it
     with nogil:
