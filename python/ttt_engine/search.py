@@ -291,8 +291,7 @@ def _avoid_loss(board, ranked, limit, searcher):
     return ranked[0]
 
 
-def endgame_search_beside(who, board, endgame, share, t, search_tree, won, searcher,
-                          ranked=None):
+def endgame_search_beside(who, board, endgame, share, t, search_tree, won, searcher, ranked):
     """The rule of :func:`endgame_search` for a tree searched by several
     threads on a time budget ``t``: the solve runs in a thread of its own
     (with ``searcher``) for up to ``share`` of the move's time while the tree
@@ -330,13 +329,12 @@ def endgame_search_beside(who, board, endgame, share, t, search_tree, won, searc
         won(exact, _time.perf_counter() - start)
         return exact.best_move, value
     # the time left, less what the check of the tree's move may take
-    check = (spent if value == 0 else ENDGAME_CHECK_SHARE * t
-             if value is None and ranked is not None else 0.0)
+    check = spent if value == 0 else ENDGAME_CHECK_SHARE * t if value is None else 0.0
     left = max(t - (_time.perf_counter() - start) - check, 1e-3)
     move = search_tree(left, 0, None)
     if value == 0:
         move = _keep_draw(board, move, exact, spent, searcher)
-    elif value is None and ranked is not None:
+    elif value is None:
         moves = ranked()
         move = _avoid_loss(board, [move] + [m for m in moves if m != move], check, searcher)
     return move, value
