@@ -4,9 +4,9 @@ tournament command with an opening suite.
 For each game the engines of its registry that play without a trained
 network, the strongest-engine preset (``best``) included, play a round robin
 at equal time per move from ``--openings`` random openings, each played twice
-with colours swapped; every game goes to ``docs/<game>_engines.jsonl`` (the
+with colours swapped; every game goes to ``results/<game>_engines.jsonl`` (the
 same command again plays only the missing games) and the tables to
-``docs/<game>_engines.json``.  It runs ``ttt-engine tournament`` in this
+``results/<game>_engines.json``.  It runs ``ttt-engine tournament`` in this
 process, so the table is exactly what that command prints::
 
     nice -n 15 python bench/engines_table.py --game clobber --time 0.1 --openings 50
@@ -53,7 +53,8 @@ def main(argv=None):
                    "game's list in this script)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--docs", default="docs", help="folder of the output files (default docs)")
+    p.add_argument("--docs", default="results",
+                   help="folder of the output files (default results)")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command and stop")
     args = p.parse_args(argv)

@@ -6,7 +6,7 @@
 proven win away (a win before the move, not after it) or a proven draw (a
 loss after it).
 
-    python bench/exact_walk.py docs/strength_runs/uttt-distilled951-vs-openspiel-seed2026.jsonl
+    python bench/exact_walk.py results/strength_runs/uttt-distilled951-vs-openspiel-seed2026.jsonl
     python bench/exact_walk.py a.jsonl b.jsonl --max-empty 32 --time-limit 2 --all
 
 By default only the games we did not win are replayed (``--all``: every

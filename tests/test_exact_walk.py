@@ -9,7 +9,7 @@ from conftest import PYDIR
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "bench", "exact_walk.py")
-MATCH = os.path.join(ROOT, "docs", "strength_runs",
+MATCH = os.path.join(ROOT, "results", "strength_runs",
                      "uttt-distilled951-vs-openspiel-seed2026.jsonl")
 
 
