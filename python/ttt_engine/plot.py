@@ -5,6 +5,7 @@ import io
 import os
 
 from ttt_engine import _util
+from ttt_engine.alphazero.metrics import read_metrics
 
 __all__ = ["plot_history", "plot_alphazero"]
 
@@ -119,7 +120,6 @@ def plot_alphazero(records, path, title=None):
     import matplotlib.pyplot as plt
 
     if isinstance(records, (str, os.PathLike)):
-        from ttt_engine.alphazero import read_metrics
         records = read_metrics(records)
     records = list(records)
     if not records or not all(isinstance(r, dict) and "seconds" in r for r in records):

@@ -1,0 +1,121 @@
+"""Hyperparameters of a training run: :class:`Config`, the per-game presets and
+their checking."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+
+from ttt_engine import _util
+from ttt_engine.network import _check_hidden, _game
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Hyperparameters of a training run (see :data:`PRESETS` and docs/alphazero.md)."""
+    hidden: tuple = (256, 256)          # hidden layer sizes of the MLP
+    games: int = 64                     # self-play games per iteration (played at once)
+    simulations: int = 100              # PUCT simulations per self-play move
+    temperature_moves: int = 4          # plies played from the visit distribution (then best)
+    c_puct: float = 1.25
+    dirichlet_alpha: float = 0.5        # root noise in self-play
+    noise_fraction: float = 0.25
+    playout_weight: float = 0.0         # weight of random playouts in every leaf value
+    mixed_playouts: int = 1             # how many playouts that value averages
+    expand_after: int = 0               # visits a leaf is valued by playouts alone first
+    augment: bool = True                # add the board symmetries to the buffer
+    buffer_size: int = 100_000          # positions kept (after augmentation)
+    batch_size: int = 256               # SGD minibatch
+    sample_reuse: float = 4.0           # SGD samples per new buffer position
+    max_steps: int = 1000               # SGD steps per iteration at most
+    optimizer: str = "adam"             # "adam" (L2 in the loss) or "adamw" (decoupled)
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    eval_every: float = 60.0            # seconds of training between evaluations
+    eval_simulations: int = 100         # PUCT simulations per move in evaluations
+    eval_games: int = 10                # games against MCTS (not Tic-Tac-Toe)
+    eval_mcts_simulations: int = 800    # MCTS's simulations in those games
+    checkpoint_every: float = 120.0     # seconds of training between checkpoints
+    time: float = 600.0                 # default wall-time budget of one train() call
+
+    def to_json(self):
+        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text):
+        d = json.loads(text)
+        d["hidden"] = tuple(d["hidden"])
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+#: Per-game hyperparameters (overrides of :class:`Config`'s defaults).  The
+#: Tic-Tac-Toe preset reaches >= 99% optimal moves with PUCT at 100
+#: simulations, and never loses, within its 3 minutes (about one minute is
+#: enough; docs/alphazero.md).
+PRESETS = {
+    "ttt": dict(hidden=(64, 64), games=128, simulations=64, temperature_moves=4,
+                dirichlet_alpha=1.0, buffer_size=40_000, batch_size=256, sample_reuse=2.0,
+                learning_rate=3e-3, weight_decay=1e-4, eval_every=30.0, checkpoint_every=30.0,
+                time=180.0),
+    "uttt": dict(hidden=(256, 256), games=128, simulations=200, temperature_moves=12,
+                 dirichlet_alpha=0.3, buffer_size=400_000, batch_size=256, sample_reuse=4.0,
+                 max_steps=2000, learning_rate=1e-3, weight_decay=1e-4, eval_every=900.0,
+                 eval_simulations=200, eval_games=10, eval_mcts_simulations=800,
+                 checkpoint_every=300.0, time=7200.0),
+    "clobber": dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=6,
+                    dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
+                    eval_every=300.0, eval_simulations=200, eval_games=10,
+                    eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
+    "quixo": dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=8,
+                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
+                  eval_every=300.0, eval_simulations=200, eval_games=10,
+                  eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
+}
+
+_POSITIVE_INT = ("games", "simulations", "buffer_size", "batch_size", "max_steps",
+                 "eval_simulations")
+_NONNEG_INT = ("temperature_moves", "eval_games", "eval_mcts_simulations")
+
+
+def config_for(game, **overrides):
+    """The :class:`Config` of ``game``'s preset with ``overrides`` applied
+    (each checked; an unknown name is a ``ValueError`` listing the valid ones)."""
+    key = _game(game).key
+    fields = {f.name for f in dataclasses.fields(Config)}
+    bad = sorted(set(overrides) - fields)
+    if bad:
+        raise ValueError(f"unknown training option(s) {', '.join(map(repr, bad))}; valid: "
+                         f"{', '.join(sorted(fields))}")
+    values = dict(PRESETS.get(key, {}))
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return _checked(Config(**values))
+
+
+def _checked(c):
+    v = dict(hidden=_check_hidden(c.hidden))
+    for k in _POSITIVE_INT:
+        v[k] = _util.check_int(k, getattr(c, k), min=1)
+    for k in _NONNEG_INT:
+        v[k] = _util.check_int(k, getattr(c, k), min=0)
+    v["c_puct"] = _util.check_real("c_puct", c.c_puct, low=0, low_open=True)
+    v["dirichlet_alpha"] = _util.check_real("dirichlet_alpha", c.dirichlet_alpha, low=0,
+                                            low_open=True, allow_none=True)
+    v["noise_fraction"] = _util.check_real("noise_fraction", c.noise_fraction, low=0, high=1)
+    v["playout_weight"] = _util.check_real("playout_weight", c.playout_weight, low=0, high=1)
+    v["mixed_playouts"] = _util.check_int("mixed_playouts", c.mixed_playouts, min=1,
+                                          max=10_000)
+    v["expand_after"] = _util.check_int("expand_after", c.expand_after, min=0, max=1_000_000)
+    v["sample_reuse"] = _util.check_real("sample_reuse", c.sample_reuse, low=0, low_open=True)
+    v["learning_rate"] = _util.check_real("learning_rate", c.learning_rate, low=0,
+                                          low_open=True)
+    v["weight_decay"] = _util.check_real("weight_decay", c.weight_decay, low=0)
+    v["value_weight"] = _util.check_real("value_weight", c.value_weight, low=0)
+    for k in ("eval_every", "checkpoint_every", "time"):
+        v[k] = _util.check_real(k, getattr(c, k), low=0, low_open=True)
+    v["optimizer"] = _util.check_choice("optimizer", c.optimizer, ("adam", "adamw"))
+    if not isinstance(c.augment, (bool, np.bool_)):
+        raise ValueError(f"augment must be True or False, got {c.augment!r}")
+    return dataclasses.replace(c, **v)
