@@ -98,6 +98,12 @@ def _generate():
     from Cython.Tempita import Template
     contract = runpy.run_path(os.path.join(SRC, "games", "contract.py"))["CONTRACT"]
     games = _read_game_list(os.path.join(SRC, "games", "list.txt"), contract)
+    # the Python registry (ttt_engine.games) reads the same list, installed beside the
+    # compiled game modules: one list of games for both halves
+    with open(os.path.join(SRC, "games", "list.txt"), encoding="utf-8") as f:
+        listed = f.read()
+    os.makedirs(os.path.join("python", "ttt_engine", "_core", "games"), exist_ok=True)
+    _write_if_changed(os.path.join("python", "ttt_engine", "_core", "games", "list.txt"), listed)
     per_game = os.path.join(SRC, "games", "template")
     for template in sorted(glob.glob(os.path.join(SRC, "**", "*.tp"), recursive=True)):
         with open(template, encoding="utf-8") as f:

@@ -1,8 +1,8 @@
-"""Dependency-free SVG pictures of the four games' boards (``Board._repr_svg_``,
+"""Dependency-free SVG pictures of the games' boards (``Board._repr_svg_``,
 shown by Jupyter and other notebooks)."""
 from __future__ import annotations
 
-from ttt_engine._util import board_game
+from ttt_engine._registry import of_board
 
 __all__ = ["board_svg", "heat_colour", "move_geometry"]
 
@@ -66,26 +66,13 @@ def move_geometry(board, move):
     """Where ``move`` is on the board: ``(from_cell, to_cell, direction)`` with
     cells as ``(row, col)``; ``to_cell`` the captured square (Clobber) or the end
     the cube is pushed in at (Quixo), else None; ``direction`` Quixo's T/B/L/R.
-    A game whose ``Board`` has a ``move_geometry(move)`` method answers itself."""
+    The game answers: its ``Game.move_geometry``, else its ``Board``'s own
+    ``move_geometry(move)`` method."""
+    game = of_board(board)
+    if game.move_geometry is not None:
+        return game.move_geometry(board, move)
     if hasattr(board, "move_geometry"):
         return board.move_geometry(move)
-    kind = board_game(board)
-    move = int(move)
-    if kind == "ttt":
-        return divmod(move, 3), None, None
-    if kind == "uttt":
-        return divmod(move, 9), None, None
-    if kind == "clobber":
-        from ttt_engine._core.games.clobber import board as clobber
-        a, b = clobber.move_squares(move)
-        return tuple(a), tuple(b), None
-    if kind == "quixo":
-        n = board.size
-        cell, side = divmod(move, 4)
-        r, c = divmod(cell, n)
-        d = "TBLR"[side]
-        end = {"T": (0, c), "B": (n - 1, c), "L": (r, 0), "R": (r, n - 1)}[d]
-        return (r, c), end, d
     raise TypeError(f"no geometry for {type(board).__name__}")
 
 
@@ -142,46 +129,19 @@ def board_svg(board, heat=None, best=None, alternatives=(), last_move=None):
     heat: ``{move: (score in [-1, 1], label)}`` drawn as a heat map (see
     :class:`ttt_engine.analysis.Analysis`); best / alternatives: moves marked
     in green / grey; last_move: outlined in blue."""
-    kind = board_game(board)
+    game = of_board(board)
     w = board.winner
     state = f"{board.to_move} to move" if w is None else "draw" if w == "draw" else f"{w} wins"
-    title = f"{kind}: {state}"
+    title = f"{game.key}: {state}"
     if heat or best is not None or alternatives or last_move is not None:
         shade, extra = _overlay(board, heat, best, alternatives, last_move)
     else:
         shade, extra = {}, []
-    if kind == "ttt":
-        cells = board.cells
-        marks = {divmod(i, 3): "XO"[v - 1] for i, v in enumerate(cells) if v}
-        return _svg(3 * CELL, 3 * CELL, _grid(3, 3, marks, 0, shade) + extra, title)
-    if kind == "uttt":
-        cells = board.cells
-        marks = {divmod(i, 9): "XO"[v - 1] for i, v in enumerate(cells) if v}
-        heat_shade, shade = shade, {}
-        forced = board.forced_board
-        for b, w in enumerate(board.local_winners):
-            colour = ({"X": "#ffcdd2", "O": "#bbdefb", "draw": "#e0e0e0"}.get(w)
-                      if w else ("#dcedc8" if forced == b else None))
-            if colour:
-                for k in range(9):
-                    shade[(b // 3) * 3 + k // 3, (b % 3) * 3 + k % 3] = colour
-        shade.update(heat_shade)
-        return _svg(9 * CELL, 9 * CELL, _grid(9, 9, marks, 3, shade) + extra, title)
-    if kind == "clobber":
-        R, C = board.rows, board.cols
-        marks = {(r, c): board.cell(r, c) for r in range(R) for c in range(C)
-                 if board.cell(r, c) in ("B", "W")}
-        return _svg(C * CELL, R * CELL, _grid(R, C, marks, 0, shade) + extra, title)
-    if kind == "quixo":
-        n = board.size
-        cells = board.cells
-        marks = {divmod(i, n): "XO"[v - 1] for i, v in enumerate(cells) if v}
-        ring = {(r, c): "#eeeeee" for r in range(n) for c in range(n)
-                if r in (0, n - 1) or c in (0, n - 1)}
-        ring.update(shade)
-        return _svg(n * CELL, n * CELL, _grid(n, n, marks, 0, ring) + extra, title)
-    # any other game: its pieces as the observation planes show them
+    # the game's pieces as its grid shows them, on its own background
+    thick, background = game.svg_decor(board) if game.svg_decor is not None else (0, {})
+    background = dict(background)
+    background.update(shade)
     grid = board.grid()
     R, C = len(grid), len(grid[0])
     marks = {(r, c): grid[r][c] for r in range(R) for c in range(C) if grid[r][c]}
-    return _svg(C * CELL, R * CELL, _grid(R, C, marks, 0, shade) + extra, title)
+    return _svg(C * CELL, R * CELL, _grid(R, C, marks, thick, background) + extra, title)

@@ -21,6 +21,7 @@ from ttt_engine._util import (check_choice, check_depth, check_int, check_real, 
                               check_simulations, game_over, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget
 
+from ttt_engine import games
 from ttt_engine import search as _search
 
 __all__ = [
@@ -89,6 +90,9 @@ class PerfectAgent(_StreamAgent):
     retrograde solution.
     """
 
+    #: how ``analysis.analyse`` reads this engine: exact values of every move
+    ANALYSIS = "exact"
+
     def __init__(self, randomize=False, seed=None, tt_size=1 << 16, *, simulations=None,
                  time=None, depth=None):
         no_budget("PerfectAgent", simulations=simulations, time=time, depth=depth)
@@ -121,6 +125,9 @@ class PerfectAgent(_StreamAgent):
 class _DepthFirstAgent(SearchAgent):
     """Shared part of the depth-first search agents: a numeric ``heuristic``
     and ``last_result``, on top of :class:`SearchAgent`."""
+
+    #: how ``analysis.analyse`` reads this engine: per-move values of its depth-first search
+    ANALYSIS = "search"
 
     def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
         self._init_search(cls_name, time, time_limit, seed, simulations, stacklevel=5)
@@ -224,6 +231,9 @@ class MCTSAgent(Agent):
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
     """
 
+    #: how ``analysis.analyse`` reads this engine: its tree's visit counts, in slices when timed
+    ANALYSIS = "mcts"
+
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, prior=None, prior_visits=16,
@@ -271,7 +281,6 @@ class MCTSAgent(Agent):
         """The shipped network of the board's game (``prior="shipped"``,
         loaded at the first move), or a check that the given one fits."""
         if _is_shipped(self.prior):
-            from ttt_engine import games
             key = games.of_board(board).key
             if self._prior_key != key:
                 self._mcts.prior = _load_evaluator(shipped_network(key))
@@ -428,10 +437,9 @@ class AZAgent(Agent):
 
     def _search_for(self, board):
         if self._evaluator is None:
-            from ttt_engine import games
             key = games.of_board(board).key
             self._evaluator = _load_evaluator(shipped_network(key))
-            self._resolve(SHIPPED_SETTINGS.get(key, {}))
+            self._resolve(games.get(key).network_settings)
         else:
             check = getattr(self._evaluator, "check_board", None)
             if check is not None:
@@ -499,27 +507,15 @@ class AZAgent(Agent):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"
 
 
-#: the search settings each shipped network was measured with (docs/alphazero.md).
-#: UTTT: the leaf value is the mean of 8 random playouts (the network's value
-#: head scored less in every mix tried) and the policy guides the search; on a
-#: time budget 64 leaves per network call (throughput: the forward pass is
-#: cheap per position only in large batches), on a simulation budget 8
-#: (fewer pending leaves per tree: 0.97 against 0.87 at 800 simulations);
-#: on a time budget a leaf's first visit is valued by the playouts alone, its
-#: network call waiting for a second visit (1.6x the simulations).
-SHIPPED_SETTINGS = {
-    "ttt": {"playout_weight": 0.0},
-    "uttt": {"playout_weight": 1.0, "mixed_playouts": 8,
-             "batch_size": {"simulations": 8, "time": 64},
-             "expand_after": {"simulations": 0, "time": 1}},
-}
+#: the search settings each shipped network was measured with (each game's
+#: ``network_settings``, a read-only view of the registry; docs/alphazero.md).
+SHIPPED_SETTINGS = games.FactView("network_settings")
 
 
 def shipped_network(game):
     """Path of the network that ships for ``game`` (a registry key);
     ``ValueError`` saying how to train one where none ships."""
     import os
-    from ttt_engine import games
     g = games.get(game)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "networks", f"{g.key}.npz")
     if not os.path.isfile(path):

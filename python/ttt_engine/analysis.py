@@ -34,6 +34,7 @@ import math
 import time as _time
 from dataclasses import asdict, dataclass, field
 
+from ttt_engine import _registry
 from ttt_engine._svg import board_svg, move_geometry
 from ttt_engine._util import check_int, check_real
 
@@ -42,8 +43,6 @@ __all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE"]
 #: Moves whose score is within this of the best one's are "close alternatives".
 CLOSE = 0.05
 
-#: Heuristic values are brought to [-1, 1] with tanh(value / scale).
-_SCALE = {"ttt": 1.0, "uttt": 20.0, "clobber": 8.0, "quixo": 200.0}
 
 
 @dataclass(frozen=True)
@@ -165,7 +164,7 @@ def _search_score(game_key, v):
         word = "win" if v > 0 else "loss"
         # a quicker win scores a little higher, a slower loss a little less low
         return math.copysign(1.0 - min(plies, 99) * 1e-4, v), f"{word} in {plies}"
-    return math.tanh(v / _SCALE.get(game_key, 1.0)), None
+    return math.tanh(v / _registry.get(game_key).analysis_scale), None
 
 
 def _exact_label(verdict, v):
@@ -211,8 +210,7 @@ def _depth_first(game, board, agent, time_budget, update, stop):
     """Per-move values of a depth-first engine at its depth (one more ply per
     iteration when it has a time budget, with an update after each)."""
     from ttt_engine import search as S
-    from ttt_engine.agents import PerfectAgent
-    exact_engine = isinstance(agent, PerfectAgent)
+    exact_engine = getattr(agent, "ANALYSIS", None) == "exact"
     heuristic = 0
     if hasattr(agent, "heuristic_for"):
         heuristic = agent.heuristic_for(board)[1]
@@ -339,8 +337,7 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     time-budgeted search runs (MCTS in slices of a quarter second, alpha-beta
     one depth at a time); ``stop()`` returning True ends such a search early
     with what it has."""
-    from ttt_engine.games import get
-    game = get(game) if isinstance(game, str) else game
+    game = _registry.get(game) if isinstance(game, str) else game
     game._check_board(board)
     if board.is_terminal():
         raise ValueError("the game is over on this board: there is nothing to analyse")
@@ -361,14 +358,14 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
         return make("agent", rows, best and best.move, best and best.score,
                     _eval_text(best and best.score), getattr(agent, "last_stats", {}))
 
-    from ttt_engine.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, PerfectAgent
-    if isinstance(agent, (AlphaBetaAgent, MinimaxAgent, PerfectAgent)) or \
-            hasattr(agent, "heuristic_for"):
+    # the engine says how it is read (agents.ANALYSIS); one with a heuristic of
+    # its own (heuristic_for) is searched depth-first too
+    style = getattr(agent, "ANALYSIS", None)
+    if style in ("exact", "search") or hasattr(agent, "heuristic_for"):
         def update(res, done):
             on_update(make("search", *res, done=done))
         res = _depth_first(game, board, agent, t_budget, update if on_update else None, stop)
-        kind = "exact" if isinstance(agent, PerfectAgent) else "search"
-        return make(kind, *res)
+        return make("exact" if style == "exact" else "search", *res)
 
     kind, rows = _learned_rows(game, board, agent)
     if rows is not None:
@@ -378,7 +375,7 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
         stats = {"best_move": best}
         return make(kind, rows, best, top.score, _eval_text(top.score), stats)
 
-    if isinstance(agent, MCTSAgent) and t_budget is not None and (on_update or stop):
+    if style == "mcts" and t_budget is not None and (on_update or stop):
         return _sliced_mcts(game, board, agent, t_budget, on_update, stop, make)
 
     best = agent.select_move(board.copy())

@@ -3,7 +3,8 @@
 The game is compiled (``ttt_engine._core.games.clobber.board``); this module is its public face.
 Every game module has the same verbs: see ``docs/api.md``.
 """
-from ttt_engine import _verbs
+from ttt_engine import _game_text as _text
+from ttt_engine import _verbs, engines
 from ttt_engine._util import check_int, check_output_path
 from ttt_engine._core.games.clobber.board import (
     DIRECTIONS, EXHAUSTIVE_STONES, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
@@ -11,12 +12,13 @@ from ttt_engine._core.games.clobber.board import (
 )
 from ttt_engine._core.solvers.clobber.solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
+from ttt_engine.games import Engine, Game
 
 __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
     "SolveResult", "Solver", "TECHNIQUES", "format_move", "heuristic_id", "move_from_squares",
     "move_squares", "parse_move", "perft", "random_playouts", "solve", "square_name",
-    "table_bits", "TABLE_BITS", "EXHAUSTIVE_STONES",
+    "table_bits", "TABLE_BITS", "EXHAUSTIVE_STONES", "GAME",
 ]
 
 
@@ -72,3 +74,102 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
         write_certificate(certificate, board, solver)
         check_certificate(certificate)
     return SolveResult(value, r.winner, r.best_move, None, r.nodes, r.seconds, r.tt_hits)
+
+
+# ---------------------------------------------------------------------------- text face
+# Moves are typed as the stone's square and the captured square, e.g. b3-b4.
+def _span(board):
+    R, C = board.rows, board.cols
+    return f"columns a-{_text.FILES[C - 1]}, rows 1-{R}"
+
+
+def _parse(board, text):
+    t = _text.move_text(text, "b3-b4")
+    if not t:
+        raise ValueError("empty input: type a move like b3-b4 (your stone, then the "
+                         "neighbouring enemy stone it captures)")
+    try:
+        m = parse_move(t)
+    except ValueError as e:
+        raise ValueError(f"{e} (Clobber moves: {_span(board)}, e.g. b3-b4)") from None
+    (r1, c1), (r2, c2) = move_squares(m)
+    R, C = board.rows, board.cols
+    for r, c in ((r1, c1), (r2, c2)):
+        if r >= R or c >= C:
+            raise ValueError(f"{square_name(r, c)} is off the {R}x{C} board "
+                             f"({_span(board)})")
+    me = board.to_move
+    opp = "W" if me == "B" else "B"
+    a, b = square_name(r1, c1), square_name(r2, c2)
+    src, dst = board.cell(r1, c1), board.cell(r2, c2)
+    if src == "_":
+        raise ValueError(f"there is no stone on {a}")
+    if src != me:
+        raise ValueError(f"the stone on {a} is {src}'s; you play {me}")
+    if dst != opp:
+        what = "is empty" if dst == "_" else "holds your own stone"
+        raise ValueError(f"{b} {what}: a move must capture a {opp} stone next to yours")
+    if not board.is_legal(m):
+        raise ValueError(f"{a}-{b} is not legal here")
+    return m
+
+
+def _format(board, move):
+    return format_move(move)
+
+
+def _draw(board, style, last):
+    cells = [[board.cell(r, c) for c in range(board.cols)] for r in range(board.rows)]
+    hl = None
+    if last is not None:
+        hl = move_squares(last)[1]
+    return _text.grid(style, cells, board.rows, board.cols, hl, colours={"B", "W"})
+
+
+def _legend(board):
+    span = _span(board) if board is not None else "columns a-h, rows 1-8"
+    return (f"Squares: {span} (row 1 at the top). A move takes one of your "
+            "stones onto an\northogonally adjacent enemy stone, e.g. b3-b4; B moves first; "
+            "whoever cannot move loses.\n? lists the legal moves, q quits.")
+
+
+def _hint(board):
+    return "e.g. b3-b4"
+
+
+def _move_geometry(board, move):
+    a, b = move_squares(int(move))
+    return tuple(a), tuple(b), None
+
+
+def _search(algorithm):
+    def build(seed=None, depth=None, time=None, heuristic="adaptive"):
+        from ttt_engine.clobber_play import ClobberAgent
+        if depth is None:
+            depth = 64 if time is not None else 3
+        return ClobberAgent(algorithm, heuristic, depth, time)
+    return build
+
+
+#: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Clobber.
+GAME = Game(
+    "clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, __name__,
+    engines.standard(
+        "clobber",
+        Engine("alphabeta", "alpha-beta with a table and the game's heuristics (depth, "
+               "default 3; time for iterative deepening)", _search("alphabeta-tt"),
+               engines.DEPTH, ("heuristic",)),
+        Engine("minimax", "plain minimax, no pruning (depth, default 3)",
+               _search("minimax"), engines.DEPTH, ("heuristic",))),
+    default_engine="best",
+    text=(_parse, _format, _draw, _legend, _hint),
+    move_geometry=_move_geometry,
+    opening_plies=4,
+    temperature_moves=8,
+    training=dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=6,
+                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
+                  eval_every=300.0, eval_simulations=200, eval_games=10,
+                  eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
+    analysis_scale=8.0,
+    best_mcts={"solver": True, "c": 0.8},
+)

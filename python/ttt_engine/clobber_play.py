@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from ttt_engine import clobber as C
+from ttt_engine._core.games.clobber import board as C
 from ttt_engine import search as S
 from ttt_engine._util import game_over, check_board, check_choice, check_depth, check_int
 from ttt_engine._agent import SearchAgent

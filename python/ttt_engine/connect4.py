@@ -13,12 +13,13 @@ The board is compiled (``ttt_engine._core.games.connect4.board``); this module
 is its public face.  Every game module has the same verbs: see ``docs/api.md``;
 the game's page is ``docs/connect4.md``.
 """
-from ttt_engine import _verbs
+from ttt_engine import _verbs, engines
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
+from ttt_engine.games import Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
-           "EXHAUSTIVE_PLIES"]
+           "EXHAUSTIVE_PLIES", "GAME"]
 
 
 perft, random_playouts = _verbs.module_verbs(
@@ -38,3 +39,17 @@ def solve(board, *, max_nodes=None, time_limit=None):
         raise ValueError("connect4.solve needs a limit: pass max_nodes= and/or time_limit= "
                          "(the value is 'unknown' if the limit is hit)")
     return _verbs.bounded_solve(board, max_nodes, time_limit)
+
+
+#: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Connect
+#: Four.  Its text face and picture are the generic ones (from ``Board``).
+GAME = Game(
+    "connect4", "Connect Four", ("X", "O"), {}, __name__,
+    engines.standard(
+        "connect4",
+        Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
+               "default 12; time for iterative deepening)", engines.alphabeta(12),
+               engines.DEPTH)),
+    default_engine="best",
+    best_mcts={"solver": True, "playout": "decisive"},
+)

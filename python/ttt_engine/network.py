@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from ttt_engine import _blas, _modelfile, _util
+from ttt_engine import _blas, _modelfile, _util, games
 
 __all__ = ["Network", "DEFAULT_HIDDEN"]
 
@@ -42,7 +42,6 @@ _MAX_HIDDEN = 1 << 16
 
 def _game(game):
     """The registry entry of ``game`` (a key such as ``"ttt"`` or a ``Game``)."""
-    from ttt_engine import games
     if isinstance(game, games.Game):
         return game
     if not isinstance(game, str):
@@ -51,7 +50,6 @@ def _game(game):
 
 
 def _describe(game_key, options, obs_shape, num_actions):
-    from ttt_engine import games
     title = games.GAMES[game_key].title if game_key in games.GAMES else repr(game_key)
     opts = ", ".join(f"{k}={v!r}" for k, v in sorted(options.items()))
     shape = "x".join(map(str, obs_shape))
@@ -199,7 +197,6 @@ class Network:
         return _describe(self.game_key, self._shape_options(), self.obs_shape, self.num_actions)
 
     def _shape_options(self):
-        from ttt_engine import games
         defaults = games.GAMES[self.game_key].options
         return {k: v for k, v in self.board_options.items() if defaults.get(k) != v}
 

@@ -30,11 +30,13 @@ import os
 import sys
 import time
 
+from ttt_engine import _game_text as _text
 from ttt_engine import _quixo_files as _qfiles
-from ttt_engine import _verbs
+from ttt_engine import _verbs, engines
 from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
+from ttt_engine.games import Engine, Game
 from ttt_engine._core.learning.quixo_values import ValueTable
 from ttt_engine._core.learning import quixo_agents as _agents
 from ttt_engine._core.learning.quixo_agents import Agent, RandomAgent, HeuristicAgent
@@ -45,7 +47,7 @@ __all__ = [
     "SolveResult", "ValueTable", "Agent", "RandomAgent",
     "GreedyValueAgent", "HeuristicAgent", "run_games", "collect_values", "save_values",
     "load_values", "estimate_value_file_size", "random_games_per_second", "stages", "main",
-    "DEFAULT_MAX_PLIES",
+    "DEFAULT_MAX_PLIES", "solved_move_values", "GAME",
 ]
 
 
@@ -330,3 +332,143 @@ def main(argv=None, prog="python -m ttt_engine.quixo"):
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def solved_move_values(board):
+    """``{move: score}`` of a 3x3 or 4x4 position from the retrograde solution
+    (None for a 5x5 board), scored as ``search.move_values`` scores: a win in
+    ``p`` plies ``WIN_SCORE - p`` (the move cap is ignored, as in :func:`solve`)."""
+    if board.size not in (3, 4):
+        return None
+    from ttt_engine.search import WIN_SCORE
+    sol = solution(board.size)
+    me = board.to_move
+    values = {}
+    for m in board.legal_moves:
+        child = board.copy()
+        child.push(m)
+        if child.is_terminal():
+            w = child.winner
+            v = 0.0 if w == "draw" else (WIN_SCORE - 1.0 if w == me else -(WIN_SCORE - 1.0))
+        else:
+            value, plies = sol.value(child)          # for the opponent, to move there
+            v = {"loss": WIN_SCORE - (plies + 1), "win": -(WIN_SCORE - (plies + 1)),
+                 "draw": 0.0}[value]
+        values[m] = float(v)
+    return values
+
+
+# ---------------------------------------------------------------------------- text face
+# Moves are typed as the cube taken and the end it is pushed back in from, e.g. a1R.
+def _cube(board, move):
+    cell, _side = divmod(move, 4)
+    return divmod(cell, board.size)
+
+
+def _parse(board, text):
+    t = _text.move_text(text, "a1R")
+    if not t:
+        raise ValueError("empty input: type a move like a1R (the cube to take, then the end "
+                         "T/B/L/R it is pushed back in from)")
+    m = board.parse_move(t)
+    r, c = _cube(board, m)
+    v = board.cells[r * board.size + c]
+    me = board.to_move
+    if v and "XO"[v - 1] != me:
+        raise ValueError(f"the cube on {'abcde'[c]}{r + 1} shows {'XO'[v - 1]}: take a blank "
+                         f"cube or one showing {me}")
+    board.copy().push(m)
+    return m
+
+
+def _format(board, move):
+    return board.move_to_str(move)
+
+
+def _draw(board, style, last):
+    n = board.size
+    cells = board.cells
+    grid = [[".XO"[cells[r * n + c]] for c in range(n)] for r in range(n)]
+    hl = None
+    if last is not None:
+        r, c = _cube(board, last)
+        side = "TBLR"[last % 4]
+        hl = {"T": (0, c), "B": (n - 1, c), "L": (r, 0), "R": (r, n - 1)}[side]
+    return _text.grid(style, grid, n, n, hl, colours={"X", "O"})
+
+
+def _legend(board):
+    n = board.size if board is not None else 5
+    last = "abcde"[n - 1]
+    return (f"Columns a-{last} from the left, rows 1-{n} from the top. A move is the cube you "
+            "take from the outer\nring (blank or yours) and the end it is pushed back in from: "
+            "T top, B bottom, L left, R right;\ne.g. a1R takes the top-left cube and pushes "
+            "it in at the right end of row 1.\n? lists the legal moves, q quits.")
+
+
+def _hint(board):
+    return "e.g. a1R"
+
+
+def _move_geometry(board, move):
+    """The cube taken, the end it is pushed in at and the side (T/B/L/R)."""
+    n = board.size
+    cell, side = divmod(int(move), 4)
+    r, c = divmod(cell, n)
+    d = "TBLR"[side]
+    end = {"T": (0, c), "B": (n - 1, c), "L": (r, 0), "R": (r, n - 1)}[d]
+    return (r, c), end, d
+
+
+def _svg_decor(board):
+    """The outer ring, where the cubes are taken from, shaded."""
+    n = board.size
+    return 0, {(r, c): "#eeeeee" for r in range(n) for c in range(n)
+               if r in (0, n - 1) or c in (0, n - 1)}
+
+
+def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
+    """The state-value agent: ``values`` a ValueTable or a saved file; without
+    one, values are collected from ``games`` random games first."""
+    if values is None:
+        values, _ = collect_values(games, seed=seed)
+    elif not isinstance(values, ValueTable):
+        values = load_values(values)
+    return GreedyValueAgent(values, epsilon=epsilon, exact_terminal=True,
+                            seed=resolve_seed(seed))
+
+
+def _heuristic(seed=None):
+    """One ply: a winning move, never a losing one when another exists, else the
+    best line-count evaluation (random tie break)."""
+    return HeuristicAgent(seed=resolve_seed(seed))
+
+
+#: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Quixo.
+GAME = Game(
+    "quixo", "Quixo", ("X", "O"), {"size": 5, "max_plies": 200}, __name__,
+    engines.standard(
+        "quixo",
+        Engine("greedy", "the state-value agent, played greedily (values from random "
+               "games)", _greedy, extra=("values", "games", "epsilon")),
+        Engine("heuristic", "one ply: a win, never a loss when avoidable, else the "
+               "best line count", _heuristic),
+        Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
+               "iterative deepening)", engines.alphabeta(3, tt_min_depth=1), engines.DEPTH)),
+    default_engine="best",
+    text=(_parse, _format, _draw, _legend, _hint),
+    move_geometry=_move_geometry,
+    svg_decor=_svg_decor,
+    opening_plies=4,
+    temperature_moves=12,
+    training=dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=8,
+                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
+                  eval_every=300.0, eval_simulations=200, eval_games=10,
+                  eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
+    analysis_scale=200.0,
+    exact_values=solved_move_values,
+    long_solve=lambda board: ("4x4 Quixo is solved by a retrograde pass of many minutes: use "
+                              "ttt_engine.quixo.solution(4) once, in Python")
+    if board.size == 4 else None,
+    best_mcts={"solver": True, "playout": "decisive"},
+)

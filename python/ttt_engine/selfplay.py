@@ -28,13 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ttt_engine import _parallel
+from ttt_engine import games as _games
 from ttt_engine._util import check_int, check_real, check_simulations, resolve_seed
 
 __all__ = ["selfplay", "SelfPlayData", "symmetries"]
 
 #: plies played in proportion to the visits before the most visited move is
-#: played; the rest of a game is played greedily
-DEFAULT_TEMPERATURE_MOVES = {"ttt": 3, "uttt": 16, "clobber": 8, "quixo": 12}
+#: played (each game's ``temperature_moves``); the rest of a game is played greedily
+DEFAULT_TEMPERATURE_MOVES = _games.FactView("temperature_moves")
 
 
 @dataclass
@@ -187,7 +188,6 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
     progress: a progress bar over the games.
     game_options: board options (e.g. ``rows=4, cols=5`` for Clobber).
     """
-    from ttt_engine import games as _games
     g = _games.get(game) if isinstance(game, str) else game
     if not isinstance(g, _games.Game):
         raise ValueError(f"game must be a registry key such as 'ttt', got {game!r}")
@@ -229,7 +229,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                     min=1, max=65536)
     par = min(par, n_games)
     if temperature_moves is None:
-        temperature_moves = DEFAULT_TEMPERATURE_MOVES.get(g.key, 8)
+        temperature_moves = g.temperature_moves
     temperature_moves = check_int("temperature_moves", temperature_moves, min=0, max=10**6)
     c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
     c_base = check_real("c_base", c_base, low=0, low_open=True, high=1e12, allow_none=True)

@@ -6,12 +6,15 @@ Every game module has the same verbs: see ``docs/api.md``.
 import operator
 import warnings
 
-from ttt_engine import _verbs
+from ttt_engine import _game_text as _text
+from ttt_engine import _verbs, engines
 from ttt_engine._core.games.uttt import board as _uttt
-from ttt_engine._core.games.uttt.board import N_CELLS, Board, parse_move
+from ttt_engine._core.games.uttt.board import N_CELLS, Board, local_boards_text, parse_move
 from ttt_engine._verbs import SolveResult
+from ttt_engine.games import Engine, Game
 
-__all__ = ["N_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve"]
+__all__ = ["N_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve",
+           "endgame_empty_cells", "GAME"]
 
 
 def _is_count(x):
@@ -71,3 +74,153 @@ def solve(board, *, max_nodes=None, time_limit=None):
                          "from arbitrary positions here; pass max_nodes= and/or time_limit= "
                          "(the value is 'unknown' if the limit is hit)")
     return _verbs.bounded_solve(board, max_nodes, time_limit)
+
+
+def endgame_empty_cells(board):
+    """Empty cells in the open local boards: what the exact endgame solve
+    (``endgame=`` of MCTS and PUCT) counts, since a cell of a decided local
+    board can no longer be played."""
+    cells, open_boards = board.cells, board.local_winners
+    return sum(1 for m in range(81) if cells[m] == 0
+               and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
+
+
+# ---------------------------------------------------------------------------- text face
+# Moves are typed 'R, C': the row and column 0-8 of the 9x9 grid.
+def _parse(board, text):
+    t = _text.move_text(text, "4, 5")
+    if not t:
+        raise ValueError("empty input: type the row and column as 'R, C', each 0-8 (e.g. 4, 5)")
+    m = board.parse_move(t)
+    board.copy().push(m)          # the board's own reason when the move is illegal
+    return m
+
+
+def _format(board, move):
+    return f"{move // 9}, {move % 9}"
+
+
+def _draw(board, style, last):
+    cells = board.cells
+    forced = board.forced_board
+    lw = board.local_winners
+    free = forced is None and not board.is_terminal()
+    if _text.boxes(style):
+        v, top, mid, bot = ("│", "  ┌───────┬───────┬───────┐", "  ├───────┼───────┼───────┤",
+                            "  └───────┴───────┴───────┘")
+    else:
+        v, top, mid, bot = "|", *(["  +-------+-------+-------+"] * 3)
+    lines = [style("    0 1 2   3 4 5   6 7 8", "dim"), top]
+    for r in range(9):
+        row = [style(str(r), "dim") + " " + v]
+        for c in range(9):
+            b = (r // 3) * 3 + c // 3
+            x = cells[9 * r + c]
+            if x:
+                ch = _text.mark(style, "XO"[x - 1], highlight=(9 * r + c == last))
+            elif lw[b] is not None:
+                ch = style(" ", "dim")             # closed local board
+            elif forced is not None and b == forced:
+                ch = style("*", "bold", "green")  # where the side to move must play
+            else:
+                ch = style(".", "dim") if not free else style(".", "green")
+            row.append(" " + ch)
+            if c % 3 == 2:
+                row.append(" " + v)
+        lines.append("".join(row))
+        if r % 3 == 2:
+            lines.append(mid if r < 8 else bot)
+    closed = local_boards_text(lw)
+    if closed:
+        lines.append(closed)
+    if not board.is_terminal():
+        if forced is not None:
+            r0, c0 = (forced // 3) * 3, (forced % 3) * 3
+            lines.append(f"{board.to_move} must play in board {forced} (rows {r0}-{r0 + 2}, "
+                         f"columns {c0}-{c0 + 2}, cells marked *)")
+        else:
+            lines.append(f"{board.to_move} may play in any open board")
+    return "\n".join(lines)
+
+
+def _legend(board):
+    return ("Type moves as 'R, C': the row and column 0-8 of the 9x9 grid (e.g. 4, 5). A move "
+            "in cell (r, c)\nof a local board sends your opponent to local board (r, c); "
+            "* marks where you must play.\n? lists the legal moves, q quits.")
+
+
+def _hint(board):
+    return "R, C"
+
+
+# ---------------------------------------------------------------------------- picture
+_LOCAL_COLOURS = {"X": "#ffcdd2", "O": "#bbdefb", "draw": "#e0e0e0"}
+
+
+def _svg_decor(board):
+    """Thick lines around the local boards; decided local boards shaded by
+    their winner, the one the side to move must play in pale green."""
+    forced = board.forced_board
+    shade = {}
+    for b, w in enumerate(board.local_winners):
+        colour = _LOCAL_COLOURS.get(w) if w else ("#dcedc8" if forced == b else None)
+        if colour:
+            for k in range(9):
+                shade[(b // 3) * 3 + k // 3, (b % 3) * 3 + k % 3] = colour
+    return 3, shade
+
+
+# ---------------------------------------------------------------------------- engines
+def _tree(cls_name):
+    def build(seed=None, simulations=None, time=None):
+        from ttt_engine import tree_agents
+        return getattr(tree_agents, cls_name)(simulations=simulations, time=time, seed=seed)
+    return build
+
+
+#: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Ultimate
+#: Tic-Tac-Toe.
+GAME = Game(
+    "uttt", "Ultimate Tic-Tac-Toe", ("X", "O"), {"tiebreak": False}, __name__,
+    engines.standard(
+        "uttt",
+        Engine("treeq", "tree Q-learning (simulations or time per move)", _tree("TreeQAgent"),
+               engines.SEARCH),
+        Engine("sarsa", "Sarsa on the tree (simulations or time per move)",
+               _tree("SarsaAgent"), engines.SEARCH),
+        network_best=True),
+    default_engine="best",
+    text=(_parse, _format, _draw, _legend, _hint),
+    text_strip=None,
+    move_geometry=lambda board, move: (divmod(int(move), 9), None, None),
+    svg_decor=_svg_decor,
+    marks_move_cell=True,
+    mover_planes=(2,),
+    opening_plies=4,
+    temperature_moves=16,
+    training=dict(hidden=(256, 256), games=128, simulations=200, temperature_moves=12,
+                  dirichlet_alpha=0.3, buffer_size=400_000, batch_size=256, sample_reuse=4.0,
+                  max_steps=2000, learning_rate=1e-3, weight_decay=1e-4, eval_every=900.0,
+                  eval_simulations=200, eval_games=10, eval_mcts_simulations=800,
+                  checkpoint_every=300.0, time=7200.0),
+    # The leaf value is the mean of 8 random playouts (the network's value head
+    # scored less in every mix tried) and the policy guides the search; on a
+    # time budget 64 leaves per network call (throughput: the forward pass is
+    # cheap per position only in large batches), on a simulation budget 8
+    # (fewer pending leaves per tree: 0.97 against 0.87 at 800 simulations);
+    # on a time budget a leaf's first visit is valued by the playouts alone, its
+    # network call waiting for a second visit (1.6x the simulations).
+    network_settings={"playout_weight": 1.0, "mixed_playouts": 8,
+                      "batch_size": {"simulations": 8, "time": 64},
+                      "expand_after": {"simulations": 0, "time": 1}},
+    analysis_scale=20.0,
+    endgame_cells=endgame_empty_cells,
+    # The network-guided search with MCTS-Solver proofs; from 25 empty cells the
+    # exact endgame solve plays proven wins and keeps proven draws, on a time
+    # budget only (it has a time limit: on a simulation budget it would make
+    # the moves depend on the clock).  With two threads on a time budget the
+    # solve runs beside the tree, from 30 cells with 80% of the move
+    # (docs/strength.md, "The endgame solve beside the tree").
+    best_az={"solver": True, "parallel": "tree", "endgame": {"simulations": 0, "time": 25}},
+    best_az_beside={"endgame": 30, "endgame_share": 0.8},
+)

@@ -208,9 +208,10 @@ class VectorGameEnv(gym.vector.VectorEnv):
         self.num_envs = check_int("num_envs", num_envs, min=1, max=1 << 24)
         if opponent is not None:
             check_choice("opponent", opponent, ("random", "perfect"))
-            if opponent == "perfect" and self.game != "ttt":
-                raise ValueError("opponent 'perfect' is only offered for 'ttt' in the vector env; "
-                                 "use 'random' or None (self-play)")
+            if opponent == "perfect" and not _games.get(self.game).oracle:
+                solved = " or ".join(repr(k) for k in _games.GAME_KEYS if _games.get(k).oracle)
+                raise ValueError(f"opponent 'perfect' is only offered for {solved} in the vector "
+                                 "env; use 'random' or None (self-play)")
         self.opponent = opponent
         self.agent_side = _side_index(self.game, agent_side)
         self.copy = bool(copy)

@@ -68,6 +68,7 @@ class raw_env(AECEnv):
     def __init__(self, game="ttt", render_mode=None, **game_options):
         super().__init__()
         self.game = _games.game_key(game)
+        self._mover_planes = _games.get(self.game).mover_planes
         self._options = dict(game_options)
         self.board = _games.new_board(self.game, self._options)
         if render_mode is not None:
@@ -116,8 +117,8 @@ class raw_env(AECEnv):
             mask = self._zero_mask.copy()
             if agent != self.possible_agents[self._mover()]:
                 obs[[0, 1]] = obs[[1, 0]]       # the observing agent's pieces first
-                if self.game == "uttt":
-                    obs[2] = 0                  # it may play nowhere now
+                for plane in self._mover_planes:
+                    obs[plane] = 0              # the mover's options: it may play nowhere now
         return {"observation": obs, "action_mask": mask}
 
     def reset(self, seed=None, options=None):

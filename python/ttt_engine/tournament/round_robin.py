@@ -30,6 +30,7 @@ import zlib
 
 import numpy as np
 
+from ttt_engine import games
 from ttt_engine._util import check_int, check_seconds, check_simulations, resolve_seed
 from ttt_engine.tournament._runner import (
     check_executor,
@@ -50,10 +51,11 @@ __all__ = [
     "round_robin",
 ]
 
-#: Default length (plies) of a random opening, per registry game; a game not
-#: listed gets :data:`DEFAULT_OPENING_PLIES`.
-OPENING_PLIES = {"ttt": 2, "uttt": 4, "clobber": 4, "quixo": 4}
-DEFAULT_OPENING_PLIES = 4
+#: Default length (plies) of a random opening, per registry game (each game's
+#: ``opening_plies``; a read-only view of the registry).
+OPENING_PLIES = games.FactView("opening_plies")
+#: The default of :class:`ttt_engine.games.Game`'s ``opening_plies``.
+DEFAULT_OPENING_PLIES = games.Game.__dataclass_fields__["opening_plies"].default
 
 FORMAT = 1
 
@@ -121,7 +123,7 @@ def opening_suite(game, count, plies=None, seed=2026, options=None):
     moves (the board's ``push`` encoding), drawn with uniformly random legal
     moves from ``seed``: the same arguments always give the same suite.  No
     opening ends the game.  ``plies`` defaults to :data:`OPENING_PLIES` of the
-    game, else :data:`DEFAULT_OPENING_PLIES` (a registry key; a board class
+    game (its ``opening_plies``; a registry key; a board class
     needs ``plies``).  ``ValueError`` if
     the game has fewer than ``count`` such openings (e.g. Tic-Tac-Toe has 72
     of two plies).
@@ -135,8 +137,7 @@ def opening_suite(game, count, plies=None, seed=2026, options=None):
     if plies is None:
         if not isinstance(game, str):
             raise ValueError("plies= is needed for a game given as a board class")
-        from ttt_engine import games
-        plies = OPENING_PLIES.get(games.get(game).key, DEFAULT_OPENING_PLIES)
+        plies = games.get(game).opening_plies
     count = check_int("count", count, min=1, max=100_000)
     plies = check_int("plies", plies, min=0, max=1000)
     seed = resolve_seed(seed)
@@ -194,7 +195,6 @@ def _check_openings(game, openings, plies, options):
 
 def _make_board(game, options):
     if isinstance(game, str):
-        from ttt_engine import games
         return games.get(game).new_board(**options)
     return game(**options)
 
@@ -210,7 +210,6 @@ def _accepts(fn, name):
 def _build(game, entrant, seed, budget):
     a = entrant.agent
     if isinstance(a, str):
-        from ttt_engine import games
         g = games.get(game)
         takes = getattr(g.engines[a], "budgets", ("simulations", "time"))
         kw = {k: v for k, v in (("simulations", budget[0]), ("time", budget[1]))
@@ -338,7 +337,6 @@ def _entrants(entrants):
 
 def _check_game(game, entrants):
     if isinstance(game, str):
-        from ttt_engine import games
         g = games.get(game)                       # unknown game: ValueError listing them
         for e in entrants:
             if isinstance(e.agent, str) and e.agent not in g.engines:

@@ -42,7 +42,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ttt_engine import games
-from ttt_engine._util import board_game
 from ttt_engine.analysis import analyse, move_geometry
 from ttt_engine._svg import board_svg
 
@@ -234,8 +233,7 @@ def _last_cell_move(prev, last):
     """The last move, marked only for games where its first cell holds the mark."""
     if last is None:
         return None
-    kind = board_game(prev)
-    return last if kind in ("ttt", "uttt") else None
+    return last if games.of_board(prev).marks_move_cell else None
 
 
 # ---------------------------------------------------------------------------- engines
@@ -498,9 +496,9 @@ async def api_solve(request):
         raise BadRequest("time must be a number of seconds more than 0")
     if limit > s.max_time:
         raise BadRequest(f"time {limit:g} s is above this server's cap of {s.max_time:g} s")
-    if game.key == "quixo" and board.size == 4:
-        raise BadRequest("4x4 Quixo is solved by a retrograde pass of many minutes: use "
-                         "ttt_engine.quixo.solution(4) once, in Python")
+    reason = game.long_solve(board) if game.long_solve is not None else None
+    if reason is not None:
+        raise BadRequest(reason)
 
     def work():
         try:

@@ -1,0 +1,153 @@
+"""The engines of the registry: how each engine a game lists is built.
+
+A game's module names its engines with :func:`standard` (the engines every
+game has -- MCTS, AlphaZero-style PUCT, its strongest engine ``best`` and
+random moves -- after its own) and the builders below (alpha-beta with a
+default depth, perfect play, ...).  A builder returns the factory an
+:class:`ttt_engine.games.Engine` calls; it imports the agent classes when an
+agent is made, so that reading the registry stays cheap.
+
+The strongest engine reads the game's facts (``best_mcts``, ``best_az``,
+``best_az_beside`` of its :class:`~ttt_engine.games.Game`): nothing here
+tells games apart.
+"""
+from __future__ import annotations
+
+import os
+
+from ttt_engine import _parallel, games
+from ttt_engine.games import BEST_TIME, Engine
+
+__all__ = ["standard", "alphabeta", "perfect", "BEST_TIME", "SEARCH", "DEPTH"]
+
+#: the budget keywords of a search by simulations or time, and by depth or time
+SEARCH = ("simulations", "time")
+DEPTH = ("depth", "time")
+
+_MCTS_HELP = "Monte Carlo tree search (simulations or time per move)"
+_RANDOM_HELP = "uniformly random legal moves"
+_AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
+            "simulations or time per move)")
+_AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playouts",
+             "expand_after", "solver", "playout", "endgame", "endgame_share", "threads",
+             "parallel")
+_BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
+              "both cores (time or simulations per move, default 1 s; threads=)")
+_BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
+                 "MCTS-Solver proofs and exact endgames (time or simulations per move, "
+                 "default 1 s; on a time budget both cores search one tree; threads=)")
+
+
+def _random(seed=None):
+    from ttt_engine.agents import RandomAgent
+    return RandomAgent(seed=seed)
+
+
+def _mcts(seed=None, simulations=None, time=None):
+    from ttt_engine.agents import MCTSAgent
+    return MCTSAgent(simulations=simulations, time=time, seed=seed)
+
+
+def alphabeta(default_depth, **fixed):
+    """The factory of ``AlphaBetaAgent`` with ``depth`` defaulting to
+    ``default_depth`` (None: to the end) when no time is given."""
+    def build(seed=None, depth=None, time=None):
+        from ttt_engine.agents import AlphaBetaAgent
+        if depth is None and time is None:
+            depth = default_depth
+        return AlphaBetaAgent(depth=depth, time=time, **fixed)
+    return build
+
+
+def perfect(seed=None, randomize=True):
+    """Perfect play by exact alpha-beta (``PerfectAgent``)."""
+    from ttt_engine.agents import PerfectAgent
+    return PerfectAgent(randomize=randomize, seed=seed)
+
+
+def _az(game):
+    def build(seed=None, simulations=None, time=None, network=None, batch_size=None,
+              c_puct=1.25, playout_weight=None, mixed_playouts=None, expand_after=None,
+              solver=None, playout=None, endgame=None, endgame_share=None, threads=1,
+              parallel="root"):
+        from ttt_engine.agents import AZAgent, shipped_network
+        if network is None:
+            shipped_network(game)    # where none ships: the error saying how to train one
+        return AZAgent(network, simulations=simulations, time=time, seed=seed,
+                       batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
+                       mixed_playouts=mixed_playouts, expand_after=expand_after,
+                       solver=solver, playout=playout, endgame=endgame,
+                       endgame_share=endgame_share, threads=threads, parallel=parallel)
+    return build
+
+
+def _default_threads(timed):
+    """Both cores (at most 2), but one thread for a time budget on a machine
+    whose other cores are busy (load average above the cores minus one): root
+    parallelism then gets no second core and only splits the tree (measured:
+    0.32 against one thread at equal time, docs/strength.md).  With a
+    simulation budget the count never depends on the load, so a seed keeps
+    giving the same moves."""
+    n = min(2, _parallel.cores())
+    if timed and n > 1 and hasattr(os, "getloadavg") and os.getloadavg()[0] > n - 1:
+        return 1
+    return n
+
+
+def _best(key):
+    """The strongest engine of the game ``key``, from its facts: the
+    network-guided search where the game has ``best_az`` settings, else
+    MCTS-Solver with its ``best_mcts`` settings.
+
+    With ``best_az``: on a time budget both cores search its one tree (tree
+    parallelism); on a simulation budget one thread, so that a seed fixes the
+    moves.  A ``{"simulations": x, "time": y}`` value depends on the kind of
+    budget; with two threads or more on a time budget ``best_az_beside``
+    settings are added (the exact endgame solve beside the tree)."""
+    def build(seed=None, simulations=None, time=None, threads=None):
+        from ttt_engine.agents import AZAgent, MCTSAgent
+        game = games.get(key)
+        if simulations is None and time is None:
+            time = BEST_TIME
+        if game.best_az is not None:
+            if threads is None:
+                threads = 1 if time is None else _default_threads(True)
+            kind = "simulations" if time is None else "time"
+            settings = {k: v[kind] if isinstance(v, dict) else v
+                        for k, v in game.best_az.items()}
+            if time is not None and threads > 1:
+                settings.update(game.best_az_beside)
+            agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                            **settings)
+        else:
+            if threads is None:
+                threads = _default_threads(simulations is None)
+            agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                              max_nodes=2_000_000, **game.best_mcts)
+        agent.name = "best(" + agent.name.split("(", 1)[1]
+        return agent
+    return build
+
+
+def perfect_best(seed=None, simulations=None, time=None, threads=None):
+    """The strongest engine of a solved game: perfect play, at once (the budget
+    and threads are accepted so that every game's 'best' takes the same
+    keywords, and not needed)."""
+    if threads is not None:
+        _parallel.check_threads(threads)
+    return perfect(seed=seed)
+
+
+def standard(key, *own, best=None, network_best=False):
+    """The engines of the game ``key``: its own (``own``, :class:`Engine`
+    entries), then those every game has -- MCTS, AlphaZero-style PUCT, the
+    strongest engine (``best``; default: the one its facts describe, see
+    :func:`_best`, whose help says it is network-guided when ``network_best``)
+    and random moves."""
+    specs = (*own,
+             Engine("mcts", _MCTS_HELP, _mcts, SEARCH),
+             Engine("az", _AZ_HELP, _az(key), SEARCH, _AZ_EXTRA),
+             best or Engine("best", _BEST_AZ_HELP if network_best else _BEST_HELP, _best(key),
+                            SEARCH, ("threads",)),
+             Engine("random", _RANDOM_HELP, _random))
+    return {e.name: e for e in specs}
