@@ -41,7 +41,10 @@ KNOWN_LAZY_EDGES = {
     ("ttt_engine.games", "ttt_engine.analysis"): "Game.analyse",
     # exact values of 3x3 and 4x4 Quixo come from its retrograde solution
     # (alpha-beta cannot finish them), imported only for a Quixo board
-    ("ttt_engine.search", "ttt_engine.quixo"): "search.solve / exact_move_values on Quixo",
+    ("ttt_engine.search.depth_first", "ttt_engine.quixo"):
+        "search.solve / exact_move_values on Quixo",
+    # plot_alphazero(path) reads a metrics file with the trainer's reader
+    ("ttt_engine.plot", "ttt_engine.alphazero"): "plot_alphazero reads metrics files",
 }
 
 
@@ -154,7 +157,7 @@ def test_the_graph_sees_the_imports():
     assert "ttt_engine._modelfile" in graph["ttt_engine.qagent"]
     assert "ttt_engine._util" in graph["ttt_engine._parallel"]
     assert "ttt_engine.envs._games" in graph["ttt_engine.envs._batch"]
-    assert "ttt_engine.quixo" in _graph(lazy=True)["ttt_engine.search"]   # _quixo_values
+    assert "ttt_engine.quixo" in _graph(lazy=True)["ttt_engine.search.depth_first"]  # _quixo_values
     assert len(graph) > 60
 
 
@@ -259,8 +262,8 @@ def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.split())
     python_layer = {m for m in loaded if not m.startswith("ttt_engine._core")}
-    assert python_layer == {"ttt_engine", "ttt_engine.search", "ttt_engine._util",
-                            "ttt_engine._parallel"}, python_layer
+    assert python_layer == {"ttt_engine", "ttt_engine.search", "ttt_engine.search.depth_first",
+                            "ttt_engine._util", "ttt_engine._parallel"}, python_layer
     compiled = {m for m in loaded if m.startswith("ttt_engine._core.")
                 and not m.endswith(("._core.games", "._core.algorithms"))}
     allowed = {"ttt_engine._core.algorithms.alphabeta", "ttt_engine._core.algorithms.mcts",
@@ -275,8 +278,8 @@ def test_search_names_no_game_module_but_its_warm_up_game():
     the one game module it imports is Quixo's, lazily, for that game's exact
     values (:data:`KNOWN_LAZY_EDGES`)."""
     modules = _modules()
-    found = {t for t, _line, _lazy in _imports(modules["ttt_engine.search"], "ttt_engine.search",
-                                               modules)}
+    found = {t for name in modules if name.split(".")[:2] == ["ttt_engine", "search"]
+             for t, _line, _lazy in _imports(modules[name], name, modules)}
     games = {t for t in found if t.startswith("ttt_engine._core.games")}
     assert games == {"ttt_engine._core.games.ttt"}, games     # the warm-up search's board
     assert "ttt_engine.games" not in found
