@@ -43,8 +43,6 @@ KNOWN_LAZY_EDGES = {
     # (alpha-beta cannot finish them), imported only for a Quixo board
     ("ttt_engine.search.depth_first", "ttt_engine.quixo"):
         "search.solve / exact_move_values on Quixo",
-    # plot_alphazero(path) reads a metrics file with the trainer's reader
-    ("ttt_engine.plot", "ttt_engine.alphazero"): "plot_alphazero reads metrics files",
 }
 
 
