@@ -1,6 +1,6 @@
-"""The Clobber solver (ttt_engine._core.solvers.clobber.solve): results on the README's
-boards, each technique switched off, certificates replayed by the independent
-checker, the resumable runner and its command line."""
+"""The Clobber solver (ttt_engine._core.solvers.clobber.solve): results on the boards of
+docs/strength.md's solved table, each technique switched off, certificates replayed by the
+independent checker, the resumable runner and its command line."""
 import json
 import os
 import signal
@@ -16,7 +16,7 @@ from ttt_engine.clobber_cert import certificate_bytes, write_certificate
 from ttt_engine.clobber_check_reference import CertificateError, check_certificate
 from ttt_engine.clobber_solve import main, solve_board
 
-# (rows, cols) -> the side to move wins (README table; every entry under ~1 s)
+# (rows, cols) -> the side to move wins (docs/strength.md's table; every entry under ~1 s)
 KNOWN = {(1, 1): False, (1, 2): True, (1, 3): True, (1, 4): True, (1, 5): False, (1, 6): False,
          (1, 7): False, (1, 8): True, (2, 2): True, (2, 3): False, (2, 4): True, (2, 5): True,
          (2, 6): False, (2, 7): True, (2, 8): True, (3, 3): True, (3, 4): False, (3, 5): True,

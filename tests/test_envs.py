@@ -220,9 +220,9 @@ def _random_vs_random_mean(game, games, seed, **options):
 
 
 @pytest.mark.parametrize("game,expected,games", [
-    ("ttt", 0.2968, 200_000),      # exact: (737 - 363) / 1260 = 0.29683; README +0.299
-    ("uttt", 0.045, 60_000),       # README +0.045
-    ("clobber", 0.002, 60_000),    # README about 0 (+0.002)
+    ("ttt", 0.2968, 200_000),      # exact: (737 - 363) / 1260 = 0.29683; docs/performance.md +0.299
+    ("uttt", 0.045, 60_000),       # docs/performance.md +0.045
+    ("clobber", 0.002, 60_000),    # docs/performance.md about 0 (+0.002)
 ])
 def test_random_vs_random_returns_match_readme(game, expected, games):
     mean, count = _random_vs_random_mean(game, games, seed=2024)
