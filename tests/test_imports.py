@@ -260,8 +260,10 @@ def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.split())
     python_layer = {m for m in loaded if not m.startswith("ttt_engine._core")}
-    assert python_layer == {"ttt_engine", "ttt_engine.search", "ttt_engine.search.depth_first",
-                            "ttt_engine._util", "ttt_engine._parallel"}, python_layer
+    search = {"ttt_engine.search"} | {f"ttt_engine.search.{m}" for m in
+                                       ("common", "depth_first", "endgame", "mcts", "puct")}
+    assert python_layer == search | {"ttt_engine", "ttt_engine._util",
+                                     "ttt_engine._parallel"}, python_layer
     compiled = {m for m in loaded if m.startswith("ttt_engine._core.")
                 and not m.endswith(("._core.games", "._core.algorithms"))}
     allowed = {"ttt_engine._core.algorithms.alphabeta", "ttt_engine._core.algorithms.mcts",
