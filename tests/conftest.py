@@ -1,4 +1,5 @@
 """Helpers shared by the test files."""
+import importlib
 import os
 import sys
 import time
@@ -12,6 +13,84 @@ import ttt_engine
 #: the folder holding the ttt_engine under test (installed in CI, the
 #: in-place build when developing), for subprocesses
 PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
+#: this folder, and the repository it belongs to (whose sources some tests read)
+TESTS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TESTS)
+
+
+# ---------------------------------------------------------------- the games
+def listed_games():
+    """The keys of the repository's game list, ``src/engine/games/list.txt``,
+    in its order (the first word of each line, ``#`` comments dropped); the
+    test is skipped when the repository sources are not here (an installed
+    package tested on its own)."""
+    path = os.path.join(ROOT, "src", "engine", "games", "list.txt")
+    if not os.path.exists(path):
+        pytest.skip(f"the repository sources are absent ({path})")
+    with open(path, encoding="utf-8") as f:
+        words = [line.split("#", 1)[0].split() for line in f]
+    return [w[0] for w in words if w]
+
+
+#: What a game's test file, ``tests/test_<key>.py``, gives the generic tests
+#: (test_games, test_registry, test_properties) in its ``REGISTRY_CASES`` dict:
+#: field -> what it holds (docs/add_a_game.md).
+REGISTRY_FIELDS = {
+    "sides": "the two sides in move order, e.g. ('X', 'O')",
+    "options": "the board options and their defaults",
+    "engines": "the engine names, in the registry's order",
+    "trained_engines": "the engines trained before they play (left out of the quick "
+                       "engine test), e.g. ['q']",
+    "ships_network": "True when a network for the az engine ships with the package",
+    "sample_move": "a legal move of the start position, as text",
+    "syntax": "a regular expression matching the move syntax that parse_move's error "
+              "names when a text is not a move of this game",
+    "from_string_kw": "board -> the keywords Board.from_string needs to read "
+                      "board.to_string() back (what the text does not hold)",
+    "perft": "(perft 1, perft 2) from the start, from an independent count",
+    "num_actions": "num_actions of the start position",
+    "solve_small": "(make a board, its value for the side to move -- None: any exact value "
+                   "--, the limits solve needs) of a position the module's solve settles",
+    "solve_limit_options": "board options of a position solve(max_nodes=1) cannot finish",
+    "solve_one_node": "what solve(max_nodes=1) answers there: 'unknown', 'any' (not "
+                      "checked), or None (not asked)",
+    "solve_finished_options": "board options of a random game played to its end",
+    "solve_finished_limits": "the limits given to the solve of a finished game",
+    "hypothesis_options": "a hypothesis strategy of the start options",
+    "reference_legal": "board -> its legal moves, sorted, by an independent implementation "
+                       "of the rules",
+    "moves_commute": "True when a player's moves in another order always give the same "
+                     "position",
+}
+
+
+class _Cases(dict):
+    """A game's ``REGISTRY_CASES``; a missing field fails the test naming it."""
+
+    def __init__(self, path, row):
+        super().__init__(row)
+        self.path = path
+
+    def __missing__(self, field):
+        what = REGISTRY_FIELDS.get(field, "a field the generic tests read")
+        pytest.fail(f"{self.path}: REGISTRY_CASES has no {field!r} ({what}; see "
+                    "docs/add_a_game.md)", pytrace=False)
+
+
+def registry_cases(key):
+    """The row of game ``key`` in the generic tests: ``REGISTRY_CASES`` of its
+    test file ``tests/test_<key>.py`` (imported by name: this folder is on the
+    path).  A game without that file or dict fails the test, saying so."""
+    name = f"test_{key}"
+    path = f"tests/{name}.py"
+    if not os.path.exists(os.path.join(TESTS, name + ".py")):
+        pytest.fail(f"game {key!r} has no test file {path} (with its REGISTRY_CASES; see "
+                    "docs/add_a_game.md)", pytrace=False)
+    row = getattr(importlib.import_module(name), "REGISTRY_CASES", None)
+    if not isinstance(row, dict):
+        pytest.fail(f"{path} has no REGISTRY_CASES dict (the game's row of the generic "
+                    "tests; see docs/add_a_game.md)", pytrace=False)
+    return _Cases(path, row)
 
 
 def play_randomly(board, rng, plies):

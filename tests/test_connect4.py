@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 import ttt_engine
 from ttt_engine import connect4, games
@@ -433,3 +434,37 @@ def test_exact_engines_refuse_early_positions_and_solve_late_ones():
     value = ttt_engine.solve(b)
     # the exact value agrees with the game's own bounded solver
     assert value == {"win": 1, "draw": 0, "loss": -1}[connect4.solve(b, max_nodes=10**8).value]
+
+
+# ---------------------------------------------------------------- row of the generic tests
+def _reference_legal(board):
+    ref = Ref()
+    for m in board.moves:
+        ref.play(m)
+    return ref.legal()
+
+
+#: Connect Four's row of the generic tests (tests/test_games.py, test_registry.py,
+#: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
+REGISTRY_CASES = {
+    "sides": ("X", "O"),
+    "options": {},
+    "engines": ["alphabeta", "mcts", "az", "best", "random"],
+    "trained_engines": [],
+    "ships_network": False,
+    "sample_move": "d",
+    "syntax": "column letter a-g",
+    "from_string_kw": lambda board: {},
+    "perft": (7, 49),
+    "num_actions": 7,
+    # X to move wins at once in column a (a1-a3); the solve needs a limit
+    "solve_small": (lambda: GAME.from_string("......./......./......./X....../XO...../XOO...."),
+                    "win", {"max_nodes": 10**6}),
+    "solve_limit_options": {},
+    "solve_one_node": "unknown",
+    "solve_finished_options": {},
+    "solve_finished_limits": {},
+    "hypothesis_options": st.just({}),
+    "reference_legal": _reference_legal,
+    "moves_commute": False,
+}

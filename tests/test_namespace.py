@@ -2,9 +2,9 @@
 import subprocess
 import sys
 
-import ttt_engine
+from conftest import listed_games
 
-GAME_MODULES = ["ttt", "uttt", "clobber", "quixo"]
+import ttt_engine
 
 
 def _fresh(code):
@@ -14,10 +14,12 @@ def _fresh(code):
 
 
 def test_every_game_module_is_an_attribute_after_import():
+    # every game of the repository's game list, in its order
+    names = [*listed_games(), "games"]
     out = _fresh("import ttt_engine\n"
                  "print(' '.join(getattr(ttt_engine, k).__name__ for k in "
-                 "['ttt', 'uttt', 'clobber', 'quixo', 'games']))")
-    assert out.split() == [f"ttt_engine.{k}" for k in GAME_MODULES + ["games"]]
+                 f"{names!r}))")
+    assert out.split() == [f"ttt_engine.{k}" for k in names]
 
 
 def test_all_is_the_documented_api_and_resolves():
@@ -25,7 +27,7 @@ def test_all_is_the_documented_api_and_resolves():
     for name in ttt_engine.__all__:
         assert getattr(ttt_engine, name) is not None
     for name in ["Board", "QAgent", "train", "evaluate", "solve", "MCTS", "MCTSAgent",
-                 "play_match", "games", *GAME_MODULES]:
+                 "play_match", "games", *listed_games()]:
         assert name in ttt_engine.__all__
 
 

@@ -1,34 +1,22 @@
 """Property tests over every game of the registry (hypothesis): along random
 move sequences, push/pop are inverse, the legal moves are those of the
 independent pure-Python rules in tests/, equal positions hash equal, and every
-move's text parses back to the move."""
-import os
-import sys
-
+move's text parses back to the move.  Each game's start options, its reference
+rules, ... are its row ``REGISTRY_CASES`` in its own test file
+``tests/test_<key>.py`` (``conftest.registry_cases``)."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ttt_engine import games
+from conftest import registry_cases
 
-sys.path.insert(0, os.path.dirname(__file__))
-import clobber_reference as clobber_ref  # noqa: E402
-import quixo_ref  # noqa: E402
-from test_ttt_board import ref_winner as ttt_ref_winner  # noqa: E402
-from test_uttt import Ref as UTTTRef  # noqa: E402
-from test_connect4 import Ref as Connect4Ref  # noqa: E402
+from ttt_engine import games
 
 KEYS = list(games.GAMES)
 PROPERTY = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-# a game: the start options and a sequence of choices (index into the legal moves)
-OPTIONS = {
-    "ttt": st.just({}),
-    "uttt": st.builds(dict, tiebreak=st.booleans()),
-    "clobber": st.builds(dict, rows=st.integers(1, 8), cols=st.integers(1, 8)),
-    "quixo": st.builds(dict, size=st.integers(3, 5)),
-    "connect4": st.just({}),
-}
+# a game: the start options (its row's hypothesis_options) and a sequence of
+# choices (index into the legal moves)
 CHOICES = st.lists(st.integers(0, 10**6), max_size=70)
 
 
@@ -45,47 +33,6 @@ def _play(game, options, choices):
     return b, seen
 
 
-# --------------------------------------------------------------------- references
-def _ttt_legal(board):
-    cells = list(board.cells)
-    if ttt_ref_winner(cells) is not None:
-        return []
-    return [i for i in range(9) if cells[i] == 0]
-
-
-def _uttt_legal(board):
-    ref = UTTTRef(tiebreak=board.tiebreak)
-    for m in board.moves:
-        ref.play(m, check=False)
-    return ref.legal()
-
-
-def _clobber_legal(board):
-    from ttt_engine import clobber
-    grid = [[board.cell(r, c) for c in range(board.cols)] for r in range(board.rows)]
-    return sorted(clobber.move_from_squares(*a, *b)
-                  for a, b in clobber_ref.generate_moves(grid, board.to_move))
-
-
-def _quixo_legal(board):
-    n = board.size
-    if board.is_terminal():
-        return []
-    grid = quixo_ref.from_cells(board.cells, n)
-    return quixo_ref.legal_moves(grid, 1 if board.to_move == "X" else 2)
-
-
-def _connect4_legal(board):
-    ref = Connect4Ref()
-    for m in board.moves:
-        ref.play(m)
-    return ref.legal()
-
-
-REFERENCE = {"ttt": _ttt_legal, "uttt": _uttt_legal, "clobber": _clobber_legal,
-             "quixo": _quixo_legal, "connect4": _connect4_legal}
-
-
 def _on_random_games(key, check):
     """Run ``check(game, options, board, seen, pick)`` on random games of ``key``:
     the board after a random sequence of moves, the boards along the way (start
@@ -93,7 +40,7 @@ def _on_random_games(key, check):
     game = games.get(key)
 
     @PROPERTY
-    @given(OPTIONS[key], CHOICES, st.integers(0, 10**6))
+    @given(registry_cases(key)["hypothesis_options"], CHOICES, st.integers(0, 10**6))
     def run(options, choices, pick):
         b, seen = _play(game, options, choices)
         check(game, options, b, seen, pick)
@@ -116,7 +63,7 @@ def test_push_pop_are_inverse(key):
 
 @pytest.mark.parametrize("key", KEYS)
 def test_legal_moves_equal_the_reference_rules(key):
-    ref = REFERENCE[key]
+    ref = registry_cases(key)["reference_legal"]
 
     def check(game, options, _b, seen, pick):
         for b in seen:
@@ -134,11 +81,10 @@ def _same_position_other_order(moves, i):
 
 @pytest.mark.parametrize("key", KEYS)
 def test_equal_positions_hash_equal(key):
+    case = registry_cases(key)
+
     def check(game, options, b, _seen, pick):
-        kw = {"to_move": b.to_move} if key in ("clobber", "quixo") else {}
-        if key == "uttt":
-            kw = {"tiebreak": b.tiebreak}
-        again = type(b).from_string(b.to_string(), **kw)
+        again = type(b).from_string(b.to_string(), **case["from_string_kw"](b))
         assert again == b and again.hash() == b.hash() and hash(again) == hash(b)
         # the same position reached in another order (a transposition), when legal
         moves = b.moves
@@ -149,7 +95,7 @@ def test_equal_positions_hash_equal(key):
                 if m not in other.legal_moves:
                     return
                 other.push(m)
-            if key == "ttt":            # placing marks commutes
+            if case["moves_commute"]:        # e.g. placing marks
                 assert other == b
             if other == b:
                 assert other.hash() == b.hash() and hash(other) == hash(b)

@@ -7,6 +7,7 @@ import random
 import sys
 
 import pytest
+from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import quixo_ref as R  # noqa: E402
@@ -444,3 +445,35 @@ def test_full_depth_alphabeta_agrees_with_the_solver(cells, to_move):
     v, d = quixo_solve.solve(3).value(b)
     r = search.alphabeta(b, None)
     assert r.exact and {1: "win", -1: "loss", 0: "draw"}[r.outcome] == v
+
+
+# ---------------------------------------------------------------- row of the generic tests
+def _reference_legal(board):
+    if board.is_terminal():
+        return []
+    grid = R.from_cells(board.cells, board.size)
+    return R.legal_moves(grid, 1 if board.to_move == "X" else 2)
+
+
+#: Quixo's row of the generic tests (tests/test_games.py, test_registry.py,
+#: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
+REGISTRY_CASES = {
+    "sides": ("X", "O"),
+    "options": {"size": 5, "max_plies": 200},
+    "engines": ["greedy", "heuristic", "alphabeta", "mcts", "az", "best", "random"],
+    "trained_engines": ["greedy"],
+    "ships_network": False,
+    "sample_move": "a1R",
+    "syntax": "'a1R'",
+    "from_string_kw": lambda board: {"to_move": board.to_move},
+    "perft": (44, 1836),
+    "num_actions": 5 * 5 * 4,
+    "solve_small": (lambda: quixo.GAME.new_board(size=3), "win", {}),
+    "solve_limit_options": {},
+    "solve_one_node": None,
+    "solve_finished_options": {"size": 3},
+    "solve_finished_limits": {},
+    "hypothesis_options": st.builds(dict, size=st.integers(3, 5)),
+    "reference_legal": _reference_legal,
+    "moves_commute": False,
+}

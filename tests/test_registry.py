@@ -1,10 +1,14 @@
 """Every game of the registry has the whole public surface, and each verb
-behaves the same in every game."""
+behaves the same in every game.  What differs between games (perft counts, a
+position each solves, ...) is its row ``REGISTRY_CASES`` in its own test file
+``tests/test_<key>.py`` (``conftest.registry_cases``)."""
 import pickle
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+
+from conftest import registry_cases
 
 from ttt_engine import games
 
@@ -15,10 +19,6 @@ BOARD_VERBS = ["push", "pop", "legal_moves", "winner", "is_terminal", "to_move",
 ACTION_VERBS = ["num_actions", "action_mask", "observation", "move_to_action",
                 "action_to_move"]
 MODULE_VERBS = ["Board", "perft", "random_playouts", "solve", "SolveResult"]
-# perft from the start, depths 1 and 2, known from the reference move generators
-PERFT = {"ttt": (9, 72), "uttt": (81, 720), "clobber": (49, 2116), "quixo": (44, 1836),
-         "connect4": (7, 49)}
-NUM_ACTIONS = {"ttt": 9, "uttt": 81, "clobber": 6 * 5 * 4, "quixo": 5 * 5 * 4, "connect4": 7}
 
 
 @pytest.fixture(params=KEYS)
@@ -44,7 +44,7 @@ def test_board_action_surface(game):
     b = game.new_board()
     missing = [v for v in ACTION_VERBS if not hasattr(b, v)]
     assert not missing, f"{game.key} Board lacks the action methods {missing}"
-    assert b.num_actions == NUM_ACTIONS[game.key]
+    assert b.num_actions == registry_cases(game.key)["num_actions"]
     mask = b.action_mask()
     assert mask.dtype == np.bool_ and mask.shape == (b.num_actions,)
     legal = sorted(b.move_to_action(m) for m in b.legal_moves)
@@ -88,7 +88,7 @@ def test_string_round_trip_equality_and_hash(game):
     for m in b.legal_moves[:1] + [None]:
         if m is not None:
             b.push(m)
-        kw = {"to_move": b.to_move} if game.key in ("clobber", "quixo") else {}
+        kw = registry_cases(game.key)["from_string_kw"](b)
         same = type(b).from_string(b.to_string(), **kw)
         assert same == b and same.hash() == b.hash() and hash(same) == hash(b)
         assert pickle.loads(pickle.dumps(b)) == b
@@ -121,12 +121,13 @@ def test_svg_is_well_formed(game):
 
 def test_perft(game):
     b = game.new_board()
-    assert [game.module.perft(b, d) for d in (0, 1, 2)] == [1, *PERFT[game.key]]
+    want = registry_cases(game.key)["perft"]
+    assert [game.module.perft(b, d) for d in (0, 1, 2)] == [1, *want]
     with pytest.raises(ValueError, match="depth"):
         game.module.perft(b, -1)
     with pytest.raises(ValueError, match=rf"plays {game.title}, got "):
         game.module.perft(None, 2)
-    other = games.get("ttt" if game.key != "ttt" else "uttt").new_board()
+    other = games.get(next(k for k in KEYS if k != game.key)).new_board()
     with pytest.raises(ValueError, match=rf"plays {game.title}, got "):
         game.module.perft(other, 1)
 
@@ -145,38 +146,13 @@ def test_random_playouts(game):
         game.module.random_playouts("start", 10)
 
 
-# small positions each game solves exactly, and their value for the side to move
-SOLVABLE = {
-    "ttt": (lambda: games.get("ttt").new_board(), "draw"),
-    "uttt": (None, None),
-    "clobber": (lambda: games.get("clobber").new_board(rows=3, cols=3), "win"),
-    "quixo": (lambda: games.get("quixo").new_board(size=3), "win"),
-    # X to move wins at once in column a (a1-a3)
-    "connect4": (lambda: games.get("connect4").from_string(
-        "......./......./......./X....../XO...../XOO...."), "win"),
-}
-# limits a game's solve needs even for the small positions above
-SOLVE_LIMITS = {"connect4": {"max_nodes": 10**6}}
-
-
 def test_solve_result_shape(game):
-    make, want = SOLVABLE[game.key]
-    if make is None:            # UTTT: near the end of a game, with a limit
-        b = game.new_board()
-        import random
-        rng = random.Random(1)
-        while True:
-            b = game.new_board()
-            while not b.is_terminal() and b.ply < 60:
-                b.push(rng.choice(b.legal_moves))
-            if not b.is_terminal():
-                break
-        r = game.module.solve(b, max_nodes=10_000_000)
+    make, want, limits = registry_cases(game.key)["solve_small"]
+    b = make()
+    r = game.module.solve(b, **limits)
+    if want is None:            # a position whose value the game's row does not know
         assert r.value in ("win", "loss", "draw")
         want = r.value
-    else:
-        b = make()
-        r = game.module.solve(b, **SOLVE_LIMITS.get(game.key, {}))
     assert r.value == want and r.exact and r.outcome == {"win": 1, "draw": 0, "loss": -1}[want]
     assert r.winner == {"win": b.to_move, "draw": "draw"}.get(r.value, r.winner)
     if r.value != "loss":
@@ -190,9 +166,11 @@ def test_solve_result_shape(game):
 
 
 def test_solve_limits(game):
-    b = game.new_board() if game.key != "clobber" else game.new_board(rows=6, cols=6)
-    r = game.module.solve(b, max_nodes=1) if game.key != "quixo" else None
-    if r is not None and game.key != "ttt":
+    case = registry_cases(game.key)
+    b = game.new_board(**case["solve_limit_options"])
+    one_node = case["solve_one_node"]
+    r = game.module.solve(b, max_nodes=1) if one_node is not None else None
+    if one_node == "unknown":
         assert r.value == "unknown" and not r.exact and r.win is None and r.outcome is None
     with pytest.raises(ValueError, match="max_nodes"):
         game.module.solve(b, max_nodes=0)
@@ -222,13 +200,13 @@ def test_unbounded_solves_are_refused():
 
 
 def test_solve_scores_a_finished_game_for_the_player_to_move(game):
-    b = game.new_board() if game.key != "quixo" else game.new_board(size=3)
+    case = registry_cases(game.key)
+    b = game.new_board(**case["solve_finished_options"])
     import random
     rng = random.Random(2)
     while not b.is_terminal():
         b.push(rng.choice(b.legal_moves))
-    kw = {"max_nodes": 10} if game.key == "uttt" else {}
-    r = game.module.solve(b, **kw)
+    r = game.module.solve(b, **case["solve_finished_limits"])
     want = ("draw" if b.winner == "draw" else "win" if b.winner == b.to_move else "loss")
     assert r.value == want and r.best_move is None and r.exact
 

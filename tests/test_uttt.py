@@ -4,6 +4,7 @@ import pickle
 import random
 
 import pytest
+from hypothesis import strategies as st
 
 from conftest import TTT_LINES, uttt_winning_position
 
@@ -523,3 +524,46 @@ def test_console_play_to_the_end_and_validation():
         play("random", 0.01, "Z")
     with pytest.raises(ValueError, match="engine"):
         play("alphazero", 0.01, "X")
+
+# ---------------------------------------------------------------- row of the generic tests
+def _near_the_end():
+    """A position of a random game near its end (at most 60 plies, game on)."""
+    rng = random.Random(1)
+    while True:
+        b = Board()
+        while not b.is_terminal() and b.ply < 60:
+            b.push(rng.choice(b.legal_moves))
+        if not b.is_terminal():
+            return b
+
+
+def _reference_legal(board):
+    ref = Ref(tiebreak=board.tiebreak)
+    for m in board.moves:
+        ref.play(m, check=False)
+    return ref.legal()
+
+
+#: Ultimate Tic-Tac-Toe's row of the generic tests (tests/test_games.py,
+#: test_registry.py, test_properties.py; the fields: conftest.REGISTRY_FIELDS)
+REGISTRY_CASES = {
+    "sides": ("X", "O"),
+    "options": {"tiebreak": False},
+    "engines": ["treeq", "sarsa", "mcts", "az", "best", "random"],
+    "trained_engines": [],
+    "ships_network": True,
+    "sample_move": "4, 4",
+    "syntax": "'R, C'",
+    "from_string_kw": lambda board: {"tiebreak": board.tiebreak},
+    "perft": (81, 720),
+    "num_actions": 81,
+    # near the end of a game the solve settles it within the limit, whatever the value
+    "solve_small": (_near_the_end, None, {"max_nodes": 10_000_000}),
+    "solve_limit_options": {},
+    "solve_one_node": "unknown",
+    "solve_finished_options": {},
+    "solve_finished_limits": {"max_nodes": 10},
+    "hypothesis_options": st.builds(dict, tiebreak=st.booleans()),
+    "reference_legal": _reference_legal,
+    "moves_commute": False,
+}

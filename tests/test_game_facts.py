@@ -1,0 +1,230 @@
+"""Every game of the registry has every fact the generic code asks for, of the
+right kind; each game's test file has its row of the generic tests
+(``REGISTRY_CASES``); and a game added by the game list and its own module
+alone is picked up by the registry and the generic code (docs/add_a_game.md)."""
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis.strategies import SearchStrategy
+
+from conftest import PYDIR, REGISTRY_FIELDS, ROOT, registry_cases
+
+from ttt_engine import games
+
+KEYS = list(games.GAMES)
+OUTCOMES = ("win", "draw", "loss")
+
+
+def _int(v, low=0):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= low
+
+
+def _optional_function(v):
+    return v is None or callable(v)
+
+
+def _str_keys(v):
+    return isinstance(v, dict) and all(isinstance(k, str) for k in v)
+
+
+def _settings(v):
+    """AZAgent / MCTS settings: a value, or ``{"simulations": x, "time": y}`` (it
+    depends on the kind of budget)."""
+    return _str_keys(v) and all(set(x) == {"simulations", "time"} for x in v.values()
+                                if isinstance(x, dict))
+
+
+def _engines(game, v):
+    return (isinstance(v, dict) and v
+            and all(isinstance(e, games.Engine) and e.name == name and e.help
+                    and callable(e.factory) and set(e.budgets) <= set(games.BUDGETS)
+                    and all(isinstance(x, str) for x in e.extra) for name, e in v.items()))
+
+
+#: every field of :class:`games.Game`: what it must be (the check is ``(game, value) -> bool``)
+FACTS = {
+    "key": ("its registry key", lambda g, v: v == g.key and isinstance(v, str)),
+    "title": ("a name", lambda g, v: isinstance(v, str) and v.strip()),
+    "sides": ("two side names", lambda g, v: isinstance(v, tuple) and len(set(v)) == 2
+              and all(isinstance(s, str) and s for s in v)),
+    "options": ("a dict of board options", lambda g, v: _str_keys(v)),
+    "module_name": ("'ttt_engine.<key>'", lambda g, v: v == f"ttt_engine.{g.key}"),
+    "engines": ("a dict name -> Engine", _engines),
+    "default_engine": ("one of its engines", lambda g, v: v in g.engines),
+    "notation": ("a tuple of keyword names",
+                 lambda g, v: isinstance(v, tuple) and all(isinstance(x, str) for x in v)),
+    "opening_plies": ("an int >= 0", lambda g, v: _int(v)),
+    "temperature_moves": ("an int >= 0", lambda g, v: _int(v)),
+    "training": ("a dict of Config overrides", lambda g, v: _str_keys(v)),
+    "network_settings": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+    "analysis_scale": ("a number > 0", lambda g, v: isinstance(v, (int, float))
+                       and not isinstance(v, bool) and v > 0),
+    "exact_values": ("a function or None", lambda g, v: _optional_function(v)),
+    "endgame_cells": ("a function or None", lambda g, v: _optional_function(v)),
+    "oracle": ("a bool", lambda g, v: isinstance(v, bool)),
+    "text": ("None or five functions (parse, format, draw, legend, hint)",
+             lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 5
+                                        and all(callable(f) for f in v))),
+    "text_strip": ("a str or None", lambda g, v: v is None or isinstance(v, str)),
+    "move_geometry": ("a function or None", lambda g, v: _optional_function(v)),
+    "svg_decor": ("a function or None", lambda g, v: _optional_function(v)),
+    "marks_move_cell": ("a bool", lambda g, v: isinstance(v, bool)),
+    "mover_planes": ("a tuple of plane numbers",
+                     lambda g, v: isinstance(v, tuple) and all(_int(p) for p in v)),
+    "long_solve": ("a function or None", lambda g, v: _optional_function(v)),
+    "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
+    "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
+    "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+}
+
+
+def test_every_fact_of_a_game_has_a_check():
+    fields = [f.name for f in dataclasses.fields(games.Game)]
+    assert sorted(FACTS) == sorted(fields), "FACTS here and games.Game's fields differ"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_fact_is_of_the_right_kind(key):
+    g = games.get(key)
+    wrong = [f"{name} = {getattr(g, name)!r} (should be {what})"
+             for name, (what, ok) in FACTS.items() if not ok(g, getattr(g, name))]
+    assert not wrong, f"ttt_engine.{key}.GAME: " + "; ".join(wrong)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_best_engine_is_described_once(key):
+    """Exactly one of ``best_mcts`` / ``best_az``, or a 'best' engine of the game's
+    own (the generic one needs one of them): it then plays."""
+    g = games.get(key)
+    given = [name for name in ("best_mcts", "best_az") if getattr(g, name) is not None]
+    assert len(given) <= 1, f"ttt_engine.{key}.GAME sets both {given}"
+    if not given:
+        b = g.new_board()
+        assert g.make_agent("best", seed=1, simulations=50).select_move(b) in b.legal_moves
+
+
+@pytest.mark.parametrize("key", [k for k in KEYS if games.get(k).training])
+def test_training_overrides_are_config_fields(key):
+    from ttt_engine.alphazero.config import Config, config_for
+    config = config_for(key)            # refuses an unknown option
+    assert isinstance(config, Config)
+    for name, value in games.get(key).training.items():
+        assert getattr(config, name) == (tuple(value) if isinstance(value, list) else value)
+
+
+# ---------------------------------------------------------------- rows of the generic tests
+#: what each field of a game's REGISTRY_CASES must be
+CASE_KINDS = {
+    "sides": lambda v: isinstance(v, tuple) and len(v) == 2,
+    "options": lambda v: isinstance(v, dict),
+    "engines": lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v),
+    "trained_engines": lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v),
+    "ships_network": lambda v: isinstance(v, bool),
+    "sample_move": lambda v: isinstance(v, str),
+    "syntax": lambda v: isinstance(v, str) and v,
+    "from_string_kw": callable,
+    "perft": lambda v: isinstance(v, tuple) and len(v) == 2 and all(_int(x, 1) for x in v),
+    "num_actions": lambda v: _int(v, 1),
+    "solve_small": lambda v: (isinstance(v, tuple) and len(v) == 3 and callable(v[0])
+                              and v[1] in (*OUTCOMES, None) and isinstance(v[2], dict)),
+    "solve_limit_options": lambda v: isinstance(v, dict),
+    "solve_one_node": lambda v: v in ("unknown", "any", None),
+    "solve_finished_options": lambda v: isinstance(v, dict),
+    "solve_finished_limits": lambda v: isinstance(v, dict),
+    "hypothesis_options": lambda v: isinstance(v, SearchStrategy),
+    "reference_legal": callable,
+    "moves_commute": lambda v: isinstance(v, bool),
+}
+
+
+def test_every_field_of_a_row_has_a_check():
+    assert sorted(CASE_KINDS) == sorted(REGISTRY_FIELDS)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_each_game_has_its_row_of_the_generic_tests(key):
+    case = registry_cases(key)          # fails naming the missing file or dict
+    missing = [f for f in REGISTRY_FIELDS if f not in case]
+    assert not missing, (f"{case.path}: REGISTRY_CASES lacks "
+                         + "; ".join(f"{f!r} ({REGISTRY_FIELDS[f]})" for f in missing))
+    unknown = sorted(set(case) - set(REGISTRY_FIELDS))
+    assert not unknown, f"{case.path}: REGISTRY_CASES has unknown fields {unknown}"
+    wrong = [f for f, ok in CASE_KINDS.items() if not ok(case[f])]
+    assert not wrong, (f"{case.path}: REGISTRY_CASES fields of the wrong kind: "
+                       + "; ".join(f"{f!r} ({REGISTRY_FIELDS[f]})" for f in wrong))
+    assert set(case["trained_engines"]) <= set(case["engines"])
+
+
+def test_a_game_without_its_row_fails_saying_what_is_missing():
+    with pytest.raises(pytest.fail.Exception, match=r"no test file tests/test_nogame\.py"):
+        registry_cases("nogame")
+    case = registry_cases(KEYS[0])
+    del case["perft"]
+    with pytest.raises(pytest.fail.Exception, match=r"REGISTRY_CASES has no 'perft' \(\(perft 1"):
+        case["perft"]
+
+
+def test_the_page_names_every_fact_and_every_field():
+    path = os.path.join(ROOT, "docs", "add_a_game.md")
+    if not os.path.exists(path):
+        pytest.skip(f"the repository sources are absent ({path})")
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    absent = [name for name in (*FACTS, *REGISTRY_FIELDS) if f"`{name}`" not in page]
+    assert not absent, f"docs/add_a_game.md does not name {absent}"
+
+
+# ---------------------------------------------------------------- a sixth game
+# A fresh interpreter whose game list has one more line, "fake", and whose module
+# ttt_engine.fake (here made in memory: its Board is Tic-Tac-Toe's) holds its
+# entry; nothing else is edited.  ttt_engine._game_list is the reader of the game
+# list file (src/engine/games/list.txt, installed with the package): replacing it
+# stands for the new line in that file.
+SIXTH_GAME = r"""
+import json, sys, types
+import ttt_engine
+listed = ttt_engine._game_list()
+ttt_engine._game_list = lambda: (*listed, "fake")
+from ttt_engine import engines, games, ttt
+from ttt_engine.tournament import opening_suite
+
+fake = types.ModuleType("ttt_engine.fake")
+fake.Board = ttt.Board
+fake.GAME = games.Game("fake", "Fake", ("X", "O"), {}, "ttt_engine.fake",
+                       engines.standard("fake"), opening_plies=3,
+                       best_mcts={"solver": True})
+sys.modules["ttt_engine.fake"] = fake
+
+g = games.get("fake")
+b = g.new_board()
+print(json.dumps({
+    "keys": list(games.GAMES),
+    "entry": g is fake.GAME,
+    "engines": list(g.engines),
+    "random": g.make_agent("random", seed=1).select_move(b) in b.legal_moves,
+    "best": g.make_agent("best", seed=1, simulations=200).select_move(b) in b.legal_moves,
+    "openings": opening_suite("fake", 5, seed=1),
+    "best_mcts": games.BEST_MCTS.get("fake"),
+    "text": all(g.parse_move(b, g.move_to_str(b, m)) == m for m in b.legal_moves),
+    "unknown": games.GAMES.get("nogame") is None,
+}))
+"""
+
+
+def test_a_sixth_game_is_picked_up_from_its_list_line_and_module():
+    env = dict(os.environ, PYTHONPATH=PYDIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", SIXTH_GAME], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout.splitlines()[-1])
+    assert r["keys"] == [*KEYS, "fake"] and r["entry"]
+    assert r["engines"] == ["mcts", "az", "best", "random"]
+    assert r["random"] and r["best"] and r["text"] and r["unknown"]
+    assert r["best_mcts"] == {"solver": True}
+    # the opening suite reads the fake game's opening plies (3; Tic-Tac-Toe's are 2)
+    assert len(r["openings"]) == 5 and all(len(line) == 3 for line in r["openings"])
+    assert len({tuple(line) for line in r["openings"]}) == 5
