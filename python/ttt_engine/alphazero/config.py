@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from ttt_engine import _util
+from ttt_engine import _util, games
 from ttt_engine.network import _check_hidden, _game
 
 
@@ -51,29 +51,11 @@ class Config:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-#: Per-game hyperparameters (overrides of :class:`Config`'s defaults).  The
-#: Tic-Tac-Toe preset reaches >= 99% optimal moves with PUCT at 100
-#: simulations, and never loses, within its 3 minutes (about one minute is
-#: enough; docs/alphazero.md).
-PRESETS = {
-    "ttt": dict(hidden=(64, 64), games=128, simulations=64, temperature_moves=4,
-                dirichlet_alpha=1.0, buffer_size=40_000, batch_size=256, sample_reuse=2.0,
-                learning_rate=3e-3, weight_decay=1e-4, eval_every=30.0, checkpoint_every=30.0,
-                time=180.0),
-    "uttt": dict(hidden=(256, 256), games=128, simulations=200, temperature_moves=12,
-                 dirichlet_alpha=0.3, buffer_size=400_000, batch_size=256, sample_reuse=4.0,
-                 max_steps=2000, learning_rate=1e-3, weight_decay=1e-4, eval_every=900.0,
-                 eval_simulations=200, eval_games=10, eval_mcts_simulations=800,
-                 checkpoint_every=300.0, time=7200.0),
-    "clobber": dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=6,
-                    dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
-                    eval_every=300.0, eval_simulations=200, eval_games=10,
-                    eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
-    "quixo": dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=8,
-                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
-                  eval_every=300.0, eval_simulations=200, eval_games=10,
-                  eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
-}
+#: Per-game hyperparameters (overrides of :class:`Config`'s defaults): a
+#: read-only view ``{key: game.training}`` of the games that have a preset
+#: (the ``training`` fact of each game's registry entry, ``ttt_engine.<game>.GAME``),
+#: read from the registry when used.
+PRESETS = games.FactView("training")
 
 _POSITIVE_INT = ("games", "simulations", "buffer_size", "batch_size", "max_steps",
                  "eval_simulations")
@@ -83,13 +65,13 @@ _NONNEG_INT = ("temperature_moves", "eval_games", "eval_mcts_simulations")
 def config_for(game, **overrides):
     """The :class:`Config` of ``game``'s preset with ``overrides`` applied
     (each checked; an unknown name is a ``ValueError`` listing the valid ones)."""
-    key = _game(game).key
+    g = _game(game)
     fields = {f.name for f in dataclasses.fields(Config)}
     bad = sorted(set(overrides) - fields)
     if bad:
         raise ValueError(f"unknown training option(s) {', '.join(map(repr, bad))}; valid: "
                          f"{', '.join(sorted(fields))}")
-    values = dict(PRESETS.get(key, {}))
+    values = dict(g.training)
     values.update({k: v for k, v in overrides.items() if v is not None})
     return _checked(Config(**values))
 

@@ -1,10 +1,12 @@
-"""Evaluation of a network: PUCT with it against the exact oracle where the
-game has one (Tic-Tac-Toe), else a few games against MCTS."""
+"""Evaluation of a network: PUCT with it against ``ttt_engine.exact``'s oracle
+where the game has one (its ``oracle`` fact: Tic-Tac-Toe), else a few games
+against MCTS."""
 from __future__ import annotations
 
 import numpy as np
 
 from ttt_engine import _util
+from ttt_engine import games as _games      # `games` is evaluate_network's game count
 
 
 class _TTTTable:
@@ -65,7 +67,8 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     Other games: ``score`` (wins + draws/2 over ``games`` games against
     ``MCTSAgent(mcts_simulations)``, colours alternating) and its W/D/L."""
     simulations = _util.check_int("simulations", simulations, min=1)
-    if network.game_key == "ttt":
+    g = _games.get(network.game_key)
+    if g.oracle:
         from ttt_engine import exact
         table = _TTTTable(network)
         player = PUCTPlayer(network, simulations, c_puct, evaluator=table)
@@ -80,9 +83,7 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
         return {"optimality": o.rate, "prior_optimality": po.rate,
                 "worst_x": exact.worst_case(q, "X").outcome,
                 "worst_o": exact.worst_case(q, "O").outcome}
-    from ttt_engine import games as _games
     from ttt_engine.agents import MCTSAgent, play_match
-    g = _games.get(network.game_key)
     player = PUCTPlayer(network, simulations, c_puct, playout_weight=playout_weight,
                         mixed_playouts=mixed_playouts)
     mcts = MCTSAgent(simulations=_util.check_int("mcts_simulations", mcts_simulations, min=1),
@@ -102,13 +103,12 @@ def _ttt_decisions():
     global _TTT_DECISIONS
     if _TTT_DECISIONS is None:
         from ttt_engine import exact
-        from ttt_engine.ttt import Board
         rows = np.asarray(exact._DECISIONS, dtype=np.int64)
         mask = np.zeros((len(rows), 9), bool)
         codes = np.zeros(len(rows), np.int64)
         powers = 3 ** np.arange(9)
         for j, i in enumerate(rows):
-            b = Board.from_index(int(i))
+            b = exact.Board.from_index(int(i))      # the oracle's board
             mask[j, b.legal_moves] = True
             o = b.observation().reshape(2, 9).astype(np.int64)
             codes[j] = (o[0] + 2 * o[1]) @ powers

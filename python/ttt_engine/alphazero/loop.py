@@ -64,7 +64,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     Parameters
     ----------
     game : str
-        A registry key: "ttt", "uttt", "clobber", "quixo".
+        A registry key (``ttt_engine.games.GAMES``), e.g. "uttt".
     out : path
         The network file (a :class:`~ttt_engine.network.Network` model file),
         written at every checkpoint; the checkpoint and the metrics log go next
