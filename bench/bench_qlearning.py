@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ttt_engine
-from ttt_engine._core.learning import qlearning as ql
+from ttt_engine._core.learning.ttt import qlearning as ql
 
 TRAIN_EPISODES = ttt_engine.qagent.DEFAULT_EPISODES
 EVAL_GAMES = 2_000_000

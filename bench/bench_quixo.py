@@ -11,7 +11,7 @@ import time
 import pytest
 
 from ttt_engine import quixo
-from ttt_engine._core.learning.quixo_tournament import random_games_per_second
+from ttt_engine._core.learning.quixo.tournament import random_games_per_second
 
 N_GAMES = 200_000
 

@@ -99,7 +99,7 @@ def test_pickled_agent_plays_the_sameself_play_moves(key, factory, board_factory
 def test_pickled_random_agents_keep_their_seed():
     # the test above cannot pass by accident for random players: other seeds differ
     for make in (lambda s: A.RandomAgent(seed=s), lambda s: quixo.RandomAgent(seed=s)):
-        board = quixo.Board() if make(0).__class__.__module__.endswith("quixo_agents") \
+        board = quixo.Board() if make(0).__class__.__module__.endswith("quixo.agents") \
             else ttt_engine.Board()
         seqs = {tuple(self_play_moves(pickle.loads(pickle.dumps(make(s))), type(board), 9))
                 for s in range(6)}

@@ -17,7 +17,7 @@ from ttt_engine import (
     worst_case,
 )
 from ttt_engine._core.algorithms import mcts as _mcts
-from ttt_engine._core.learning import qlearning
+from ttt_engine._core.learning.ttt import qlearning
 from ttt_engine._core.algorithms import treelearn
 from ttt_engine._core.games.uttt import board as _core_uttt
 from ttt_engine._core.algorithms.perft import perft

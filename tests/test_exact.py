@@ -341,7 +341,7 @@ def _transform_board(cells, perm_t):
 
 
 def test_symmetry_tables():
-    from ttt_engine._core.learning import qlearning as ql
+    from ttt_engine._core.learning.ttt import qlearning as ql
     perm, canon, ctrans = ql.symmetry_tables()
     assert sorted(map(tuple, perm.tolist())) == sorted(set(map(tuple, perm.tolist())))  # 8 distinct
     assert all(sorted(p) == list(range(9)) for p in perm.tolist())
@@ -355,7 +355,7 @@ def test_symmetry_tables():
 
 @pytest.mark.parametrize("mode", ["self-play", "random"])
 def test_symmetry_training_is_consistent(mode):
-    from ttt_engine._core.learning import qlearning as ql
+    from ttt_engine._core.learning.ttt import qlearning as ql
     perm, canon, ctrans = ql.symmetry_tables()
     a = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
     q = a.q

@@ -84,8 +84,8 @@ JOBS = {
                                   "ev = lambda o, m: (np.zeros(m.shape, np.float32), "
                                   "np.zeros(len(m), np.float32))\n"
                                   "selfplay('uttt', ev, games=10**6, simulations=10**6)"),
-    "quixo_games": ("from ttt_engine._core.learning.quixo_agents import RandomAgent\n"
-                    "from ttt_engine._core.learning.quixo_tournament import run_games\n"
+    "quixo_games": ("from ttt_engine._core.learning.quixo.agents import RandomAgent\n"
+                    "from ttt_engine._core.learning.quixo.tournament import run_games\n"
                     "run_games(10**15, RandomAgent(1), RandomAgent(2), seed=1)"),
 }
 

@@ -16,7 +16,7 @@ from ttt_engine import (
     train,
     uttt,
 )
-from ttt_engine._core.learning import qlearning
+from ttt_engine._core.learning.ttt import qlearning
 from ttt_engine._core.games.uttt import board as _core_uttt
 from ttt_engine._core.algorithms.playout import random_playouts
 from ttt_engine._parallel import split_seeds

@@ -21,7 +21,7 @@ import zipfile
 import numpy as np
 
 from ttt_engine import _modelfile, _util
-from ttt_engine._core.learning.quixo_values import ValueTable
+from ttt_engine._core.learning.quixo.values import ValueTable
 
 __all__ = ["save_values", "load_values", "estimate_bytes", "save_greedy", "load_greedy",
            "VALUES_KIND", "GREEDY_KIND"]

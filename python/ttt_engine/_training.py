@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from ttt_engine._core.learning import qlearning as _ql
+from ttt_engine._core.learning.ttt import qlearning as _ql
 
 __all__ = ["CounterBar", "run_training"]
 

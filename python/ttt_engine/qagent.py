@@ -1,6 +1,6 @@
 """Tabular Q-learning for Tic-Tac-Toe: ``train``, ``QAgent``, ``evaluate``.
 
-The hot loops live in the Cython module ``ttt_engine._core.learning.qlearning``; this module
+The hot loops live in the Cython module ``ttt_engine._core.learning.ttt.qlearning``; this module
 validates arguments, drives training in chunks (progress bar, history) and
 reads/writes model files.
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from ttt_engine import _modelfile, _parallel, _util
 from ttt_engine._agent import no_budget
-from ttt_engine._core.learning import qlearning as _ql
+from ttt_engine._core.learning.ttt import qlearning as _ql
 from ttt_engine._training import run_training
 from ttt_engine.ttt import Board
 
@@ -267,7 +267,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
           agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
 
-    The whole loop runs in C (``ttt_engine._core.learning.qlearning``) without the GIL,
+    The whole loop runs in C (``ttt_engine._core.learning.ttt.qlearning``) without the GIL,
     history records (one per ``chunk`` episodes, exact metrics included) too;
     the progress bar is drawn from another thread, so a busy Python thread
     next to the training barely slows it down.  Ctrl-C stops it after a whole

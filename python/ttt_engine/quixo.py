@@ -37,10 +37,10 @@ from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
-from ttt_engine._core.learning.quixo_values import ValueTable
-from ttt_engine._core.learning import quixo_agents as _agents
-from ttt_engine._core.learning.quixo_agents import Agent, RandomAgent, HeuristicAgent
-from ttt_engine._core.learning.quixo_tournament import run_games as _run_games, random_games_per_second
+from ttt_engine._core.learning.quixo.values import ValueTable
+from ttt_engine._core.learning.quixo import agents as _agents
+from ttt_engine._core.learning.quixo.agents import Agent, RandomAgent, HeuristicAgent
+from ttt_engine._core.learning.quixo.tournament import run_games as _run_games, random_games_per_second
 
 __all__ = [
     "Board", "move_to_str", "parse_move", "perft", "random_playouts", "solve", "solution",

@@ -96,7 +96,7 @@ def _check_outputs(args):
 def run(args):
     """Run the stages or the speed check; returns the exit status."""
     from ttt_engine import quixo
-    from ttt_engine._core.learning.quixo_tournament import random_games_per_second
+    from ttt_engine._core.learning.quixo.tournament import random_games_per_second
     from ttt_engine._util import resolve_seed
     try:
         if args.cmd == "stages":

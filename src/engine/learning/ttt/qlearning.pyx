@@ -479,8 +479,8 @@ cdef class QTrainer:
         """Run up to ``n`` episodes in chunks of ``chunk`` in one call without the
         GIL, writing one row of ``records`` per chunk (columns: episodes run in
         this call so far, wins, draws, losses, cut, epsilon, alpha, metrics
-        flag, then the ``ttt_oracle`` report when the flag is 1).  Chunks are
-        numbered on from ``chunk_index``; a chunk whose number is a multiple of
+        flag, then the oracle's report (``solvers/ttt/oracle``) when the flag
+        is 1).  Chunks are numbered on from ``chunk_index``; a chunk whose number is a multiple of
         ``metrics_every`` (0: never), or the last one when ``final``, gets the
         exact metrics of the effective table: ``Q + tiebreak * q_random`` (when
         given), filled from the canonical rows when ``symmetry``.
@@ -560,7 +560,7 @@ cdef inline int _greedy_game(const double* Q, rng_t* rng, int me,
                              const uint16_t* opt) noexcept nogil:
     """One game: greedy agent on side ``me`` vs a uniformly random opponent
     (``opt`` NULL) or a perfect one choosing uniformly among the optimal moves
-    ``opt[index]`` (a 9-bit mask per position, from ``ttt_engine.ttt_oracle``)."""
+    ``opt[index]`` (a 9-bit mask per position, from ``solvers/ttt/oracle``)."""
     cdef int mine = 0, theirs = 0, idx = 0, empty, a, c
     cdef int wme = me + 1, wopp = 2 - me
     if me == SIDE_O:

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Quixo state-value table: ``key -> (sum of scores, count)`` in C memory.
 
-Shared by the agents (``quixo_agents``: the greedy agent reads it) and the
-tournament runner (``quixo_tournament``: it collects scores into it).  Keys
+Shared by the agents (``agents``: the greedy agent reads it) and the
+tournament runner (``tournament``: it collects scores into it).  Keys
 are the board as seen by the player who just moved (``quixo_mover_key``);
 a symmetric table stores the smallest of the 8 rotations/reflections.
 """

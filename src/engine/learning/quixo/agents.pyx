@@ -3,7 +3,7 @@
 ``ValueTable``) and ``HeuristicAgent`` (one ply, line-count evaluation).
 
 Each is a C policy (``agent_choose``) the tournament runner
-(``quixo_tournament``) calls under ``nogil``, and a Python agent on the
+(``tournament``) calls under ``nogil``, and a Python agent on the
 library's protocol: ``select_move(board)``, ``name``, ``reset(seed=None)``;
 picklable from its constructor arguments (the greedy agent with its table).
 """
@@ -25,7 +25,7 @@ from ttt_engine._core.games.quixo.rules cimport (
     QuixoState, quixo_make_index, quixo_random_index, quixo_mover_key, quixo_mix64,
     quixo_evaluate, quixo_init_tables, qx_nall, qx_src, qx_code, QX_MAX_MOVES, )
 from ttt_engine._core.games.quixo.board cimport Board
-from ttt_engine._core.learning.quixo_values cimport VTab, ValueTable, vt_key, vt_find
+from ttt_engine._core.learning.quixo.values cimport VTab, ValueTable, vt_key, vt_find
 
 from ttt_engine._util import check_real, resolve_seed, game_over as _over
 

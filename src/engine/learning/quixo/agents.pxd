@@ -3,7 +3,7 @@
 table, one-ply heuristic.  ``agent_choose`` is the whole policy in C."""
 from ttt_engine._core.core.rng cimport rng_t
 from ttt_engine._core.games.quixo.rules cimport QuixoState
-from ttt_engine._core.learning.quixo_values cimport VTab
+from ttt_engine._core.learning.quixo.values cimport VTab
 
 cdef enum:
     AGENT_RANDOM = 0

@@ -15,7 +15,7 @@ move never mix.  The initial empty board counts as "reached by O".  With a
 game of N states (N - 1 moves, state 0 = empty board), state i scores
 ``reward * gamma**(N - 1 - i)`` where reward is 1.0 if its player won,
 0.0 if it lost and ``draw_score`` (default 0.5) for a draw by the move cap
-(see ``quixo_tournament``).
+(see ``tournament``).
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t
 from libc.stdlib cimport malloc, calloc, free, realloc, strtod

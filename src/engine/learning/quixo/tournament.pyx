@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Quixo tournaments in C: ``run_games`` plays N games between two agents
-(``quixo_agents``), fixed or alternating sides, entirely under ``nogil``;
+(``agents``), fixed or alternating sides, entirely under ``nogil``;
 counts X/O/agent wins, draws by the move cap and game lengths; optionally
 collects every state's discounted score into a ``ValueTable``
-(``quixo_values``): with a game of N states (N - 1 moves, state 0 = empty
+(``values``): with a game of N states (N - 1 moves, state 0 = empty
 board), state i scores ``reward * gamma**(N - 1 - i)``, reward 1.0 if the
 player who moved into it won, 0.0 if it lost, ``draw_score`` for a draw by
 the move cap.  ``random_games_per_second``: the bare random playout loop.
@@ -16,8 +16,8 @@ from ttt_engine._core.games.quixo.rules cimport (
     QuixoState, quixo_reset, quixo_make_index, quixo_random_index, quixo_mover_key,
     quixo_init_tables, quixo_playout, QX_DEFAULT_MAX_PLIES,
 )
-from ttt_engine._core.learning.quixo_values cimport VTab, ValueTable, vt_key, vt_add
-from ttt_engine._core.learning.quixo_agents cimport Agent, AgentSpec, agent_choose, AGENT_RANDOM, AGENT_GREEDY
+from ttt_engine._core.learning.quixo.values cimport VTab, ValueTable, vt_key, vt_add
+from ttt_engine._core.learning.quixo.agents cimport Agent, AgentSpec, agent_choose, AGENT_RANDOM, AGENT_GREEDY
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
