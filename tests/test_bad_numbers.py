@@ -19,7 +19,6 @@ from ttt_engine import (
 from ttt_engine._core.algorithms import mcts as _mcts
 from ttt_engine._core.learning.ttt import qlearning
 from ttt_engine._core.algorithms import treelearn
-from ttt_engine._core.games.uttt import board as _core_uttt
 from ttt_engine._core.algorithms.perft import perft
 from ttt_engine._core.algorithms.playout import random_games, random_playouts
 from ttt_engine.tree_agents import TreeQAgent
@@ -39,7 +38,7 @@ CASES = {
                          "simulations"),
     "playouts games": (lambda: random_playouts(Board(), HUGE), "games"),
     "random_games games": (lambda: random_games(Board(), HUGE), "games"),
-    "uttt playouts": (lambda: _core_uttt.random_playouts(HUGE), "n_games"),
+    "uttt playouts": (lambda: uttt.random_playouts(HUGE), "n_games"),
     "perft depth": (lambda: perft(Board(), HUGE), "depth"),
     "perft depth neg": (lambda: perft(Board(), -1), "depth"),
     "absearcher tt_size": (lambda: search.ABSearcher(HUGE), "tt_size"),

@@ -45,8 +45,9 @@ JOBS = {
     "train": "train(episodes=10**13, progress=False, seed=1, metrics_every=0, chunk=10**13)",
     "evaluate": "evaluate(QAgent(), games=10**15, seed=1)",
     "evaluate_threads": "evaluate(QAgent(), games=10**15, seed=1, threads=2)",
-    "uttt_playouts": "from ttt_engine._core.games.uttt import board as cu\ncu.random_playouts(10**15, seed=1)",
-    "uttt_playouts_threads": "from ttt_engine._core.games.uttt import board as cu\ncu.random_playouts(10**15, seed=1, threads=2)",
+    "uttt_playouts_old_form": "uttt.random_playouts(10**15, seed=1)",
+    "random_games_threads": ("from ttt_engine._core.algorithms.playout import random_games\n"
+                             "random_games(uttt.Board(), 10**15, seed=1, threads=2)"),
     "generic_playouts": ("from ttt_engine._core.algorithms.playout import random_playouts\n"
                          "random_playouts(uttt.Board(), 10**15, seed=1, threads=2)"),
     "random_games": ("from ttt_engine._core.algorithms.playout import random_games\n"

@@ -17,7 +17,7 @@ from ttt_engine import (
     uttt,
 )
 from ttt_engine._core.learning.ttt import qlearning
-from ttt_engine._core.games.uttt import board as _core_uttt
+from ttt_engine._core.algorithms.playout import random_games
 from ttt_engine._core.algorithms.playout import random_playouts
 from ttt_engine._parallel import split_seeds
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
@@ -235,9 +235,10 @@ def test_evaluate_threads_reproducible_and_complete():
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_random_playouts_threads(threads):
-    r = _core_uttt.random_playouts(3001, seed=5, threads=threads)
-    assert r == _core_uttt.random_playouts(3001, seed=5, threads=threads)
-    assert sum(r[:3]) == 3001
+    r = random_games(uttt.Board(), 3001, seed=5, threads=threads)
+    again = random_games(uttt.Board(), 3001, seed=5, threads=threads)
+    assert r["plies"] == again["plies"] and list(r["lengths"]) == list(again["lengths"])
+    assert r["first_wins"] + r["second_wins"] + r["draws"] == 3001
     g = random_playouts(uttt.Board(), 3001, seed=5, threads=threads)
     assert g == random_playouts(uttt.Board(), 3001, seed=5, threads=threads)
     assert g["first_wins"] + g["second_wins"] + g["draws"] == 3001
@@ -254,7 +255,7 @@ def test_random_playouts_one_thread_unchanged():
 @pytest.mark.parametrize("bad", [0, -1, 257, 1.5, "2", True])
 def test_threads_validated(bad):
     for call in (lambda: MCTS(threads=bad),
-                 lambda: _core_uttt.random_playouts(10, threads=bad),
+                 lambda: random_games(uttt.Board(), 10, threads=bad),
                  lambda: evaluate(np.zeros((19683, 9)), games=10, threads=bad)):
         with pytest.raises(ValueError, match="threads"):
             call()

@@ -10,7 +10,7 @@ from conftest import TTT_LINES, uttt_winning_position
 
 from ttt_engine import uttt
 from ttt_engine.uttt import Board
-from ttt_engine._core.games.uttt import board as _uttt
+from ttt_engine._core.algorithms.playout import random_games
 
 # ---------------------------------------------------------------------------
 # An independent, deliberately naive pure-Python implementation of the rules,
@@ -403,13 +403,18 @@ def test_copy_pickle_and_equality():
         Board(tiebreak=1)
 
 
+def _games(board, n, seed):
+    r = random_games(board, n, seed=seed)
+    return r["first_wins"], r["second_wins"], r["draws"], r["plies"]
+
+
 def test_random_playouts_counts():
     r = uttt.random_playouts(Board(), 2000, seed=3)
     x, o, d = r["first_wins"], r["second_wins"], r["draws"]
     assert x + o + d == r["games"] == 2000 and x > o > d > 0
     assert uttt.random_playouts(Board(), 500, seed=3) == uttt.random_playouts(Board(), 500, seed=3)
-    # the compiled counter also sums the plies played
-    x2, o2, d2, plies = _uttt.random_playouts(2000, seed=3)
+    # the generic move-by-move games are the same games, and sum the plies played
+    x2, o2, d2, plies = _games(Board(), 2000, seed=3)
     assert (x2, o2, d2) == (x, o, d) and 40 * 2000 < plies < 81 * 2000
 
 
@@ -417,7 +422,7 @@ def test_old_call_forms_are_deprecated():
     with pytest.deprecated_call(match=r"perft\(board, depth\)"):
         assert uttt.perft(2) == 720
     with pytest.deprecated_call(match=r"random_playouts\(board, n, seed\)"):
-        assert uttt.random_playouts(50, seed=1) == _uttt.random_playouts(50, seed=1)
+        assert uttt.random_playouts(50, seed=1) == _games(Board(), 50, seed=1)
 
 
 def _exact_outcomes(ref, memo, budget):
@@ -476,7 +481,7 @@ def test_random_playouts_match_exact_outcome_probabilities():
         if found is None:
             continue
         start, exact = found
-        x, o, d, plies = _uttt.random_playouts(n, seed=checked, board=start)
+        x, o, d, plies = _games(start, n, seed=checked)
         for got, p in zip((x, o, d), exact[:3]):
             sd = (p * (1 - p) / n) ** 0.5
             assert abs(got / n - p) <= 5 * sd + 1e-9, (start.to_string(), got / n, p)
@@ -524,6 +529,7 @@ def test_console_play_to_the_end_and_validation():
         play("random", 0.01, "Z")
     with pytest.raises(ValueError, match="engine"):
         play("alphazero", 0.01, "X")
+
 
 # ---------------------------------------------------------------- row of the generic tests
 def _near_the_end():

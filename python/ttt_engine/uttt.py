@@ -8,8 +8,8 @@ import warnings
 
 from ttt_engine import _game_text as _text
 from ttt_engine import _verbs, engines
-from ttt_engine._core.games.uttt import board as _uttt
 from ttt_engine._core.games.uttt.board import N_CELLS, Board, local_boards_text, parse_move
+from ttt_engine._util import check_int
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
 
@@ -34,12 +34,16 @@ def perft(*args, **kwargs):
     if args and _is_count(args[0]):            # perft(depth, board=None)
         warnings.warn("uttt.perft(depth, board) is deprecated: use perft(board, depth)",
                       DeprecationWarning, stacklevel=2)
-        return _uttt.perft(*args, **kwargs)
+        return _old_perft(*args, **kwargs)
     return _perft(*args, **kwargs)
 
 
 def _perft(board, depth):
     return _verbs.perft(board, depth, Board, "uttt.perft")
+
+
+def _old_perft(depth, board=None):
+    return _perft(Board() if board is None else board, depth)
 
 
 def random_playouts(*args, **kwargs):
@@ -52,13 +56,22 @@ def random_playouts(*args, **kwargs):
     if args and _is_count(args[0]):            # random_playouts(n_games, seed=None, board=None)
         warnings.warn("uttt.random_playouts(n_games, seed, board) is deprecated: use "
                       "random_playouts(board, n, seed)", DeprecationWarning, stacklevel=2)
-        return _uttt.random_playouts(*args, **kwargs)
+        return _old_random_playouts(*args, **kwargs)
     return _random_playouts(*args, **kwargs)
 
 
 def _random_playouts(board, n, seed=None, threads=1):
     return _verbs.random_playouts(board, n, seed, Board, "uttt.random_playouts",
                                   threads=threads)
+
+
+def _old_random_playouts(n_games, seed=None, board=None, threads=1):
+    # the generic move-by-move games: the same games as the playout loop, and their plies
+    from ttt_engine._core.algorithms.playout import random_games
+    n = check_int("n_games", n_games, min=0, max=(1 << 63) - 1)
+    board = Board() if board is None else _verbs.check_board(board, Board, "uttt.random_playouts")
+    r = random_games(board, n, seed, threads=threads)
+    return r["first_wins"], r["second_wins"], r["draws"], r["plies"]
 
 
 def solve(board, *, max_nodes=None, time_limit=None):

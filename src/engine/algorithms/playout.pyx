@@ -111,18 +111,8 @@ cdef void games_state(const GameState* root, int64_t games, rng_t* rng, int64_t*
         lengths[plies if plies < max_len else max_len] += 1
 
 
-def random_games(GameBoard board, games, seed=None, max_len=1000):
-    """Play ``games`` uniformly random games from ``board`` move by move.
-
-    Returns a dict ``{"games", "first_wins", "second_wins", "draws", "plies",
-    "lengths", "seed"}``: ``plies`` is the total number of moves played and
-    ``lengths[k]`` the number of games that lasted ``k`` plies (the last bin,
-    ``max_len``, collects every longer game).  Same seed => same result;
-    ``board`` is not modified.
-    """
-    cdef int64_t n = check_int("games", games, min=0, max=INT64_MAX)
-    cdef int64_t cap = check_int("max_len", max_len, min=1, max=1 << 24)
-    cdef uint64_t s = resolve_seed(seed)
+def _games_part(GameBoard board, int64_t games, uint64_t seed, int64_t cap, int[::1] stop=None):
+    """One thread's share of ``random_games``: ``(counts[5], lengths)``."""
     cdef rng_t rng
     cdef int64_t counts[5]
     cdef int64_t[::1] lengths = np.zeros(cap + 1, dtype=np.int64)
@@ -130,17 +120,42 @@ def random_games(GameBoard board, games, seed=None, max_len=1000):
     cdef interrupt_t it
     for i in range(5):
         counts[i] = 0
-    rng_seed(&rng, s)
-    interrupt_init(&it, 16, NULL)
+    rng_seed(&rng, seed)
+    interrupt_init(&it, 16, <volatile int*>&stop[0] if stop is not None else NULL)
     with nogil:
-        games_state(&board.state, n, &rng, counts, &lengths[0], cap, &it)
+        games_state(&board.state, games, &rng, counts, &lengths[0], cap, &it)
     interrupt_finish(&it)
+    return [counts[i] for i in range(5)], np.asarray(lengths)
+
+
+def random_games(GameBoard board, games, seed=None, max_len=1000, threads=1):
+    """Play ``games`` uniformly random games from ``board`` move by move.
+
+    Returns a dict ``{"games", "first_wins", "second_wins", "draws", "plies",
+    "lengths", "seed"}``: ``plies`` is the total number of moves played and
+    ``lengths[k]`` the number of games that lasted ``k`` plies (the last bin,
+    ``max_len``, collects every longer game).  Same seed => same result (for
+    the same ``threads``: the games are split over that many threads, as in
+    ``random_playouts``); ``board`` is not modified.  Ctrl-C stops it within
+    milliseconds (``KeyboardInterrupt``).
+    """
+    cdef int64_t n = check_int("games", games, min=0, max=INT64_MAX)
+    cdef int64_t cap = check_int("max_len", max_len, min=1, max=1 << 24)
+    cdef uint64_t s = resolve_seed(seed)
+    cdef int k = check_threads(threads)
+    counts = [0, 0, 0, 0, 0]
+    lengths = None
+    for part_counts, part_lengths in run_parts(
+            _games_part, [(board, c, ps, cap) for c, ps in
+                          zip(split_counts(n, k), split_seeds(s, k))]):
+        counts = [a + b for a, b in zip(counts, part_counts)]
+        lengths = part_lengths if lengths is None else lengths + part_lengths
     return {
         "games": n,
         "first_wins": counts[GAME_WIN_FIRST],
         "second_wins": counts[GAME_WIN_SECOND],
         "draws": counts[GAME_DRAW],
         "plies": counts[4],
-        "lengths": np.asarray(lengths),
+        "lengths": lengths,
         "seed": s,
     }

@@ -478,11 +478,3 @@ def _check_side(name, v):
     if not 1 <= i <= MAX_SIDE:
         raise ValueError(f"{name} must be in 1-{MAX_SIDE}, got {i}")
     return i
-
-
-def perft(Board board, depth):
-    """Leaf count of the move tree from ``board`` to ``depth`` plies (the generic
-    perft of ``perft.pyx`` through the game interface)."""
-    from ttt_engine._core.algorithms.perft import perft as _perft
-    from ttt_engine._util import check_int
-    return _perft(board, check_int("depth", depth, min=0, max=64))

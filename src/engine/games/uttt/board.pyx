@@ -43,12 +43,6 @@ from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.board import read_index as _read_index
 from ttt_engine._core.games.board import read_marks as _read_marks
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
-from ttt_engine._core.games.uttt.rules cimport uttt_playout
-from ttt_engine._core.core.rng cimport rng_t, rng_seed
-from ttt_engine._core.core.interrupt cimport (
-    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
-)
-from libc.stdint cimport uint64_t
 
 uttt_init_tables()
 
@@ -391,65 +385,3 @@ cdef bint _has_last_move(UTTTState* s, int forced):
 def parse_move(move):
     """Module-level alias of ``Board.parse_move``: ``parse_move("4, 5") == 41``."""
     return _parse_move(move)
-
-
-def perft(depth, board=None):
-    """Leaf count of the move tree to ``depth`` plies from ``board`` (default: the
-    start position); 81, 720, 6336, ... from the start.  Uses the generic
-    ``ttt_engine.perft`` through the game interface."""
-    from ttt_engine._util import check_int
-    from ttt_engine._core.algorithms.perft import perft as _perft
-    depth = check_int("depth", depth, min=0, max=81)
-    if board is None:
-        board = Board()
-    elif not isinstance(board, Board):
-        raise ValueError(f"board must be a ttt_engine.uttt.Board, got {type(board).__name__}")
-    return _perft(board, depth)
-
-
-def _playouts_part(Board board, long long n, uint64_t sd, int[::1] stop=None):
-    """One thread's share of ``random_playouts``."""
-    cdef UTTTState root = board.state
-    cdef UTTTState work
-    cdef rng_t rng
-    cdef long long i, plies = 0
-    cdef long long res[4]
-    cdef interrupt_t it
-    res[0] = res[1] = res[2] = res[3] = 0
-    rng_seed(&rng, sd)
-    interrupt_init(&it, 16, <volatile int*>&stop[0] if stop is not None else NULL)
-    with nogil:
-        for i in range(n):
-            if interrupt_poll(&it):
-                break
-            work = root
-            res[uttt_playout(&work, &rng)] += 1
-            plies += work.nmoves - root.nmoves
-    interrupt_finish(&it)
-    return res[1], res[2], res[3], plies
-
-
-def random_playouts(n_games, seed=None, board=None, threads=1):
-    """Play ``n_games`` uniformly random games from ``board`` (default: start)
-    and return ``(x_wins, o_wins, draws, total_plies)``.  Runs without the GIL;
-    the speed benchmark of the playout loop (``bench/bench_uttt.py``).
-    ``threads``: split the games over this many threads, each with a generator
-    seeded from ``seed`` (same ``seed`` and ``threads`` => same result).
-    Ctrl-C stops it within milliseconds (``KeyboardInterrupt``)."""
-    from ttt_engine._util import check_int, resolve_seed
-    from ttt_engine._parallel import check_threads, run_parts, split_counts, split_seeds
-    n = check_int("n_games", n_games, min=0, max=(1 << 63) - 1)
-    sd = resolve_seed(seed)
-    k = check_threads(threads)
-    if board is None:
-        board = Board()
-    elif not isinstance(board, Board):
-        raise ValueError(f"board must be a ttt_engine.uttt.Board, got {type(board).__name__}")
-    x = o = d = plies = 0
-    for r in run_parts(_playouts_part, [(board, c, ps) for c, ps in
-                                        zip(split_counts(n, k), split_seeds(sd, k))]):
-        x += r[0]
-        o += r[1]
-        d += r[2]
-        plies += r[3]
-    return x, o, d, plies
