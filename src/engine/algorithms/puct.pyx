@@ -39,9 +39,8 @@ plays a move (sampled in proportion to the visits for the first
 ``temperature_moves`` plies, then the most visited), keeps the chosen subtree
 and stirs Dirichlet noise into the next root's priors.
 """
-from libc.stdint cimport int8_t, uint8_t, int16_t, int32_t, int64_t, uint64_t
-from libc.math cimport sqrt, log, exp, pow, INFINITY
-from libc.string cimport memset, memcpy
+from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
+from libc.string cimport memset
 cimport numpy as cnp
 import numpy as np
 
@@ -50,13 +49,11 @@ from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
-from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_next, rng_uniform
-from ttt_engine._core.core.sort cimport sort_ints
+from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_uniform
 from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
-    game_to_move, game_legal_moves, game_make, game_status, game_playout, game_init_tables,
-    game_playout_decisive,
+    game_to_move, game_make, game_status, game_playout, game_init_tables, game_playout_decisive,
 )
 from ttt_engine._core.algorithms.mcts cimport PLAYOUT_DECISIVE
 from ttt_engine._core.algorithms.game_actions cimport (
@@ -64,6 +61,10 @@ from ttt_engine._core.algorithms.game_actions cimport (
 )
 from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
 from ttt_engine._core.algorithms.nodes cimport PNode
+from ttt_engine._core.algorithms.puct_tree cimport (
+    PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
+    add_noise, add_pending,
+)
 
 cnp.import_array()
 game_init_tables()   # every game's lookup tables
@@ -71,225 +72,9 @@ game_init_tables()   # every game's lookup tables
 MIN_NODES = 1 + MAX_MOVES      # the root can always be expanded
 
 
-cdef struct PParams:
-    double c_puct           # exploration constant (c_base <= 0)
-    double c_base           # > 0: c(s) = c_init + log((N_s + c_base + 1) / c_base)
-    double c_init
-    double alpha            # Dirichlet noise at the root (<= 0: none)
-    double noise_fraction
-    int playouts            # uniform evaluator: random playouts per leaf
-    double playout_weight   # evaluator's value mixed with random playouts' mean result
-    int mix_playouts        # how many playouts that mean is over
-    int playout_policy      # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (mcts.pxd)
-    int expand_after        # a leaf goes to the evaluator once it has this many visits
-    bint solver             # MCTS-Solver proofs (finished games prove their nodes)
-
-
 cdef inline void* _data(cnp.ndarray a):
     """The buffer of a freshly made (C-contiguous) array."""
     return cnp.PyArray_DATA(a)
-
-
-cdef struct PTree:
-    PNode* nodes
-    PNode* alt              # compaction target (the forest's second arena)
-    int32_t cap
-    int32_t used
-
-
-# ---------------------------------------------------------------- random numbers
-cdef inline double _uniform_open(rng_t* r) noexcept nogil:
-    """Uniform in (0, 1): safe under log."""
-    return (<double>(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
-
-
-cdef inline double _normal(rng_t* r) noexcept nogil:
-    """Standard normal (Marsaglia's polar method)."""
-    cdef double u, v, s
-    while True:
-        u = 2.0 * rng_uniform(r) - 1.0
-        v = 2.0 * rng_uniform(r) - 1.0
-        s = u * u + v * v
-        if 0.0 < s < 1.0:
-            return u * sqrt(-2.0 * log(s) / s)
-
-
-cdef double _gamma(rng_t* r, double a) noexcept nogil:
-    """Gamma(a, 1) (Marsaglia and Tsang; a < 1 through Gamma(a + 1) * U**(1/a))."""
-    cdef double d, c, x, v, u
-    if a < 1.0:
-        return _gamma(r, a + 1.0) * pow(_uniform_open(r), 1.0 / a)
-    d = a - 1.0 / 3.0
-    c = 1.0 / sqrt(9.0 * d)
-    while True:
-        x = _normal(r)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        u = _uniform_open(r)
-        if u < 1.0 - 0.0331 * x * x * x * x:
-            return d * v
-        if log(u) < 0.5 * x * x + d * (1.0 - v + log(v)):
-            return d * v
-
-
-# ---------------------------------------------------------------- one tree
-cdef inline void node_init(PNode* nd, int32_t parent, int move, float prior) noexcept nogil:
-    nd.parent = parent
-    nd.first_child = -1
-    nd.visits = 0
-    nd.pending = 0
-    nd.wsum = 0.0
-    nd.prior = prior
-    nd.nchildren = 0
-    nd.proven = 0
-    nd.move = <int16_t>move
-
-
-cdef inline void tree_clear(PTree* t) noexcept nogil:
-    node_init(&t.nodes[0], -1, -1, 1.0)
-    t.used = 1
-
-
-cdef inline int32_t select_child(const PNode* nodes, const PNode* nd, const PParams* p,
-                                 bint solver) noexcept nogil:
-    """The child maximising Q + U, pending visits counted as losses; ties: first.
-    With proofs (``solver``, a constant at each call site, so the plain search
-    compiles without them): a child proven won for the player to move is taken
-    at once, proven losses are skipped, and -1 means every child is one."""
-    cdef double ns = <double>(nd.visits + nd.pending)
-    cdef double c = p.c_puct, sq = sqrt(ns), n, q, sc, best_sc = -INFINITY
-    cdef int32_t k, best = -1 if solver else nd.first_child
-    cdef const PNode* ch
-    if p.c_base > 0.0:
-        c = p.c_init + log((ns + p.c_base + 1.0) / p.c_base)
-    for k in range(nd.first_child, nd.first_child + nd.nchildren):
-        ch = &nodes[k]
-        if solver:
-            if ch.proven > 0:
-                return k
-            if ch.proven < 0:
-                continue
-        n = <double>(ch.visits + ch.pending)
-        q = (ch.wsum - ch.pending) / n if n > 0.0 else 0.0
-        sc = q + c * <double>ch.prior * sq / (1.0 + n)
-        if sc > best_sc:
-            best_sc = sc
-            best = k
-    return best
-
-
-cdef inline void propagate_proof(PNode* nodes, int32_t node) noexcept nogil:
-    """``node`` was just proven: carry the proof up while it decides the parent
-    (a child won by the player to move proves the parent lost for its own
-    mover; children all lost prove it won)."""
-    cdef int32_t parent, k
-    cdef PNode* par
-    cdef bint all_lost
-    while True:
-        parent = nodes[node].parent
-        if parent < 0:
-            return
-        par = &nodes[parent]
-        if par.proven != 0:
-            return
-        if nodes[node].proven > 0:
-            par.proven = -1
-        else:
-            all_lost = True
-            for k in range(par.first_child, par.first_child + par.nchildren):
-                if nodes[k].proven >= 0:
-                    all_lost = False
-                    break
-            if not all_lost:
-                return
-            par.proven = 1
-        node = parent
-
-
-cdef inline double terminal_value(const GameState* s, int status) noexcept nogil:
-    """A finished game's value for the side to move there."""
-    if status == GAME_DRAW:
-        return 0.0
-    return 1.0 if status - GAME_WIN_FIRST == game_to_move(s) else -1.0
-
-
-cdef inline void backup(PNode* nodes, int32_t node, double v, bint was_pending) noexcept nogil:
-    """Back ``v`` (for the side to move at ``node``) up to the root."""
-    cdef double x = -v
-    cdef PNode* nd
-    while node >= 0:
-        nd = &nodes[node]
-        if was_pending:
-            nd.pending -= 1
-        nd.visits += 1
-        nd.wsum += x
-        x = -x
-        node = nd.parent
-
-
-cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float* logits) noexcept nogil:
-    """Create ``node``'s children (position ``s``, ascending move order) with priors: the softmax of
-    ``logits`` (indexed by action) over the legal moves, or uniform when
-    ``logits`` is NULL.  Nothing when the arena has no room for them."""
-    cdef int moves[MAX_MOVES]
-    cdef double e[MAX_MOVES]
-    cdef int n = game_legal_moves(s, moves), i
-    cdef int32_t first
-    cdef double m = -INFINITY, total = 0.0
-    if n == 0 or t.used + n > t.cap:
-        return
-    # children in ascending move order, the order of ``Board.legal_moves``
-    # (UTTT generates moves board by board; the others are already sorted)
-    sort_ints(moves, n)
-    first = t.used
-    t.used += n
-    t.nodes[node].first_child = first
-    t.nodes[node].nchildren = <uint8_t>n
-    if logits == NULL:
-        for i in range(n):
-            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
-        return
-    for i in range(n):
-        e[i] = <double>logits[game_move_to_action(s, moves[i])]
-        if e[i] > m:
-            m = e[i]
-    if m == -INFINITY:          # every legal logit -inf: no preference at all
-        for i in range(n):
-            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
-        return
-    for i in range(n):
-        e[i] = exp(e[i] - m)
-        total += e[i]
-    for i in range(n):
-        node_init(&t.nodes[first + i], node, moves[i], <float>(e[i] / total))
-
-
-cdef inline void add_noise(PTree* t, const PParams* p, rng_t* rng) noexcept nogil:
-    """Root priors <- (1 - f) P + f eta, eta ~ Dirichlet(alpha) over the root's children."""
-    cdef PNode* root = &t.nodes[0]
-    cdef double g[MAX_MOVES]
-    cdef double total = 0.0
-    cdef int i, n = root.nchildren
-    if n <= 0 or p.alpha <= 0.0:
-        return
-    for i in range(n):
-        g[i] = _gamma(rng, p.alpha)
-        total += g[i]
-    if total <= 0.0:
-        return
-    for i in range(n):
-        t.nodes[root.first_child + i].prior = <float>(
-            (1.0 - p.noise_fraction) * t.nodes[root.first_child + i].prior
-            + p.noise_fraction * g[i] / total)
-
-
-cdef inline void add_pending(PNode* nodes, int32_t node) noexcept nogil:
-    """A virtual loss on every node from ``node`` up to the root."""
-    while node >= 0:
-        nodes[node].pending += 1
-        node = nodes[node].parent
 
 
 cdef enum:

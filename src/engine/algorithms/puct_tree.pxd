@@ -1,0 +1,194 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""One PUCT tree (puct.pyx): its search parameters, its arena and the
+operations on its nodes -- selection, expansion with the evaluator's priors,
+back-up, proofs (MCTS-Solver), virtual losses and the root's Dirichlet noise.
+``puct.pyx`` builds the forests, the leaf gathering and self-play on them."""
+from libc.stdint cimport uint8_t, int16_t, int32_t
+from libc.math cimport sqrt, log, exp, INFINITY
+
+from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.core.sample cimport sample_gamma
+from ttt_engine._core.core.sort cimport sort_ints
+from ttt_engine._core.algorithms.game cimport (
+    GameState, MAX_MOVES, GAME_DRAW, GAME_WIN_FIRST, game_to_move, game_legal_moves,
+)
+from ttt_engine._core.algorithms.game_actions cimport game_move_to_action
+from ttt_engine._core.algorithms.nodes cimport PNode
+
+
+cdef struct PParams:
+    double c_puct           # exploration constant (c_base <= 0)
+    double c_base           # > 0: c(s) = c_init + log((N_s + c_base + 1) / c_base)
+    double c_init
+    double alpha            # Dirichlet noise at the root (<= 0: none)
+    double noise_fraction
+    int playouts            # uniform evaluator: random playouts per leaf
+    double playout_weight   # evaluator's value mixed with random playouts' mean result
+    int mix_playouts        # how many playouts that mean is over
+    int playout_policy      # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (mcts.pxd)
+    int expand_after        # a leaf goes to the evaluator once it has this many visits
+    bint solver             # MCTS-Solver proofs (finished games prove their nodes)
+
+
+cdef struct PTree:
+    PNode* nodes
+    PNode* alt              # compaction target (the forest's second arena)
+    int32_t cap
+    int32_t used
+
+
+cdef inline void node_init(PNode* nd, int32_t parent, int move, float prior) noexcept nogil:
+    nd.parent = parent
+    nd.first_child = -1
+    nd.visits = 0
+    nd.pending = 0
+    nd.wsum = 0.0
+    nd.prior = prior
+    nd.nchildren = 0
+    nd.proven = 0
+    nd.move = <int16_t>move
+
+
+cdef inline void tree_clear(PTree* t) noexcept nogil:
+    node_init(&t.nodes[0], -1, -1, 1.0)
+    t.used = 1
+
+
+cdef inline int32_t select_child(const PNode* nodes, const PNode* nd, const PParams* p,
+                                 bint solver) noexcept nogil:
+    """The child maximising Q + U, pending visits counted as losses; ties: first.
+    With proofs (``solver``, a constant at each call site, so the plain search
+    compiles without them): a child proven won for the player to move is taken
+    at once, proven losses are skipped, and -1 means every child is one."""
+    cdef double ns = <double>(nd.visits + nd.pending)
+    cdef double c = p.c_puct, sq = sqrt(ns), n, q, sc, best_sc = -INFINITY
+    cdef int32_t k, best = -1 if solver else nd.first_child
+    cdef const PNode* ch
+    if p.c_base > 0.0:
+        c = p.c_init + log((ns + p.c_base + 1.0) / p.c_base)
+    for k in range(nd.first_child, nd.first_child + nd.nchildren):
+        ch = &nodes[k]
+        if solver:
+            if ch.proven > 0:
+                return k
+            if ch.proven < 0:
+                continue
+        n = <double>(ch.visits + ch.pending)
+        q = (ch.wsum - ch.pending) / n if n > 0.0 else 0.0
+        sc = q + c * <double>ch.prior * sq / (1.0 + n)
+        if sc > best_sc:
+            best_sc = sc
+            best = k
+    return best
+
+
+cdef inline void propagate_proof(PNode* nodes, int32_t node) noexcept nogil:
+    """``node`` was just proven: carry the proof up while it decides the parent
+    (a child won by the player to move proves the parent lost for its own
+    mover; children all lost prove it won)."""
+    cdef int32_t parent, k
+    cdef PNode* par
+    cdef bint all_lost
+    while True:
+        parent = nodes[node].parent
+        if parent < 0:
+            return
+        par = &nodes[parent]
+        if par.proven != 0:
+            return
+        if nodes[node].proven > 0:
+            par.proven = -1
+        else:
+            all_lost = True
+            for k in range(par.first_child, par.first_child + par.nchildren):
+                if nodes[k].proven >= 0:
+                    all_lost = False
+                    break
+            if not all_lost:
+                return
+            par.proven = 1
+        node = parent
+
+
+cdef inline double terminal_value(const GameState* s, int status) noexcept nogil:
+    """A finished game's value for the side to move there."""
+    if status == GAME_DRAW:
+        return 0.0
+    return 1.0 if status - GAME_WIN_FIRST == game_to_move(s) else -1.0
+
+
+cdef inline void backup(PNode* nodes, int32_t node, double v, bint was_pending) noexcept nogil:
+    """Back ``v`` (for the side to move at ``node``) up to the root."""
+    cdef double x = -v
+    cdef PNode* nd
+    while node >= 0:
+        nd = &nodes[node]
+        if was_pending:
+            nd.pending -= 1
+        nd.visits += 1
+        nd.wsum += x
+        x = -x
+        node = nd.parent
+
+
+cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float* logits) noexcept nogil:
+    """Create ``node``'s children (position ``s``, ascending move order) with priors: the softmax of
+    ``logits`` (indexed by action) over the legal moves, or uniform when
+    ``logits`` is NULL.  Nothing when the arena has no room for them."""
+    cdef int moves[MAX_MOVES]
+    cdef double e[MAX_MOVES]
+    cdef int n = game_legal_moves(s, moves), i
+    cdef int32_t first
+    cdef double m = -INFINITY, total = 0.0
+    if n == 0 or t.used + n > t.cap:
+        return
+    # children in ascending move order, the order of ``Board.legal_moves``
+    # (UTTT generates moves board by board; the others are already sorted)
+    sort_ints(moves, n)
+    first = t.used
+    t.used += n
+    t.nodes[node].first_child = first
+    t.nodes[node].nchildren = <uint8_t>n
+    if logits == NULL:
+        for i in range(n):
+            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
+        return
+    for i in range(n):
+        e[i] = <double>logits[game_move_to_action(s, moves[i])]
+        if e[i] > m:
+            m = e[i]
+    if m == -INFINITY:          # every legal logit -inf: no preference at all
+        for i in range(n):
+            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
+        return
+    for i in range(n):
+        e[i] = exp(e[i] - m)
+        total += e[i]
+    for i in range(n):
+        node_init(&t.nodes[first + i], node, moves[i], <float>(e[i] / total))
+
+
+cdef inline void add_noise(PTree* t, const PParams* p, rng_t* rng) noexcept nogil:
+    """Root priors <- (1 - f) P + f eta, eta ~ Dirichlet(alpha) over the root's children."""
+    cdef PNode* root = &t.nodes[0]
+    cdef double g[MAX_MOVES]
+    cdef double total = 0.0
+    cdef int i, n = root.nchildren
+    if n <= 0 or p.alpha <= 0.0:
+        return
+    for i in range(n):
+        g[i] = sample_gamma(rng, p.alpha)
+        total += g[i]
+    if total <= 0.0:
+        return
+    for i in range(n):
+        t.nodes[root.first_child + i].prior = <float>(
+            (1.0 - p.noise_fraction) * t.nodes[root.first_child + i].prior
+            + p.noise_fraction * g[i] / total)
+
+
+cdef inline void add_pending(PNode* nodes, int32_t node) noexcept nogil:
+    """A virtual loss on every node from ``node`` up to the root."""
+    while node >= 0:
+        nodes[node].pending += 1
+        node = nodes[node].parent
