@@ -39,10 +39,6 @@ KNOWN_LAZY_EDGES = {
     ("ttt_engine.games", "ttt_engine.clobber_play"): "registry engine factories",
     ("ttt_engine.games", "ttt_engine.quixo"): "registry engine factories",
     ("ttt_engine.games", "ttt_engine.analysis"): "Game.analyse",
-    # exact values of 3x3 and 4x4 Quixo come from its retrograde solution
-    # (alpha-beta cannot finish them), imported only for a Quixo board
-    ("ttt_engine.search.depth_first", "ttt_engine.quixo"):
-        "search.solve / exact_move_values on Quixo",
 }
 
 
@@ -155,7 +151,7 @@ def test_the_graph_sees_the_imports():
     assert "ttt_engine._modelfile" in graph["ttt_engine.qagent"]
     assert "ttt_engine._util" in graph["ttt_engine._parallel"]
     assert "ttt_engine.envs._games" in graph["ttt_engine.envs._batch"]
-    assert "ttt_engine.quixo" in _graph(lazy=True)["ttt_engine.search.depth_first"]  # _quixo_values
+    assert "ttt_engine.evaluators" in _graph(lazy=True)["ttt_engine.search.puct"]   # in functions
     assert len(graph) > 60
 
 
@@ -250,11 +246,13 @@ print("\\n".join(sorted(m for m in sys.modules if m.startswith("ttt_engine"))))
 
 
 def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
-    """``ttt_engine.search`` imports no game-specific Python module for a
-    Tic-Tac-Toe search: not the game modules, solvers, learners nor the
-    registry.  (The compiled search modules themselves load every game's
-    ``Board`` module when they load: Cython's fused-type dispatch needs all
-    four types; that is all of the other games that is loaded.)"""
+    """``ttt_engine.search`` loads no other game's Python module for a
+    Tic-Tac-Toe search, no solver and no learner: beside the search and its
+    helpers, only the registry and Tic-Tac-Toe's own module, asked whether the
+    game answers exact values itself.  (The compiled search modules
+    themselves load every game's ``Board`` module when they load: Cython's
+    fused-type dispatch needs all four types; that is all of the other games
+    that is loaded.)"""
     out = subprocess.run([sys.executable, "-c", _TTT_SOLVE], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
@@ -262,8 +260,10 @@ def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
     python_layer = {m for m in loaded if not m.startswith("ttt_engine._core")}
     search = {"ttt_engine.search"} | {f"ttt_engine.search.{m}" for m in
                                        ("common", "depth_first", "endgame", "mcts", "puct")}
-    assert python_layer == search | {"ttt_engine", "ttt_engine._util",
-                                     "ttt_engine._parallel"}, python_layer
+    registry = {"ttt_engine.games", "ttt_engine._registry", "ttt_engine._game_text"}
+    ttt = {"ttt_engine.ttt", "ttt_engine._verbs", "ttt_engine.engines"}   # and what it imports
+    assert python_layer == search | registry | ttt | {"ttt_engine", "ttt_engine._util",
+                                                      "ttt_engine._parallel"}, python_layer
     compiled = {m for m in loaded if m.startswith("ttt_engine._core.")
                 and not m.endswith(("._core.games", "._core.algorithms"))}
     allowed = {"ttt_engine._core.algorithms.alphabeta", "ttt_engine._core.algorithms.mcts",
@@ -273,15 +273,14 @@ def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
 
 
 def test_search_names_no_game_module_but_its_warm_up_game():
-    """``ttt_engine.search`` tells games apart by ``_util.board_game`` (no
-    import): it imports no other game's board module and not the registry;
-    the one game module it imports is Quixo's, lazily, for that game's exact
-    values (:data:`KNOWN_LAZY_EDGES`)."""
+    """``ttt_engine.search`` asks the registry (``ttt_engine.games``) for a
+    game's facts: it imports no game's module and no other game's board
+    module."""
     modules = _modules()
     found = {t for name in modules if name.split(".")[:2] == ["ttt_engine", "search"]
              for t, _line, _lazy in _imports(modules[name], name, modules)}
     games = {t for t in found if t.startswith("ttt_engine._core.games")}
     assert games == {"ttt_engine._core.games.ttt"}, games     # the warm-up search's board
-    assert "ttt_engine.games" not in found
-    assert {"ttt_engine.quixo"} == found & {"ttt_engine.ttt", "ttt_engine.uttt",
-                                            "ttt_engine.clobber", "ttt_engine.quixo"}
+    assert "ttt_engine.games" in found
+    assert not found & {"ttt_engine.ttt", "ttt_engine.uttt", "ttt_engine.clobber",
+                        "ttt_engine.quixo", "ttt_engine.connect4"}

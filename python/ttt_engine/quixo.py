@@ -352,8 +352,10 @@ def solved_move_values(board):
             v = 0.0 if w == "draw" else (WIN_SCORE - 1.0 if w == me else -(WIN_SCORE - 1.0))
         else:
             value, plies = sol.value(child)          # for the opponent, to move there
-            v = {"loss": WIN_SCORE - (plies + 1), "win": -(WIN_SCORE - (plies + 1)),
-                 "draw": 0.0}[value]
+            if value == "draw":                      # no distance to the end (plies is None)
+                v = 0.0
+            else:
+                v = WIN_SCORE - (plies + 1) if value == "loss" else -(WIN_SCORE - (plies + 1))
         values[m] = float(v)
     return values
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import threading
 
+from ttt_engine import games
 from ttt_engine._util import board_game, check_int, check_seconds
-from ttt_engine.search.common import (MAX_PLY, WIN_SCORE, SearchResult, _check_board, _dispatch,
+from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _dispatch,
                                       _OneSearchAtATime)
 
 from ttt_engine._core.algorithms import alphabeta as _ab
@@ -174,8 +175,8 @@ def refuse_unbounded(board, who):
     Tic-Tac-Toe and 5x5 Quixo never, Clobber up to ``clobber.EXHAUSTIVE_STONES``
     stones, Connect Four from ``connect4.EXHAUSTIVE_PLIES`` discs on; finished
     games always).  The message points to the game's ``solve``, which takes a
-    node or time limit.  (3x3 and 4x4 Quixo are answered from the retrograde
-    solution: see :func:`_quixo_values`.)"""
+    node or time limit.  (A game may answer some boards an exhaustive search
+    cannot finish: see :func:`_exact_values`.)"""
     reason = board.exhaustive_limit()
     if reason is not None:
         raise ValueError(f"{who}: {reason}; use ttt_engine.{board_game(board)}.solve(board, "
@@ -183,38 +184,22 @@ def refuse_unbounded(board, who):
                          "limit is hit")
 
 
-def _quixo_small(board):
-    return board_game(board) == "quixo" and board.size in (3, 4)
-
-
-def _quixo_values(board):
-    """``{move: score}`` of a 3x3 or 4x4 Quixo position from the retrograde
-    solution, scored as :func:`move_values` scores (a win in ``p`` plies
-    ``WIN_SCORE - p``; the move cap is ignored there, as in ``quixo.solve``)."""
-    from ttt_engine import quixo
-    sol = quixo.solution(board.size)
-    me = board.to_move
-    values = {}
-    for m in board.legal_moves:
-        child = board.copy()
-        child.push(m)
-        if child.is_terminal():
-            w = child.winner
-            v = 0.0 if w == "draw" else (WIN_SCORE - 1.0 if w == me else -(WIN_SCORE - 1.0))
-        else:
-            value, plies = sol.value(child)          # for the opponent, to move there
-            v = {"loss": WIN_SCORE - (plies + 1), "win": -(WIN_SCORE - (plies + 1)),
-                 "draw": 0.0}[value]
-        values[m] = float(v)
-    return values
+def _exact_values(board):
+    """``{move: exact score}`` of ``board`` as its game answers it without a
+    search (``Game.exact_values``; e.g. 3x3 and 4x4 Quixo from the retrograde
+    solution, which alpha-beta cannot finish), scored as :func:`move_values`
+    scores; None when the game has no such answer for it."""
+    answer = games.of_board(board).exact_values
+    return None if answer is None else answer(board)
 
 
 def exact_move_values(board, searcher=None, who="move_values"):
     """``{move: exact score}`` for every legal move of a board the exact
     engines finish (:func:`refuse_unbounded` otherwise)."""
     refuse_unbounded(board, who)
-    if _quixo_small(board):
-        return _quixo_values(board)
+    values = _exact_values(board)
+    if values is not None:
+        return values
     values, exact = move_values(board, searcher=searcher)
     if not exact:
         raise ValueError(f"{who}: position not solved within {MAX_PLY} plies")
@@ -233,9 +218,10 @@ def solve(board):
     than ``clobber.EXHAUSTIVE_STONES`` stones."""
     _check_board(board)
     refuse_unbounded(board, "solve")
-    if _quixo_small(board):
-        from ttt_engine import quixo
-        return quixo.solve(board).outcome
+    if not board.is_terminal():
+        values = _exact_values(board)
+        if values is not None:
+            return max(_sign(v) for v in values.values())
     r = alphabeta(board)
     if not r.exact:
         raise ValueError(f"position not solved within {MAX_PLY} plies")

@@ -6,34 +6,42 @@ from __future__ import annotations
 
 import time as _time
 
-from ttt_engine import _parallel
-from ttt_engine._util import board_game, game_title
+from ttt_engine import _parallel, games
+from ttt_engine._util import game_title
 from ttt_engine.search.depth_first import _run, alphabeta
 
 
 def endgame_empty_cells(board):
-    """Empty cells in the open local boards of an Ultimate Tic-Tac-Toe board."""
-    cells, open_boards = board.cells, board.local_winners
-    return sum(1 for m in range(81) if cells[m] == 0
-               and open_boards[(m // 27) * 3 + (m % 9) // 3] is None)
+    """The empty cells of ``board`` that the exact endgame solve counts (the
+    game's ``endgame_cells``: in Ultimate Tic-Tac-Toe those of the open local
+    boards); ``ValueError`` for a game without an endgame solve."""
+    cells = games.of_board(board).endgame_cells
+    if cells is None:
+        raise ValueError(f"{game_title(board)} has no exact endgame solve")
+    return cells(board)
 
 
-def _check_endgame_game(who, board):
-    if board_game(board) != "uttt":
-        raise ValueError(f"{who} endgame= applies to Ultimate Tic-Tac-Toe only, not "
+def _endgame_cells(who, board):
+    """The game's count of the cells the endgame solve looks at; a
+    ``ValueError`` naming ``who`` if the game has no endgame solve."""
+    cells = games.of_board(board).endgame_cells
+    if cells is None:
+        # the games that have one, from the registry (this loads every game: an error path)
+        having = " or ".join(g.title for g in games.GAMES.values() if g.endgame_cells is not None)
+        raise ValueError(f"{who} endgame= applies to {having} only, not "
                          f"{game_title(board)}; use endgame=0")
+    return cells
 
 
 def endgame_solve(who, board, endgame, limit, searcher=None, stop=None):
     """``(result, seconds)``: the exact alpha-beta result of ``board`` if it
     has at most ``endgame`` empty cells and the solve proves its value within
-    ``limit`` seconds, else ``(None, seconds spent)``.  UTTT only (a
-    ``ValueError`` naming ``who`` on another game).  ``searcher``: the
-    :class:`ABSearcher` to use (None: this thread's); ``stop``: a shared stop
-    flag that ends the solve early (unproven), for a solve in a thread that
-    does not see Ctrl-C."""
-    _check_endgame_game(who, board)
-    if endgame_empty_cells(board) > endgame:
+    ``limit`` seconds, else ``(None, seconds spent)``.  A ``ValueError``
+    naming ``who`` for a game without an endgame solve (``Game.endgame_cells``).
+    ``searcher``: the :class:`ABSearcher` to use (None: this thread's);
+    ``stop``: a shared stop flag that ends the solve early (unproven), for a
+    solve in a thread that does not see Ctrl-C."""
+    if _endgame_cells(who, board)(board) > endgame:
         return None, 0.0
     # alphabeta(board, time_limit=limit, searcher=searcher), watching ``stop``
     r = _run(board, 2, None, 0, True, True, True, limit, True, searcher, pvs=True, stop=stop)
@@ -119,8 +127,7 @@ def endgame_search_beside(who, board, endgame, share, t, search_tree, won, searc
     is a proven loss, the
     next of ``ranked()`` (the tree's moves, most visited first) that is not
     is played."""
-    _check_endgame_game(who, board)
-    if endgame_empty_cells(board) > endgame:
+    if _endgame_cells(who, board)(board) > endgame:
         return search_tree(t, 0, None), None
     start = _time.perf_counter()
     solved = []
