@@ -13,13 +13,13 @@ user's would be; their start-up times are printed separately.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import os
 import statistics
 import sys
 import time
 
+from ttt_engine._parallel import process_pool
 from ttt_engine._util import atomic_write
 from ttt_engine.tournament import SerialExecutor, round_robin
 
@@ -46,7 +46,7 @@ def main(argv=None):
 
     load0 = os.getloadavg()
     t0 = time.perf_counter()
-    pool = cf.ProcessPoolExecutor(max_workers=2)
+    pool = process_pool(2)
     list(pool.map(abs, range(4)))
     pool_start = time.perf_counter() - t0
     client = cluster = None

@@ -1,11 +1,11 @@
 """Parameter sweeps: reproducible, resumable, exact Q-learning measures per run."""
-import concurrent.futures as cf
 import csv
 import io
 import json
 
 import pytest
 import ttt_engine
+from ttt_engine._parallel import process_pool
 from ttt_engine.tournament import SerialExecutor, SweepError, qlearning_sweep, sweep
 from ttt_engine.tournament.sweep import qlearning_run, run_seed
 
@@ -45,7 +45,7 @@ def test_sweep_grid_repeats_and_seeds():
 def test_sweep_same_on_process_pool():
     grid = {"x": [1, 2, 3], "y": [0]}
     a = sweep(noisy, grid, 2, seed=9, executor=SerialExecutor(), progress=False)
-    with cf.ProcessPoolExecutor(2) as ex:
+    with process_pool(2) as ex:
         b = sweep(noisy, grid, 2, seed=9, executor=ex, progress=False)
     assert a.rows == b.rows
 

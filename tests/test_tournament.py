@@ -1,10 +1,10 @@
 """Round-robin tournaments: reproducible on every executor, resumable, robust to failures."""
-import concurrent.futures as cf
 import json
 import os
 
 import pytest
 from ttt_engine import uttt
+from ttt_engine._parallel import process_pool
 from ttt_engine.agents import MCTSAgent, RandomAgent
 from ttt_engine.tournament import (
     Entrant,
@@ -31,7 +31,7 @@ def serial_result():
 
 @pytest.fixture(scope="module")
 def pool():
-    with cf.ProcessPoolExecutor(max_workers=2) as ex:
+    with process_pool(2) as ex:
         yield ex
 
 
@@ -91,7 +91,7 @@ def test_factories_and_picklable_agents():
     r = round_robin(uttt.Board, ents, 2, seed=1, executor=SerialExecutor(), progress=False)
     assert r.names == ("mcts", "rand", "rand2", "inst") and r.games == 12
     # an agent instance is copied for each game and reset with the game's seed
-    with cf.ProcessPoolExecutor(2) as ex:
+    with process_pool(2) as ex:
         r2 = round_robin(uttt.Board, ents, 2, seed=1, executor=ex, progress=False)
     assert r2.table_by_colour == r.table_by_colour
 

@@ -13,10 +13,24 @@ one-element ``stop`` array; the compiled loops watch it
 stops with an exception (a ``KeyboardInterrupt`` in its own part or while
 waiting for the workers), so every worker stops within a millisecond and the
 exception is raised once all of them have finished.
+
+Two more things every parallel path of the package shares live here:
+
+- :func:`process_pool`: the one way the package (and its tests and benchmarks)
+  makes a local process pool.  Its workers start by ``forkserver`` (``spawn``
+  where that does not exist), never by a plain ``fork`` of this process: once a
+  threaded library runs here (JAX, OpenBLAS, the engine's own worker threads),
+  a forked child inherits locks those threads held and can hang.  So whatever
+  goes to the pool must pickle by reference: module-level functions and
+  classes, never closures.
+- :func:`one_blas_thread`: numpy's BLAS pinned to one thread for a block
+  (the network's small products), through ``threadpoolctl``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
 import warnings
 
@@ -24,7 +38,8 @@ import numpy as np
 
 from ttt_engine._util import check_int
 
-__all__ = ["MAX_THREADS", "check_threads", "cores", "run_parts", "split_counts", "split_seeds"]
+__all__ = ["MAX_THREADS", "check_threads", "cores", "one_blas_thread", "process_context",
+           "process_pool", "run_parts", "split_counts", "split_seeds"]
 
 #: Upper bound of ``threads=``: far above any core count; guards against typos.
 MAX_THREADS = 256
@@ -134,3 +149,89 @@ def run_parts(fn, parts, stop=None):
         if exc is not None:
             raise exc
     return results
+
+
+# ------------------------------------------------------------------ processes
+def process_context():
+    """The :mod:`multiprocessing` context of the package's worker processes:
+    ``forkserver`` where it exists, except on macOS, whose system libraries are
+    not safe to fork either (there, as on Windows, ``spawn``, the platform's
+    default).  Either way a worker starts from a clean single-threaded
+    interpreter and imports what its tasks need."""
+    import multiprocessing
+    if sys.platform != "darwin" and "forkserver" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+def process_pool(workers, initializer=None, initargs=()):
+    """A :class:`concurrent.futures.ProcessPoolExecutor` of ``workers``
+    processes started by :func:`process_context`."""
+    import concurrent.futures
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers,
+                                                  mp_context=process_context(),
+                                                  initializer=initializer, initargs=initargs)
+
+
+# ------------------------------------------------------------------ BLAS threads
+_BLAS_LOCK = threading.Lock()
+_blas_users = 0         # blocks inside one_blas_thread() now, over every thread
+_blas_restore = []      # (library, previous count) to apply when the last block leaves
+_blas_libraries = None
+_release_openblas = None
+
+
+def _blas():
+    """threadpoolctl's controllers of the BLAS libraries loaded in this process
+    (found once: the search reads every loaded library, far too slow to repeat
+    for each evaluation)."""
+    global _blas_libraries, _release_openblas
+    if _blas_libraries is None:
+        import numpy  # noqa: F401  (loads numpy's BLAS before it is looked for)
+        import threadpoolctl
+
+        # threadpoolctl (3.8 on) lets only the thread that last set a process-wide
+        # OpenBLAS pool set it again until that thread lets go; the first block to
+        # enter and the last to leave may run in different threads, so each lets go
+        openblas = getattr(threadpoolctl, "OpenBLASController", None)
+        _release_openblas = getattr(openblas, "clear_controlling_thread", None) or (lambda: None)
+        _blas_libraries = threadpoolctl.ThreadpoolController().select(
+            user_api="blas").lib_controllers
+    return _blas_libraries
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Run the block with numpy's BLAS on one thread.
+
+    OpenBLAS splits even a 64x256 product over every core; on a busy or shared
+    machine the threads then wait for each other and a network evaluation
+    becomes ten to twenty times slower than on one thread.  The setting is
+    process-wide, so blocks in several threads share it: the first to enter
+    sets one thread, the last to leave restores the previous counts (a block
+    never runs with the count another thread restored).  Where threadpoolctl
+    finds no BLAS it can control, the block runs unchanged."""
+    global _blas_users, _blas_restore
+    libraries = _blas()
+    with _BLAS_LOCK:
+        if _blas_users == 0:
+            _blas_restore = []
+            for lib in libraries:
+                n = lib.num_threads
+                if n is not None and n != 1:
+                    lib.set_num_threads(1)
+                    _blas_restore.append((lib, n))
+            if _blas_restore:
+                _release_openblas()
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _blas_users -= 1
+            if _blas_users == 0:
+                for lib, n in _blas_restore:
+                    lib.set_num_threads(n)
+                if _blas_restore:
+                    _release_openblas()
+                _blas_restore = []

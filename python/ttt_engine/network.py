@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from ttt_engine import _blas, _modelfile, _util, games
+from ttt_engine import _modelfile, _parallel, _util, games
 
 __all__ = ["Network", "DEFAULT_HIDDEN"]
 
@@ -281,7 +281,7 @@ class Network:
         bufs = self._buffers(batch)
         x = bufs[0]
         np.copyto(x, obs.reshape(batch, self.input_size), casting="unsafe")
-        with _blas.one_thread():
+        with _parallel.one_blas_thread():
             for (w, b), h in zip(self._trunk, bufs[1:]):
                 np.matmul(x, w, out=h)
                 h += b

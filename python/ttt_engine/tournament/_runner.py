@@ -13,6 +13,7 @@ import sys
 import threading
 import traceback
 
+from ttt_engine._parallel import process_pool
 from ttt_engine._util import check_output_path, resolve_seed
 
 __all__ = ["ResultsFile", "open_results", "SerialExecutor", "check_executor", "check_picklable", "default_executor", "run_tasks"]
@@ -46,14 +47,15 @@ class SerialExecutor(cf.Executor):
 
 
 def default_executor(workers=None):
-    """A local :class:`~concurrent.futures.ProcessPoolExecutor` with ``workers``
-    processes (default: one per core); ``workers=1`` gives a :class:`SerialExecutor`."""
+    """A local process pool (:func:`ttt_engine._parallel.process_pool`) with
+    ``workers`` processes (default: one per core); ``workers=1`` gives a
+    :class:`SerialExecutor`."""
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
             else (os.cpu_count() or 1)
     if workers <= 1:
         return SerialExecutor()
-    return cf.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    return process_pool(workers, initializer=_ignore_sigint)
 
 
 def _ignore_sigint():

@@ -1,0 +1,121 @@
+"""The shared parallel helpers: process pools that never fork a threaded process,
+and numpy's BLAS pinned to one thread around the network's products."""
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from ttt_engine import _parallel
+from ttt_engine._parallel import one_blas_thread, process_context, process_pool
+
+
+def loaded(module):
+    """Run in a pool worker: whether ``module`` is imported there."""
+    return module in sys.modules
+
+
+def square_plus_seed(x, seed):
+    return x * x + np.random.default_rng(seed).integers(1000)
+
+
+def test_pool_workers_start_clean_not_forked():
+    method = process_context().get_start_method()
+    assert method == ("forkserver" if sys.platform.startswith("linux") else "spawn")
+    # a fork would inherit this process's modules; a clean worker imports only what it needs
+    import colorsys  # noqa: F401  (a module nothing in a worker imports)
+    with process_pool(2) as pool:
+        assert pool.submit(loaded, "colorsys").result() is False
+        assert pool.submit(loaded, "ttt_engine._parallel").result() is True
+
+
+def test_pool_results_match_serial():
+    args = [(x, s) for x, s in zip(range(6), range(10, 16))]
+    with process_pool(2) as pool:
+        got = list(pool.map(square_plus_seed, *zip(*args)))
+    assert got == [square_plus_seed(x, s) for x, s in args]
+
+
+def test_default_executor_is_the_shared_pool():
+    from ttt_engine.tournament import SerialExecutor, default_executor
+    assert isinstance(default_executor(1), SerialExecutor)
+    ex = default_executor(2)
+    try:
+        assert ex._mp_context.get_start_method() == process_context().get_start_method()
+    finally:
+        ex.shutdown()
+
+
+def _blas_threads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    counts = [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+              if lib["user_api"] == "blas"]
+    if not counts:
+        pytest.skip("numpy's BLAS has no thread control threadpoolctl knows")
+    return counts
+
+
+@pytest.fixture
+def two_blas_threads():
+    """numpy's BLAS on two threads for the test (one thread would hide a missed
+    restore), set as one_blas_thread sets it: from any thread, then let go."""
+    _blas_threads()
+    libraries = _parallel._blas()
+    before = [lib.num_threads for lib in libraries]
+
+    def set_all(counts):
+        for lib, n in zip(libraries, counts):
+            lib.set_num_threads(n)
+        _parallel._release_openblas()
+
+    set_all([2] * len(libraries))
+    assert set(_blas_threads()) == {2}
+    yield
+    set_all(before)
+
+
+def test_one_blas_thread_sets_and_restores(two_blas_threads):
+    with one_blas_thread():
+        assert set(_blas_threads()) == {1}
+        with one_blas_thread():
+            assert set(_blas_threads()) == {1}
+        assert set(_blas_threads()) == {1}
+    assert set(_blas_threads()) == {2}
+    with pytest.raises(KeyError):
+        with one_blas_thread():
+            raise KeyError("x")
+    assert set(_blas_threads()) == {2} and _parallel._blas_users == 0
+
+
+def test_blocks_in_two_threads_share_one_setting(two_blas_threads):
+    """The first block enters in one thread, the last to leave is in another:
+    no block runs with a count restored by the other, and the count comes back."""
+    a_in, b_in, a_out, b_out = (threading.Event() for _ in range(4))
+    seen = {}
+
+    def first():
+        with one_blas_thread():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+        b_out.wait(10)          # alive until the other thread has restored the count
+
+    def second():
+        a_in.wait(10)
+        with one_blas_thread():
+            b_in.set()
+            a_out.wait(10)
+            seen["inside"] = _blas_threads()
+        seen["after"] = _blas_threads()
+        b_out.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert seen == {"inside": [1] * len(seen["inside"]), "after": [2] * len(seen["after"])}
+    # and the thread that entered first can set it again
+    with one_blas_thread():
+        assert set(_blas_threads()) == {1}
+    assert set(_blas_threads()) == {2}
