@@ -12,6 +12,10 @@ the directory layout, so the sources must appear to it as a package called
 ``ttt_engine``.  The fixed repository layout keeps them in ``src/engine``;
 we therefore point Cython at ``build/cython/ttt_engine``, a directory symlink
 to ``src/engine`` created here (build output, never committed).
+
+Making the source archive (``sdist``) or reading the metadata (``egg_info``,
+``dist_info``) compiles and generates nothing: MANIFEST.in lists the sources,
+and the build from the archive renders and compiles them (docs/release.md).
 """
 import glob
 import os
@@ -19,8 +23,6 @@ import re
 import runpy
 import sys
 
-import numpy
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -118,14 +120,17 @@ def _generate():
             _write_if_changed(template[:-len(".tp")], text)
 
 
-os.chdir(HERE)
-_make_mirror()
-_generate()
-
 # -O3 but no -march=native: FMA contraction would change Q values between machines.
 COMPILE_ARGS = ["-O3", "-fno-strict-aliasing"]
 if sys.platform == "win32":  # pragma: no cover - MSVC spelling
     COMPILE_ARGS = ["/O2"]
+
+#: the commands that only list or package the sources
+SOURCES_ONLY = {"sdist", "egg_info", "dist_info"}
+#: the commands that build, even when one of the above comes with them
+BUILDS = {"build", "build_ext", "build_py", "bdist", "bdist_wheel", "bdist_egg", "install",
+          "develop", "editable_wheel"}
+
 
 def _module(path):
     """``src/engine/a/b.pyx`` -> ``ttt_engine._core.a.b``."""
@@ -140,24 +145,33 @@ def _output_dir(module):
     return module
 
 
-extensions = [
-    Extension(
-        _output_dir(_module(path)),
-        [os.path.join(MIRROR, os.path.relpath(path, SRC))],
-        include_dirs=[numpy.get_include()],
-        extra_compile_args=COMPILE_ARGS,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    )
-    for path in sorted(glob.glob(os.path.join(SRC, "**", "*.pyx"), recursive=True))
-]
-
-setup(
-    ext_modules=cythonize(
+def _extensions():
+    """Render the templates and cythonize every ``.pyx``: the compiled modules."""
+    import numpy
+    from Cython.Build import cythonize
+    _make_mirror()
+    _generate()
+    extensions = [
+        Extension(
+            _output_dir(_module(path)),
+            [os.path.join(MIRROR, os.path.relpath(path, SRC))],
+            include_dirs=[numpy.get_include()],
+            extra_compile_args=COMPILE_ARGS,
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        )
+        for path in sorted(glob.glob(os.path.join(SRC, "**", "*.pyx"), recursive=True))
+    ]
+    return cythonize(
         extensions,
         include_path=[MIRROR_ROOT],
         language_level=3,
         annotate=bool(os.environ.get("TTT_ENGINE_ANNOTATE")),
         compiler_directives={"embedsignature": True},
         nthreads=int(os.environ.get("TTT_ENGINE_BUILD_JOBS", "0")),
-    ),
-)
+    )
+
+
+os.chdir(HERE)
+_arguments = set(sys.argv[1:])
+_sources_only = bool(_arguments & SOURCES_ONLY) and not _arguments & BUILDS
+setup(ext_modules=[] if _sources_only else _extensions())
