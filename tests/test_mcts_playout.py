@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import pytest
-from ttt_engine import _parallel, clobber, games, quixo, uttt
+from ttt_engine import _parallel, clobber, engines, games, quixo, uttt
 from ttt_engine import Board as TTTBoard
 from ttt_engine._core.algorithms import mcts as _mcts
 from ttt_engine.agents import AZAgent, MCTSAgent
@@ -184,7 +184,7 @@ def test_best_preset_plays_and_refuses_foreign_options(key, monkeypatch):
     assert g.make_agent("best", simulations=400, seed=1).threads == cores
     if key in games.BEST_AZ:       # on a time budget: the cores the load rule gives, one tree
         for n in (2, 1):
-            monkeypatch.setattr(games, "_default_threads", lambda timed, n=n: n if timed else 0)
+            monkeypatch.setattr(engines, "_default_threads", lambda timed, n=n: n if timed else 0)
             timed = g.make_agent("best", time=0.05, seed=1)
             assert timed.threads == n and timed.parallel == "tree"
             # exact endgames on a time budget; with two threads the solve runs

@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 
 from ttt_engine._util import (check_choice, check_depth, check_int, check_real, check_seconds,
-                              check_simulations, game_over, resolve_seed)
-from ttt_engine._agent import Agent, SearchAgent, no_budget
+                              check_simulations, resolve_seed)
+from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
 from ttt_engine import games
 from ttt_engine import search as _search
@@ -28,14 +28,6 @@ __all__ = [
     "RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
     "play_match",
 ]
-
-
-def _require_moves(board):
-    if not hasattr(board, "legal_moves") or not hasattr(board, "is_terminal"):
-        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
-    if board.is_terminal():
-        raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to "
-                         "select")
 
 
 class _StreamAgent(Agent):
@@ -62,7 +54,7 @@ class RandomAgent(_StreamAgent):
         self.name = "random"
 
     def select_move(self, board):
-        _require_moves(board)
+        require_moves(self, board)
         return self._rng.choice(list(board.legal_moves))
 
     def _config(self):
@@ -104,7 +96,7 @@ class PerfectAgent(_StreamAgent):
 
     def move_scores(self, board):
         """``{move: exact score}`` for every legal move (see class docstring)."""
-        _require_moves(board)
+        require_moves(self, board)
         return _search.exact_move_values(board, self._searcher, "PerfectAgent")
 
     def select_move(self, board):
@@ -140,7 +132,7 @@ class _DepthFirstAgent(SearchAgent):
         super().reset(seed)
 
     def select_move(self, board):
-        _require_moves(board)
+        require_moves(self, board)
         r = self.last_result = self._search(board)
         self.last_stats = {"value": r.value, "best_move": r.best_move, "pv": list(r.pv),
                            "nodes": r.nodes, "time": r.time, "depth": r.depth,
@@ -272,7 +264,7 @@ class MCTSAgent(Agent):
         self._mcts.reset(seed)
 
     def select_move(self, board):
-        _require_moves(board)
+        require_moves(self, board)
         if self.prior is not None:
             self._check_prior(board)
         return self._mcts.search(board, simulations=self.simulations, time=self.time)
@@ -459,7 +451,7 @@ class AZAgent(Agent):
         return self._puct
 
     def select_move(self, board):
-        _require_moves(board)
+        require_moves(self, board)
         puct = self._search_for(board)
         if self.threads == 1 or self.parallel == "tree":
             return puct.search(board, simulations=self.simulations, time=self.time)
@@ -602,7 +594,7 @@ def _reset(agent, seed):
 
 
 def _default_board():
-    from ttt_engine.ttt import Board
+    from ttt_engine._core.games.ttt.board import Board
     return Board()
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ttt_engine import _util
 from ttt_engine._core.solvers.ttt import oracle as _oracle
-from ttt_engine.ttt import Board
+from ttt_engine._core.games.ttt.board import Board
 
 __all__ = ["optimality", "exact_vs_random", "worst_case", "oracle", "best_vs_random", "policy_table",
            "Optimality", "ExactResult", "WorstCase", "exact_report"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from ttt_engine import games
+from ttt_engine import _registry as games
 from ttt_engine._util import board_game, check_int, check_seconds
 from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _dispatch,
                                       _OneSearchAtATime)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time as _time
 
-from ttt_engine import _parallel, games
+from ttt_engine import _parallel
+from ttt_engine import _registry as games
 from ttt_engine._util import game_title
 from ttt_engine.search.depth_first import _run, alphabeta
 
