@@ -75,6 +75,9 @@ FACTS = {
     "marks_move_cell": ("a bool", lambda g, v: isinstance(v, bool)),
     "mover_planes": ("a tuple of plane numbers",
                      lambda g, v: isinstance(v, tuple) and all(_int(p) for p in v)),
+    "move_list": ("None or two functions (read, write)",
+                  lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 2
+                                             and all(callable(f) for f in v))),
     "long_solve": ("a function or None", lambda g, v: _optional_function(v)),
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),

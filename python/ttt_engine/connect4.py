@@ -19,7 +19,7 @@ from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
-           "EXHAUSTIVE_PLIES", "GAME"]
+           "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
 
 
 perft, random_playouts = _verbs.module_verbs(
@@ -41,6 +41,29 @@ def solve(board, *, max_nodes=None, time_limit=None):
     return _verbs.bounded_solve(board, max_nodes, time_limit)
 
 
+def read_columns(board, text):
+    """The moves of ``text`` in the standard column notation (one digit 1-7 per
+    disc, left to right: ``"4453"``), played from ``board``, as move numbers
+    0-6; ``ValueError`` naming the first bad character or move."""
+    b = board.copy()
+    moves = []
+    for i, ch in enumerate(text.strip(), 1):
+        if ch not in "1234567":
+            raise ValueError(f"character {i} ({ch!r}) is not a column 1-7")
+        if b.is_terminal():
+            raise ValueError(f"move {i} ({ch}): the game is already over")
+        if int(ch) - 1 not in b.legal_moves:
+            raise ValueError(f"move {i} ({ch}): column {ch} is full")
+        b.push(int(ch) - 1)
+        moves.append(int(ch) - 1)
+    return moves
+
+
+def write_columns(board, moves):
+    """``moves`` (move numbers 0-6) as the column string ``read_columns`` reads."""
+    return "".join(str(m + 1) for m in moves)
+
+
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Connect
 #: Four.  Its text face and picture are the generic ones (from ``Board``).
 GAME = Game(
@@ -52,4 +75,5 @@ GAME = Game(
                engines.DEPTH)),
     default_engine="best",
     best_mcts={"solver": True, "playout": "decisive"},
+    move_list=(read_columns, write_columns),
 )

@@ -108,6 +108,10 @@ class Game:
     #: observation planes that show the side to move's options (the PettingZoo
     #: environment blanks them in the observation of the player not to move)
     mover_planes: tuple = ()
+    #: ``(read, write)``: the game's standard move-list notation, ``read(board, text) ->
+    #: [moves]`` played from ``board`` (``ValueError`` naming the bad move or character)
+    #: and ``write(board, moves) -> text``; None: the move texts separated by spaces
+    move_list: tuple = None
     #: ``board -> str or None``: why the game's ``solve`` would take minutes on
     #: ``board`` whatever its limit (the web view refuses it with this reason)
     long_solve: Callable = None
