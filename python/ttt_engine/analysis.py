@@ -32,17 +32,21 @@ from __future__ import annotations
 
 import math
 import time as _time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ttt_engine import _registry
 from ttt_engine._svg import board_svg, move_geometry
 from ttt_engine._util import check_int, check_real
 
-__all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE"]
+__all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE", "LINES", "outlook",
+           "MoveNote", "review", "position_value", "MISTAKE", "BLUNDER"]
 
 #: Moves whose score is within this of the best one's are "close alternatives".
 CLOSE = 0.05
-
+#: Principal variations a depth-first analysis gives beyond the best move's (multi-PV).
+LINES = 3
+#: Longest principal variation read from a search tree (plies).
+PV_PLIES = 16
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,30 @@ class Analysis:
                 "best_move": self.best_move, "evaluation": self.evaluation,
                 "evaluation_text": self.evaluation_text,
                 "alternatives": [r.move for r in self.alternatives()],
+                "outlook": self.outlook(), "pv": list(self.best.pv) if self.best else [],
                 "stats": _jsonable(self.stats), "done": self.done}
+
+    def outlook(self):
+        """The evaluation in words: ``"X wins in 7"``, ``"draw"``, or the side
+        to move's winning chance (``"X 64%"``); "" without an evaluation."""
+        best = self.best
+        return outlook(_registry.get(self.game).sides, self.side, self.evaluation,
+                       best.verdict if best is not None else None)
+
+
+def outlook(sides, side, score, verdict=None):
+    """``score`` (in [-1, 1] for ``side``, to move) or the exact ``verdict``
+    (``"win in 3"``, ``"loss in 2"``, ``"win"``, ``"draw"``) in words, naming the winner."""
+    other = sides[1] if side == sides[0] else sides[0]
+    if verdict:
+        word, _, plies = verdict.partition(" in ")
+        if word == "draw":
+            return "draw"
+        winner = side if word == "win" else other
+        return f"{winner} wins" + (f" in {plies}" if plies else "")
+    if score is None:
+        return ""
+    return f"{side} {round(50 + 50 * score)}%"
 
 
 def _f(v, spec):
@@ -235,22 +262,19 @@ def _depth_first(game, board, agent, time_budget, update, stop):
         values, exact = S.move_values(board, d, heuristic=heuristic)
         best = S.alphabeta(board, d, heuristic=heuristic)
         last = _time.perf_counter() - t1
+        # multi-PV: every move's line where the search is exact and cheap (no
+        # heuristic), else the best move's and the next LINES - 1 by value
+        ranked = sorted(values, key=lambda m: (-values[m], m != best.best_move))
+        lined = set(ranked if heuristic == 0 else ranked[:LINES])
         rows = []
         for m, v in values.items():
             score, verdict = _search_score(game.key, v)
             if exact and verdict is None and v == 0:
                 verdict = "draw"
-            pv = ()
             if m == best.best_move:
                 pv = _texts(game, board, best.pv)
-            elif heuristic == 0:
-                child = board.copy()
-                child.push(m)
-                if not child.is_terminal():
-                    sub = S.alphabeta(child, None if d is None else max(d - 1, 1))
-                    pv = _texts(game, board, [m] + list(sub.pv))
-                else:
-                    pv = (game.move_to_str(board, m),)
+            elif m in lined:
+                pv = _line_after(game, board, m, d, heuristic)
             else:
                 pv = (game.move_to_str(board, m),)
             rows.append(MoveRow(m, game.move_to_str(board, m), score, v, pv=pv,
@@ -269,6 +293,18 @@ def _depth_first(game, board, agent, time_budget, update, stop):
         if exact:
             break
     return result
+
+
+def _line_after(game, board, move, depth, heuristic):
+    """``move`` and the principal variation of the position after it, searched
+    one ply shallower."""
+    from ttt_engine import search as S
+    child = board.copy()
+    child.push(move)
+    if child.is_terminal():
+        return (game.move_to_str(board, move),)
+    sub = S.alphabeta(child, None if depth is None else max(depth - 1, 1), heuristic=heuristic)
+    return _texts(game, board, [move] + list(sub.pv))
 
 
 def _learned_rows(game, board, agent):
@@ -330,13 +366,15 @@ def _build(game, engine, seed, simulations, time, depth, options):
 
 
 def analyse(game, board, engine, *, seed=None, simulations=None, time=None, depth=None,
-            on_update=None, stop=None, **options):
+            on_update=None, stop=None, consume=None, **options):
     """What ``engine`` (a name of ``game``'s engines, built with the budgets,
     or an agent) thinks of ``board``: an :class:`Analysis`.  See the module
     docstring.  ``on_update(analysis)`` receives partial results while a
     time-budgeted search runs (MCTS in slices of a quarter second, alpha-beta
     one depth at a time); ``stop()`` returning True ends such a search early
-    with what it has."""
+    with what it has (a tree search within ``STEP`` seconds).  ``consume``
+    (default: when ``engine`` is a name) lets the MCTS tree be used up to read
+    the most visited line as the best move's ``pv``."""
     game = _registry.get(game) if isinstance(game, str) else game
     game._check_board(board)
     if board.is_terminal():
@@ -344,6 +382,7 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     name, agent = _build(game, engine, seed, simulations, time, depth, options)
     board = board.copy()
     t_budget = time if isinstance(engine, str) else getattr(agent, "time", None)
+    consume = isinstance(engine, str) if consume is None else bool(consume)
 
     def make(kind, rows, best, evaluation, text, stats, done=True):
         return Analysis(game.key, name, kind, board.to_move, board.copy(), tuple(rows), best,
@@ -375,13 +414,15 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
         stats = {"best_move": best}
         return make(kind, rows, best, top.score, _eval_text(top.score), stats)
 
-    if style == "mcts" and t_budget is not None and (on_update or stop):
-        return _sliced_mcts(game, board, agent, t_budget, on_update, stop, make)
+    if t_budget is not None and (on_update or stop) and _slicer(agent) is not None:
+        return _sliced_mcts(game, board, agent, t_budget, on_update, stop, make, consume)
 
     best = agent.select_move(board.copy())
     stats = dict(getattr(agent, "last_stats", None) or {})
     if stats.get("children"):
         rows = _mcts_rows(game, board, stats)
+        if consume:
+            rows = _with_pv(rows, best, _tree_pv(game, board, agent, best))
         top = next(r for r in rows if r.move == best)
         return make("mcts", rows, best, top.score, _eval_text(top.score, top.verdict), stats)
     if hasattr(agent, "root_children"):
@@ -392,30 +433,204 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     return make("move", rows, best, None, "", stats)
 
 
-#: Seconds per slice of a time-budgeted MCTS analysis with live updates.
+#: Seconds between the live updates of a time-budgeted tree search.
 SLICE = 0.25
+#: Seconds per step of such a search: ``stop()`` is asked after each one.
+STEP = 0.05
 
 
-def _sliced_mcts(game, board, agent, budget, on_update, stop, make):
-    """MCTS with a time budget in slices on one tree (kept between slices), an
-    update after each slice, stopping early when ``stop()`` says so."""
-    mcts = agent._mcts
+def _slicer(agent):
+    """``(restart(), search(board, seconds) -> move, stats())`` for an agent
+    whose tree search can go on in steps on one tree (MCTS, PUCT on one
+    tree), or None."""
+    mcts = getattr(agent, "_mcts", None)
+    if getattr(agent, "ANALYSIS", None) == "mcts" and mcts is not None:
+        return mcts.reset, lambda b, t: mcts.search(b, time=t), lambda: mcts.stats
+    if callable(getattr(agent, "_search_for", None)) and \
+            (agent.threads == 1 or agent.parallel == "tree"):
+        def search(b, t):                   # AZAgent: its PUCT keeps the tree between calls
+            return agent._search_for(b).search(b, time=t)
+        return agent.reset, search, lambda: agent.last_stats
+    return None
+
+
+def _tree_pv(game, board, agent, best):
+    """The most visited line of the agent's MCTS tree from ``best`` (move
+    texts), read by moving the tree's root down it: the tree is used up (the
+    agent's next search starts afresh).  Empty where the agent has none."""
+    mcts = getattr(agent, "_mcts", None)
+    trees = getattr(mcts, "_trees", None)
+    if getattr(agent, "ANALYSIS", None) != "mcts" or not trees:
+        return ()
+    tree, line, b = trees[0], [], board.copy()
+    move = best
+    try:
+        while move is not None and len(line) < PV_PLIES and not b.is_terminal():
+            line.append(move)
+            b.push(move)
+            if not tree.advance_root(move) or tree.root_visits < 2:
+                break
+            move = tree.best_move()
+    finally:
+        mcts.reset()
+    return _texts(game, board, line)
+
+
+def _with_pv(rows, best, pv):
+    return [replace(r, pv=pv) if r.move == best and pv else r for r in rows]
+
+
+def _sliced_mcts(game, board, agent, budget, on_update, stop, make, consume):
+    """A tree search with a time budget in steps on one tree (kept between
+    steps), an update every ``SLICE`` seconds, stopping within a step when
+    ``stop()`` says so; with ``consume`` the final update carries the most
+    visited line (:func:`_tree_pv`)."""
+    restart, search, read = _slicer(agent)
     t0 = _time.perf_counter()
-    mcts.reset()
+    restart()
     total = 0
+    shown = -1.0
     while True:
         left = budget - (_time.perf_counter() - t0)
-        best = mcts.search(board, time=max(min(SLICE, left), 1e-3))
-        stats = mcts.stats
+        best = search(board, max(min(STEP, left), 1e-3))
+        stats = read()
         total += stats["simulations"]
-        stats = dict(stats, simulations=total, time=_time.perf_counter() - t0)
+        now = _time.perf_counter() - t0
+        stats = dict(stats, simulations=total, time=now,
+                     simulations_per_s=total / now if now > 0 else 0.0)
+        done = bool(budget - now <= 0.01 or (stop is not None and stop())
+                    or stats.get("root_proven"))
+        if not done and now - shown < SLICE and shown >= 0:
+            continue
+        shown = now
         rows = _mcts_rows(game, board, stats)
+        if done and consume:
+            rows = _with_pv(rows, best, _tree_pv(game, board, agent, best))
         top = next(r for r in rows if r.move == best)
-        done = (budget - (_time.perf_counter() - t0) <= 0.01 or (stop is not None and stop())
-                or stats.get("root_proven"))
         res = make("mcts", rows, best, top.score, _eval_text(top.score, top.verdict), stats,
-                   done=bool(done))
+                   done=done)
         if on_update is not None:
             on_update(res)
         if done:
             return res
+
+
+# ---------------------------------------------------------------------------- game review
+#: A move that lowers its side's winning chance ((1 + score) / 2) by this much is a mistake ...
+MISTAKE = 0.1
+#: ... and by this much a blunder.
+BLUNDER = 0.2
+
+
+@dataclass(frozen=True)
+class MoveNote:
+    """One move of a reviewed game.  ``before`` / ``after``: the mover's score
+    in [-1, 1] before the move (its best) and after it; ``exact_before`` /
+    ``exact_after``: the exact results in words (``"X wins in 5"``,
+    ``"draw"``) where the position is solved; ``mark``: ``""``,
+    ``"mistake"`` or ``"blunder"``; ``note``: ``"threw away the win"`` or
+    ``"threw away the draw"`` when an exact result got worse, else ``""``;
+    ``best``: the engine's move there (text)."""
+    ply: int
+    move: int
+    text: str
+    side: str
+    before: float | None
+    after: float | None
+    exact_before: str | None = None
+    exact_after: str | None = None
+    mark: str = ""
+    note: str = ""
+    best: str | None = None
+
+
+def _exact_reach(game, board):
+    """True when the exact engines finish ``board`` in reasonable time."""
+    if board.exhaustive_limit() is not None:
+        return False
+    return game.long_solve is None or game.long_solve(board) is None
+
+
+def position_value(game, board, engine=None, **budgets):
+    """``(score, verdict, best_move, move_scores)`` of ``board`` for its side to
+    move: exact where the exact engines finish it (``move_scores``: every
+    move's exact score and verdict), else ``engine``'s evaluation with
+    ``budgets`` (``move_scores`` None).  A finished game: its result."""
+    from ttt_engine import search as S
+    game = _registry.get(game) if isinstance(game, str) else game
+    if board.is_terminal():
+        w = board.winner
+        if w == "draw":
+            return 0.0, "draw", None, None
+        return (1.0, "win in 0", None, None) if w == board.to_move else \
+            (-1.0, "loss in 0", None, None)
+    if _exact_reach(game, board):
+        values = S.exact_move_values(board, who="review")
+        scored = {m: _search_score(game.key, v) for m, v in values.items()}
+        scored = {m: (sc, vd or "draw") for m, (sc, vd) in scored.items()}
+        best = max(scored, key=lambda m: (scored[m][0], -m))
+        return scored[best][0], scored[best][1], best, scored
+    a = analyse(game, board, engine if engine is not None else game.default_engine, **budgets)
+    return a.evaluation, (a.best.verdict if a.best else None), a.best_move, None
+
+
+def review(game, moves, *, start=None, engine=None, on_note=None, stop=None, **budgets):
+    """Every move of a game marked from the drop in its side's evaluation:
+    a list of :class:`MoveNote`.  ``start``: the first position (default a new
+    board); ``engine`` and ``budgets`` evaluate the positions exact play does
+    not finish (see :func:`position_value`); ``on_note(note)`` gets each note
+    as it is made; ``stop()`` returning True ends the review early."""
+    game = _registry.get(game) if isinstance(game, str) else game
+    board = game.new_board() if start is None else start.copy()
+    game._check_board(board)
+    sides = game.sides
+    notes = []
+    here = position_value(game, board, engine, **budgets)
+    for ply, m in enumerate(moves, 1):
+        if stop is not None and stop():
+            break
+        side = board.to_move
+        text = game.move_to_str(board, m)
+        score, verdict, best, scored = here
+        board.push(m)
+        here = position_value(game, board, engine, **budgets)
+        if scored is not None:                      # exact: the move's own value
+            after, after_verdict = scored[m]
+        else:
+            after = None if here[0] is None else -here[0]
+            after_verdict = here[1] if board.is_terminal() or here[3] is not None else None
+            after_verdict = _flip(after_verdict)
+        exact_before = outlook(sides, side, score, verdict) if scored is not None else None
+        exact_after = outlook(sides, side, after, after_verdict) if after_verdict else None
+        mark = note = ""
+        if score is not None and after is not None:
+            drop = (score - after) / 2
+            mark = "blunder" if drop >= BLUNDER else "mistake" if drop >= MISTAKE else ""
+        if exact_before and exact_after:
+            rank = {"win": 1, "draw": 0, "loss": -1}
+            was, now = rank[verdict.split()[0]], rank[after_verdict.split()[0]]
+            if now < was:
+                note = "threw away the win" if was == 1 else "threw away the draw"
+                mark = mark or "blunder"
+        n = MoveNote(ply, m, text, side, score, after, exact_before, exact_after, mark, note,
+                     None if best is None else game.move_to_str(game_board_before(board), best))
+        notes.append(n)
+        if on_note is not None:
+            on_note(n)
+    return notes
+
+
+def game_board_before(board):
+    """A copy of ``board`` with its last move taken back."""
+    b = board.copy()
+    b.pop()
+    return b
+
+
+def _flip(verdict):
+    """A verdict for the side to move, seen by the other side."""
+    if not verdict:
+        return verdict
+    word, _, plies = verdict.partition(" in ")
+    word = {"win": "loss", "loss": "win"}.get(word, word)
+    return word + (f" in {plies}" if plies else "")
