@@ -17,11 +17,21 @@ checked here).  The API, all JSON (errors: ``{"error": "one line"}`` with a
 - ``POST /api/analyse``: the same analysis without playing; ``"stream":
   true`` answers with server-sent events (``data: {...}``), one per update of
   a time-budgeted search, the last with ``"done": true``;
-- ``POST /api/solve``: the game module's ``solve`` within the time cap.
+- ``POST /api/solve``: the game module's ``solve`` within the time cap;
+- ``POST /api/review``: server-sent events, one per move of the game, each
+  move marked from the drop in its side's evaluation (exact where the exact
+  engines finish the position), the last with ``"done": true``;
+- ``POST /api/record``: ``text`` (a record, a position or a move list, see
+  :mod:`ttt_engine.web.record`) read into ``game``, ``options``, ``start``
+  and ``moves``;
+- ``GET /api/status``: searches running and waiting, and the limits.
 
-Searches run in their own threads (at most ``Settings.workers`` at once; the
-others wait), never on the event loop, so one long search does not hold up
-other requests.  Budgets above the caps are refused; an engine with a time
+A request may name a first position other than the new board: ``"start"``,
+the game's ``to_string`` text.  Searches run in their own threads (at most
+``Settings.workers`` at once; up to ``Settings.queue`` more wait, further ones
+get 503 with the reason), never on the event loop, so one long search does not
+hold up other requests.  A streamed search stops within a step (0.05 s for a
+tree search, a depth for alpha-beta) once its client goes away.  Budgets above the caps are refused; an engine with a time
 budget also gets the time cap as a guard.  Requests from another origin
 (``Origin`` or ``Sec-Fetch-Site``), and to a host name that is not the
 server's when it listens on loopback, are refused with 403.
@@ -29,6 +39,7 @@ server's when it listens on loopback, are refused with 403.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import math
 import threading
@@ -37,13 +48,14 @@ from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ttt_engine import games
-from ttt_engine.analysis import analyse, move_geometry
+from ttt_engine.analysis import analyse, move_geometry, review
 from ttt_engine._svg import board_svg
+from ttt_engine.web import record as _record
 
 __all__ = ["Settings", "build_app", "BadRequest"]
 
@@ -64,7 +76,9 @@ class Settings:
         simulations; max_depth: cap on search depth; workers: searches at once;
     allowed_hosts: the Host header values accepted (None: any; ``serve`` sets
         the loopback names when it listens on loopback);
-    learn_games: random games behind a value engine's table when none is saved.
+    learn_games: random games behind a value engine's table when none is saved;
+    queue: searches that may wait for a worker (more are refused with 503);
+    review_time: seconds per position of a game review by an engine with a time budget.
     """
     max_time: float = 10.0
     max_simulations: int = 2_000_000
@@ -72,6 +86,8 @@ class Settings:
     workers: int = 2
     allowed_hosts: tuple | None = None
     learn_games: int = 20_000
+    queue: int = 32
+    review_time: float = 0.2
 
 
 class BadRequest(HTTPException):
@@ -106,18 +122,32 @@ def _game(data):
         raise BadRequest(e) from None
 
 
-def _board(game, data):
-    """The position after ``data["moves"]`` (each checked), and the move texts."""
+def _start(game, data):
+    """The first position: ``data["start"]`` (the game's ``to_string`` text) or a
+    new board with ``data["options"]``; and the options."""
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise BadRequest("options must be an object of board options")
     for k, v in options.items():
         if not isinstance(v, (bool, int)) or (isinstance(v, float) and not math.isfinite(v)):
             raise BadRequest(f"board option {k!r} must be a whole number or true/false")
+    start = data.get("start")
+    if start is not None:
+        if not isinstance(start, str) or len(start) > _record.MAX_RECORD:
+            raise BadRequest("start must be a position as the game's text (to_string)")
+        try:
+            return game.from_string(start), {}
+        except (ValueError, TypeError) as e:
+            raise BadRequest(f"start: not a {game.title} position: {e}") from None
     try:
-        board = game.new_board(**options)
+        return game.new_board(**options), options
     except (ValueError, TypeError) as e:
         raise BadRequest(f"bad board options: {e}") from None
+
+
+def _board(game, data):
+    """The position after ``data["moves"]`` (each checked), and the move texts."""
+    board, _options = _start(game, data)
     moves = data.get("moves") or []
     if not isinstance(moves, list):
         raise BadRequest("moves must be a list of move numbers")
@@ -210,8 +240,10 @@ def _status(game, board):
     return f"{w} wins."
 
 
-def position(game, board, texts, moves):
+def position(game, board, texts, moves, data=None):
     rows, cols = _geometry(board)
+    first, options = _start(game, data or {})
+    start = (data or {}).get("start")
     last = moves[-1] if moves else None
     prev = board.copy()
     if last is not None:
@@ -226,6 +258,9 @@ def position(game, board, texts, moves):
         "legal": [] if board.is_terminal() else [_move_info(game, board, m)
                                                   for m in board.legal_moves],
         "hint": game.prompt_hint(board),
+        "start": start, "options": options,
+        "record": _record.write_record(game, moves, start=first if start is not None else None,
+                                       options=options),
     }
 
 
@@ -305,22 +340,74 @@ def _analysis_json(game, a, board, last_move=None):
 
 
 # ---------------------------------------------------------------------------- threads
+class Searches:
+    """The searches of one server: at most ``workers`` run at once (each in
+    its own thread), up to ``queue`` more wait; ``running`` and ``waiting``
+    count them (``GET /api/status``)."""
+
+    def __init__(self, workers, queue):
+        self.workers = max(1, int(workers))
+        self.queue = max(0, int(queue))
+        self.slots = asyncio.Semaphore(self.workers)
+        self.lock = threading.Lock()
+        self.running = 0
+        self.waiting = 0
+
+    def admit(self):
+        """503 with the reason when every worker is busy and the queue is full."""
+        if self.slots.locked() and self.waiting >= self.queue:
+            raise BadRequest(f"the server is busy: {self.running} searches running and "
+                             f"{self.waiting} waiting (at most {self.workers} and "
+                             f"{self.queue}); try again shortly", 503)
+
+    def status(self):
+        with self.lock:
+            return {"searches": self.running, "waiting": self.waiting,
+                    "workers": self.workers, "queue": self.queue}
+
+    def _count(self, delta):
+        with self.lock:
+            self.running += delta
+
+
 async def _in_thread(app, fn):
     """Run ``fn()`` in a daemon thread (at most ``workers`` at once), off the loop."""
+    searches = app.state.searches
+    searches.admit()
     loop = asyncio.get_running_loop()
-    async with app.state.slots:
-        fut = loop.create_future()
+    searches.waiting += 1
+    try:
+        await searches.slots.acquire()
+    finally:
+        searches.waiting -= 1
+    fut = loop.create_future()
 
-        def work():
-            try:
-                result = fn()
-            except BaseException as e:  # handed to the awaiting request
-                loop.call_soon_threadsafe(_settle, fut, None, e)
-            else:
-                loop.call_soon_threadsafe(_settle, fut, result, None)
+    def work():
+        try:
+            result = fn()
+        except BaseException as e:  # handed to the awaiting request
+            _call_soon(loop, _settle, fut, None, e)
+        else:
+            _call_soon(loop, _settle, fut, result, None)
+        finally:
+            searches._count(-1)         # the slot is free when the thread is done
+            _call_soon(loop, searches.slots.release)
 
+    searches._count(+1)
+    try:
         threading.Thread(target=work, daemon=True, name="ttt-engine-search").start()
-        return await fut
+    except BaseException:
+        searches._count(-1)
+        searches.slots.release()
+        raise
+    return await fut
+
+
+def _call_soon(loop, fn, *args):
+    try:
+        loop.call_soon_threadsafe(fn, *args)
+    except RuntimeError:            # the loop is closed: the server has stopped
+        pass
 
 
 def _settle(fut, result, error):
@@ -387,7 +474,7 @@ async def api_position(request):
         texts.append(game.move_to_str(board, m))
         board.push(m)
         moves.append(m)
-    return JSONResponse(position(game, board, texts, moves))
+    return JSONResponse(position(game, board, texts, moves, data))
 
 
 def _search_request(request, data):
@@ -416,8 +503,8 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
     named = None if on_update is None else (lambda a: on_update(replace(a, engine=name)))
     try:
         a = analyse(game, board, agent, on_update=named if live else None,
-                    stop=should_stop if live else None)
-        return replace(a, engine=name)
+                    stop=should_stop if live else None, consume=True)
+        return replace(a, engine=name, stats=dict(a.stats, agent=getattr(agent, "name", name)))
     except (ValueError, TypeError) as e:
         raise _library_error(e) from None
 
@@ -434,7 +521,86 @@ async def api_engine_move(request):
     board.push(move)
     return JSONResponse({"move": move, "text": texts[-1],
                          "analysis": _analysis_json(game, a, before),
-                         "position": position(game, board, texts, moves)})
+                         "position": position(game, board, texts, moves, data)})
+
+
+class EventStream(Response):
+    """Server-sent events from a search in a worker thread.  ``work(emit,
+    stopped)`` runs in the thread: ``emit(item)`` sends an event (with
+    ``latest``, an event not yet sent is replaced by a newer one, so a slow
+    client costs no memory), ``stopped()`` turns True once the client has gone
+    (the search then ends within a step); ``work``'s result is the last event,
+    marked ``"done": true``.  ``to_json(item)`` makes an event's data."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, app, work, to_json, latest=True):
+        super().__init__(headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
+        self.app, self.work, self.to_json, self.latest = app, work, to_json, latest
+
+    async def __call__(self, scope, receive, send):
+        loop = asyncio.get_running_loop()
+        box = collections.deque()
+        wake = asyncio.Event()
+        gone = threading.Event()
+
+        def post(kind, item):
+            if self.latest and kind == "update" and box and box[-1][0] == "update":
+                box[-1] = (kind, item)
+            else:
+                box.append((kind, item))
+            wake.set()
+
+        def emit(item):
+            _call_soon(loop, post, "update", item)
+
+        async def produce():
+            try:
+                result = await _in_thread(self.app, lambda: self.work(emit, gone.is_set))
+                post("final", result)
+            except HTTPException as e:
+                post("error", e.detail)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:      # a bug: one line to the page
+                post("error", f"internal error ({type(e).__name__}: {e})")
+
+        async def watch():
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+            wake.set()
+
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": self.raw_headers})
+        tasks = [asyncio.ensure_future(produce()), asyncio.ensure_future(watch())]
+        try:
+            finished = False
+            while not finished and not gone.is_set():
+                await wake.wait()
+                wake.clear()
+                while box and not gone.is_set():
+                    kind, item = box.popleft()
+                    if kind == "error":
+                        data = {"error": item}
+                    else:
+                        data = self.to_json(item)
+                        if kind == "final":
+                            data["done"] = True
+                    finished = kind != "update"
+                    await send({"type": "http.response.body", "more_body": True,
+                                "body": f"data: {json.dumps(data)}\n\n".encode()})
+                    if finished:
+                        break
+            if not gone.is_set():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:                 # the client went away while we wrote
+            pass
+        finally:
+            gone.set()
+            for t in tasks:
+                t.cancel()
 
 
 async def api_analyse(request):
@@ -444,45 +610,109 @@ async def api_analyse(request):
     if not data.get("stream"):
         a = await _in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
         return JSONResponse(_analysis_json(game, a, board))
-    loop = asyncio.get_running_loop()
-    queue = asyncio.Queue()
-    gone = threading.Event()
+    app.state.searches.admit()
 
-    def on_update(a):
-        loop.call_soon_threadsafe(queue.put_nowait, ("update", a))
+    def work(emit, stopped):
+        return _run_analysis(app, game, board, name, budgets, seed, emit, stopped)
+    return EventStream(app, work, lambda a: _analysis_json(game, a, board))
 
-    async def produce():
+
+def _note_json(game, n):
+    first = game.sides[0]
+
+    def view(score, side):              # the first player's view, for the graph
+        return None if score is None else (score if side == first else -score)
+    return {"ply": n.ply, "move": n.move, "text": n.text, "side": n.side,
+            "before": n.before, "after": n.after, "value_before": view(n.before, n.side),
+            "value_after": view(n.after, n.side), "exact_before": n.exact_before,
+            "exact_after": n.exact_after, "mark": n.mark, "note": n.note, "best": n.best}
+
+
+async def api_review(request):
+    """Every move of the game marked (see :func:`ttt_engine.analysis.review`),
+    as server-sent events: one per move, then ``{"done": true}``."""
+    data = await _body(request)
+    game = _game(data)
+    first, _options = _start(game, data)
+    _board(game, data)                              # the moves, checked
+    app = request.app
+    s = app.state.settings
+    name = data.get("engine", game.default_engine)
+    if name not in game.engines:
+        raise BadRequest(f"unknown {game.title} engine {str(name)[:40]!r}; engines: "
+                         f"{', '.join(game.engines)}")
+    engine = game.engines[name]
+    raw = dict(data.get("budgets") or {})
+    if "time" in engine.budgets and not raw.get("time"):
+        raw = {"time": s.review_time}
+    budgets = {k: v for k, v in _budgets(s, engine, {"budgets": raw}).items()
+               if not k.startswith("_")}
+    seed = _seed(data)
+    moves = list(data.get("moves") or [])
+    app.state.searches.admit()
+
+    def work(emit, stopped):
+        def quit_():
+            return stopped() or app.state.stopping.is_set()
+        agent = None
         try:
-            a = await _in_thread(app, lambda: _run_analysis(app, game, board, name, budgets,
-                                                            seed, on_update, gone.is_set))
-            await queue.put(("final", a))
-        except HTTPException as e:
-            await queue.put(("error", e.detail))
-        except Exception as e:      # a bug: one line to the page
-            await queue.put(("error", f"internal error ({type(e).__name__}: {e})"))
+            if name in game.engines and not _learned(game, name):
+                evaluate = name                     # built per position with the budgets
+            else:
+                agent = _agent(app, game, name, first, {}, seed)
+                evaluate = agent
+            kw = dict(budgets, seed=seed) if agent is None else {}
+            notes = review(game, moves, start=first, engine=evaluate, stop=quit_,
+                           on_note=lambda n: emit(_note_json(game, n)), **kw)
+        except (ValueError, TypeError) as e:
+            raise _library_error(e) from None
+        return {"moves": len(notes)}
+    return EventStream(app, work, lambda item: item, latest=False)
 
-    task = asyncio.ensure_future(produce())
 
-    async def events():
-        try:
-            while True:
-                kind, item = await queue.get()
-                if kind == "error":
-                    yield f"data: {json.dumps({'error': item})}\n\n"
-                    return
-                d = _analysis_json(game, item, board)
-                if kind == "final":
-                    d["done"] = True
-                yield f"data: {json.dumps(d)}\n\n"
-                if kind == "final":
-                    return
-        finally:
-            gone.set()
-            if not task.done():
-                task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+def _learned(game, name):
+    from ttt_engine.cli._games import learned_kind
+    return bool(learned_kind(game.engines[name]))
 
-    return StreamingResponse(events(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store"})
+
+async def api_record(request):
+    data = await _body(request)
+    key = data.get("game")
+    text = data.get("text")
+    if not isinstance(text, str):
+        raise BadRequest("text must be a record, a position or a move list")
+    try:
+        game = games.get(key) if key is not None else None
+    except ValueError as e:
+        raise BadRequest(e) from None
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise BadRequest("options must be an object of board options")
+    try:
+        rec = _record.read_record(text, game, options)
+    except ValueError as e:
+        raise BadRequest(str(e).splitlines()[0] if str(e) else "not a record") from None
+    return JSONResponse({"game": rec.game.key, "options": rec.options,
+                         "start": None if rec.start is None else rec.start.to_string(),
+                         "moves": list(rec.moves)})
+
+
+async def api_status(request):
+    return JSONResponse(request.app.state.searches.status())
+
+
+#: The page's icon: a noughts-and-crosses grid, drawn inline (no file, no 404).
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+           '<rect width="32" height="32" rx="5" fill="#faf8f2"/>'
+           '<path d="M11 3v26M21 3v26M3 11h26M3 21h26" stroke="#555" stroke-width="2"/>'
+           '<path d="M4 4l5 5M9 4l-5 5" stroke="#1565c0" stroke-width="2"/>'
+           '<circle cx="16" cy="16" r="3" fill="none" stroke="#c62828" stroke-width="2"/>'
+           '<path d="M24 24l5 5M29 24l-5 5" stroke="#1565c0" stroke-width="2"/></svg>')
+
+
+async def favicon(request):
+    return Response(FAVICON, media_type="image/svg+xml",
+                    headers={"Cache-Control": "max-age=86400"})
 
 
 async def api_solve(request):
@@ -559,13 +789,17 @@ def build_app(settings):
         Route("/api/engine-move", api_engine_move, methods=["POST"]),
         Route("/api/analyse", api_analyse, methods=["POST"]),
         Route("/api/solve", api_solve, methods=["POST"]),
+        Route("/api/review", api_review, methods=["POST"]),
+        Route("/api/record", api_record, methods=["POST"]),
+        Route("/api/status", api_status),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(packages=[("ttt_engine.web", "static")]), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
                                                        Exception: _internal_error})
     app.state.settings = settings
     app.state.learned = _Learned(settings)
-    app.state.slots = asyncio.Semaphore(max(1, int(settings.workers)))
+    app.state.searches = Searches(settings.workers, settings.queue)
     app.state.stopping = threading.Event()
     app.add_middleware(_Guard, allowed_hosts=settings.allowed_hosts)
     return app

@@ -1,0 +1,177 @@
+"""Game records: a game as text that the page downloads, pastes and puts in
+its address, and that ``ttt-engine play --from`` reads.
+
+A record is a few ``key: value`` lines::
+
+    game: connect4
+    moves: 4453
+
+``start:`` (the first position as the game's ``to_string``, written as a JSON
+string so that line breaks and spaces survive) is there when the game did not
+start from a new board, ``options:`` (a JSON object) when its board options
+are not the defaults.  The moves are in the game's move-list notation
+(``Game.move_list``; else the move texts separated by spaces, each without the
+spaces inside it: ``4,5 3,3`` for Ultimate Tic-Tac-Toe).
+
+Pasted text may also be a bare position (the ``to_string`` form) or a bare
+move list of a game named beside it.  Bad input is a ``ValueError`` with one
+line naming the move or character that is wrong.  Nothing here needs the web
+extra.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ttt_engine import games
+
+__all__ = ["Record", "read_record", "write_record", "read_moves", "write_moves", "MAX_RECORD"]
+
+#: Longest record read (characters).
+MAX_RECORD = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Record:
+    """A game: its registry entry, board options, first position (None: a new
+    board) and moves (move numbers)."""
+    game: object
+    options: dict = field(default_factory=dict)
+    start: object = None
+    moves: tuple = ()
+
+    def first_board(self):
+        """A copy of the first position."""
+        return self.start.copy() if self.start is not None else \
+            self.game.new_board(**self.options)
+
+    def board(self):
+        """The position after the moves."""
+        b = self.first_board()
+        for m in self.moves:
+            b.push(m)
+        return b
+
+
+def _short(text, n=20):
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+def read_moves(game, board, text):
+    """The moves of ``text`` (the game's move-list notation) played from
+    ``board``; a one-line ``ValueError`` naming the first bad move."""
+    if game.move_list is not None:
+        return list(game.move_list[0](board, text))
+    b = board.copy()
+    moves = []
+    for i, token in enumerate(text.split(), 1):
+        if b.is_terminal():
+            raise ValueError(f"move {i} ({_short(token)}): the game is already over")
+        try:
+            m = game.parse_move(b, token)
+        except ValueError as e:
+            raise ValueError(f"move {i} ({_short(token)}): {e}") from None
+        b.push(m)
+        moves.append(m)
+    return moves
+
+
+def write_moves(game, board, moves):
+    """``moves`` from ``board`` as :func:`read_moves` reads them."""
+    if game.move_list is not None:
+        return game.move_list[1](board, list(moves))
+    b = board.copy()
+    out = []
+    for m in moves:
+        out.append("".join(game.move_to_str(b, m).split()))
+        b.push(m)
+    return " ".join(out)
+
+
+def write_record(game, moves=(), *, start=None, options=None):
+    """The record of a game (see the module docstring)."""
+    options = {k: v for k, v in (options or {}).items() if game.options.get(k) != v}
+    first = start.copy() if start is not None else game.new_board(**options)
+    lines = [f"game: {game.key}"]
+    if options and start is None:
+        lines.append(f"options: {json.dumps(options, sort_keys=True)}")
+    if start is not None:
+        lines.append(f"start: {json.dumps(start.to_string())}")
+    lines.append(f"moves: {write_moves(game, first, moves)}")
+    return "\n".join(lines) + "\n"
+
+
+def _fields(text):
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep or key not in ("game", "options", "start", "moves"):
+            raise ValueError(f"record line {n} ({_short(line)}) is not 'game:', 'options:', "
+                             "'start:' or 'moves:'")
+        if key in out:
+            raise ValueError(f"record line {n}: a second '{key}:'")
+        out[key] = value.strip()
+    return out
+
+
+def _json(key, value, kind):
+    try:
+        v = json.loads(value)
+    except ValueError:
+        v = None
+    if not isinstance(v, kind):
+        raise ValueError(f"{key}: must be a JSON {'object' if kind is dict else 'string'}, "
+                         f"got {_short(value)}")
+    return v
+
+
+def read_record(text, game=None, options=None):
+    """A :class:`Record` from ``text``: a record, or (with ``game``, a registry
+    key or entry) a bare position or move list of that game.  One-line
+    ``ValueError`` for bad input."""
+    if not isinstance(text, str):
+        raise ValueError("a record must be text")
+    if len(text) > MAX_RECORD:
+        raise ValueError(f"the record is too long ({len(text):,} characters; at most "
+                         f"{MAX_RECORD:,})")
+    if isinstance(game, str):
+        game = games.get(game)
+    if text.lstrip().lower().startswith("game:"):
+        f = _fields(text)
+        game = games.get(f["game"])
+        opts = _json("options", f["options"], dict) if "options" in f else {}
+        start = None
+        if "start" in f:
+            try:
+                start = game.from_string(_json("start", f["start"], str))
+            except ValueError as e:
+                raise ValueError(f"start: not a {game.title} position: {e}") from None
+        else:
+            try:
+                game.new_board(**opts)
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"options: {e}") from None
+        board = start.copy() if start is not None else game.new_board(**opts)
+        return Record(game, opts, start, tuple(read_moves(game, board, f.get("moves", ""))))
+    if game is None:
+        raise ValueError("name the game: a record starts with a 'game:' line")
+    opts = dict(options or {})
+    stripped = text.strip()
+    if not stripped:
+        return Record(game, opts)
+    try:
+        start = game.from_string(text)
+    except (ValueError, TypeError) as e:
+        position_error = str(e).splitlines()[0] if str(e) else "not a position"
+    else:
+        return Record(game, {}, start, ())
+    board = game.new_board(**opts)
+    try:
+        return Record(game, opts, None, tuple(read_moves(game, board, stripped)))
+    except ValueError as e:
+        raise ValueError(f"neither a move list ({e}) nor a position ({position_error})") \
+            from None
