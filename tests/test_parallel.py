@@ -1,5 +1,6 @@
 """The shared parallel helpers: process pools that never fork a threaded process,
 and numpy's BLAS pinned to one thread around the network's products."""
+import os
 import sys
 import threading
 
@@ -119,3 +120,20 @@ def test_blocks_in_two_threads_share_one_setting(two_blas_threads):
     with one_blas_thread():
         assert set(_blas_threads()) == {1}
     assert set(_blas_threads()) == {2}
+
+
+def test_a_script_without_the_main_guard_is_told_why_its_pool_broke(tmp_path):
+    """Pool workers import the main script; one that starts a tournament at its top
+    level makes every worker start one too, and they die: the error says why."""
+    import subprocess
+    script = tmp_path / "no_guard.py"
+    script.write_text("from ttt_engine.tournament import round_robin\n"
+                      "round_robin('ttt', ['random', 'perfect'], 2, seed=1, workers=2, "
+                      "progress=False)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path, env=env)
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert "a worker process ended abruptly" in last
+    assert '`if __name__ == "__main__":`' in last

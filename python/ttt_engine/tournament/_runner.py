@@ -12,6 +12,7 @@ import pickle
 import sys
 import threading
 import traceback
+from concurrent.futures.process import BrokenProcessPool
 
 from ttt_engine._parallel import process_pool
 from ttt_engine._util import check_output_path, resolve_seed
@@ -56,6 +57,12 @@ def default_executor(workers=None):
     if workers <= 1:
         return SerialExecutor()
     return process_pool(workers, initializer=_ignore_sigint)
+
+
+#: why a local pool's worker may end abruptly; the last cause is the one a user can fix
+_BROKEN_POOL = ("a worker process ended abruptly (killed, out of memory, crashed, or, the "
+                "usual cause from a script: the script starts this work outside "
+                "`if __name__ == \"__main__\":`, and workers import the main script)")
 
 
 def _ignore_sigint():
@@ -131,6 +138,8 @@ def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, d
             value = future.result()
         except cf.CancelledError:
             on_error(task, "cancelled")
+        except BrokenProcessPool:
+            on_error(task, _BROKEN_POOL)
         except Exception as exc:
             on_error(task, "".join(traceback.format_exception_only(type(exc), exc)).strip())
         else:
