@@ -1,0 +1,265 @@
+"""The exact Connect Four solver (``connect4.solve`` / ``connect4.analyse``) against
+the independent plain-Python solver in ``connect4_reference.py``: scores in the
+standard test-set convention (0 a draw; a win with the mover's k-th disc of the
+game 22 - k; a loss minus the winner's score), values, winners, best moves and
+per-column scores on late positions reached by seeded random play; the
+convention on positions worked by hand; limits; one-line errors for bad input.
+Only positions of 26 discs or more: earlier ones are beyond the reference."""
+import random
+import re
+
+import pytest
+
+import connect4_reference as ref
+from ttt_engine import connect4, uttt
+
+
+def board_of(moves):
+    """The engine's board after ``moves`` (columns 1..7 from the empty board)."""
+    parse = getattr(connect4, "from_moves", None) or connect4.Board.from_moves
+    return parse(moves)
+
+
+def random_positions(n, lo, hi, seed):
+    """``n`` move strings of ``lo``..``hi`` discs by uniformly random play from the
+    empty board (the reference's rules), none of them finished."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        discs = rng.randint(lo, hi)
+        pos, moves = ref.Position(), ""
+        while pos.n < discs and not pos.won:
+            c = rng.choice(pos.legal())
+            pos.won = pos.wins_at(c)
+            pos.play(c)
+            moves += str(c + 1)
+        if not pos.won and pos.n == discs:
+            out.append(moves)
+    return out
+
+
+LATE = random_positions(300, 28, 36, seed=11)
+EARLIER = random_positions(40, 26, 27, seed=12)
+
+
+def sign(v):
+    return (v > 0) - (v < 0)
+
+
+def mover(moves):
+    return "XO"[len(moves) % 2]
+
+
+def other(symbol):
+    return "O" if symbol == "X" else "X"
+
+
+# ---------------------------------------------------------------- the reference itself
+def test_reference_matches_plain_minimax():
+    """The reference's alpha-beta with its memo and shortcuts against minimax over
+    every move order, on positions of 34-38 discs."""
+    positions = random_positions(60, 34, 38, seed=13)
+    for moves in positions:
+        want = ref.brute_score(moves)
+        assert ref.score(moves) == want, moves
+        assert ref.weak(moves) == sign(want), moves
+        assert max(ref.move_scores(moves).values()) == want, moves
+    # a mix of outcomes, or the comparison would prove little
+    assert {sign(ref.brute_score(m)) for m in positions} == {-1, 0, 1}
+
+
+def test_reference_convention_by_hand():
+    # X (to move, 3 discs) wins at once with its 4th: 22 - 4
+    assert ref.score("121212") == 18
+    # O (to move, 3 discs) likewise
+    assert ref.score("1212123") == 18
+    # O to move against X's open three on columns 2-4: X wins with its 4th disc
+    assert ref.score("22334") == -18
+    # X makes that open three with column 4 (index 3) and wins with its 4th disc
+    assert ref.score("2233") == 18
+
+
+# ---------------------------------------------------------------- exactness
+def check_position(moves):
+    b = board_of(moves)
+    want = ref.score(moves)
+    per_column = ref.move_scores(moves)
+    r = connect4.solve(b)
+    assert r.score == want, moves
+    assert r.value == {1: "win", 0: "draw", -1: "loss"}[sign(want)], moves
+    assert r.winner == {1: mover(moves), 0: "draw", -1: other(mover(moves))}[sign(want)], moves
+    # the fastest win, the slowest loss, a drawing move in a draw
+    assert r.best_move in per_column and per_column[r.best_move] == want, (moves, r.best_move)
+    assert connect4.analyse(b) == per_column, moves
+    w = connect4.solve(b, weak=True)
+    assert w.value == r.value and w.winner == r.winner and w.score is None, moves
+    assert b.moves == [int(ch) - 1 for ch in moves]   # the solve left the board as it was
+
+
+def test_late_positions_match_reference():
+    for moves in LATE:
+        check_position(moves)
+    # the positions cover every outcome, and wins and losses of several lengths
+    scores = [ref.score(m) for m in LATE]
+    assert {sign(s) for s in scores} == {-1, 0, 1}
+    assert len(set(scores)) >= 8
+
+
+def test_26_and_27_disc_positions_match_reference():
+    for moves in EARLIER:
+        check_position(moves)
+
+
+def test_immediate_wins_score_22_minus_k():
+    """Wherever random play reaches a position the mover wins at once, its score is
+    22 - k, k the mover's disc count after the winning move; every winning column
+    scores that in ``analyse`` and the best move is one of them."""
+    rng = random.Random(14)
+    ks = []
+    while len(ks) < 30:
+        pos, moves = ref.Position(), ""
+        while not pos.won and pos.n < ref.CELLS:
+            wins = [c for c in pos.legal() if pos.wins_at(c)]
+            if wins and pos.n >= 26:
+                k = pos.n // 2 + 1
+                ks.append(k)
+                r = connect4.solve(board_of(moves))
+                assert (r.score, r.value, r.winner) == (22 - k, "win", mover(moves)), moves
+                assert r.best_move in wins, moves
+                scores = connect4.analyse(board_of(moves))
+                assert all(scores[c] == 22 - k for c in wins), moves
+                break
+            c = rng.choice(pos.legal())
+            pos.won = pos.wins_at(c)
+            pos.play(c)
+            moves += str(c + 1)
+    assert len(set(ks)) >= 4     # wins at several stages, both sides
+
+
+def test_double_threat_loses_to_the_next_disc():
+    """The mover without a win facing two immediate wins of the opponent loses to the
+    opponent's next disc: minus (22 - k), k the opponent's disc count after it."""
+    rng = random.Random(15)
+    found = 0
+    while found < 15:
+        pos, moves = ref.Position(), ""
+        while not pos.won and pos.n < ref.CELLS - 1:
+            if pos.n >= 26 and not any(pos.wins_at(c) for c in pos.legal()):
+                pos.n += 1
+                threats = [c for c in pos.legal() if pos.wins_at(c)]
+                pos.n -= 1
+                if len(threats) >= 2:
+                    found += 1
+                    k = (pos.n + 1) // 2 + 1
+                    r = connect4.solve(board_of(moves))
+                    assert (r.score, r.value, r.winner) == (-(22 - k), "loss",
+                                                            other(mover(moves))), moves
+                    assert r.best_move in pos.legal(), moves
+                    break
+            c = rng.choice(pos.legal())
+            pos.won = pos.wins_at(c)
+            pos.play(c)
+            moves += str(c + 1)
+
+
+def test_convention_on_early_positions_by_hand():
+    for moves, want in (("121212", 18), ("1212123", 18), ("22334", -18), ("2233", 18)):
+        r = connect4.solve(board_of(moves))
+        assert r.score == want, moves
+    assert connect4.solve(board_of("2233")).best_move == 3
+    assert connect4.solve(board_of("121212")).best_move == 0
+
+
+def test_finished_game():
+    b = board_of("33441212121")      # X's four up column 1
+    r = connect4.solve(b)
+    assert (r.value, r.winner, r.best_move) == ("loss", "X", None)
+    assert connect4.analyse(b) == {}
+
+
+def test_same_position_twice_same_result():
+    for moves in LATE[:20]:
+        b = board_of(moves)
+        first, second = connect4.solve(b), connect4.solve(b)
+        assert (first.score, first.value, first.winner, first.best_move) == \
+            (second.score, second.value, second.winner, second.best_move), moves
+        assert connect4.analyse(b) == connect4.analyse(b), moves
+
+
+def test_small_table_and_two_threads_stay_exact():
+    for moves in LATE[:30] + EARLIER[:10]:
+        want = ref.score(moves)
+        b = board_of(moves)
+        assert connect4.solve(b, table_mb=1).score == want, moves
+        assert connect4.solve(b, threads=2).score == want, moves
+
+
+# ---------------------------------------------------------------- limits
+FAR = "4453"    # 38 empty cells: no solve finishes in one node or a microsecond
+
+
+@pytest.mark.parametrize("limits", [dict(max_nodes=1), dict(time_limit=1e-6)])
+@pytest.mark.parametrize("weak", [False, True])
+def test_limits_give_unknown(limits, weak):
+    r = connect4.solve(board_of(FAR), weak=weak, **limits)
+    assert (r.value, r.winner, r.best_move, r.score) == ("unknown", None, None, None)
+    assert not r.exact
+
+
+def test_generous_limits_stay_exact():
+    moves = LATE[0]
+    r = connect4.solve(board_of(moves), max_nodes=10**9, time_limit=600)
+    assert r.score == ref.score(moves)
+
+
+# ---------------------------------------------------------------- bad input
+def one_line_error(call):
+    with pytest.raises(ValueError) as e:
+        call()
+    msg = str(e.value)
+    assert msg and "\n" not in msg
+    return msg.lower()
+
+
+PREFIX = "1234567123"   # ten moves, nobody wins: the bad move is the 11th
+
+
+@pytest.mark.parametrize("bad, why", [
+    (PREFIX + "8", ("range", "1..7", "1-7", "column")),
+    (PREFIX + "0", ("range", "1..7", "1-7", "column")),
+    (PREFIX + "a", ("column", "digit", "character", "1..7")),
+    ("1122" + "444444" + "4", ("full",)),
+    ("33441212121" + "5", ("over", "ended", "finished", "won")),
+])
+def test_bad_move_strings(bad, why):
+    # the reference agrees the prefix is fine and the last move is not
+    ref.Position.from_moves(bad[:-1])
+    with pytest.raises(ValueError):
+        ref.Position.from_moves(bad)
+    msg = one_line_error(lambda: board_of(bad))
+    i = len(bad) - 1
+    ch = bad[-1]
+    # the character, quoted or (a digit) standing alone
+    assert f"'{ch}'" in msg or f'"{ch}"' in msg or (
+        ch.isdigit() and re.search(rf"(?<![0-9]){ch}(?![0-9])", msg)), msg
+    assert str(i) in msg or str(i + 1) in msg, msg     # its position, 0- or 1-based
+    assert any(w in msg for w in why), msg
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(threads=0), "threads"), (dict(threads=-1), "threads"),
+    (dict(threads=100000), "threads"),
+    (dict(table_mb=0), "table_mb"), (dict(table_mb=-8), "table_mb"),
+    (dict(table_mb=10**9), "table_mb"),
+])
+@pytest.mark.parametrize("verb", ["solve", "analyse"])
+def test_bad_options(kwargs, name, verb):
+    b = board_of(LATE[0])
+    msg = one_line_error(lambda: getattr(connect4, verb)(b, **kwargs))
+    assert name in msg, msg
+
+
+@pytest.mark.parametrize("verb", ["solve", "analyse"])
+def test_board_of_another_game(verb):
+    msg = one_line_error(lambda: getattr(connect4, verb)(uttt.Board()))
+    assert "connect four" in msg or "connect4" in msg, msg
