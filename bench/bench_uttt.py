@@ -28,13 +28,13 @@ MCTS_BAR = 1_000_000
 def _playout_rate():
     """Bare random playouts/s from the start (thread CPU time), the in-run baseline."""
     t = time.thread_time()
-    uttt.random_playouts(PLAYOUTS, seed=1)
+    uttt.random_playouts(uttt.Board(), PLAYOUTS, seed=1)
     return PLAYOUTS / (time.thread_time() - t)
 
 
 def test_uttt_perft(benchmark):
     """perft(6) from the start: 4,020,960 leaves (leaf counting at depth 1)."""
-    n, cpu = pedantic_cpu(benchmark, lambda: uttt.perft(6), rounds=5)
+    n, cpu = pedantic_cpu(benchmark, lambda: uttt.perft(uttt.Board(), 6), rounds=5)
     assert n == 4_020_960
     med = benchmark.stats.stats.median
     benchmark.extra_info.update({
@@ -43,14 +43,14 @@ def test_uttt_perft(benchmark):
 
 
 def test_uttt_random_playouts(benchmark):
-    """Uniformly random games from the start, in place (``uttt_playout``)."""
-    (x, o, d, plies), cpu = pedantic_cpu(
-        benchmark, lambda: uttt.random_playouts(PLAYOUTS, seed=7), rounds=5)
+    """Uniformly random games from the start, in place (the game's playout)."""
+    r, cpu = pedantic_cpu(
+        benchmark, lambda: uttt.random_playouts(uttt.Board(), PLAYOUTS, seed=7), rounds=5)
+    x, o, d = r["first_wins"], r["second_wins"], r["draws"]
     assert x + o + d == PLAYOUTS
     med = benchmark.stats.stats.median
     benchmark.extra_info.update({
         "games": PLAYOUTS, "games_per_s": PLAYOUTS / med, "cpu_games_per_s": PLAYOUTS / cpu,
-        "mean_plies": plies / PLAYOUTS, "moves_per_s": plies / med,
         "x_o_draw": [x / PLAYOUTS, o / PLAYOUTS, d / PLAYOUTS],
     })
 
