@@ -32,6 +32,8 @@ class SolveResult:
         (None otherwise).
     nodes: positions searched; seconds: wall time; tt_hits: table hits where
         the solver counts them (else 0).
+    score: the exact score where the solver gives one (Connect Four: the
+        test-set convention, docs/connect4.md), else None.
     """
     value: str
     winner: object
@@ -40,6 +42,7 @@ class SolveResult:
     nodes: int
     seconds: float
     tt_hits: int = 0
+    score: object = None
 
     @property
     def exact(self):

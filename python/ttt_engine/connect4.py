@@ -13,32 +13,32 @@ The board is compiled (``ttt_engine._core.games.connect4.board``); this module
 is its public face.  Every game module has the same verbs: see ``docs/api.md``;
 the game's page is ``docs/connect4.md``.
 """
-from ttt_engine import _verbs, engines
+from ttt_engine import _verbs, connect4_solve, engines
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
+from ttt_engine.connect4_solve import from_moves
 from ttt_engine.games import Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
-           "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
+           "analyse", "from_moves", "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
 
 
 perft, random_playouts = _verbs.module_verbs(
     Board, "connect4", counts="7, 49, 343, 2401, 16807, 117649, 823536, ...")
 
 
-def solve(board, *, max_nodes=None, time_limit=None):
-    """Value of ``board`` for the side to move by alpha-beta, one ply deeper per
-    iteration, within ``max_nodes`` positions (checked between iterations)
-    and/or ``time_limit`` seconds: one of them is required (a finished game
-    excepted), since from the start the game (a first-player win) is far beyond
-    this search.  Returns a :class:`SolveResult` whose ``value`` is
-    ``"unknown"`` when the limit is hit first; endgames solve exactly."""
-    _verbs.check_board(board, Board, "connect4.solve")
-    max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
-    if max_nodes is None and time_limit is None and not board.is_terminal():
-        raise ValueError("connect4.solve needs a limit: pass max_nodes= and/or time_limit= "
-                         "(the value is 'unknown' if the limit is hit)")
-    return _verbs.bounded_solve(board, max_nodes, time_limit)
+def solve(board, *, weak=False, time_limit=None, max_nodes=None,
+          table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
+    """The exact solve of ``board``: see :func:`ttt_engine.connect4_solve.solve`."""
+    return connect4_solve.solve(board, weak=weak, time_limit=time_limit, max_nodes=max_nodes,
+                                table_mb=table_mb, threads=threads)
+
+
+def analyse(board, *, time_limit=None, max_nodes=None,
+            table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
+    """``{column: score}`` of every legal column: see :func:`ttt_engine.connect4_solve.analyse`."""
+    return connect4_solve.analyse(board, time_limit=time_limit, max_nodes=max_nodes,
+                                  table_mb=table_mb, threads=threads)
 
 
 def read_columns(board, text):

@@ -1,0 +1,122 @@
+"""Exact Connect Four: the score of any position, from the empty board up.
+
+``solve(board)`` gives the value (win / draw / loss for the side to move), the
+exact score and a best move; ``analyse(board)`` the score of every legal
+column; ``from_moves("4453")`` reads the standard notation of the test sets
+(columns 1..7 from the empty board).
+
+Scores follow the test-set convention: 0 a draw; a win in which the side to
+move wins with its k-th disc of the game scores 22 - k; a loss is minus the
+winner's score.  The search is compiled (``ttt_engine._core.solvers.connect4.
+solve``); docs/connect4.md describes it, its memory and its speed.
+"""
+from __future__ import annotations
+
+import time
+
+from ttt_engine import _util, _verbs
+from ttt_engine._core.games.connect4.board import Board
+from ttt_engine._core.solvers.connect4 import solve as _solve
+from ttt_engine._verbs import SolveResult
+
+__all__ = ["DEFAULT_TABLE_MB", "analyse", "from_moves", "solve"]
+
+#: The table's default size in MB (the largest power of two of 32-byte
+#: buckets that fits is used: 1024 MB holds 2**27 positions).
+DEFAULT_TABLE_MB = 1024
+
+_SIDES = ("X", "O")
+
+
+def from_moves(text):
+    """The board after ``text``, the standard notation: one digit 1..7 per move,
+    the column from the left, from the empty board (``"4453"``).  ``ValueError``
+    of one line naming the move that cannot be played and why."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected a string of columns 1-7 such as '4453', "
+                         f"got {type(text).__name__}")
+    board = Board()
+    for i, ch in enumerate(text):
+        where = f"move {i + 1} {ch!r} of {text!r}"
+        if ch not in "1234567":
+            if ch.isdigit():
+                raise ValueError(f"{where}: column out of range (columns are 1-7)")
+            raise ValueError(f"{where}: not a column digit 1-7")
+        if board.winner is not None:
+            raise ValueError(f"{where}: the game is already over "
+                             f"({_util.game_over(board.winner)})")
+        col = int(ch) - 1
+        if col not in board.legal_moves:
+            raise ValueError(f"{where}: column {ch} is full")
+        board.push(col)
+    return board
+
+
+def _check(board, where, time_limit, max_nodes, table_mb, threads):
+    _util.check_board(board, Board, where)
+    max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    table_mb = _util.check_int("table_mb", table_mb, min=_solve.MIN_TABLE_MB,
+                               max=_solve.MAX_TABLE_MB)
+    threads = _util.check_int("threads", threads, min=1, max=_solve.MAX_THREADS)
+    return time_limit, max_nodes, table_mb, threads
+
+
+def _plies_left(ply, score):
+    """Plies to the end of the game under perfect play from a position of
+    ``ply`` discs whose exact score for the side to move is ``score``."""
+    if score == 0:
+        return 42 - ply
+    k = 22 - abs(score)                      # the winner's disc count when it wins
+    winner_first = (ply % 2 == 0) == (score > 0)
+    return (2 * k - 1 if winner_first else 2 * k) - ply
+
+
+def _finished(board, start):
+    w = board.winner
+    if w == "draw":
+        return SolveResult("draw", "draw", None, 0, 0, time.perf_counter() - start, score=0)
+    # the last mover made four with its k-th disc
+    k = (board.ply + 1) // 2
+    return SolveResult("loss", w, None, 0, 0, time.perf_counter() - start, score=-(22 - k))
+
+
+def solve(board, *, weak=False, time_limit=None, max_nodes=None,
+          table_mb=DEFAULT_TABLE_MB, threads=1):
+    """Solve ``board`` exactly: a :class:`SolveResult` whose ``value`` is
+    ``"win"``/``"draw"``/``"loss"`` for the side to move (``"unknown"`` when
+    ``time_limit`` seconds or ``max_nodes`` positions run out first), ``score``
+    the exact score (None with ``weak=True``, which only separates win, draw
+    and loss and is faster), ``best_move`` the fastest win, the slowest loss or
+    a drawing move (with ``weak=True``: a winning, drawing or any not at once
+    losing move), ``plies`` the game's remaining length under perfect play
+    (exact solves), ``nodes`` the positions searched.  ``table_mb``: the
+    transposition table's size; ``threads``: threads searching over it."""
+    start = time.perf_counter()
+    time_limit, max_nodes, table_mb, threads = _check(
+        board, "connect4.solve", time_limit, max_nodes, table_mb, threads)
+    if board.winner is not None:
+        return _finished(board, start)
+    score, move, nodes = _solve.solve_board(board, bool(weak), max_nodes, time_limit,
+                                            table_mb, threads)
+    seconds = time.perf_counter() - start
+    if score is None:
+        return SolveResult("unknown", None, None, None, nodes, seconds)
+    value = "win" if score > 0 else "loss" if score < 0 else "draw"
+    me = _SIDES[board.ply % 2]
+    winner = "draw" if score == 0 else me if score > 0 else _SIDES[1 - board.ply % 2]
+    if weak:
+        return SolveResult(value, winner, move, None, nodes, seconds)
+    return SolveResult(value, winner, move, _plies_left(board.ply, score), nodes, seconds,
+                       score=score)
+
+
+def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB, threads=1):
+    """``{column: score}`` for every legal column of ``board``: the exact score
+    for the side to move of playing it (a move that wins at once scores 22 - k,
+    k the mover's disc count after it).  ``{}`` for a finished game; the
+    columns not solved when ``time_limit`` / ``max_nodes`` run out are None."""
+    time_limit, max_nodes, table_mb, threads = _check(
+        board, "connect4.analyse", time_limit, max_nodes, table_mb, threads)
+    if board.winner is not None:
+        return {}
+    return _solve.analyse_board(board, max_nodes, time_limit, table_mb, threads)[0]

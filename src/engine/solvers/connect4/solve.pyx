@@ -1,0 +1,564 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Exact Connect Four: the score of a position by null-window negamax.
+
+Position: ``cur`` (the side to move's discs) and ``mask`` (every disc), the
+bit layout of ``games/connect4/rules.pxd``; a move is the cell bit it fills;
+after it the new side to move's discs are ``cur ^ mask``.
+
+Scores (the standard test-set convention): 0 a draw; a win in which the side
+to move wins with its k-th disc scores 22 - k; a loss the negative of the
+winner's score.
+
+The search:
+
+* null-window negamax, the root's window bisected towards 0 (``[-1, 1]``
+  only for a weak solve: win, draw or loss);
+* moves that let the opponent win at once are never searched: a single
+  forced block is played at once, two open threats of the opponent are a
+  loss one move later, and no disc goes under an opponent's winning cell;
+  the score is clamped by the earliest possible win and loss;
+* moves ordered by the table's move, then by the number of winning cells
+  they leave, centre columns first among equals;
+* a table of 4-entry buckets (one cache line) of 64-bit words: the check
+  bits of the position key (the rest is the bucket index), a lower and an
+  upper bound on the score, the move that cut off and the log of the subtree's
+  node count, which the replacement keeps (lowest work goes first).  Mirror
+  positions share an entry (the smaller of the key and its mirror is used),
+  and a symmetric position searches only columns 0..3.  Each entry is one
+  word, written and read atomically, so threads share the table lock-free;
+* helper threads (lazy SMP) search the same root with the moves near the
+  root in another order, filling the shared table for the main thread.
+
+Everything in the search is ``nogil`` and allocates nothing.
+"""
+from libc.stdint cimport uint64_t, uint32_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+from ttt_engine._core.core.bigmem cimport big_alloc, big_free
+from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish, interrupt_discard)
+from ttt_engine._core.core.bits cimport bits_popcount64 as popcount
+from ttt_engine._core.games.connect4.rules cimport (
+    C4_BOTTOM, C4_CELLS, C4_COLUMN0, connect4_winning_cells)
+from ttt_engine._core.games.connect4.board cimport Board
+
+cdef extern from *:
+    """
+    #define C4S_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define C4S_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    static inline int c4s_log2(unsigned long long x) { return 63 - __builtin_clzll(x | 1); }
+    #define C4S_USED 0x8000000000000000ULL
+    """
+    const uint64_t USED "C4S_USED"
+    uint64_t tt_load "C4S_LOAD"(const uint64_t* p) noexcept nogil
+    void tt_store "C4S_STORE"(uint64_t* p, uint64_t v) noexcept nogil
+    int log2_floor "c4s_log2"(uint64_t x) noexcept nogil
+
+cdef enum:
+    CELLS = 42
+    KEY_BITS = 49                # the key current + mask is below 2**49
+    LOG_CAPACITY = 1 << 20       # buckets remembered for a cheap reset
+    ABORTED = -1000
+
+# columns, centre first: they take part in the most lines
+cdef int ORDER[7]
+ORDER[:] = [3, 2, 4, 1, 5, 0, 6]
+
+#: Table sizes accepted (MB): 1 MB up to 16 GB.
+MIN_TABLE_MB = 1
+MAX_TABLE_MB = 16384
+#: Threads accepted.
+MAX_THREADS = 8
+
+
+cdef struct Table:
+    uint64_t* slots          # 4 words per bucket
+    uint64_t bytes
+    int bits                 # bucket index bits
+    uint64_t check_mask      # the key bits kept in a word: 49 - bits
+    uint32_t* log            # buckets that got a new word since the last clear
+    uint64_t nlog
+    bint log_full            # more than LOG_CAPACITY: clear by remapping
+
+
+cdef struct Ctx:
+    Table* tt
+    uint64_t nodes
+    uint64_t max_nodes
+    uint64_t next_check      # node count of the next limit check
+    double deadline          # monotonic time, 0 for none
+    interrupt_t* it
+    bint aborted
+    int helper               # 0 the main thread; k > 0 the k-th helper
+    int root_moves
+    bint logging             # record new buckets (one thread only)
+
+
+# ------------------------------------------------------------------ the table
+cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
+    """The key of the mirrored position: the key holds one 7-bit value per column."""
+    cdef uint64_t c = 0x7F
+    return (((k & c) << 42) | ((k & (c << 7)) << 28) | ((k & (c << 14)) << 14)
+            | (k & (c << 21))
+            | ((k >> 14) & (c << 14)) | ((k >> 28) & (c << 7)) | ((k >> 42) & c))
+
+
+cdef inline uint64_t key_mix(uint64_t k) noexcept nogil:
+    """A bijection of the 49-bit keys (an odd multiplier modulo 2**49): its top
+    bits are the bucket, the rest are kept in the word, so a matching word
+    means the same key."""
+    return (k * <uint64_t>0x9E3779B97F4A7C15) & ((<uint64_t>1 << KEY_BITS) - 1)
+
+
+cdef inline uint64_t pack(uint64_t check, int lower, int upper, int move, int work) noexcept nogil:
+    return (USED | check | (<uint64_t>(lower + 32) << 40) | (<uint64_t>(upper + 32) << 46)
+            | (<uint64_t>(move + 1) << 52) | (<uint64_t>work << 55))
+
+
+cdef inline void tt_put(Ctx* c, uint64_t* bucket, uint64_t check, int lower, int upper,
+                        int move, int work) noexcept nogil:
+    """Merge the bounds into the position's word, or replace the bucket's word
+    of least work."""
+    cdef Table* t = c.tt
+    cdef uint64_t e, want = USED | check, keep = USED | t.check_mask
+    cdef int i, victim = 0, w, least = 1 << 30, v
+    for i in range(4):
+        e = tt_load(bucket + i)
+        if (e & keep) == want:
+            v = <int>((e >> 40) & 63) - 32
+            if v > lower:
+                lower = v
+            v = <int>((e >> 46) & 63) - 32
+            if v < upper:
+                upper = v
+            if move < 0:
+                move = <int>((e >> 52) & 7) - 1
+            v = <int>((e >> 55) & 31)
+            if v > work:
+                work = v
+            tt_store(bucket + i, pack(check, lower, upper, move, work))
+            return
+        w = -1 if e == 0 else <int>((e >> 55) & 31)
+        if w < least:
+            least = w
+            victim = i
+    if least < 0 and c.logging:
+        if t.nlog < LOG_CAPACITY:
+            t.log[t.nlog] = <uint32_t>((bucket - t.slots) >> 2)
+            t.nlog += 1
+        else:
+            t.log_full = True
+    tt_store(bucket + victim, pack(check, lower, upper, move, work))
+
+
+cdef int table_open(Table* t, uint64_t mb) except -1:
+    cdef int bits = 0
+    while ((<uint64_t>32) << (bits + 1)) <= mb * 1048576 and bits < 32:
+        bits += 1
+    t.bits = bits
+    t.bytes = (<uint64_t>32) << bits
+    t.check_mask = ((<uint64_t>1) << (KEY_BITS - bits)) - 1
+    t.slots = <uint64_t*>big_alloc(t.bytes)
+    t.log = <uint32_t*>malloc(LOG_CAPACITY * sizeof(uint32_t))
+    t.nlog = 0
+    t.log_full = False
+    if t.slots == NULL or t.log == NULL:
+        table_close(t)
+        raise MemoryError(f"cannot allocate a Connect Four table of {mb} MB")
+    return 0
+
+
+cdef void table_close(Table* t) noexcept:
+    if t.slots != NULL:
+        big_free(t.slots, t.bytes)
+        t.slots = NULL
+    if t.log != NULL:
+        free(t.log)
+        t.log = NULL
+
+
+cdef int table_clear(Table* t) except -1:
+    """Empty the table: zero the buckets written since the last clear, or,
+    after too many, map fresh zero pages (faulted in again as they are used)."""
+    cdef uint64_t i
+    if t.log_full:
+        big_free(t.slots, t.bytes)
+        t.slots = <uint64_t*>big_alloc(t.bytes)
+        if t.slots == NULL:
+            raise MemoryError(f"cannot allocate a Connect Four table of {t.bytes >> 20} MB")
+    else:
+        for i in range(t.nlog):
+            memset(t.slots + ((<uint64_t>t.log[i]) << 2), 0, 32)
+    t.nlog = 0
+    t.log_full = False
+    return 0
+
+
+# ------------------------------------------------------------------ the search
+cdef bint check_limits(Ctx* c) noexcept nogil:
+    """Every 1024 nodes, and at the node limit: the limits, Ctrl-C and the stop flag."""
+    c.next_check = c.nodes + 1024
+    if c.next_check > c.max_nodes:
+        c.next_check = c.max_nodes
+    if c.nodes >= c.max_nodes:
+        c.aborted = True
+    elif interrupt_poll(c.it):
+        c.aborted = True
+    elif c.deadline > 0.0 and now_monotonic() >= c.deadline:
+        c.aborted = True
+    return c.aborted
+
+
+cdef inline uint64_t column_bits(int col) noexcept nogil:
+    return C4_COLUMN0 << (7 * col)
+
+
+cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int beta) noexcept nogil:
+    """The score within (alpha, beta) of a position whose side to move cannot
+    win at once: a value <= alpha is an upper bound, >= beta a lower bound.
+    Returns 0 with ``c.aborted`` set when a limit stops it."""
+    cdef uint64_t possible, opp_win, forced, nonlosing, key, mkey, ck, h, check, e, m
+    cdef uint64_t* bucket
+    cdef uint64_t mv[7]
+    cdef int sc[7]
+    cdef int col[7]
+    cdef int n = 0, i, j, s, lo, hi, ttmove = -1, work, cm
+    cdef bint flip
+    cdef uint64_t start = c.nodes
+
+    c.nodes += 1
+    if c.nodes >= c.next_check and check_limits(c):
+        return 0
+    possible = (mask + C4_BOTTOM) & C4_CELLS
+    opp_win = connect4_winning_cells(cur ^ mask, mask)
+    forced = possible & opp_win
+    if forced:
+        if forced & (forced - 1):
+            return -((CELLS - moves) // 2)       # two threats: the opponent wins next
+        possible = forced
+    nonlosing = possible & ~(opp_win >> 1)
+    if nonlosing == 0:
+        return -((CELLS - moves) // 2)
+    if moves >= CELLS - 2:
+        return 0
+    lo = -((CELLS - 2 - moves) // 2)              # the opponent cannot win next move
+    if alpha < lo:
+        alpha = lo
+        if alpha >= beta:
+            return alpha
+    hi = (CELLS - 1 - moves) // 2                 # nor can the side to move now
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+
+    key = cur + mask
+    mkey = mirror_key(key)
+    flip = mkey < key
+    ck = mkey if flip else key
+    h = key_mix(ck)
+    bucket = c.tt.slots + ((h >> (KEY_BITS - c.tt.bits)) << 2)
+    check = h & c.tt.check_mask
+    for i in range(4):
+        e = tt_load(bucket + i)
+        if (e & (USED | c.tt.check_mask)) == (USED | check):
+            s = <int>((e >> 40) & 63) - 32
+            if s > alpha:
+                alpha = s
+                if alpha >= beta:
+                    return alpha
+            s = <int>((e >> 46) & 63) - 32
+            if s < beta:
+                beta = s
+                if alpha >= beta:
+                    return beta
+            ttmove = <int>((e >> 52) & 7) - 1
+            if flip and ttmove >= 0:
+                ttmove = 6 - ttmove
+            break
+    if mkey == key:
+        nonlosing &= (<uint64_t>1 << 28) - 1     # symmetric: columns 0..3 suffice
+
+    for i in range(7):
+        cm = ORDER[i]
+        m = nonlosing & column_bits(cm)
+        if m:
+            s = popcount(connect4_winning_cells(cur | m, mask | m))
+            if cm == ttmove:
+                s = 100
+            j = n
+            while j > 0 and sc[j - 1] < s:
+                sc[j] = sc[j - 1]
+                mv[j] = mv[j - 1]
+                col[j] = col[j - 1]
+                j -= 1
+            sc[j] = s
+            mv[j] = m
+            col[j] = cm
+            n += 1
+    if c.helper and n > 2 and moves - c.root_moves < 8:
+        # a helper thread takes the moves after the first in another order
+        j = 1 + <int>((ck ^ <uint64_t>c.helper) % <uint64_t>(n - 1))
+        m = mv[1]; mv[1] = mv[j]; mv[j] = m
+        cm = col[1]; col[1] = col[j]; col[j] = cm
+
+    for i in range(n):
+        s = -negamax(c, cur ^ mask, mask | mv[i], moves + 1, -beta, -alpha)
+        if c.aborted:
+            return 0
+        if s >= beta:
+            work = log2_floor(c.nodes - start)
+            tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i],
+                   work if work < 31 else 31)
+            return s
+        if s > alpha:
+            alpha = s
+    work = log2_floor(c.nodes - start)
+    tt_put(c, bucket, check, -32, alpha, -1, work if work < 31 else 31)
+    return alpha
+
+
+cdef inline bint wins_now(uint64_t cur, uint64_t mask) noexcept nogil:
+    return (connect4_winning_cells(cur, mask) & (mask + C4_BOTTOM) & C4_CELLS) != 0
+
+
+cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak) noexcept nogil:
+    """The score of an ongoing position (ABORTED when a limit stops it); for a
+    weak solve only its sign is exact."""
+    cdef int lo, hi, med, r
+    if wins_now(cur, mask):
+        return (CELLS + 1 - moves) // 2
+    if moves >= CELLS:
+        return 0
+    c.root_moves = moves
+    lo = -((CELLS - moves) // 2)
+    hi = (CELLS + 1 - moves) // 2
+    if weak:
+        lo = -1
+        hi = 1
+    while lo < hi:
+        # bisect, but try near 0 first: small scores are the common case
+        med = lo + (hi - lo) // 2
+        if med <= 0 and lo // 2 < med:
+            med = lo // 2
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = negamax(c, cur, mask, moves, med, med + 1)
+        if c.aborted:
+            return ABORTED
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+cdef int child_at_most(Ctx* c, uint64_t cur, uint64_t mask, int moves, int col, int t) noexcept nogil:
+    """1 if playing ``col`` leaves the opponent a score <= t, 0 if not, ABORTED."""
+    cdef uint64_t m = (mask + C4_BOTTOM) & column_bits(col)
+    cdef uint64_t ncur = cur ^ mask, nmask = mask | m
+    cdef int r
+    if wins_now(ncur, nmask):
+        return (CELLS - moves) // 2 <= t
+    if moves + 1 >= CELLS:
+        return 0 <= t
+    r = negamax(c, ncur, nmask, moves + 1, t, t + 1)
+    if c.aborted:
+        return ABORTED
+    return r <= t
+
+
+cdef int best_move(Ctx* c, uint64_t cur, uint64_t mask, int moves, int score, bint weak) noexcept nogil:
+    """A column keeping ``score``: the fastest win, the slowest loss, a drawing
+    move (a weak solve: a winning move, a drawing move, a move that does not
+    lose at once).  -1 if none is left (full board); ABORTED."""
+    cdef uint64_t possible = (mask + C4_BOTTOM) & C4_CELLS, win
+    cdef int i, cm, r, first = -1
+    win = connect4_winning_cells(cur, mask) & possible
+    for i in range(7):
+        cm = ORDER[i]
+        if win & column_bits(cm):
+            return cm
+    for i in range(7):
+        cm = ORDER[i]
+        if not possible & column_bits(cm):
+            continue
+        if first < 0:
+            first = cm
+        if weak and score < 0:
+            # every move loses: any that does not lose at once
+            if not wins_now(cur ^ mask, mask | (possible & column_bits(cm))):
+                return cm
+            continue
+        r = child_at_most(c, cur, mask, moves, cm, -score)
+        if r == ABORTED:
+            return ABORTED
+        if r:
+            return cm
+    return first
+
+
+# ------------------------------------------------------------------ Python side
+cdef class _Tables:
+    """The table, kept between solves (allocating and faulting in a large table
+    costs more than a small solve) and emptied before each."""
+    cdef Table t
+    cdef uint64_t mb
+    cdef bint busy
+
+    def __cinit__(self, uint64_t mb):
+        self.t.slots = NULL
+        self.t.log = NULL
+        table_open(&self.t, mb)
+        self.mb = mb
+        self.busy = False
+
+    def __dealloc__(self):
+        table_close(&self.t)
+
+
+_cached = None
+
+
+cdef _Tables _take_table(uint64_t mb):
+    global _cached
+    cdef _Tables t = _cached
+    if t is None or t.mb != mb or t.busy:
+        if t is not None and not t.busy:
+            _cached = None
+            t = None                       # free the old one before the new one
+        t = _Tables(mb)
+        if _cached is None:
+            _cached = t
+    else:
+        table_clear(&t.t)
+    t.busy = True
+    return t
+
+
+cdef class _Search:
+    """One thread's search context over a shared table."""
+    cdef Ctx ctx
+    cdef interrupt_t it
+    cdef _Tables tables
+    cdef object stop_array
+    cdef int stop_flag
+    cdef public int result
+
+    def __cinit__(self, _Tables tables, int helper, max_nodes, time_limit):
+        self.tables = tables
+        self.ctx.tt = &tables.t
+        self.ctx.nodes = 0
+        self.ctx.max_nodes = <uint64_t>max_nodes if max_nodes is not None else <uint64_t>-1
+        self.ctx.next_check = 1
+        self.ctx.deadline = now_monotonic() + time_limit if time_limit is not None else 0.0
+        self.ctx.aborted = False
+        self.ctx.helper = helper
+        self.ctx.logging = helper == 0
+        self.ctx.it = &self.it
+        self.result = ABORTED
+
+    @property
+    def nodes(self):
+        return self.ctx.nodes
+
+    def run_helper(self, uint64_t cur, uint64_t mask, int moves, bint weak, _Search main):
+        """A helper thread's search: the same root, until it ends or the main
+        thread sets the stop flag."""
+        interrupt_init(&self.it, 64, &main.stop_flag)
+        with nogil:
+            solve_root(&self.ctx, cur, mask, moves, weak)
+        interrupt_discard(&self.it)
+
+
+def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bint weak,
+         int score=ABORTED):
+    """The root score by the main search with the helpers beside it, or (given
+    ``score``) a move that keeps it, by the main search alone."""
+    import threading
+    cdef int r = ABORTED, target = score
+    cdef bint move = score != ABORTED
+    cdef _Search h
+    threads = []
+    for h in helpers:
+        h.ctx.aborted = False
+        threads.append(threading.Thread(target=h.run_helper, args=(cur, mask, moves, weak, main),
+                                        daemon=True))
+    main.stop_flag = 0
+    interrupt_init(&main.it, 64, &main.stop_flag)
+    try:
+        for t in threads:
+            t.start()
+        with nogil:
+            if move:
+                r = best_move(&main.ctx, cur, mask, moves, target, weak)
+            else:
+                r = solve_root(&main.ctx, cur, mask, moves, weak)
+    finally:
+        main.stop_flag = 1
+        for t in threads:
+            t.join()
+    interrupt_finish(&main.it)
+    return None if r == ABORTED else r
+
+
+cdef tuple _position(Board board):
+    return (board.state.bb[board.state.to_move], board.state.bb[0] | board.state.bb[1],
+            board.state.ply)
+
+
+def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
+                uint64_t table_mb=1024, int threads=1):
+    """``(score, best move, nodes)`` of an ongoing board (checked by the caller):
+    the score exact, or its sign only (-1, 0, 1) with ``weak``; None for the
+    score and the move when a limit stopped the search."""
+    cdef _Tables tables = _take_table(table_mb)
+    cur, mask, moves = _position(board)
+    tables.t.log_full = tables.t.log_full or threads > 1
+    main = _Search(tables, 0, max_nodes, time_limit)
+    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    move = None
+    try:
+        score = _run(main, helpers, cur, mask, moves, weak)
+        if weak and score is not None:
+            score = (score > 0) - (score < 0)
+        if score is not None:
+            move = _run(main, [], cur, mask, moves, weak, score)
+            if move is None:
+                score = None
+        nodes = main.nodes + sum(h.nodes for h in helpers)
+    finally:
+        tables.busy = False
+    return score, move, nodes
+
+
+def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_mb=1024,
+                  int threads=1):
+    """``({column: exact score of playing it}, nodes)`` for an ongoing board;
+    None for the columns left when a limit stopped the search."""
+    cdef _Tables tables = _take_table(table_mb)
+    cdef uint64_t cur, mask, m
+    cdef int moves, col
+    cur, mask, moves = _position(board)
+    tables.t.log_full = tables.t.log_full or threads > 1
+    main = _Search(tables, 0, max_nodes, time_limit)
+    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    out = {}
+    try:
+        for col in range(7):
+            m = (mask + C4_BOTTOM) & column_bits(col)
+            if not m:
+                continue
+            if connect4_winning_cells(cur, mask) & m:
+                out[col] = (CELLS + 1 - moves) // 2
+            elif moves + 1 == CELLS:
+                out[col] = 0
+            else:
+                r = None if main.ctx.aborted else _run(main, helpers, cur ^ mask, mask | m,
+                                                       moves + 1, False)
+                out[col] = None if r is None else -r
+        nodes = main.nodes + sum(h.nodes for h in helpers)
+    finally:
+        tables.busy = False
+    return out, nodes
