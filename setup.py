@@ -24,6 +24,7 @@ import runpy
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join("src", "engine")
@@ -145,6 +146,21 @@ def _output_dir(module):
     return module
 
 
+def _jobs():
+    """``TTT_ENGINE_BUILD_JOBS``: modules cythonized and compiled at a time (0: serial)."""
+    return int(os.environ.get("TTT_ENGINE_BUILD_JOBS", "0"))
+
+
+class _BuildExt(build_ext):
+    """``build_ext`` that compiles ``TTT_ENGINE_BUILD_JOBS`` modules at a time when
+    no ``-j`` is given (a wheel build passes none)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel and _jobs() > 1:
+            self.parallel = _jobs()
+
+
 def _extensions():
     """Render the templates and cythonize every ``.pyx``: the compiled modules."""
     import numpy
@@ -167,11 +183,11 @@ def _extensions():
         language_level=3,
         annotate=bool(os.environ.get("TTT_ENGINE_ANNOTATE")),
         compiler_directives={"embedsignature": True},
-        nthreads=int(os.environ.get("TTT_ENGINE_BUILD_JOBS", "0")),
+        nthreads=_jobs(),
     )
 
 
 os.chdir(HERE)
 _arguments = set(sys.argv[1:])
 _sources_only = bool(_arguments & SOURCES_ONLY) and not _arguments & BUILDS
-setup(ext_modules=[] if _sources_only else _extensions())
+setup(ext_modules=[] if _sources_only else _extensions(), cmdclass={"build_ext": _BuildExt})

