@@ -13,15 +13,21 @@ constructor's keyword arguments, with the resolved seed) and ``_state()``
 agent as constructed, with its learned state: it plays the same moves as the
 original did from the same seed.  Search trees, tables and the position of the
 random stream are per-game caches and are not carried (``reset(seed)`` puts an
-agent into the same state on both sides of a process boundary).
+agent into the same state on both sides of a process boundary).  The game an
+agent was made for (below) is carried.
+
+Bound game: an agent built from its class plays any game (``game`` is None);
+one made by ``Game.make_agent`` is bound to that game (``game`` is its registry
+key) and refuses a board of another game at ``select_move`` with one line
+naming both (:func:`check_game`), instead of playing it.
 """
 from __future__ import annotations
 
 import warnings
 
-from ttt_engine._util import check_seconds, resolve_seed
+from ttt_engine._util import check_board, check_seconds, game_over, resolve_seed
 
-__all__ = ["Agent", "SearchAgent", "no_budget", "alias"]
+__all__ = ["Agent", "SearchAgent", "no_budget", "alias", "check_game", "require_moves"]
 
 
 def no_budget(cls_name, **budgets):
@@ -46,11 +52,38 @@ def alias(cls_name, name, value, old_name, old_value, *, stacklevel=3):
     return old_value
 
 
-def _rebuild(cls, config, state):
+def _rebuild(cls, config, state, bound=None):
     agent = cls(**config)
     if state is not None:
         agent._set_state(state)
+    if bound is not None:
+        agent._bind(*bound)
     return agent
+
+
+def check_game(agent, board):
+    """``ValueError`` naming both games unless ``board`` is a board of the game
+    ``agent`` is bound to (``agent.game``; None: any game): "the Tic-Tac-Toe
+    mcts engine plays Tic-Tac-Toe, got a Connect Four board"."""
+    key = getattr(agent, "game", None)
+    if key is None:
+        return
+    from ttt_engine import _registry
+    game = _registry.get(key)
+    engine = getattr(agent, "_engine", None) or getattr(agent, "name", "agent")
+    check_board(board, game.Board, f"the {game.title} {engine} engine")
+
+
+def require_moves(agent, board):
+    """The one check of a board an agent is asked to move on: a game board, of
+    the agent's bound game (:func:`check_game`), with a move to make (a finished
+    game: "the game is over (X won): there is no move to select")."""
+    if not hasattr(board, "legal_moves") or not hasattr(board, "is_terminal"):
+        raise ValueError(f"board must be a ttt_engine game Board, got {type(board).__name__}")
+    check_game(agent, board)
+    if board.is_terminal():
+        raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to "
+                         "select")
 
 
 class Agent:
@@ -63,6 +96,15 @@ class Agent:
     """
 
     name = "agent"
+    #: the registry key of the game this agent was made for (``Game.make_agent``
+    #: binds it); None: any game
+    game = None
+    _engine = None
+
+    def _bind(self, game, engine):
+        """Bind this agent to the game ``game`` (a registry key) as its engine ``engine``."""
+        self.game, self._engine = game, engine
+        return self
 
     def select_move(self, board):  # pragma: no cover - every agent overrides it
         raise NotImplementedError
@@ -80,7 +122,8 @@ class Agent:
         raise TypeError(f"{type(self).__name__} has no learned state")
 
     def __reduce__(self):
-        return (_rebuild, (type(self), self._config(), self._state()))
+        bound = None if self.game is None else (self.game, self._engine)
+        return (_rebuild, (type(self), self._config(), self._state(), bound))
 
 
 class SearchAgent(Agent):

@@ -30,6 +30,7 @@ Four the column letter ``"a"``-``"g"``.
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 from dataclasses import dataclass, field
 from typing import Callable
@@ -39,11 +40,25 @@ from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
 from ttt_engine._util import check_board
 
 __all__ = ["GAMES", "Game", "Engine", "get", "of_board", "BUDGETS", "game_list", "FactView",
-           "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
+           "unknown_options", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
 #: does not use are refused by :meth:`Game.make_agent`).
 BUDGETS = ("simulations", "time", "depth")
+
+
+def unknown_options(what, bad, valid, label="valid"):
+    """The one ``ValueError`` for unknown keywords ``bad`` of ``what``: it lists
+    the ``valid`` ones and guesses the one meant (``difflib``): "the Ultimate
+    Tic-Tac-Toe mcts engine has no option 'simulatons'; valid: simulations,
+    time, seed; did you mean 'simulations'?"."""
+    valid = list(valid)
+    text = (f"{what} has no option {', '.join(map(repr, bad))}; "
+            f"{label}: {', '.join(valid) or 'none'}")
+    guesses = [g for b in bad for g in difflib.get_close_matches(str(b), valid, n=1)]
+    if guesses:
+        text += f"; did you mean {' or '.join(map(repr, dict.fromkeys(guesses)))}?"
+    return ValueError(text)
 
 
 @dataclass(frozen=True)
@@ -144,9 +159,7 @@ class Game:
     def _check_options(self, options):
         bad = sorted(set(options) - set(self.options))
         if bad:
-            valid = ", ".join(self.options) or "none"
-            raise ValueError(f"{self.title} has no option {', '.join(map(repr, bad))}; "
-                             f"valid options: {valid}")
+            raise unknown_options(self.title, bad, self.options, "valid options")
 
     def new_board(self, **options):
         """A board at the start, with ``options`` (see ``options``) changed from
@@ -167,9 +180,7 @@ class Game:
     def _check_notation(self, kw):
         bad = sorted(set(kw) - set(self.notation))
         if bad:
-            raise ValueError(f"{self.title} move text has no option "
-                             f"{', '.join(map(repr, bad))}; valid: "
-                             f"{', '.join(self.notation) or 'none'}")
+            raise unknown_options(f"{self.title} move text", bad, self.notation)
 
     def _fn(self, i):
         return (self.text or _text.GENERIC_TEXT)[i]
@@ -208,9 +219,14 @@ class Game:
     # ---------------------------------------------------------------- engines
     def make_agent(self, name, *, seed=None, simulations=None, time=None, depth=None, **kw):
         """Build engine ``name`` (see ``engines``).  Budget keywords that the
-        engine does not use, and unknown names, are ``ValueError``; ``seed``
-        fixes the randomised engines and does not change the deterministic ones
-        (alpha-beta, minimax)."""
+        engine does not use, and unknown names, are ``ValueError`` (an unknown
+        keyword lists the valid ones, budgets and ``seed`` included, with a
+        guess at the one meant); ``seed`` fixes the randomised engines and does
+        not change the deterministic ones (alpha-beta, minimax).
+
+        The agent is bound to this game: a board of another game is refused
+        at its ``select_move`` with one line naming both
+        (:func:`ttt_engine._agent.check_game`)."""
         engine = self.engines.get(name)
         if engine is None:
             raise ValueError(f"unknown {self.title} engine {name!r}; valid engines: "
@@ -223,11 +239,14 @@ class Game:
                                  f"(it takes {takes})")
         bad = sorted(set(kw) - set(engine.extra))
         if bad:
-            raise ValueError(f"the {self.title} {name} engine has no option "
-                             f"{', '.join(map(repr, bad))}; valid: "
-                             f"{', '.join(engine.extra) or 'none'}")
+            raise unknown_options(f"the {self.title} {name} engine", bad,
+                                  (*engine.extra, *engine.budgets, "seed"))
         budgets = {k: v for k, v in budgets.items() if k in engine.budgets}
-        return engine.factory(seed=seed, **budgets, **kw)
+        agent = engine.factory(seed=seed, **budgets, **kw)
+        bind = getattr(agent, "_bind", None)
+        if bind is not None:        # the generic agents; a game's own agents check themselves
+            bind(self.key, name)
+        return agent
 
     def analyse(self, board, engine=None, **kw):
         """What ``engine`` (a name, default ``default_engine``, built with the

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 
 from ttt_engine._util import check_int, check_real, check_seconds, check_simulations, resolve_seed
-from ttt_engine._agent import Agent, alias, no_budget
-from ttt_engine.search import _check_board, _dispatch, _OneSearchAtATime
+from ttt_engine._agent import Agent, alias, no_budget, require_moves
+from ttt_engine.search import _dispatch, _OneSearchAtATime
 
 from ttt_engine._core.algorithms import treelearn as _tl
 
@@ -85,7 +85,7 @@ class _TreeLearnerAgent(Agent, _OneSearchAtATime):
         """Train from ``board`` (budget: arguments, else the agent's) and return
         the move with the lowest child Q.  ``board`` is not changed.
         (``iterations``: old name of ``simulations``.)"""
-        _check_board(board, allow_terminal=False)
+        require_moves(self, board)
         if iterations is not None:
             iterations = check_simulations("iterations", iterations)
         simulations = alias(type(self).__name__ + ".search", "simulations", simulations,
