@@ -44,9 +44,10 @@ def test_a_thrown_away_win_is_found():
     b = uttt.Board()
     for m in row["moves"][:47]:
         b.push(m)
-    assert alphabeta(b).outcome == 1
+    # UTTT refuses an unbounded search: a clock far beyond need deepens to the end
+    assert alphabeta(b, time_limit=600).outcome == 1
     b.push(0)
-    assert alphabeta(b).outcome == 0          # O's win became a draw
+    assert alphabeta(b, time_limit=600).outcome == 0          # O's win became a draw
     # a game we won throws nothing away
     assert exact_walk.walk(_game(0)["moves"], "X", 22, 5.0) == []
 

@@ -33,7 +33,7 @@ JOBS = {
     "mcts_uttt": "MCTS(seed=1).search(uttt.Board(), simulations=500_000_000)",
     "mcts_uttt_threads": "MCTS(seed=1, threads=2).search(uttt.Board(), simulations=500_000_000)",
     "mcts_solver": "MCTS(seed=1, solver=True).search(uttt.Board(), simulations=500_000_000)",
-    "alphabeta": "search.alphabeta(uttt.Board())",
+    "alphabeta": "search.alphabeta(uttt.Board(), depth=40)",
     "alphabeta_timed": "search.alphabeta(uttt.Board(), time_limit=86400)",
     "minimax": "search.minimax(uttt.Board(), depth=40)",
     "negamax": "search.negamax(uttt.Board(), depth=40, alphabeta=True)",
@@ -156,10 +156,10 @@ def test_mcts_usable_after_interrupt(threads):
 
 def test_alphabeta_searcher_usable_after_interrupt():
     s = search.ABSearcher()
-    assert _interrupted(lambda: search.alphabeta(uttt.Board(), searcher=s))
+    assert _interrupted(lambda: search.alphabeta(uttt.Board(), depth=40, searcher=s))
     r = search.alphabeta(Board(), searcher=s)
     assert (r.value, r.exact) == (0.0, True)
-    assert _interrupted(lambda: search.alphabeta(uttt.Board()))
+    assert _interrupted(lambda: search.alphabeta(uttt.Board(), depth=40))
     assert search.solve(Board()) == 0
     assert _interrupted(lambda: search.move_values(uttt.Board(), depth=60))
     assert search.optimal_moves(Board()) == list(range(9))

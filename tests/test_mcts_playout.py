@@ -230,7 +230,7 @@ def _exact_after(board, move):
     after = _after(board, move)
     if after.is_terminal():
         return 1 if after.winner == board.to_move else 0 if after.winner == "draw" else -1
-    return -alphabeta(after).outcome
+    return -alphabeta(after, time_limit=600).outcome   # UTTT: no unbounded search
 
 
 def _endgames(seed):
@@ -243,7 +243,7 @@ def _endgames(seed):
         while not b.is_terminal() and _open_empty(b) > 14:
             b.push(rng.choice(b.legal_moves))
         if not b.is_terminal():
-            yield b, alphabeta(b).outcome
+            yield b, alphabeta(b, time_limit=600).outcome
 
 
 def _engine(kind, **kw):

@@ -142,7 +142,9 @@ class _DepthFirstAgent(SearchAgent):
 
 class AlphaBetaAgent(_DepthFirstAgent):
     """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
-    the horizon; ``depth=None`` searches to the end; ``time`` (seconds)
+    the horizon; ``depth=None`` searches to the end (refused at the move,
+    naming ``depth=`` and ``time=``, where no exhaustive search finishes:
+    :func:`ttt_engine.search.refuse_unbounded`); ``time`` (seconds)
     switches to iterative deepening and plays the last completed depth's move
     (``time_limit``: deprecated name of ``time``).
     tt_size / tt_min_depth: table entries and the smallest remaining depth that
@@ -164,6 +166,8 @@ class AlphaBetaAgent(_DepthFirstAgent):
         self.name = f"alphabeta(d={depth if depth is not None else 'end'},h={heuristic})"
 
     def _search(self, board):
+        if self.depth is None and self.time is None:    # to the end: refused where it never ends
+            _search.refuse_unbounded(board, "AlphaBetaAgent", "depth= or time=")
         return _search.alphabeta(board, self.depth, heuristic=self.heuristic,
                                  time_limit=self.time, searcher=self._searcher)
 

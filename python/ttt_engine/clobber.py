@@ -18,12 +18,17 @@ __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
     "SolveResult", "Solver", "TECHNIQUES", "format_move", "heuristic_id", "move_from_squares",
     "move_squares", "parse_move", "perft", "random_playouts", "solve", "square_name",
-    "table_bits", "TABLE_BITS", "EXHAUSTIVE_STONES", "GAME",
+    "table_bits", "TABLE_BITS", "EXHAUSTIVE_STONES", "SOLVE_STONES", "GAME",
 ]
 
 
 perft, random_playouts = _verbs.module_verbs(Board, "clobber", outcomes="first = B")
 
+
+#: Most stones :func:`solve` takes without a limit: the largest start settled
+#: here, 6x5 (30 stones), took 20 CPU minutes (docs/clobber.md); beyond it a
+#: solve without ``max_nodes`` / ``time_limit`` would not end in a session.
+SOLVE_STONES = 30
 
 #: Bounds of the table size :func:`solve` picks by itself (``tt_bits=None``).
 TABLE_BITS = (12, 22)
@@ -57,10 +62,19 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     (``ttt_engine.clobber_check_reference``; a failure raises its ``CertificateError``).
     Writing it is not bounded by the limits; nothing is written for
     ``"unknown"``.
-    Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.
+    Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.  Without a
+    limit, a board of more than :data:`SOLVE_STONES` stones is refused at once.
     """
     _verbs.check_board(board, Board, "clobber.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    stones = board.stones("B") + board.stones("W")
+    if max_nodes is None and time_limit is None and stones > SOLVE_STONES \
+            and not board.is_terminal():
+        from ttt_engine.search import limit_needed
+        raise ValueError(limit_needed(
+            "clobber.solve", f"Clobber with {stones} stones is beyond the solver without a "
+            f"limit (at most {SOLVE_STONES})", "max_nodes= and/or time_limit= (the value is "
+            "'unknown' if the limit is hit)"))
     if certificate is not None:
         check_output_path(certificate, "certificate")
     tt_bits = table_bits(board) if tt_bits is None else check_int("tt_bits", tt_bits, min=4,

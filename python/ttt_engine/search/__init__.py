@@ -31,7 +31,7 @@ from ttt_engine.search.common import (  # noqa: F401
 )
 from ttt_engine.search.depth_first import (  # noqa: F401
     DEFAULT_TT_SIZE, SMALL_TT_SIZE, ABSearcher, _local, _warm_up, alphabeta, exact_move_values,
-    minimax, move_values, negamax, optimal_moves, refuse_unbounded, solve,
+    limit_needed, minimax, move_values, negamax, optimal_moves, refuse_unbounded, solve,
 )
 from ttt_engine.search.endgame import (  # noqa: F401
     ENDGAME_CHECK_SHARE, _avoid_loss, _keep_draw, endgame_empty_cells, endgame_search,

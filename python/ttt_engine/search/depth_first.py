@@ -96,12 +96,18 @@ def _make_result(raw):
     return SearchResult(value, best, list(pv), int(nodes), float(seconds), int(depth), bool(exact))
 
 
+#: the depth-first formulations by their kernel id (``_ab.search``'s ``kind``)
+_KINDS = ("minimax", "negamax", "alphabeta")
+
+
 def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
          searcher=None, pvs=False, stop=None):
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
     time_limit = check_seconds("time_limit", time_limit, allow_none=True)
+    if depth is None and time_limit is None:
+        refuse_unbounded(board, _KINDS[kind], "depth= or time_limit=")
     if iterative is None:
         iterative = time_limit is not None
     raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, bool(pruning),
@@ -128,6 +134,15 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
         ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
     searcher: an ``ttt_engine.search.ABSearcher`` to use instead of the shared one.
 
+    With neither ``depth`` nor ``time_limit`` the search is exhaustive, and a
+    position no exhaustive search finishes (``Board.exhaustive_limit``:
+    Ultimate Tic-Tac-Toe, 5x5 Quixo, large Clobber boards, Connect Four
+    openings) is refused at once (:func:`refuse_unbounded`, naming the
+    keywords to add).  A finished board is scored, not refused (``value``
+    ``-WIN_SCORE`` for the side to move when the game is lost, 0 for a draw;
+    ``best_move`` None, ``pv`` empty), as are finished positions inside the
+    search; the agents and the tree searches refuse one ("the game is over").
+
     >>> from ttt_engine import Board
     >>> r = alphabeta(Board())
     >>> r.value, r.exact
@@ -142,7 +157,8 @@ def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None)
     root player's score; ``alphabeta=True`` adds pruning.  No table and no
     ordering, so node counts are the textbook ones (plain minimax from the empty
     Tic-Tac-Toe board visits all 549,946 positions).  Value is reported from the
-    side to move at the root, like every other search here.
+    side to move at the root, like every other search here.  Unbounded and
+    finished boards as :func:`alphabeta`.
     """
     return _run(board, 0, depth, heuristic, alphabeta, False, False, time_limit, False)
 
@@ -150,17 +166,21 @@ def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None)
 def negamax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):
     """Negamax formulation (values from the side to move at every node), with
     optional alpha-beta pruning; no table, no ordering.  Same values and node
-    counts as :func:`minimax`."""
+    counts as :func:`minimax`; unbounded and finished boards as :func:`alphabeta`."""
     return _run(board, 1, depth, heuristic, alphabeta, False, False, time_limit, False)
 
 
 def move_values(board, depth=None, *, heuristic=0, searcher=None):
     """``({move: score}, exact)``: every legal move's score (from the side to move
     at ``board``, win distance counted from ``board``), each searched with a
-    full window.  ``exact`` is True when all scores are game-theoretic."""
+    full window.  ``exact`` is True when all scores are game-theoretic.
+    ``depth=None`` (to the end) is refused where no exhaustive search finishes
+    (:func:`refuse_unbounded`); a finished board has no moves: ``({}, True)``."""
     _check_board(board)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+    if depth is None:
+        refuse_unbounded(board, "move_values", "depth=")
     pairs, _nodes, exact = _with_searcher(searcher, _ab.root_values, board, d, heuristic)
     return {m: float(v) + 0.0 for m, v in pairs}, bool(exact)
 
@@ -169,19 +189,30 @@ def _sign(v):
     return (v > 0) - (v < 0)
 
 
-def refuse_unbounded(board, who):
+def limit_needed(who, reason, keywords):
+    """The one message of a search that would never finish without a limit:
+    "alphabeta needs a limit: <reason>; pass depth= or time_limit="."""
+    return f"{who} needs a limit: {reason}; pass {keywords}"
+
+
+def refuse_unbounded(board, who, keywords=None):
     """``ValueError`` unless an exhaustive search finishes ``board``: the board
     says where its game's limit lies (``Board.exhaustive_limit``: Ultimate
     Tic-Tac-Toe and 5x5 Quixo never, Clobber up to ``clobber.EXHAUSTIVE_STONES``
     stones, Connect Four from ``connect4.EXHAUSTIVE_PLIES`` discs on; finished
-    games always).  The message points to the game's ``solve``, which takes a
-    node or time limit.  (A game may answer some boards an exhaustive search
-    cannot finish: see :func:`_exact_values`.)"""
+    games always).  ``keywords``: the limits ``who`` takes ("depth= or
+    time_limit="), named by :func:`limit_needed`; None for an exact answer,
+    whose message points to the game's ``solve``, which takes a node or time
+    limit.  One check per call, before any search.  (A game may answer some
+    boards an exhaustive search cannot finish: see :func:`_exact_values`.)"""
     reason = board.exhaustive_limit()
-    if reason is not None:
-        raise ValueError(f"{who}: {reason}; use ttt_engine.{board_game(board)}.solve(board, "
-                         "max_nodes=..., time_limit=...), which answers 'unknown' when a "
-                         "limit is hit")
+    if reason is None:
+        return
+    if keywords is not None:
+        raise ValueError(limit_needed(who, reason, keywords))
+    raise ValueError(f"{who}: {reason}; use ttt_engine.{board_game(board)}.solve(board, "
+                     "max_nodes=..., time_limit=...), which answers 'unknown' when a "
+                     "limit is hit")
 
 
 def _exact_values(board):
