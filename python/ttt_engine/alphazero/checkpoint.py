@@ -30,6 +30,11 @@ class Checkpoint:
     def iteration(self):
         return self.counters["iteration"]
 
+    def __repr__(self):
+        # one line: the arrays (optimiser state, buffer) are never printed
+        return (f"<AlphaZero checkpoint: {self.network.game_key}, iteration {self.iteration:,}, "
+                f"{self.counters.get('games', 0):,} games played, {self.path}>")
+
 
 def _write_checkpoint(path, net, config, seed, counters, learner, buffer):
     fields = {f"net_{k}": v for k, v in net._fields().items()}

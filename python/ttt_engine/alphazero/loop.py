@@ -77,7 +77,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     resume : bool
         Continue from the checkpoint next to ``out`` (the hyperparameters are
         the checkpoint's; ``hyper`` may change the ones that do not change the
-        network or the buffer's shape).  Without a checkpoint it starts anew.
+        network or the buffer's shape).  Without a checkpoint it is a
+        ``FileNotFoundError`` naming the file expected (a mistyped ``out``
+        must not start a new run).
     overwrite : bool
         Start anew even if a checkpoint exists (which is otherwise an error).
     seed : int, optional
@@ -109,6 +111,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         _plot._require_matplotlib()
 
     ck = None
+    if resume and not overwrite and not os.path.exists(ckpt_path):
+        raise FileNotFoundError(f"resume=True: no checkpoint {ckpt_path} to continue (the run "
+                                f"of out={out!r} writes it); without resume a new run starts")
     if os.path.exists(ckpt_path) and not overwrite:
         if not resume:
             raise FileExistsError(f"{ckpt_path} exists: resume=True continues that run, "

@@ -119,6 +119,9 @@ def run_train(args):
     if os.path.exists(ckpt) and not (args.resume or args.force):
         raise CLIError(f"{ckpt} exists: --resume continues that run, --force starts a new one",
                        EXIT_USAGE)
+    if args.resume and not os.path.exists(ckpt):
+        raise CLIError(f"--resume: no checkpoint {ckpt} to continue (the run of --out {out} "
+                       "writes it); without --resume a new run starts", EXIT_USAGE)
     try:
         config = alphazero.config_for(args.game, **hyper)
     except ValueError as e:
