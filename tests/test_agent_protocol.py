@@ -1,9 +1,7 @@
 """One agent protocol for every agent: select_move / name / reset, the budget
 keywords, last_stats, deprecated aliases, and pickling (in-process and across
 a process boundary)."""
-import concurrent.futures
 import math
-import multiprocessing
 import pickle
 import warnings
 
@@ -13,6 +11,7 @@ from conftest import self_play_moves
 
 import ttt_engine
 from ttt_engine import agents as A
+from ttt_engine._parallel import process_pool
 from ttt_engine import clobber, quixo, uttt
 from ttt_engine.clobber_play import ClobberAgent
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
@@ -107,11 +106,11 @@ def test_pickled_random_agents_keep_their_seed():
 
 
 def test_agents_cross_a_process_boundary():
-    """Every agent, pickled into a fresh interpreter (spawn), plays what it plays here."""
+    """Every agent, pickled into a worker process that did not import it (the package's
+    pool: forkserver or spawn), plays what it plays here."""
     payloads = [(factory(9), i, plies) for i, (_, factory, _, plies) in enumerate(AGENTS)]
     expected = [self_play_moves(pickle.loads(pickle.dumps(a)), AGENTS[i][2], p) for a, i, p in payloads]
-    ctx = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=2, mp_context=ctx) as pool:
+    with process_pool(2) as pool:
         got = list(pool.map(_play_in_worker, payloads))
     assert got == expected
 
