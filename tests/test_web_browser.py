@@ -9,6 +9,8 @@ import shutil
 import threading
 import time
 
+import httpx
+
 import pytest
 
 from ttt_engine import games
@@ -30,7 +32,7 @@ MAX_TIME = 5.0
 def url():
     from ttt_engine.web.server import bind, make_server, url_of
     sock = bind("127.0.0.1", 0)
-    server = make_server(sock, {"max_time": MAX_TIME})
+    server = make_server(sock, {"max_time": MAX_TIME, "workers": 2})
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -186,3 +188,170 @@ def test_analysis_view_shows_the_visits_of_the_same_seeded_search(page, tmp_path
     err = css(page, "#error")
     assert err.is_displayed() and "out of range" in err.text
     assert page.execute_script("return S.moves.length") == 2
+
+
+# ---------------------------------------------------------------------------- analysis board
+def searches(url):
+    """The server's count of running searches."""
+    return httpx.get(url + "api/status", timeout=5).json()["searches"]
+
+
+def wait_for(predicate, timeout, step=0.02):
+    """Seconds until ``predicate()`` held (None if it never did within ``timeout``)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if predicate():
+            return time.monotonic() - t0
+        time.sleep(step)
+    return None
+
+
+def open_record(d, url, fragment):
+    d.get("about:blank")
+    d.get(url + "#" + fragment)
+    idle(d)
+
+
+def engine_on(d, engine, seconds=None):
+    choose(d, "#an-engine", engine)
+    if seconds is not None:
+        set_budget(d, "#engine-an", "time", seconds)
+    css(d, "#engine-on").click()
+
+
+def test_engine_on_updates_live_and_stops_when_switched_off(page, url):
+    choose(page, "#game", "uttt")
+    engine_on(page, "mcts", 2)
+    # several updates arrive while the 2-s search runs, each saying how far it got
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 2, 2.5) is not None
+    assert "mcts" in css(page, "#an-title").text
+    stats = css(page, "#an-stats").text
+    assert "simulations" in stats and "sims/s" in stats and stats.endswith(" s")
+    assert css(page, "#evaltext").text.startswith(("X ", "O "))
+    assert wait_for(lambda: body(page, "live") == "done", 4) is not None
+    assert int(body(page, "updates")) >= 4
+    assert float(css(page, "#an-stats").text.split(" · ")[-1][:-2]) >= 1.9
+    assert wait_for(lambda: searches(url) == 0, 1.0) is not None
+    # a long search, switched off: it stops on the server
+    set_budget(page, "#engine-an", "time", MAX_TIME)
+    css(page, "#engine-on").click()
+    css(page, "#engine-on").click()
+    assert wait_for(lambda: searches(url) == 1, 3) is not None
+    css(page, "#engine-on").click()
+    assert wait_for(lambda: searches(url) == 0, 1.0) is not None
+
+
+def test_engine_follows_the_position_and_the_arrow_keys(page, url):
+    from selenium.webdriver.common.keys import Keys
+    open_record(page, url, "game=connect4&moves=4453")
+    assert body(page, "ply") == "4"
+    engine_on(page, "alphabeta")                         # depth by depth, within the time cap
+    assert wait_for(lambda: body(page, "updates") not in ("", "0"), 5) is not None
+    lines = page.execute_script(
+        "return [...document.querySelectorAll('#an-lines li')].map((li) => li.textContent)")
+    assert len(lines) >= 2 and all(len(li.split()) >= 3 for li in lines)      # multi-PV
+    keys = css(page, "body")
+    keys.send_keys(Keys.ARROW_LEFT)
+    idle(page)
+    assert body(page, "ply") == "3"
+    assert wait_for(lambda: body(page, "updates") not in ("", "0"), 5) is not None
+    assert "depth" in css(page, "#an-stats").text
+    keys.send_keys(Keys.HOME)
+    idle(page)
+    assert body(page, "ply") == "0"
+    keys.send_keys(Keys.END)
+    idle(page)
+    assert body(page, "ply") == "4"
+    assert page.execute_script("return S.allTexts") == ["d", "d", "e", "c"]
+    # one search at a time: each new position stopped the one before
+    assert wait_for(lambda: searches(url) <= 1, 1.0) is not None
+    css(page, "#engine-on").click()
+    assert wait_for(lambda: searches(url) == 0, 1.0) is not None
+
+
+def test_a_search_stops_when_the_page_goes_away(page, url):
+    choose(page, "#game", "uttt")
+    engine_on(page, "mcts", MAX_TIME)
+    assert wait_for(lambda: searches(url) == 1, 3) is not None
+    page.get("about:blank")
+    assert wait_for(lambda: searches(url) == 0, 1.0) is not None
+
+
+def test_an_exported_game_reimports_to_the_same_position(page, url):
+    open_record(page, url, "game=connect4&moves=4453")
+    record = css(page, "#download").get_attribute("data-record")
+    assert record == "game: connect4\nmoves: 4453\n"
+    assert "moves=4453" in page.current_url
+    svg = css(page, "#board svg").get_attribute("outerHTML")
+    css(page, "#new").click()
+    idle(page)
+    assert body(page, "ply") == "0"
+    css(page, "#records summary").click()
+    css(page, "#record-text").send_keys(record)
+    css(page, "#load-record").click()
+    idle(page)
+    assert body(page, "ply") == "4"
+    assert css(page, "#board svg").get_attribute("outerHTML") == svg
+    # a bad move list: the board stays, one line names the character
+    text = css(page, "#record-text")
+    text.clear()
+    text.send_keys("44538")
+    css(page, "#load-record").click()
+    idle(page)
+    assert "character 5 ('8')" in css(page, "#error").text and body(page, "ply") == "4"
+    # a bad address: the start position and that line
+    open_record(page, url, "game=connect4&moves=4458")
+    assert body(page, "ply") == "0" and "character 4 ('8')" in css(page, "#error").text
+    # a position pasted (Tic-Tac-Toe's to_string) and the game's own move list
+    open_record(page, url, "game=ttt&start=XX.OO....")
+    assert body(page, "ply") == "0" and "X to move" in css(page, "#status").text
+    assert len([c for c in all_css(page, "#cells button") if c.is_enabled()]) == 5
+
+
+def test_review_marks_an_exact_blunder(page, url, tmp_path):
+    # X: 5, 1 (O: 2, 9); 3 throws away the win (4 or 7 wins)
+    open_record(page, url, "game=ttt&moves=5+2+1+9+3")
+    assert body(page, "ply") == "5"
+    css(page, "#review").click()
+    idle(page)
+    assert body(page, "review") == "done"
+    items = all_css(page, "#movelist li")
+    assert "blunder" in items[1].get_attribute("class")          # 2: O threw away the draw
+    assert "threw away the draw" in items[1].get_attribute("title")
+    assert "blunder" in items[4].get_attribute("class") and items[4].text == "3??"
+    assert "threw away the win (X wins in 3 → draw)" in items[4].get_attribute("title")
+    assert not items[0].get_attribute("class").strip("current ").strip()
+    assert int(css(page, "#graph").get_attribute("data-points")) == 6
+    # a point of the graph jumps to its move
+    css(page, "#graph circle[data-ply='2']").click()
+    idle(page)
+    assert body(page, "ply") == "2"
+    shot(page, "web-review.png", tmp_path)
+
+
+def test_flip_board_and_a_phone_sized_window(page, url, tmp_path):
+    css(page, "#flip-board").click()
+    assert "flipped" in css(page, "#board-wrap").get_attribute("class")
+    css(page, "#cells button[data-r='0'][data-c='0']").click()     # still cell 1
+    idle(page)
+    assert all_css(page, "#movelist li")[0].text == "1"
+    page.set_window_size(375, 800)
+    try:
+        page.get(url)
+        idle(page)
+        width = page.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 375, f"the page is {width} px wide in a 375-px window"
+        board = css(page, "#board svg").size["width"]
+        assert 250 <= board <= 375
+        shot(page, "web-phone.png", tmp_path)
+    finally:
+        page.set_window_size(1280, 1000)
+
+
+def test_favicon_and_legend(page, url):
+    r = httpx.get(url + "favicon.ico", timeout=5)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    choose(page, "#game", "uttt")
+    legend = css(page, "#legend").text
+    assert "*" not in legend and "Dots mark the legal moves" in legend
+    assert all_css(page, "#cells button.legal")

@@ -500,11 +500,15 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
     # live slices (and early stops) only for a thinking time the user chose;
     # otherwise the agent's own search, as select_move runs it
     live = budgets.get("time") if not budgets.get("_guard") else None
-    named = None if on_update is None else (lambda a: on_update(replace(a, engine=name)))
+    who = getattr(agent, "name", name)
+
+    def named(a):
+        return replace(a, engine=name, stats=dict(a.stats, agent=who))
     try:
-        a = analyse(game, board, agent, on_update=named if live else None,
+        a = analyse(game, board, agent, on_update=None if on_update is None or not live
+                    else (lambda a: on_update(named(a))),
                     stop=should_stop if live else None, consume=True)
-        return replace(a, engine=name, stats=dict(a.stats, agent=getattr(agent, "name", name)))
+        return named(a)
     except (ValueError, TypeError) as e:
         raise _library_error(e) from None
 

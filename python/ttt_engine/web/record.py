@@ -7,7 +7,7 @@ A record is a few ``key: value`` lines::
     moves: 4453
 
 ``start:`` (the first position as the game's ``to_string``, written as a JSON
-string so that line breaks and spaces survive) is there when the game did not
+string so that line breaks and spaces survive; read also as it is, unquoted) is there when the game did not
 start from a new board, ``options:`` (a JSON object) when its board options
 are not the defaults.  The moves are in the game's move-list notation
 (``Game.move_list``; else the move texts separated by spaces, each without the
@@ -147,7 +147,9 @@ def read_record(text, game=None, options=None):
         start = None
         if "start" in f:
             try:
-                start = game.from_string(_json("start", f["start"], str))
+                raw = f["start"]                    # a JSON string, or the text as it is
+                text = _json("start", raw, str) if raw.startswith('"') else raw
+                start = game.from_string(text)
             except ValueError as e:
                 raise ValueError(f"start: not a {game.title} position: {e}") from None
         else:

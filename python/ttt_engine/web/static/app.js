@@ -8,6 +8,10 @@ const S = {
   moves: [], cursor: 0,          // all moves played, and how many are shown
   pos: null, human: 0,           // position shown; the human's side index
   selected: null, gen: 0, watching: false, pending: 0,
+  start: null,                   // the first position's text (null: a new board)
+  evals: {}, notes: {},          // per ply: evaluation for the first side; review notes
+  live: null, liveKey: "",       // the running live analysis (AbortController) and its position
+  flipped: false,
 };
 
 // ------------------------------------------------------------------ requests
@@ -27,9 +31,15 @@ async function api(path, body) {
 }
 
 // server-sent events read from a POST response: calls onEvent(data) per event
-async function apiStream(path, body, onEvent) {
-  const resp = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                                  body: JSON.stringify(body)});
+async function apiStream(path, body, onEvent, signal) {
+  let resp;
+  try {
+    resp = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                              body: JSON.stringify(body), signal});
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    throw new Error("the server cannot be reached (is ttt-engine serve still running?)");
+  }
   if (!resp.ok) {
     let data = null;
     try { data = await resp.json(); } catch (e) { data = null; }
@@ -39,13 +49,18 @@ async function apiStream(path, body, onEvent) {
   const dec = new TextDecoder();
   let buf = "";
   for (;;) {
-    const {value, done} = await reader.read();
+    let chunk;
+    try { chunk = await reader.read(); } catch (e) {
+      if (e.name === "AbortError") return;
+      throw e;
+    }
+    const {value, done} = chunk;
     if (done) break;
     buf += dec.decode(value, {stream: true});
     let i;
     while ((i = buf.indexOf("\n\n")) >= 0) {
-      const chunk = buf.slice(0, i); buf = buf.slice(i + 2);
-      const line = chunk.split("\n").find((l) => l.startsWith("data: "));
+      const event = buf.slice(0, i); buf = buf.slice(i + 2);
+      const line = event.split("\n").find((l) => l.startsWith("data: "));
       if (!line) continue;
       const data = JSON.parse(line.slice(6));
       if (data.error) throw new Error(data.error);
@@ -118,8 +133,8 @@ function seed() {
 }
 
 function request(extra) {
-  return Object.assign({game: S.game, options: S.options, moves: S.moves.slice(0, S.cursor)},
-                       extra || {});
+  return Object.assign({game: S.game, options: S.options, start: S.start,
+                        moves: S.moves.slice(0, S.cursor)}, extra || {});
 }
 
 function engineRequest(box) {
@@ -154,9 +169,16 @@ function setGame(key) {
     engineSelect($(sel), [], g.default_engine);
     budgetInputs($(box));
   }
-  $("#legend").textContent = g.legend.split("\n").filter((l) => !l.includes("q quits"))
-    .join("\n");
+  $("#legend").textContent = pageLegend(g.legend);
   $("#hint").textContent = g.hint;
+}
+
+// the console's legend without what only the console has (its prompt keys, the *
+// of its text board); the page marks the legal moves with dots instead
+function pageLegend(text) {
+  const sentences = text.replace(/\n/g, " ").split(/(?<=[.;])\s+/);
+  return sentences.filter((t) => !t.includes("q quits") && !t.includes("*"))
+    .join(" ").replace(/;\s*$/, ".") + " Dots mark the legal moves.";
 }
 
 function readOptions() {
@@ -183,6 +205,7 @@ function render(pos) {
       b.type = "button"; b.className = "cell"; b.dataset.r = r; b.dataset.c = c;
       b.setAttribute("aria-label", `row ${r + 1}, column ${c + 1}`);
       b.disabled = !mine || !(starts.has(`${r},${c}`));
+      if (!b.disabled) b.classList.add("legal");
       b.addEventListener("click", () => clickCell(r, c));
       cells.appendChild(b);
     }
@@ -191,22 +214,76 @@ function render(pos) {
   $("#status").textContent = pos.status;
   document.body.dataset.winner = pos.winner || "";
   document.body.dataset.ply = String(pos.ply);
+  if (pos.winner) S.evals[pos.ply] = pos.winner === "draw" ? 0 : pos.winner === pos.sides[0] ? 1 : -1;
   renderMoveList();
+  drawGraph();
+  showRecord(pos);
+  followPosition();
 }
 
 function renderMoveList() {
   const ol = $("#movelist");
   ol.innerHTML = "";
   const texts = S.allTexts || [];
+  const signs = {mistake: "?", blunder: "??"};
   texts.forEach((t, i) => {
     const li = document.createElement("li");
-    li.textContent = t;
+    const note = S.notes[i + 1];
+    li.textContent = t + (note && note.mark ? signs[note.mark] : "");
     li.dataset.ply = String(i + 1);
-    if (i + 1 === S.cursor) li.className = "current";
-    else if (i + 1 > S.cursor) li.className = "future";
+    if (note && note.mark) {
+      li.classList.add(note.mark);
+      li.title = noteText(note);
+    }
+    if (i + 1 === S.cursor) li.classList.add("current");
+    else if (i + 1 > S.cursor) li.classList.add("future");
     li.addEventListener("click", () => goTo(i + 1));
     ol.appendChild(li);
   });
+  const cur = ol.querySelector("li.current");
+  if (cur && cur.scrollIntoView) cur.scrollIntoView({block: "nearest"});
+}
+
+function noteText(n) {
+  let t = n.mark ? `${n.mark}` : "";
+  if (n.note) t = n.note + (n.exact_before ? ` (${n.exact_before} → ${n.exact_after})` : "");
+  else if (n.before !== null && n.after !== null) {
+    t += ` (${pct(n.before)} → ${pct(n.after)} for ${n.side})`;
+  }
+  if (n.best && n.best !== n.text) t += `; best ${n.best}`;
+  return t;
+}
+
+function pct(score) { return `${Math.round(50 + 50 * score)}%`; }
+
+// the evaluation over the game: an inline SVG, one point per position
+// (the first side's view: up is good for it), each point a link to its move
+function drawGraph() {
+  const box = $("#graph");
+  const n = Math.max((S.allTexts || []).length, S.cursor, 1);
+  const W = 300, H = 80, x = (p) => (p / n) * (W - 8) + 4, y = (v) => H / 2 - v * (H / 2 - 4);
+  const pts = Object.keys(S.evals).map(Number).filter((p) => p <= n && S.evals[p] !== null)
+    .sort((a, b) => a - b);
+  const first = S.pos ? S.pos.sides[0] : "";
+  let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="evaluation for ${first} over the game">` +
+    `<rect width="${W}" height="${H}" fill="#fff" stroke="#bbb"/>` +
+    `<line x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}" stroke="#ccc"/>` +
+    `<line class="cursor" x1="${x(S.cursor)}" x2="${x(S.cursor)}" y1="0" y2="${H}" stroke="#1e88e5"/>`;
+  if (pts.length > 1) {
+    svg += `<polyline fill="none" stroke="#424242" stroke-width="1.5" points="${
+      pts.map((p) => `${x(p).toFixed(1)},${y(S.evals[p]).toFixed(1)}`).join(" ")}"/>`;
+  }
+  for (const p of pts) {
+    const note = S.notes[p];
+    const cls = note && note.mark ? note.mark : "";
+    svg += `<circle class="point ${cls}" data-ply="${p}" cx="${x(p).toFixed(1)}" ` +
+      `cy="${y(S.evals[p]).toFixed(1)}" r="${cls ? 4 : 3}"><title>move ${p}: ${
+        (S.evals[p] * 50 + 50).toFixed(0)}% for ${first}</title></circle>`;
+  }
+  box.innerHTML = svg + "</svg>";
+  box.querySelectorAll("circle.point").forEach((c) =>
+    c.addEventListener("click", () => goTo(Number(c.dataset.ply))));
+  box.dataset.points = String(pts.length);
 }
 
 function humanToMove() {
@@ -261,21 +338,33 @@ function clearSelection() {
   if (S.pos) render(S.pos);
 }
 
-function drawAnalysis(a) {
+function drawAnalysis(a, ply, source) {
   $("#an-view").hidden = false;
   $("#an-board").innerHTML = a.svg;
   const ev = a.evaluation;
   $("#evalfill").style.height = ev === null ? "50%" : `${(50 + 50 * ev).toFixed(1)}%`;
   $("#evalbar").dataset.evaluation = ev === null ? "" : String(ev);
-  $("#an-title").textContent =
-    `${a.engine} for ${a.side}` + (a.done ? "" : " (searching...)") +
-    (a.stats && a.stats.simulations ? `: ${a.stats.simulations.toLocaleString()} simulations` : "") +
-    (a.stats && a.stats.exact ? ": exact, to the end" :
-     a.stats && a.stats.depth ? `: depth ${a.stats.depth}` : "");
+  $("#evaltext").textContent = a.outlook || "";
+  if (ply !== undefined && ev !== null && S.pos) {
+    S.evals[ply] = a.side === S.pos.sides[0] ? ev : -ev;
+    drawGraph();
+  }
+  const who = a.stats && a.stats.agent && a.stats.agent !== a.engine ?
+    `${a.engine} (${a.stats.agent})` : a.engine;
+  $("#an-title").textContent = `${source || "Analysis"}: ${who} for ${a.side}` +
+    (a.done ? "" : " (searching...)");
+  $("#an-stats").textContent = statsText(a.stats || {});
   $("#an-best").textContent = a.best_text === null ? "" :
     `Best: ${a.best_text}` + (a.evaluation_text ? ` (${a.evaluation_text})` : "") +
     (a.alternatives.length ? `; close: ${a.rows.filter((r) => a.alternatives.includes(r.move))
                                            .map((r) => r.text).join(", ")}` : "");
+  const lines = $("#an-lines");
+  lines.innerHTML = "";
+  for (const r of a.rows.filter((r) => r.pv.length > 1).slice(0, 3)) {
+    const li = document.createElement("li");
+    li.textContent = `${r.verdict || fmt(r.score, 2, true)}  ${r.pv.join(" ")}`;
+    lines.appendChild(li);
+  }
   const cols = [["move", (r) => r.text], ["score", (r) => fmt(r.score, 3, true)],
                 ["visits", (r) => r.visits === null ? "" : r.visits.toLocaleString()],
                 ["value", (r) => (r.verdict && Math.abs(r.value) >= 1e6 ? "" : fmt(r.value, 4))],
@@ -301,11 +390,164 @@ function drawAnalysis(a) {
   document.body.dataset.analysis = a.done ? "done" : "running";
 }
 
+// depth or simulations, speed and time of a search
+function statsText(st) {
+  const parts = [];
+  const secs = st.time || 0;
+  if (st.simulations) {
+    parts.push(`${st.simulations.toLocaleString()} simulations`);
+    if (secs > 0) parts.push(`${short(st.simulations / secs)} sims/s`);
+  } else if (st.depth !== undefined && st.depth !== null) {
+    parts.push(st.exact ? `depth ${st.depth} (exact, to the end)` : `depth ${st.depth}`);
+    if (st.nodes && secs > 0) parts.push(`${short(st.nodes / secs)} nodes/s`);
+  }
+  if (secs > 0) parts.push(`${secs.toFixed(1)} s`);
+  return parts.join(" · ");
+}
+
+function short(n) {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(0)}k`;
+  return n.toFixed(0);
+}
+
 function fmt(v, digits, sign) {
   if (v === null || v === undefined) return "";
   if (Math.abs(v) >= 1e6) return v.toExponential(2);
   const t = v.toFixed(digits);
   return sign && v > 0 ? "+" + t : t;
+}
+
+// ------------------------------------------------------------------ live analysis
+function liveKey() {
+  return JSON.stringify([S.game, S.options, S.start, S.moves.slice(0, S.cursor)]);
+}
+
+function stopLive() {
+  if (S.live) { S.live.abort(); S.live = null; }
+  S.liveKey = "";
+  document.body.dataset.live = "";
+}
+
+// while the engine is on, every position shown is analysed at once; a new
+// position (or the switch) aborts the request, which stops the server's search
+function followPosition() {
+  if (!$("#engine-on").checked) { if (S.live) stopLive(); return; }
+  const key = liveKey();
+  if (key === S.liveKey) return;
+  stopLive();
+  S.liveKey = key;
+  if (!S.pos || S.pos.to_move === null) { document.body.dataset.live = "over"; return; }
+  const ctl = new AbortController();
+  S.live = ctl;
+  const box = $("#engine-an");
+  const body = engineRequest(box);
+  const eng = gameInfo().engines.find((e) => e.name === body.engine);
+  if (eng.budgets.includes("time") && body.budgets.time === undefined) body.budgets.time = S.caps.time;
+  if (body.budgets.time !== undefined) delete body.budgets.simulations;
+  body.stream = true;
+  const ply = S.cursor;
+  let updates = 0;
+  document.body.dataset.live = "running";
+  document.body.dataset.updates = "0";
+  apiStream("/api/analyse", body, (a) => {
+    if (S.live !== ctl) return;
+    updates += 1;
+    document.body.dataset.updates = String(updates);
+    drawAnalysis(a, ply, "Engine");
+  }, ctl.signal).then(() => {
+    if (S.live === ctl) { S.live = null; document.body.dataset.live = "done"; }
+  }).catch((e) => {
+    if (S.live === ctl) { S.live = null; document.body.dataset.live = "error"; showError(e.message); }
+  });
+}
+
+// ------------------------------------------------------------------ review
+async function reviewGame() {
+  const all = S.moves.slice();
+  const body = request({moves: all, engine: $("#an-engine").value, seed: seed(), stream: true});
+  const b = budgets($("#engine-an"));
+  if (b.time !== undefined) body.budgets = {time: Math.min(b.time, 1)};
+  S.notes = {};
+  $("#review-list").innerHTML = "";
+  document.body.dataset.review = "running";
+  await guarded(async () => {
+    await apiStream("/api/review", body, (d) => {
+      if (d.done) return;
+      S.notes[d.ply] = d;
+      if (d.value_before !== null) S.evals[d.ply - 1] = d.value_before;
+      if (d.value_after !== null) S.evals[d.ply] = d.value_after;
+      if (d.mark) {
+        const li = document.createElement("li");
+        li.dataset.ply = String(d.ply);
+        li.className = d.mark;
+        li.textContent = `${d.ply}. ${d.side} ${d.text}: ${noteText(d)}`;
+        li.addEventListener("click", () => goTo(d.ply));
+        $("#review-list").appendChild(li);
+      }
+      renderMoveList();
+      drawGraph();
+    });
+  });
+  const marked = Object.values(S.notes).filter((n) => n.mark).length;
+  $("#review-summary").textContent = `${Object.keys(S.notes).length} moves reviewed: ` +
+    (marked ? `${marked} marked` : "no mistakes found");
+  document.body.dataset.review = "done";
+}
+
+// ------------------------------------------------------------------ records
+function recordParams(record) {
+  const p = new URLSearchParams();
+  for (const line of record.split("\n")) {
+    const i = line.indexOf(":");
+    if (i > 0) p.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  return p;
+}
+
+function showRecord(pos) {
+  const params = recordParams(pos.record);
+  const url = `${location.pathname}#${params.toString()}`;
+  $("#permalink").href = url;
+  if (document.body.dataset.ready === "1") history.replaceState(null, "", url);
+  $("#download").dataset.record = pos.record;
+}
+
+function download() {
+  const text = $("#download").dataset.record || "";
+  const blob = new Blob([text], {type: "text/plain"});
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = `${S.game}-game.txt`;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// a record, a position or a move list: the board changes only if it reads
+async function loadRecord(text) {
+  const rec = await api("/api/record", {game: S.game, options: S.options, text});
+  S.gen++;
+  setWatching(false);
+  if (rec.game !== S.game) { $("#game").value = rec.game; setGame(rec.game); }
+  for (const [k, v] of Object.entries(rec.options)) {
+    const i = document.querySelector(`#options input[data-option="${k}"]`);
+    if (i) { if (i.type === "checkbox") i.checked = v; else i.value = v; }
+  }
+  readOptions();
+  S.start = rec.start;
+  S.evals = {}; S.notes = {};
+  $("#review-list").innerHTML = ""; $("#review-summary").textContent = "";
+  const pos = await api("/api/position", request({moves: rec.moves}));
+  S.moves = pos.moves.slice(); S.allTexts = pos.texts.slice(); S.cursor = pos.moves.length;
+  render(pos);
+}
+
+function recordFromUrl() {
+  const raw = location.hash.length > 1 ? location.hash.slice(1) : location.search.slice(1);
+  const p = new URLSearchParams(raw);
+  if (!p.get("game")) return null;
+  return ["game", "options", "start", "moves"].filter((k) => p.has(k))
+    .map((k) => `${k}: ${p.get(k)}`).join("\n");
 }
 
 // ------------------------------------------------------------------ game flow
@@ -326,6 +568,7 @@ function adopt(pos) {
 }
 
 async function playMove(m) {
+  forget(S.cursor);
   await guarded(async () => {
     S.moves = S.moves.slice(0, S.cursor);
     S.allTexts = (S.allTexts || []).slice(0, S.cursor);
@@ -336,13 +579,24 @@ async function playMove(m) {
   await maybeEngine();
 }
 
+// the evaluations and notes after ply are of moves that are gone
+function forget(ply) {
+  for (const k of Object.keys(S.evals)) if (Number(k) > ply) delete S.evals[k];
+  for (const k of Object.keys(S.notes)) if (Number(k) > ply) delete S.notes[k];
+}
+
 async function engineMove(box) {
   const gen = S.gen;
   S.moves = S.moves.slice(0, S.cursor);
   S.allTexts = (S.allTexts || []).slice(0, S.cursor);
+  const ply = S.cursor;
   const res = await api("/api/engine-move", engineRequest(box));
   if (gen !== S.gen) return false;
-  drawAnalysis(Object.assign(res.analysis, {done: true}));
+  forget(ply);
+  // with the engine on, its view of each position is shown; else the mover's search
+  if (!$("#engine-on").checked) {
+    drawAnalysis(Object.assign(res.analysis, {done: true}), ply, "The search behind its move");
+  }
   adopt(res.position);
   return true;
 }
@@ -375,11 +629,14 @@ async function newGame() {
   S.gen++;
   setWatching(false);
   readOptions();
-  S.moves = []; S.allTexts = []; S.cursor = 0;
+  S.moves = []; S.allTexts = []; S.cursor = 0; S.start = null;
+  S.evals = {}; S.notes = {};
+  $("#review-list").innerHTML = ""; $("#review-summary").textContent = "";
   await guarded(async () => { const pos = await refresh(); if (pos) adopt(pos); });
   $("#an-board").innerHTML = ""; $("#an-table tbody").innerHTML = "";
   $("#an-table thead").innerHTML = ""; $("#an-view").hidden = true;
   $("#an-title").textContent = ""; $("#an-best").textContent = "";
+  $("#an-stats").textContent = ""; $("#an-lines").innerHTML = "";
   $("#solve-result").textContent = "";
   await maybeEngine();
 }
@@ -405,6 +662,7 @@ async function undo() {
     });
   }
   S.cursor = Math.max(0, target);
+  forget(S.cursor);
   S.moves = S.moves.slice(0, S.cursor);
   S.allTexts = (S.allTexts || []).slice(0, S.cursor);
   await guarded(async () => { const pos = await refresh(); if (pos) render(pos); });
@@ -421,15 +679,16 @@ async function flip() {
 async function analyse() {
   const box = $("#engine-an");
   const body = engineRequest(box);
+  const ply = S.cursor;
   await guarded(async () => {
     if (S.pos && S.pos.to_move === null) throw new Error("the game is over: nothing to analyse");
     if (body.budgets.time !== undefined) {
       body.stream = true;
       document.body.dataset.analysis = "running";
-      await apiStream("/api/analyse", body, drawAnalysis);
+      await apiStream("/api/analyse", body, (a) => drawAnalysis(a, ply));
     } else {
       document.body.dataset.analysis = "running";
-      drawAnalysis(await api("/api/analyse", body));
+      drawAnalysis(await api("/api/analyse", body), ply);
     }
   });
 }
@@ -449,6 +708,30 @@ async function solve() {
 }
 
 // ------------------------------------------------------------------ start
+function step(delta) {
+  const n = (S.allTexts || []).length;
+  const to = Math.max(0, Math.min(n, S.cursor + delta));
+  if (to !== S.cursor) goTo(to);
+}
+
+function onKey(ev) {
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  const n = (S.allTexts || []).length;
+  const keys = {ArrowLeft: () => step(-1), ArrowRight: () => step(1),
+                Home: () => goTo(0), End: () => goTo(n), f: flipBoard};
+  const f = keys[ev.key];
+  if (f) { ev.preventDefault(); f(); }
+}
+
+function flipBoard() {
+  S.flipped = !S.flipped;
+  $("#board-wrap").classList.toggle("flipped", S.flipped);
+  $("#an-board").classList.toggle("flipped", S.flipped);
+  document.body.dataset.flipped = S.flipped ? "1" : "0";
+}
+
 async function start() {
   busy(0);
   let info;
@@ -474,24 +757,45 @@ async function start() {
     S.human = Number($("#side").value); if (S.pos) render(S.pos); maybeEngine();
   });
   for (const box of ["#engine-a", "#engine-b", "#engine-an"]) {
-    $(box + " .name").addEventListener("change", () => budgetInputs($(box)));
+    $(box + " .name").addEventListener("change", () => {
+      budgetInputs($(box));
+      if (box === "#engine-an") { S.liveKey = ""; followPosition(); }
+    });
   }
   $("#new").addEventListener("click", newGame);
   $("#undo").addEventListener("click", undo);
   $("#flip").addEventListener("click", flip);
+  $("#flip-board").addEventListener("click", flipBoard);
   $("#watch").addEventListener("click", () => {
     if (S.watching) { S.gen++; setWatching(false); return; }
     setWatching(true); watchLoop();
   });
+  $("#engine-on").addEventListener("change", () => { S.liveKey = ""; followPosition(); });
   $("#analyse").addEventListener("click", analyse);
   $("#solve").addEventListener("click", solve);
+  $("#review").addEventListener("click", reviewGame);
+  $("#download").addEventListener("click", download);
+  $("#load-record").addEventListener("click", () =>
+    guarded(() => loadRecord($("#record-text").value)));
   $("#move-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const t = $("#move-text").value.trim();
     if (t) playMove(t);
   });
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("pagehide", stopLive);
+  window.addEventListener("hashchange", () => {
+    const rec = recordFromUrl();
+    if (rec) guarded(() => loadRecord(rec));
+  });
+  const fromUrl = recordFromUrl();
   await newGame();
+  if (fromUrl) {
+    // a bad address: the start position stays, with the one line saying why
+    await guarded(() => loadRecord(fromUrl));
+  }
   document.body.dataset.ready = "1";
+  if (S.pos) showRecord(S.pos);
 }
 
 start();
