@@ -28,7 +28,6 @@ Two more things every parallel path of the package shares live here:
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import threading
@@ -177,6 +176,7 @@ def process_pool(workers, initializer=None, initargs=()):
 _BLAS_LOCK = threading.Lock()
 _blas_users = 0         # blocks inside one_blas_thread() now, over every thread
 _blas_restore = []      # (library, previous count) to apply when the last block leaves
+_blas_setter = None     # the thread that set them
 _blas_libraries = None
 _release_openblas = None
 
@@ -191,18 +191,59 @@ def _blas():
         import threadpoolctl
 
         # threadpoolctl (3.8 on) lets only the thread that last set a process-wide
-        # OpenBLAS pool set it again until that thread lets go; the first block to
-        # enter and the last to leave may run in different threads, so each lets go
+        # OpenBLAS pool set it again until that thread lets go (older ones have no
+        # such rule): each restore lets go, and one from another thread than the
+        # setter's first takes the pool from it
         openblas = getattr(threadpoolctl, "OpenBLASController", None)
-        _release_openblas = getattr(openblas, "clear_controlling_thread", None) or (lambda: None)
+        _release_openblas = getattr(openblas, "clear_controlling_thread", None) \
+            or (lambda force=False: None)
         _blas_libraries = threadpoolctl.ThreadpoolController().select(
             user_api="blas").lib_controllers
     return _blas_libraries
 
 
-@contextlib.contextmanager
+class _OneBlasThread:
+    """The context manager of :func:`one_blas_thread` (a class: a generator-based
+    one costs more than the setting itself, at batch 1 a tenth of an evaluation)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        global _blas_users, _blas_restore, _blas_setter
+        libraries = _blas()
+        with _BLAS_LOCK:
+            if _blas_users == 0:
+                _blas_restore = []
+                for lib in libraries:
+                    n = lib.num_threads
+                    if n is not None and n != 1:
+                        lib.set_num_threads(1)
+                        _blas_restore.append((lib, n))
+                _blas_setter = threading.current_thread()
+            _blas_users += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _blas_users, _blas_restore, _blas_setter
+        with _BLAS_LOCK:
+            _blas_users -= 1
+            if _blas_users == 0:
+                if _blas_restore:
+                    if threading.current_thread() is not _blas_setter:
+                        _release_openblas(force=True)
+                    for lib, n in _blas_restore:
+                        lib.set_num_threads(n)
+                    _release_openblas()
+                _blas_restore = []
+                _blas_setter = None
+        return False
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()
+
+
 def one_blas_thread():
-    """Run the block with numpy's BLAS on one thread.
+    """A context manager: run the block with numpy's BLAS on one thread.
 
     OpenBLAS splits even a 64x256 product over every core; on a busy or shared
     machine the threads then wait for each other and a network evaluation
@@ -211,27 +252,4 @@ def one_blas_thread():
     sets one thread, the last to leave restores the previous counts (a block
     never runs with the count another thread restored).  Where threadpoolctl
     finds no BLAS it can control, the block runs unchanged."""
-    global _blas_users, _blas_restore
-    libraries = _blas()
-    with _BLAS_LOCK:
-        if _blas_users == 0:
-            _blas_restore = []
-            for lib in libraries:
-                n = lib.num_threads
-                if n is not None and n != 1:
-                    lib.set_num_threads(1)
-                    _blas_restore.append((lib, n))
-            if _blas_restore:
-                _release_openblas()
-        _blas_users += 1
-    try:
-        yield
-    finally:
-        with _BLAS_LOCK:
-            _blas_users -= 1
-            if _blas_users == 0:
-                for lib, n in _blas_restore:
-                    lib.set_num_threads(n)
-                if _blas_restore:
-                    _release_openblas()
-                _blas_restore = []
+    return _ONE_BLAS_THREAD
