@@ -235,3 +235,193 @@ def test_loopback_server_refuses_foreign_host_names():
     with TestClient(app, base_url="http://attacker.example") as c:
         r = c.get("/api/games")
         assert r.status_code == 403 and "answers only to" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------------- analysis board
+def test_mcts_best_line_is_the_most_visited_path_of_the_tree():
+    g = games.get("uttt")
+    b = g.new_board()
+    b.push(40)
+    a = g.analyse(b, "mcts", simulations=4000, seed=5)
+    assert a.best.pv[0] == a.best.text and len(a.best.pv) >= 3
+    # the second move of the line is the most visited reply in a search from there
+    replay = b.copy()
+    replay.push(a.best_move)
+    assert g.parse_move(replay, a.best.pv[1]) in replay.legal_moves
+    # an agent handed in keeps its tree: no line read from it
+    agent = MCTSAgent(simulations=2000, seed=5)
+    assert g.analyse(b, agent).best.pv == ()
+
+
+def test_alphabeta_gives_several_lines_with_a_heuristic():
+    from ttt_engine.analysis import LINES
+    g = games.get("connect4")
+    a = g.analyse(g.new_board(), "alphabeta", depth=4)
+    lined = [r for r in a.rows if len(r.pv) > 1]
+    assert len(lined) >= LINES and all(r.pv[0] == r.text for r in lined)
+
+
+def test_outlook_names_the_winner_or_the_chance():
+    from ttt_engine.analysis import outlook
+    g = games.get("ttt")
+    assert g.analyse(g.from_string("XX.OO...."), "perfect").outlook() == "X wins in 1"
+    assert g.analyse(g.new_board(), "perfect").outlook() == "draw"
+    assert outlook(("X", "O"), "O", -1.0, "loss in 4") == "X wins in 4"
+    assert outlook(("X", "O"), "X", 0.28) == "X 64%"
+
+
+def test_review_is_exact_for_tic_tac_toe():
+    from ttt_engine.analysis import review
+    notes = review("ttt", [4, 1, 0, 8, 2])          # 5 2 1 9 3
+    assert [n.mark for n in notes] == ["", "blunder", "", "", "blunder"]
+    assert notes[1].note == "threw away the draw" and notes[1].exact_after == "X wins in 6"
+    assert notes[4].note == "threw away the win"
+    assert (notes[4].exact_before, notes[4].exact_after) == ("X wins in 3", "draw")
+    assert notes[4].best in ("4", "7")
+
+
+def test_records_round_trip_for_every_game():
+    import random
+    from ttt_engine.web.record import read_record, write_record
+    for key, g in games.GAMES.items():
+        b, rng, moves = g.new_board(), random.Random(3), []
+        for _ in range(6):
+            m = rng.choice(b.legal_moves)
+            moves.append(m)
+            b.push(m)
+        rec = read_record(write_record(g, moves))
+        assert rec.game is g and list(rec.moves) == moves and rec.board() == b, key
+    assert write_record(games.get("connect4"), [3, 3, 4, 2]) == "game: connect4\nmoves: 4453\n"
+    for text, error in [("4458", "character 4 ('8') is not a column 1-7"),
+                        ("4444444", "move 7 (4): column 4 is full")]:
+        with pytest.raises(ValueError, match=error.replace("(", r"\(").replace(")", r"\)")):
+            read_record(text, "connect4")
+    with pytest.raises(ValueError, match=r"move 3 \(10\): 10 is out of range"):
+        read_record("game: ttt\nmoves: 5 1 10")
+
+
+def test_record_route_and_start_positions(client):
+    r = post(client, "/api/record", {"game": "connect4", "text": "4453"})
+    assert r.json() == {"game": "connect4", "options": {}, "start": None, "moves": [3, 3, 4, 2]}
+    r = post(client, "/api/record", {"game": "connect4", "text": "44x"})
+    assert r.status_code == 400 and "character 3 ('x')" in r.json()["error"]
+    p = post(client, "/api/position", {"game": "ttt", "start": "XX.OO....", "moves": [2]}).json()
+    assert p["winner"] == "X" and p["record"] == 'game: ttt\nstart: "XX.OO...."\nmoves: 3\n'
+    r = post(client, "/api/position", {"game": "ttt", "start": "XX?"})
+    assert r.status_code == 400 and r.json()["error"].startswith("start: not a Tic-Tac-Toe")
+
+
+def test_review_route_streams_one_event_per_move(client):
+    with client.stream("POST", "/api/review", content=json.dumps(
+            {"game": "ttt", "moves": [4, 1, 0, 8, 2], "engine": "perfect"}),
+            headers={"Content-Type": "application/json"}) as r:
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
+    assert [e.get("ply") for e in events[:-1]] == [1, 2, 3, 4, 5] and events[-1]["done"]
+    assert events[4]["note"] == "threw away the win" and events[4]["value_after"] == 0
+
+
+def test_status_and_favicon(client):
+    assert client.get("/api/status").json() == {"searches": 0, "waiting": 0, "workers": 2,
+                                                "queue": 32}
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.text.startswith("<svg")
+
+
+@pytest.fixture
+def live_server():
+    """A real server on loopback (uvicorn in a thread): its URL and app."""
+    import threading
+    import time
+    from ttt_engine.web.server import bind, make_server, url_of
+
+    def start(**settings):
+        sock = bind("127.0.0.1", 0)
+        server = make_server(sock, settings)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        started.append((server, thread, sock))
+        return url_of(sock), server.config.app
+    started = []
+    yield start
+    for server, thread, sock in started:
+        server.stopping.set()
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+
+
+def test_a_search_stops_within_a_step_of_the_client_leaving(live_server):
+    import time
+    import httpx
+    url, app = live_server(max_time=10.0)
+    searches = app.state.searches
+    with httpx.Client(timeout=10) as c:
+        with c.stream("POST", url + "api/analyse", content=json.dumps(
+                {"game": "uttt", "engine": "mcts", "budgets": {"time": 9}, "stream": True}),
+                headers={"Content-Type": "application/json"}) as r:
+            next(line for line in r.iter_lines() if line.startswith("data: "))
+            assert searches.running == 1
+        t0 = time.monotonic()                       # the stream is closed here
+        while searches.running and time.monotonic() - t0 < 2:
+            time.sleep(0.005)
+        assert searches.running == 0
+        # the disconnect reaches the server at once on loopback; a step is 0.05 s
+        assert time.monotonic() - t0 < 0.25
+
+
+def test_twenty_streaming_clients_share_the_workers(live_server):
+    import threading
+    import time
+    import httpx
+    url, app = live_server(max_time=5.0, workers=2, queue=12)
+    searches = app.state.searches
+    peak, stop = [0], threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            peak[0] = max(peak[0], searches.running)
+            time.sleep(0.005)
+    results = [None] * 20
+
+    def client(i):
+        body = {"game": "ttt", "engine": "mcts", "budgets": {"time": 0.3}, "seed": i,
+                "stream": True, "moves": [i % 9]}
+        with httpx.Client(timeout=30) as c:
+            with c.stream("POST", url + "api/analyse", content=json.dumps(body),
+                          headers={"Content-Type": "application/json"}) as r:
+                if r.status_code != 200:
+                    r.read()
+                    results[i] = (r.status_code, r.json()["error"])
+                    return
+                events = [json.loads(x[6:]) for x in r.iter_lines() if x.startswith("data: ")]
+                results[i] = (200, events)
+    rss = _rss_mb()
+    threading.Thread(target=watch, daemon=True).start()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    stop.set()
+    served = [r[1] for r in results if r[0] == 200]
+    refused = [r for r in results if r[0] != 200]
+    assert len(served) + len(refused) == 20
+    assert len(served) >= 2 + 12                    # the workers and the queue
+    for events in served:                           # each got live updates and the end
+        assert len(events) >= 2 and events[-1]["done"] and "error" not in events[-1]
+    for status, reason in refused:
+        assert status == 503 and reason.startswith("the server is busy")
+    assert 1 <= peak[0] <= 2
+    deadline = time.monotonic() + 1                 # the last threads end after their event
+    while (searches.running or searches.waiting) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert searches.running == 0 and searches.waiting == 0
+    assert _rss_mb() - rss < 500                    # bounded: no per-update backlog kept

@@ -354,11 +354,14 @@ class Searches:
         self.waiting = 0
 
     def admit(self):
-        """503 with the reason when every worker is busy and the queue is full."""
+        """A place among the waiting searches (``waiting`` counts it until the
+        search gets a worker); 503 with the reason when every worker is busy and
+        the queue is full."""
         if self.slots.locked() and self.waiting >= self.queue:
             raise BadRequest(f"the server is busy: {self.running} searches running and "
                              f"{self.waiting} waiting (at most {self.workers} and "
                              f"{self.queue}); try again shortly", 503)
+        self.waiting += 1
 
     def status(self):
         with self.lock:
@@ -370,12 +373,14 @@ class Searches:
             self.running += delta
 
 
-async def _in_thread(app, fn):
-    """Run ``fn()`` in a daemon thread (at most ``workers`` at once), off the loop."""
+async def _in_thread(app, fn, admitted=False):
+    """Run ``fn()`` in a daemon thread (at most ``workers`` at once), off the
+    loop; ``admitted``: its place in the queue is already taken
+    (:meth:`Searches.admit`)."""
     searches = app.state.searches
-    searches.admit()
+    if not admitted:
+        searches.admit()
     loop = asyncio.get_running_loop()
-    searches.waiting += 1
     try:
         await searches.slots.acquire()
     finally:
@@ -559,9 +564,13 @@ class EventStream(Response):
         def emit(item):
             _call_soon(loop, post, "update", item)
 
+        started = []
+
         async def produce():
+            started.append(True)
             try:
-                result = await _in_thread(self.app, lambda: self.work(emit, gone.is_set))
+                result = await _in_thread(self.app, lambda: self.work(emit, gone.is_set),
+                                          admitted=True)
                 post("final", result)
             except HTTPException as e:
                 post("error", e.detail)
@@ -576,10 +585,10 @@ class EventStream(Response):
             gone.set()
             wake.set()
 
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": self.raw_headers})
         tasks = [asyncio.ensure_future(produce()), asyncio.ensure_future(watch())]
         try:
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": self.raw_headers})
             finished = False
             while not finished and not gone.is_set():
                 await wake.wait()
@@ -605,6 +614,8 @@ class EventStream(Response):
             gone.set()
             for t in tasks:
                 t.cancel()
+            if not started:             # its place in the queue was never taken up
+                self.app.state.searches.waiting -= 1
 
 
 async def api_analyse(request):
