@@ -232,8 +232,9 @@ def test_random_playouts_and_solve():
     b = board_of([0, 1, 0, 1, 0, 2])
     s = connect4.solve(b, max_nodes=10**5)
     assert s.value == "win" and s.best_move == 0 and s.plies == 1
-    with pytest.raises(ValueError, match="connect4.solve needs a limit"):
-        connect4.solve(b)
+    # the exact solver needs no limit: the win with X's 4th disc scores 22 - 4
+    exact = connect4.solve(b, table_mb=16)
+    assert (exact.value, exact.best_move, exact.score) == ("win", 0, 18)
     assert connect4.solve(Board(), max_nodes=1000).value == "unknown"
     with pytest.raises(ValueError):
         connect4.perft(ttt_engine.ttt.Board(), 1)
