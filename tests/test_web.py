@@ -425,3 +425,20 @@ def test_twenty_streaming_clients_share_the_workers(live_server):
         time.sleep(0.01)
     assert searches.running == 0 and searches.waiting == 0
     assert _rss_mb() - rss < 500                    # bounded: no per-update backlog kept
+
+
+def test_the_console_reads_and_writes_the_same_records(tmp_path, capsys):
+    from ttt_engine.cli import main
+    from ttt_engine.web.record import read_record
+    src = tmp_path / "game.txt"
+    src.write_text("game: connect4\nmoves: 4453\n")
+    out = tmp_path / "out.txt"
+    assert main(["play", "--from", str(src), "--watch", "random", "--opponent", "random",
+                 "--games", "1", "--seed", "1", "--save", str(out), "--color", "never"]) == 0
+    rec = read_record(out.read_text())
+    assert rec.game.key == "connect4" and list(rec.moves[:4]) == [3, 3, 4, 2]
+    assert rec.board().is_terminal()
+    capsys.readouterr()
+    assert main(["play", "--from", "4458", "--game", "connect4", "--games", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "character 4 ('8') is not a column 1-7" in err

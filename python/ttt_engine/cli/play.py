@@ -4,8 +4,9 @@ the game.  The registry reads, writes and draws the moves; this module runs
 the games, the prompts and the score."""
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import CACHE_HELP, build_agent
@@ -47,6 +48,8 @@ class Table:
     notation: dict
     console: Console
     verbose: bool = False
+    #: the moves of the game being played (for ``--save``)
+    moves: list = field(default_factory=list)
 
     def draw(self, board, last=None):
         self.console.say(self.game.draw(board, self.console.style, last, **self.notation))
@@ -78,6 +81,7 @@ def play_one_game(table, agents, names, delay=0.0):
     the person at the console).  Returns the winner symbol (or "draw")."""
     console, style = table.console, table.console.style
     board = table.start.copy()
+    table.moves = []
     last = None
     for agent in agents.values():
         if agent is not None and hasattr(agent, "reset"):
@@ -104,6 +108,7 @@ def play_one_game(table, agents, names, delay=0.0):
         except ValueError as e:  # an engine returned an illegal move: a bug, say it plainly
             raise CLIError(f"{names[side]} returned an illegal move: {e}") from None
         last = move
+        table.moves.append(move)
         console.say()
         table.draw(board, last)
     console.say(_result_line(board.winner, names, style))
@@ -149,9 +154,51 @@ def _sides(game, args):
     return you or first
 
 
+def _read_from(args):
+    """The record of ``--from`` (a file, or the record's text itself), or None."""
+    from ttt_engine.web.record import MAX_RECORD, read_record
+    source = getattr(args, "record", None)
+    if source is None:
+        return None
+    if args.board is not None or args.size is not None:
+        raise CLIError("give --from or --board / --size, not both", EXIT_USAGE)
+    text = source
+    if os.path.isfile(source):
+        try:
+            with open(source, encoding="utf-8") as f:
+                text = f.read(MAX_RECORD + 1)
+        except (OSError, UnicodeDecodeError) as e:
+            raise CLIError(f"--from {shorten(source)}: cannot be read ({e})", EXIT_USAGE) \
+                from None
+    try:
+        return read_record(text, GAMES[args.game])
+    except ValueError as e:
+        raise CLIError(f"--from {shorten(source)}: {e}", EXIT_USAGE) from None
+
+
+def _save(path, table, record):
+    """Write the record of the game just played to ``path`` (``--save``)."""
+    from ttt_engine.web.record import write_record
+    game = table.game
+    if record is not None:
+        first, moves = record.first_board(), list(record.moves) + table.moves
+    else:
+        first, moves = table.start, table.moves
+    start = None if first == game.new_board() else first
+    text = write_record(game, moves, start=start)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise CLIError(f"--save {shorten(path)}: cannot be written ({e})") from None
+
+
 def run(args):
     """Play the games; returns the exit status."""
     console = Console.for_args(args)
+    record = _read_from(args)
+    if record is not None:
+        args.game = record.game.key
     game = GAMES[args.game]
     opp_name = args.opponent or game.default_engine
     resolve_engine(game, opp_name)
@@ -167,7 +214,10 @@ def run(args):
     if args.board == "-":
         raise CLIError("--board - cannot be used with play: the moves are read from stdin; "
                        "give a file", EXIT_USAGE)
-    table = Table(game, new_board(game, args), notation(game, args), console, args.verbose)
+    start = record.board() if record is not None else new_board(game, args)
+    if start.is_terminal():
+        raise CLIError("--from: the game of that record is already over", EXIT_USAGE)
+    table = Table(game, start, notation(game, args), console, args.verbose)
     if not watch:
         console.say(console.style(f"{game.title}: you against the {opp_name} engine.", "bold"))
         console.say(game.legend(table.start, **table.notation))
@@ -192,6 +242,8 @@ def run(args):
         if watch:
             console.say(f"\n{names[first]} ({first}) against {names[second]} ({second}).")
         winner = play_one_game(table, agents, names, delay=args.delay or 0.0)
+        if args.save is not None:
+            _save(args.save, table, record)
         games_played += 1
         if winner == "draw":
             score["draw"] += 1
@@ -237,5 +289,13 @@ def add_parser(subparsers):
                    help="start position from a file: Clobber rows of B, W, _; Quixo the "
                         "25-character string; UTTT Board.to_string() (81 cells, ':', forced "
                         "board or *)")
+    p.add_argument("--from", dest="record", metavar="RECORD",
+                   help="start from a game record (a file, or its text): the lines 'game: "
+                        "connect4' and 'moves: 4453' that the web page downloads, or a "
+                        "position or move list of --game; its moves are played, then the "
+                        "game goes on")
+    p.add_argument("--save", metavar="FILE",
+                   help="write the record of the game (the last one, with --games) to FILE, "
+                        "as --from and the web page read it")
     O.add_engine_options(p)
     return p
