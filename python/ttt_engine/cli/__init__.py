@@ -23,6 +23,7 @@ terminal and ``NO_COLOR`` is unset; plain text when piped.
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
 import importlib
@@ -30,6 +31,7 @@ import io
 import os
 import pkgutil
 import sys
+import textwrap
 
 from ttt_engine.cli._errors import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, PROG, CLIError, EndOfInput, Quit,
@@ -58,15 +60,21 @@ def command_modules():
 
 def build_parser():
     """The ``ttt-engine`` parser with every command's subparser."""
-    from ttt_engine import __version__
+    from ttt_engine import __version__, games
+    titles = [g.title for g in games.GAMES.values()]     # the registry's games, in its order
+
+    def fill(text):                 # never split a title such as Tic-Tac-Toe at a hyphen
+        return textwrap.fill(text, 79, break_on_hyphens=False)
+
     parser = Parser(
         prog=PROG,
-        description="Game-AI engine: play, train and evaluate Tic-Tac-Toe, Ultimate "
-                    "Tic-Tac-Toe, Clobber and Quixo engines from the console.",
-        epilog="Run '%(prog)s COMMAND --help' for the options of a command. "
-               "Exit status: 0 ok (also q and Ctrl-D), 1 the work could not be done (a "
-               "file missing or not writable, a closed output), 2 bad usage (options, "
-               "arguments, input file contents), 130 Ctrl-C.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=fill(f"Game-AI engine: play, train and evaluate engines of the "
+                         f"{len(titles)} games here ({', '.join(titles)}) from the console."),
+        epilog=fill("Run '%(prog)s COMMAND --help' for the options of a command. "
+                    "Exit status: 0 ok (also q and Ctrl-D), 1 the work could not be done (a "
+                    "file missing or not writable, a closed output), 2 bad usage (options, "
+                    "arguments, input file contents), 130 Ctrl-C."),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -98,11 +98,12 @@ def check_engine_options(game, names, args):
     """Refuse an engine option that none of the engines ``names`` of ``game`` takes."""
     engines = [game.engines[n] for n in names]
     where = " or ".join(f"the {n} engine" for n in dict.fromkeys(names))
-    for option, (key, budget) in ENGINE_OPTIONS.items():
-        if getattr(args, key, None) is None:
-            continue
-        if not any(key in (e.budgets if budget else e.extra) for e in engines):
-            _refuse(option, f"{where} of {game.title}")
+    takes = [option for option, (key, budget) in ENGINE_OPTIONS.items()
+             if any(key in (e.budgets if budget else e.extra) for e in engines)]
+    for option, (key, _budget) in ENGINE_OPTIONS.items():
+        if getattr(args, key, None) is not None and option not in takes:
+            _refuse(option, f"{where} of {game.title} (engine options there: "
+                            f"{', '.join(takes) or 'none'})")
     learned = any(learned_kind(e) for e in engines)
     for option, key in (("--model", "model"), ("--train-episodes", "train_episodes"),
                         ("--retrain", "retrain")):

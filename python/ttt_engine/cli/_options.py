@@ -11,7 +11,7 @@ from typing import Callable, Union
 from ttt_engine import _util
 from ttt_engine.cli._errors import PROG, shorten
 
-__all__ = ["Parser", "count", "seconds", "real", "fraction", "seed", "Command", "examples", "add_command",
+__all__ = ["Parser", "per_game", "count", "seconds", "real", "fraction", "seed", "Command", "examples", "add_command",
            "add_common", "add_engine_options", "add_quiet",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
@@ -26,7 +26,12 @@ SEED_MAX = _util.SEED_MAX
 
 
 class Parser(argparse.ArgumentParser):
-    """``argparse`` with a one-line error: ``ttt-engine: error: ...`` and exit 2."""
+    """``argparse`` with a one-line error: ``ttt-engine: error: ...`` and exit 2,
+    and no abbreviated options (every subparser is one of these): ``--game``
+    must never be read as ``--games``."""
+
+    def __init__(self, *args, allow_abbrev=False, **kwargs):
+        super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
@@ -140,6 +145,17 @@ def add_command(subparsers, command, run):
                               epilog=command.epilog_text())
     p.set_defaults(run=run)
     return p
+
+
+def per_game(fact):
+    """``fact(game)`` of every game of the registry for a help text, games with
+    the same value together: "X or O for ttt, uttt, quixo, connect4; B or W
+    for clobber" (a game added to the registry appears with no change here)."""
+    from ttt_engine import games
+    groups = {}
+    for g in games.GAMES.values():
+        groups.setdefault(fact(g), []).append(g.key)
+    return "; ".join(f"{value} for {', '.join(keys)}" for value, keys in groups.items())
 
 
 def add_quiet(p):

@@ -271,7 +271,8 @@ def add_parser(subparsers):
     p.add_argument("--watch", metavar="ENGINE",
                    help="engine vs engine: ENGINE plays your side against --opponent")
     p.add_argument("--side", metavar="SIDE",
-                   help="your side (ttt/uttt/quixo: X or O; X moves first); default: first")
+                   help=f"your side ({O.per_game(lambda g: ' or '.join(g.sides))}; the "
+                        "first named moves first); default: the first")
     p.add_argument("--first", choices=("you", "engine", "alternate"),
                    help="who moves first; 'alternate' swaps sides after each game")
     p.add_argument("--games", type=O.count(1, O.MAX_GAMES), metavar="N",

@@ -126,7 +126,8 @@ def add_parser(subparsers):
                    help="play every pair from N fixed random openings, each twice with "
                         "colours swapped (use --games 2N)")
     p.add_argument("--opening-plies", type=O.count(0, 1000), metavar="K",
-                   help="plies of each opening (default: 2 ttt, 4 uttt, clobber, quixo)")
+                   help="plies of each opening (default: "
+                        f"{O.per_game(lambda g: g.opening_plies)})")
     p.add_argument("--bootstrap", type=O.count(0, 100_000), default=1000, metavar="N",
                    help="bootstrap resamples for the rating intervals (default 1000)")
     add_executor_options(p)
