@@ -20,6 +20,7 @@ import ttt_engine
 from ttt_engine import alphazero, clobber, connect4, games, quixo, search, ttt, uttt
 from ttt_engine.agents import AlphaBetaAgent, MCTSAgent, PerfectAgent
 from ttt_engine.cli import build_parser, main
+from ttt_engine.clobber_play import ClobberAgent
 from ttt_engine.tree_agents import TreeQAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -128,6 +129,11 @@ REFUSALS = [
     pytest.param(agent("clobber", "random", seed=1), ttt.Board(),
                  ("the Clobber random engine plays Clobber, got a Tic-Tac-Toe board",),
                  id="clobber-random-ttt"),
+    pytest.param(agent("clobber", "minimax"), connect4.Board(),
+                 ("the Clobber minimax engine plays Clobber, got a Connect Four board",),
+                 id="clobber-minimax-connect4"),
+    pytest.param(ClobberAgent().select_move, quixo.Board(),
+                 ("ClobberAgent plays Clobber, got a Quixo board",), id="ClobberAgent-quixo"),
     pytest.param(agent("uttt", "treeq", simulations=10), ttt.Board(),
                  ("the Ultimate Tic-Tac-Toe treeq engine plays Ultimate Tic-Tac-Toe, got a "
                   "Tic-Tac-Toe board",), id="uttt-treeq-ttt"),

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from ttt_engine._core.games.clobber import board as C
 from ttt_engine import search as S
-from ttt_engine._util import game_over, check_board, check_choice, check_depth, check_int
-from ttt_engine._agent import SearchAgent
+from ttt_engine._util import check_board, check_choice, check_depth, check_int
+from ttt_engine._agent import SearchAgent, require_moves
 
 __all__ = ["ClobberAgent", "MoveStats", "GameRecord", "play_game", "play_basic",
            "play_extended", "main", "ALGORITHMS"]
@@ -154,9 +154,8 @@ class ClobberAgent(SearchAgent):
     def get_move_and_stats(self, board):
         """Search the board: ``(value, move, nodes, seconds)``;
         also kept as ``self.last_stats`` (a dict with the heuristic and depth)."""
-        if board.is_terminal():
-            raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move "
-                             "to choose")
+        require_moves(self, board)                  # made by the registry: naming the engine
+        check_board(board, C.Board, "ClobberAgent")
         label, h = self.heuristic_for(board)
         t0 = time.perf_counter()
         if self.time is None:
