@@ -18,11 +18,11 @@ __all__ = ["CONNECT_TIMEOUT", "add_executor_options", "executor_for", "run_resum
 CONNECT_TIMEOUT = 5
 
 
-def add_executor_options(p):
+def add_executor_options(p, workers_help="local worker processes (default: one per core; "
+                                         "1 = in this process)"):
     g = p.add_argument_group("where the work runs")
     x = g.add_mutually_exclusive_group()
-    x.add_argument("--workers", type=O.count(1, 4096), metavar="N",
-                   help="local worker processes (default: one per core; 1 = in this process)")
+    x.add_argument("--workers", type=O.count(1, 4096), metavar="N", help=workers_help)
     x.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs the [dask] "
                         "extra; see docs/tournament.md)")
