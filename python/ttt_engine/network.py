@@ -11,7 +11,11 @@ protocol of the PUCT search and of self-play::
 
 Inference needs only numpy (float32 matrix products on one BLAS thread, which
 is faster at these sizes and never stalls on a busy machine; hidden buffers
-reused between calls of the same batch size in each thread).  Training needs the
+reused between calls of the same batch size in each thread).  That is the
+reference and the training path; the PUCT search runs the same function
+compiled (:attr:`Network.compiled`, ``src/engine/algorithms/network.pxd``:
+float32, skipping zero inputs, without the GIL) inside its own loop, never
+calling back into Python.  Training needs the
 ``[nn]`` extra (JAX and optax): see :mod:`ttt_engine.alphazero`, whose JAX forward
 pass computes exactly this function.
 
@@ -180,6 +184,24 @@ class Network:
         self._head_w = np.ascontiguousarray(np.concatenate([p["wp"], p["wv"]], axis=1))
         self._head_b = np.concatenate([p["bp"], p["bv"]])
         self._local = threading.local()
+        self._compiled = None
+
+    @property
+    def compiled(self):
+        """The weights packed for the compiled forward pass (a
+        ``CompiledNetwork``, made at first use): PUCT evaluates its leaves with
+        it in C, without the GIL, instead of calling the network.  None for a
+        subclass that changes the forward pass (it is then called as any
+        evaluator)."""
+        cls = type(self)
+        if cls.__call__ is not Network.__call__ or cls._forward is not Network._forward:
+            return None
+        c = self._compiled
+        if c is None:
+            from ttt_engine._core.algorithms.network import CompiledNetwork
+            c = CompiledNetwork(self._trunk + [(self._head_w, self._head_b)], self.num_actions)
+            self._compiled = c
+        return c
 
     def set_params(self, params):
         """Replace the weights (same shapes; e.g. after a training step)."""

@@ -88,8 +88,15 @@ class PUCT(_OneSearchAtATime):
         the evaluator run in parallel.  The evaluator is called from several
         threads at once if it says it may (``thread_safe = True``, as
         :class:`~ttt_engine.network.Network`), else one call at a time.
-        Needs an evaluator called from Python (not the uniform one, whose
-        search runs in C).  Results then depend on the threads' timing.
+        Needs an evaluator called from Python or a network (not the
+        uniform one, whose search runs in C on one thread).  Results then
+        depend on the threads' timing.
+
+    A :class:`~ttt_engine.network.Network` (or any evaluator whose
+    ``compiled`` attribute is a ``CompiledNetwork``) is not called: the
+    search runs its forward pass in C on the leaves it gathers, without the
+    GIL, each thread with its own buffers (``stats["evaluator_calls"]``
+    then counts those batches).
 
     The rules (selection, back-up, virtual loss, noise) are in
     docs/puct.md.  One search at a time per object (``RuntimeError``
@@ -296,10 +303,13 @@ class PUCT(_OneSearchAtATime):
                 deadline = start + t if t is not None else None
                 parts = [(f, board, lane, budget, deadline, stop)
                          for lane in range(self.threads if lanes is None else lanes)]
+                run = self._run_lane
+                if self._attach_compiled(f, board):
+                    run = self._run_lane_compiled
                 if len(parts) == 1:
-                    counts = [self._run_lane(*parts[0], None)]
+                    counts = [run(*parts[0], None)]
                 else:
-                    counts = _parallel.run_parts(self._run_lane, parts)
+                    counts = _parallel.run_parts(run, parts)
                 calls = sum(c for c, _ in counts)
                 evaluations = sum(e for _, e in counts)
         except BaseException:
@@ -334,6 +344,30 @@ class PUCT(_OneSearchAtATime):
             "endgame": None,
         }
         return move
+
+    def _attach_compiled(self, f, board):
+        """True if the evaluator exposes compiled weights (``compiled``), now
+        attached to the forest ``f``; a network of another game or shape is a
+        ``ValueError`` naming both."""
+        compiled = getattr(self.evaluator, "compiled", None)
+        if compiled is None:
+            return False
+        check = getattr(self.evaluator, "check_board", None)
+        if check is not None:
+            check(board)
+        f.attach_network(compiled)
+        return True
+
+    def _run_lane_compiled(self, f, board, lane, budget, deadline, stop, lanes_stop):
+        """``_run_lane`` with the attached network, the whole loop in C."""
+        left = None if deadline is None else deadline - _time.perf_counter()
+        calls, evaluations, ok = _dispatch(_puct.forest_run_network, f, board, budget, left,
+                                           lane, stop, lanes_stop)
+        if not ok:
+            from ttt_engine.evaluators import evaluator_name
+            raise ValueError(f"evaluator {evaluator_name(self.evaluator)} returned NaN or "
+                             "infinite logits or values")
+        return calls, evaluations
 
     def _run_lane(self, f, board, lane, budget, deadline, stop, lanes_stop):
         """Gather, evaluate and back up on ``lane`` of the forest until the

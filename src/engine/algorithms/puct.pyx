@@ -33,7 +33,12 @@ writing the planes and the evaluator run outside it, their leaves held by
 virtual losses meanwhile.
 
 The uniform evaluator (uniform priors, value from random playouts, or 0 with
-no playouts) needs no Python: ``forest_native`` runs whole searches in C.  Self-play
+no playouts) needs no Python: ``forest_native`` runs whole searches in C.
+Neither does a network attached to the forest (``attach_network``, the
+packed weights of ``ttt_engine.network.Network``): ``forest_run_network``
+runs a lane's gather / forward pass (``network.pxd``) / backup loop without
+the GIL, with that lane's own buffers, so every thread of a tree-parallel
+search evaluates at once.  Self-play
 (``forest_advance``) records each root's planes and visit distribution,
 plays a move (sampled in proportion to the visits for the first
 ``temperature_moves`` plies, then the most visited), keeps the chosen subtree
@@ -41,6 +46,8 @@ and stirs Dirichlet noise into the next root's priors.
 """
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset
+from libc.stdlib cimport malloc, free
+from cpython.pycapsule cimport PyCapsule_GetPointer
 cimport numpy as cnp
 import numpy as np
 
@@ -61,6 +68,9 @@ from ttt_engine._core.algorithms.game_actions cimport (
 )
 from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
 from ttt_engine._core.algorithms.nodes cimport PNode
+from ttt_engine._core.algorithms.network cimport (
+    NetModel, NetScratch, net_forward, net_scratch_bind, net_scratch_floats, net_scratch_ints,
+)
 from ttt_engine._core.algorithms.puct_tree cimport (
     PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
     add_noise, add_pending,
@@ -325,6 +335,12 @@ cdef class PUCTForest:
     cdef int8_t* rec_obs_p
     cdef uint8_t* rec_mask_p
     cdef float* rec_policy_p
+    cdef object net_owner        # the CompiledNetwork attached (keeps its model alive)
+    cdef const NetModel* net
+    cdef float* net_floats       # per lane: the forward pass's scratch,
+    cdef int32_t* net_ints
+    cdef float* net_logits       # its logits [n * k, num_actions]
+    cdef float* net_values       # and values [n * k]
 
     # The pointer fields start NULL (Cython zero-fills a new object), which
     # __dealloc__ relies on if __init__ fails half-way.
@@ -408,6 +424,42 @@ cdef class PUCTForest:
         big_free(self.done, self.n * sizeof(int64_t))
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
+        self._free_network()
+
+    cdef void _free_network(self) noexcept:
+        free(self.net_floats)
+        free(self.net_ints)
+        free(self.net_logits)
+        free(self.net_values)
+        self.net_floats = self.net_values = self.net_logits = NULL
+        self.net_ints = NULL
+        self.net = NULL
+        self.net_owner = None
+
+    def attach_network(self, compiled):
+        """Evaluate leaves with ``compiled`` (a ``CompiledNetwork``) in
+        ``forest_run_network``; its buffers, one set per lane, are allocated
+        here, once.  ``ValueError`` if its inputs or actions do not fit."""
+        if compiled is self.net_owner:
+            return
+        cdef const NetModel* m = <const NetModel*>PyCapsule_GetPointer(
+            compiled.model_capsule(), b"ttt_engine.NetModel")
+        if m.input_size != self.obs_size or m.num_actions != self.num_actions:
+            raise ValueError(f"the network takes {m.input_size} inputs and gives "
+                             f"{m.num_actions} logits; these boards have {self.obs_size} "
+                             f"observation entries and {self.num_actions} actions")
+        self._free_network()
+        cdef size_t rows = <size_t>self.lanes * self.n * self.k
+        self.net_floats = <float*>malloc(self.lanes * net_scratch_floats(m) * sizeof(float))
+        self.net_ints = <int32_t*>malloc(self.lanes * net_scratch_ints(m) * sizeof(int32_t))
+        self.net_logits = <float*>malloc(rows * self.num_actions * sizeof(float))
+        self.net_values = <float*>malloc(rows * sizeof(float))
+        if (self.net_floats == NULL or self.net_ints == NULL or self.net_logits == NULL
+                or self.net_values == NULL):
+            self._free_network()
+            raise MemoryError()
+        self.net = m
+        self.net_owner = compiled
 
     def set_playout_weight(self, double weight, int playouts=1):
         """Weight of the mean result of ``playouts`` random playouts in every
@@ -610,6 +662,78 @@ def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
         lp = &logits[0, 0]
     with nogil:
         _backup_all(&proto.state, f, lp, &values[0], lp == NULL, lane)
+
+
+cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
+                       int lane, interrupt_t* it, volatile int* other_stop,
+                       int64_t* calls, int64_t* evaluations) noexcept nogil:
+    """Gather, evaluate with the attached network and back up on ``lane`` of
+    a one-tree forest until the budget, the deadline (> 0), a solved root, an
+    interrupt or ``other_stop``.  -1 if the network's output was not finite
+    (the lane's leaves are left pending: the caller clears the tree)."""
+    cdef size_t base = <size_t>lane * f.n * f.k
+    cdef NetScratch s
+    cdef int got
+    net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
+                     f.net_ints + lane * net_scratch_ints(f.net))
+    while f.done[0] < budget:
+        _gather_all(proto, f, budget, lane)
+        got = f.lane_leaves[lane]
+        if got == 0 and f.trees[0].nodes[0].proven != 0:
+            break                   # solved (the solver): nothing left to learn
+        if got:
+            if not net_forward(f.net, f.obs_p + base * f.obs_size, got,
+                               f.net_logits + base * f.num_actions, f.net_values + base, &s):
+                return -1
+            _backup_all(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
+                        False, lane)
+            calls[0] += 1
+            evaluations[0] += got
+        if deadline > 0.0 and now_monotonic() >= deadline:
+            break
+        if interrupt_poll(it) or (other_stop != NULL and other_stop[0] != 0):
+            break
+    return 0
+
+
+def forest_run_network(PUCTForest f, GameBoard proto, int64_t budget, seconds, int lane,
+                       stop=None, lanes_stop=None):
+    """Search tree 0 of a one-tree forest on ``lane`` with the attached
+    network, in C without the GIL, until ``budget`` simulations, ``seconds``
+    (None: no limit; <= 0: one batch), a solved root, Ctrl-C
+    (``KeyboardInterrupt``) or a set stop flag (``stop``, ``lanes_stop``:
+    ``int32[1]`` arrays; the interrupt sets ``lanes_stop``, or ``stop`` when
+    there is none, for the other threads).  Returns ``(evaluator calls,
+    evaluations, ok)``; ``ok`` False: the network gave a NaN or infinite
+    output, and the search stopped there with leaves pending."""
+    cdef interrupt_t it
+    cdef int rc
+    cdef int64_t calls = 0, evaluations = 0
+    cdef double deadline = 0.0
+    cdef int32_t[::1] flag
+    cdef volatile int* watched = NULL
+    cdef volatile int* other = NULL
+    if f.net == NULL:
+        raise ValueError("no network attached to this forest (attach_network)")
+    if f.n != 1 or not 0 <= lane < f.lanes:
+        raise ValueError(f"lane {lane} of a forest with {f.n} trees and {f.lanes} lanes")
+    if lanes_stop is not None:
+        flag = lanes_stop
+        watched = <volatile int*>&flag[0]
+    if stop is not None:
+        flag = stop
+        if watched == NULL:
+            watched = <volatile int*>&flag[0]
+        else:
+            other = <volatile int*>&flag[0]
+    if seconds is not None:
+        deadline = now_monotonic() + max(<double>seconds, 1e-9)
+    interrupt_init(&it, 1, watched)
+    with nogil:
+        rc = _network_lane(&proto.state, f, budget, deadline, lane, &it, other, &calls,
+                           &evaluations)
+    interrupt_finish(&it)
+    return calls, evaluations, rc == 0
 
 
 cdef int64_t _native_all(GameState* proto, PUCTForest f, int64_t budget, double deadline,
