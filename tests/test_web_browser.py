@@ -241,7 +241,7 @@ def test_engine_on_updates_live_and_stops_when_switched_off(page, url):
     assert wait_for(lambda: searches(url) == 0, 1.0) is not None
 
 
-def test_engine_follows_the_position_and_the_arrow_keys(page, url):
+def test_engine_follows_the_position_and_the_arrow_keys(page, url, tmp_path):
     from selenium.webdriver.common.keys import Keys
     open_record(page, url, "game=connect4&moves=4453")
     assert body(page, "ply") == "4"
@@ -250,6 +250,7 @@ def test_engine_follows_the_position_and_the_arrow_keys(page, url):
     lines = page.execute_script(
         "return [...document.querySelectorAll('#an-lines li')].map((li) => li.textContent)")
     assert len(lines) >= 2 and all(len(li.split()) >= 3 for li in lines)      # multi-PV
+    shot(page, "web-live.png", tmp_path)
     keys = css(page, "body")
     keys.send_keys(Keys.ARROW_LEFT)
     idle(page)

@@ -163,7 +163,8 @@ def outlook(sides, side, score, verdict=None):
         return f"{winner} wins" + (f" in {plies}" if plies else "")
     if score is None:
         return ""
-    return f"{side} {round(50 + 50 * score)}%"
+    # an estimate is never certain: 1-99%
+    return f"{side} {min(99, max(1, round(50 + 50 * score)))}%"
 
 
 def _f(v, spec):
@@ -249,6 +250,18 @@ def _depth_first(game, board, agent, time_budget, update, stop):
         depths = [depth]
     else:
         depths = range(1, (depth or S.MAX_PLY) + 1)
+    flag = watcher = None
+    if stop is not None and time_budget is not None and not exact_engine:
+        flag, watcher = _stop_flag(stop)
+    try:
+        return _deepen(game, board, depths, stop, time_budget, t0, heuristic, flag, update)
+    finally:
+        if watcher is not None:
+            watcher.set()
+
+
+def _deepen(game, board, depths, stop, time_budget, t0, heuristic, flag, update):
+    from ttt_engine import search as S
     result = None
     last = 0.0
     for d in depths:
@@ -259,8 +272,15 @@ def _depth_first(game, board, agent, time_budget, update, stop):
             if spent + 3 * last > time_budget:      # the next depth would not fit
                 break
         t1 = _time.perf_counter()
-        values, exact = S.move_values(board, d, heuristic=heuristic)
-        best = S.alphabeta(board, d, heuristic=heuristic)
+        if flag is not None and result is not None:     # (depth 1 always completes)
+            got = _stoppable_values(board, d, heuristic, flag)
+            if got is None:                         # stopped inside this depth
+                break
+            values, exact, best, lines = got
+        else:
+            values, exact = S.move_values(board, d, heuristic=heuristic)
+            best = S.alphabeta(board, d, heuristic=heuristic)
+            lines = None
         last = _time.perf_counter() - t1
         # multi-PV: every move's line where the search is exact and cheap (no
         # heuristic), else the best move's and the next LINES - 1 by value
@@ -271,7 +291,9 @@ def _depth_first(game, board, agent, time_budget, update, stop):
             score, verdict = _search_score(game.key, v)
             if exact and verdict is None and v == 0:
                 verdict = "draw"
-            if m == best.best_move:
+            if lines is not None:
+                pv = _texts(game, board, lines[m])
+            elif m == best.best_move:
                 pv = _texts(game, board, best.pv)
             elif m in lined:
                 pv = _line_after(game, board, m, d, heuristic)
@@ -293,6 +315,59 @@ def _depth_first(game, board, agent, time_budget, update, stop):
         if exact:
             break
     return result
+
+
+def _stop_flag(stop):
+    """A flag the compiled alpha-beta polls (int32[1]), raised by a watcher
+    thread within 10 ms of ``stop()`` turning True; and the event that ends
+    the watcher."""
+    import array
+    import threading
+    flag = array.array("i", [0])
+    done = threading.Event()
+
+    def watch():
+        while not done.wait(0.01):
+            if stop():
+                flag[0] = 1
+                return
+    threading.Thread(target=watch, daemon=True, name="ttt-engine-stop").start()
+    return flag, done
+
+
+def _stoppable_values(board, depth, heuristic, flag):
+    """What ``move_values`` and ``alphabeta`` give at ``depth`` (every move's
+    value, exactness, the best line), searched move by move so that ``flag``
+    stops it within the compiled search's polling; each move's line too.
+    None when stopped."""
+    from ttt_engine.search import MATE_BOUND, WIN_SCORE, SearchResult
+    from ttt_engine.search.depth_first import _run
+    values, lines, exact, nodes = {}, {}, True, 0
+    me = board.to_move
+    for m in board.legal_moves:
+        child = board.copy()
+        child.push(m)
+        if child.is_terminal():
+            w = child.winner
+            v = 0.0 if w == "draw" else (WIN_SCORE - 1) * (1 if w == me else -1)
+            values[m], lines[m] = v, [m]
+            continue
+        try:
+            r = _run(child, 2, max(depth - 1, 0), heuristic, True, True, True, None, False,
+                     pvs=True, stop=flag)
+        except (TimeoutError, KeyboardInterrupt):
+            return None
+        if flag[0]:
+            return None
+        v = -r.value
+        if abs(v) >= MATE_BOUND:                    # one ply further from this board
+            v = math.copysign(abs(v) - 1, v)
+        values[m], lines[m] = v + 0.0, [m] + list(r.pv)
+        exact = exact and r.exact
+        nodes += r.nodes
+    best = max(values, key=lambda m: values[m])
+    return values, exact, SearchResult(values[best], best, lines[best], nodes, 0.0, depth,
+                                       exact), lines
 
 
 def _line_after(game, board, move, depth, heuristic):

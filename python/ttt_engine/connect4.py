@@ -76,4 +76,6 @@ GAME = Game(
     default_engine="best",
     best_mcts={"solver": True, "playout": "decisive"},
     move_list=(read_columns, write_columns),
+    # the window heuristic's values run to a few dozen in open middlegames
+    analysis_scale=30.0,
 )
