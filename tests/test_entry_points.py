@@ -77,20 +77,23 @@ REFUSALS = [
                  ("alphabeta " + NEEDS_LIMIT + UNFINISHED_C4, ALPHABETA_LIMITS),
                  id="alphabeta-connect4"),
     pytest.param(search.alphabeta, uttt.Board(),
-                 ("alphabeta " + NEEDS_LIMIT + UNFINISHED_UTTT + ALPHABETA_LIMITS,),
+                 ("alphabeta " + NEEDS_LIMIT + UNFINISHED_UTTT, ALPHABETA_LIMITS),
                  id="alphabeta-uttt"),
     pytest.param(search.minimax, connect4.Board(),
                  ("minimax " + NEEDS_LIMIT + UNFINISHED_C4, ALPHABETA_LIMITS),
                  id="minimax-connect4"),
     pytest.param(search.negamax, uttt.Board(),
-                 ("negamax " + NEEDS_LIMIT + UNFINISHED_UTTT + ALPHABETA_LIMITS,),
+                 ("negamax " + NEEDS_LIMIT + UNFINISHED_UTTT, ALPHABETA_LIMITS),
                  id="negamax-uttt"),
     pytest.param(search.move_values, uttt.Board(),
-                 ("move_values " + NEEDS_LIMIT + UNFINISHED_UTTT + "; pass depth=",),
+                 ("move_values " + NEEDS_LIMIT + UNFINISHED_UTTT, "; pass depth="),
                  id="move_values-uttt"),
     pytest.param(AlphaBetaAgent().select_move, connect4.Board(),
                  ("AlphaBetaAgent " + NEEDS_LIMIT + UNFINISHED_C4, "; pass depth= or time="),
                  id="AlphaBetaAgent-connect4"),
+    pytest.param(search.alphabeta, quixo.Board(4),
+                 ("alphabeta " + NEEDS_LIMIT + "4x4 Quixo cannot be searched exhaustively",
+                  "quixo.solution(4)", ALPHABETA_LIMITS), id="alphabeta-quixo4"),
     pytest.param(AlphaBetaAgent().select_move, quixo.Board(),
                  ("AlphaBetaAgent " + NEEDS_LIMIT + "5x5 Quixo cannot be solved exhaustively; "
                   "pass depth= or time=",), id="AlphaBetaAgent-quixo"),
@@ -104,8 +107,8 @@ REFUSALS = [
                  id="quixo.solve-5x5"),
     # ... and the exact answers, which take no limit, name the game's limited solve
     pytest.param(ttt_engine.solve, uttt.Board(),
-                 ("solve: " + UNFINISHED_UTTT + "; use ttt_engine.uttt.solve(board, "
-                  "max_nodes=..., time_limit=...)",), id="solve-uttt"),
+                 ("solve: " + UNFINISHED_UTTT, "; use ttt_engine.uttt.solve(board, "
+                  "max_nodes=..., time_limit=...)"), id="solve-uttt"),
     pytest.param(search.optimal_moves, connect4.Board(),
                  ("optimal_moves: " + UNFINISHED_C4, "use ttt_engine.connect4.solve(board, "
                   "max_nodes=..., time_limit=...)"), id="optimal_moves-connect4"),
@@ -197,6 +200,9 @@ REFUSALS = [
                  id="ttt-perfect-finished"),
     pytest.param(games.get("ttt").analyse, finished(), ("the game is over",),
                  id="analyse-finished"),
+    pytest.param(search.alphabeta, finished(), (GAME_OVER + " search",), id="alphabeta-finished"),
+    pytest.param(search.minimax, finished(), (GAME_OVER + " search",), id="minimax-finished"),
+    pytest.param(search.negamax, finished(), (GAME_OVER + " search",), id="negamax-finished"),
 ]
 
 
@@ -240,14 +246,10 @@ def test_bounded_and_unbound_searches_still_run():
     assert clobber.solve(clobber.Board(2, 3)).value == "loss"
 
 
-def test_depth_first_searches_score_a_finished_board():
-    """Documented exception to "the game is over": alpha-beta, minimax,
-    negamax and move values score a finished board (the side to move has
-    lost: ``-WIN_SCORE``, no move), as they score finished positions inside a
-    search; tests/test_search.py checks their values on every such position."""
-    for fn in (search.alphabeta, search.minimax, search.negamax):
-        r = fn(finished())
-        assert (r.value, r.best_move, r.pv, r.exact) == (-search.WIN_SCORE, None, [], True)
+def test_a_finished_board_is_scored_by_solve_and_has_no_move_values():
+    """The value of a finished game (``solve``: the side to move has lost) and
+    its moves (none); every search of a move refuses it (the table above)."""
+    assert search.solve(finished()) == -1
     assert search.move_values(finished()) == ({}, True)
 
 
@@ -305,3 +307,21 @@ def test_the_readme_game_table_lists_the_registry_games():
             break
         rows.append(re.match(r"\| (.+?) \(`(\w+)`\) \|", line).groups())
     assert rows == [(g.title, g.key) for g in games.GAMES.values()]
+
+
+def test_an_endgame_is_searched_to_the_end():
+    """Where a game says an exhaustive search finishes (an Ultimate Tic-Tac-Toe
+    endgame of at most ``uttt.EXHAUSTIVE_CELLS`` open empty cells), no limit
+    is needed: the exact value, with no refusal."""
+    import random
+    b, rng = uttt.Board(), random.Random(3)
+    while b.exhaustive_limit() is not None:
+        b.push(rng.choice(b.legal_moves))
+    assert not b.is_terminal()
+    r = search.alphabeta(b)
+    assert r.exact and r.best_move in b.legal_moves
+    before = b.copy()
+    before.pop()
+    with pytest.raises(ValueError, match=UNFINISHED_UTTT):
+        search.alphabeta(before)
+

@@ -8,12 +8,13 @@ import warnings
 
 from ttt_engine import _game_text as _text
 from ttt_engine import _verbs, engines
-from ttt_engine._core.games.uttt.board import N_CELLS, Board, local_boards_text, parse_move
+from ttt_engine._core.games.uttt.board import (EXHAUSTIVE_CELLS, N_CELLS, Board, local_boards_text,
+                                               parse_move)
 from ttt_engine._util import check_int
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
 
-__all__ = ["N_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve",
+__all__ = ["N_CELLS", "EXHAUSTIVE_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve",
            "endgame_empty_cells", "GAME"]
 
 

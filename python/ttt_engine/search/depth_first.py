@@ -102,7 +102,7 @@ _KINDS = ("minimax", "negamax", "alphabeta")
 
 def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
          searcher=None, pvs=False, stop=None):
-    _check_board(board)
+    _check_board(board, allow_terminal=False)
     d = _depth(depth)
     heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
     time_limit = check_seconds("time_limit", time_limit, allow_none=True)
@@ -138,10 +138,9 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     position no exhaustive search finishes (``Board.exhaustive_limit``:
     Ultimate Tic-Tac-Toe, 5x5 Quixo, large Clobber boards, Connect Four
     openings) is refused at once (:func:`refuse_unbounded`, naming the
-    keywords to add).  A finished board is scored, not refused (``value``
-    ``-WIN_SCORE`` for the side to move when the game is lost, 0 for a draw;
-    ``best_move`` None, ``pv`` empty), as are finished positions inside the
-    search; the agents and the tree searches refuse one ("the game is over").
+    keywords to add).  A finished board is refused ("the game is over"), as
+    by the agents, the tree searches and ``analyse``: there is no move to
+    search (:func:`solve` gives a finished game's value).
 
     >>> from ttt_engine import Board
     >>> r = alphabeta(Board())
@@ -198,7 +197,7 @@ def limit_needed(who, reason, keywords):
 def refuse_unbounded(board, who, keywords=None):
     """``ValueError`` unless an exhaustive search finishes ``board``: the board
     says where its game's limit lies (``Board.exhaustive_limit``: Ultimate
-    Tic-Tac-Toe and 5x5 Quixo never, Clobber up to ``clobber.EXHAUSTIVE_STONES``
+    Tic-Tac-Toe only in endgames, Quixo never beyond 3x3, Clobber up to ``clobber.EXHAUSTIVE_STONES``
     stones, Connect Four from ``connect4.EXHAUSTIVE_PLIES`` discs on; finished
     games always).  ``keywords``: the limits ``who`` takes ("depth= or
     time_limit="), named by :func:`limit_needed`; None for an exact answer,
@@ -226,11 +225,12 @@ def _exact_values(board):
 
 def exact_move_values(board, searcher=None, who="move_values"):
     """``{move: exact score}`` for every legal move of a board the exact
-    engines finish (:func:`refuse_unbounded` otherwise)."""
-    refuse_unbounded(board, who)
-    values = _exact_values(board)
+    engines finish or its game answers itself (:func:`refuse_unbounded`
+    otherwise)."""
+    values = None if board.is_terminal() else _exact_values(board)
     if values is not None:
         return values
+    refuse_unbounded(board, who)
     values, exact = move_values(board, searcher=searcher)
     if not exact:
         raise ValueError(f"{who}: position not solved within {MAX_PLY} plies")
@@ -248,11 +248,14 @@ def solve(board):
     when it is hit: Ultimate Tic-Tac-Toe, 5x5 Quixo and Clobber with more
     than ``clobber.EXHAUSTIVE_STONES`` stones."""
     _check_board(board)
-    refuse_unbounded(board, "solve")
     if not board.is_terminal():
         values = _exact_values(board)
         if values is not None:
             return max(_sign(v) for v in values.values())
+    refuse_unbounded(board, "solve")
+    if board.is_terminal():
+        w = board.winner
+        return 0 if w == "draw" else (1 if w == board.to_move else -1)
     r = alphabeta(board)
     if not r.exact:
         raise ValueError(f"position not solved within {MAX_PLY} plies")

@@ -84,6 +84,8 @@ def _keep_draw(board, move, exact, spent, searcher):
         return move
     after = board.copy()
     after.push(move)
+    if after.is_terminal():             # it ends the game: in a proven draw, with a draw
+        return move if after.winner == "draw" else exact.best_move
     check = alphabeta(after, time_limit=max(spent, 0.005), searcher=searcher)
     return move if check.exact and check.outcome == 0 else exact.best_move
 

@@ -200,10 +200,14 @@ cdef class Board(GameBoard):
         return self.state.n * self.state.n * 4
 
     def _exhaustive_limit(self):
-        """5x5 boards are not solved; 3x3 and 4x4 ones are answered from the
-        retrograde solution (``quixo.solution``)."""
+        """Only 3x3 boards are searched to the end; 4x4 ones are answered from
+        the retrograde solution (``quixo.solution``, the game's exact values)
+        and 5x5 ones are not solved."""
         if self.state.n == 5:
             return "5x5 Quixo cannot be solved exhaustively"
+        if self.state.n == 4:
+            return ("4x4 Quixo cannot be searched exhaustively (its exact values come from "
+                    "the retrograde solution: ttt_engine.quixo.solution(4))")
         return None
 
     def _illegal(self, int m):

@@ -40,6 +40,11 @@ from ttt_engine._core.games.uttt.rules cimport (
     uttt_move_board, uttt_move_cell, uttt_bc_move, UTTT_FULL,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
+
+#: Exhaustive searches (``solve``, ``alphabeta`` without a limit, the ``perfect``
+#: engines) take endgames of at most this many empty cells in the open local
+#: boards: alpha-beta proves those in well under a second (docs/strength.md).
+EXHAUSTIVE_CELLS = 22
 from ttt_engine._core.games.board import read_index as _read_index
 from ttt_engine._core.games.board import read_marks as _read_marks
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
@@ -146,8 +151,17 @@ cdef class Board(GameBoard):
         return f"{m // 9}, {m % 9}"
 
     def _exhaustive_limit(self):
-        """Ultimate Tic-Tac-Toe is never searched to the end (see ``exhaustive_limit``)."""
-        return "Ultimate Tic-Tac-Toe cannot be solved exhaustively"
+        """Ultimate Tic-Tac-Toe is searched to the end only in endgames: with at
+        most ``EXHAUSTIVE_CELLS`` empty cells in its open local boards (see
+        ``exhaustive_limit``)."""
+        cdef int b, n = 0
+        for b in range(9):
+            if not (self.state.closed >> b) & 1:
+                n += bin(uttt_empty(&self.state, b)).count("1")
+        if n <= EXHAUSTIVE_CELLS:
+            return None
+        return (f"Ultimate Tic-Tac-Toe cannot be solved exhaustively with {n} empty cells in "
+                f"its open local boards (an endgame of at most {EXHAUSTIVE_CELLS} can)")
 
     def _illegal(self, int m):
         cdef int b = uttt_move_board[m], c = uttt_move_cell[m]

@@ -5,6 +5,7 @@ from typing_extensions import Self
 from .._board import GameBoard
 
 N_CELLS: int
+EXHAUSTIVE_CELLS: int
 
 def parse_move(move: str | int | tuple[int, int]) -> int: ...
 def local_boards_text(local_winners: tuple[str | None, ...]) -> str | None: ...
