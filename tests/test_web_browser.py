@@ -40,6 +40,7 @@ def url():
         time.sleep(0.05)
     assert server.started, "the server did not start"
     yield url_of(sock)
+    server.stopping.set()                   # as Ctrl-C does: open streams end first
     server.should_exit = True
     thread.join(10)
     sock.close()
