@@ -455,7 +455,7 @@ def main(argv=None):
     """``python -m ttt_engine.clobber_check_reference [--pure] [--quiet] CERT...``: exit 0
     if all are valid (compiled checker unless ``--pure``)."""
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber_check_reference",
+    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber_check_reference", allow_abbrev=False,
                                  description="Check Clobber proof certificates.")
     ap.add_argument("certs", nargs="+", metavar="CERT")
     ap.add_argument("--pure", action="store_true", help="use the plain-Python reference checker")

@@ -186,7 +186,7 @@ DESCRIPTION = ("Exact solver for the Clobber start position (first-player win or
 
 def build_parser(prog):
     """The solver's own argument parser (``python -m ttt_engine.clobber_solve``)."""
-    return configure(argparse.ArgumentParser(prog=prog, description=DESCRIPTION))
+    return configure(argparse.ArgumentParser(prog=prog, description=DESCRIPTION, allow_abbrev=False))
 
 
 def configure(p):

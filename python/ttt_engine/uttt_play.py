@@ -78,7 +78,8 @@ def play(engine="mcts", move_time=1.0, side="X", seed=None, tiebreak=False,
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description="Play Ultimate Tic-Tac-Toe against an engine.")
+    p = argparse.ArgumentParser(description="Play Ultimate Tic-Tac-Toe against an engine.",
+                                allow_abbrev=False)
     p.add_argument("--engine", default="mcts", help="mcts, treeq, sarsa or random (default mcts)")
     p.add_argument("--time", type=float, default=1.0, help="engine seconds per move (default 1)")
     p.add_argument("--side", default="X", help="your side, X (moves first) or O")
