@@ -184,7 +184,10 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
         young leaf's playout visits count towards the move's simulations).
     max_nodes: nodes per tree (default: enough for the simulations).
     executor, workers: play on a ``concurrent.futures.Executor`` in
-        ``workers`` parts (the evaluator must pickle).
+        ``workers`` parts (the evaluator must pickle).  A part is a pure
+        function of its arguments (its seed among them) that writes nothing,
+        so one played again (Dask reruns the tasks of a lost worker) gives the
+        same games; Ctrl-C or a failed part cancels the others.
     progress: a progress bar over the games.
     game_options: board options (e.g. ``rows=4, cols=5`` for Clobber).
     """
@@ -210,9 +213,15 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
         futures = [executor.submit(selfplay, g.key, evaluator, c, sims, seed=s, **kw,
                                    **game_options) for c, s in zip(counts, seeds)]
         data = None
-        for fut in futures:
-            part = fut.result()
-            data = part if data is None else data.concat(part)
+        try:
+            for fut in futures:
+                part = fut.result()
+                data = part if data is None else data.concat(part)
+        except BaseException:
+            # Ctrl-C or a failed part: the other parts would only be thrown away
+            for fut in futures:
+                fut.cancel()
+            raise
         return data
     if workers is not None:
         raise ValueError("workers= needs an executor=")

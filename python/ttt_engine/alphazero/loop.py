@@ -52,13 +52,18 @@ class _CountingEvaluator:
         return out
 
 
+#: upper bound of ``workers=`` (far above any cluster this trains on; guards typos)
+_MAX_WORKERS = 4096
+
+
 def _derived_seed(seed, iteration, purpose):
     return int(np.random.SeedSequence([seed, iteration, purpose]).generate_state(
         1, np.uint64)[0] >> np.uint64(1))
 
 
 def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrite=False,
-          seed=None, progress=True, plot=None, log=None, board_options=None, **hyper):
+          seed=None, progress=True, plot=None, log=None, board_options=None, executor=None,
+          workers=None, **hyper):
     """Train a policy-value network for ``game`` by AlphaZero self-play.
 
     Parameters
@@ -92,12 +97,29 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         ``log(record)`` after every iteration (the metrics record, a dict).
     board_options : dict, optional
         The game's board options (Clobber ``rows``/``cols``, Quixo ``size``...).
+    executor : concurrent.futures.Executor, optional
+        Where each iteration's self-play games are played (a Dask cluster:
+        ``distributed.Client(address).get_executor()``), in ``workers`` parts
+        with their own seeds; the current weights go with every part, and the
+        learner trains here.  Needs ``workers``.
+    workers : int, optional
+        The parts each iteration's games are split into: with ``executor``,
+        as many as its worker threads; without one, ``workers > 1`` plays them
+        on a local process pool of that many processes (started by
+        forkserver/spawn, never a fork of this process).  Default: one part,
+        in this process.  The games depend on ``seed`` and ``workers`` only,
+        not on where they are played: ``workers=k`` gives the same run on any
+        executor, and ``workers=1`` on an executor the same as none.
     **hyper
         Overrides of the preset's hyperparameters (:class:`Config` fields).
 
     Returns a :class:`Training`.  Ctrl-C: the last complete iteration is
     checkpointed (when no SGD step was under way), then ``KeyboardInterrupt``
-    propagates; the last complete checkpoint always survives.
+    propagates; the last complete checkpoint always survives.  The same when
+    self-play fails on the executor (a cluster lost, a pool broken): its
+    exception propagates after that checkpoint.  A worker lost mid-iteration
+    is not a failure on Dask: the scheduler plays its part again elsewhere,
+    with the same seed, so the same games.
     """
     _nn()                                   # the [nn] extra, before any work
     from ttt_engine.selfplay import selfplay
@@ -107,6 +129,13 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     ckpt_path, metrics_path = run_paths(out)
     time_budget = _util.check_real("time", time, low=0, low_open=True, allow_none=True)
     iterations = _util.check_int("iterations", iterations, min=1, allow_none=True)
+    workers = _util.check_int("workers", workers, min=1, max=_MAX_WORKERS, allow_none=True)
+    if executor is not None:
+        from ttt_engine.tournament._runner import check_executor
+        check_executor(executor)
+        if workers is None:
+            raise ValueError("executor= needs workers=: the parts each iteration's games are "
+                             "split into (e.g. the executor's worker threads)")
     if plot is not None:
         _plot._require_matplotlib()
 
@@ -159,6 +188,13 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         if os.path.exists(metrics_path):
             _util.atomic_write(metrics_path, lambda f: None)
     board_options_full = net.board_options
+    # where self-play runs: in this process, the caller's executor or a pool of ours
+    pool, own_pool = executor, False
+    if executor is None and workers is not None and workers > 1:
+        from ttt_engine.tournament._runner import default_executor
+        pool, own_pool = default_executor(workers), True
+    parts = workers if pool is not None else None
+    playing = False                     # self-play under way (on the executor)
 
     bar = None
     if progress:
@@ -197,6 +233,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             it = counters["iteration"] + 1
             t0 = _time.perf_counter()
             evaluator = _CountingEvaluator(net)
+            playing = True
             data = selfplay(g.key, evaluator, games=config.games,
                             simulations=config.simulations,
                             seed=_derived_seed(seed, it, 1),
@@ -205,8 +242,19 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             noise_fraction=config.noise_fraction,
                             playout_weight=config.playout_weight,
                             mixed_playouts=config.mixed_playouts,
-                            expand_after=config.expand_after, **board_options_full)
+                            expand_after=config.expand_after, executor=pool,
+                            workers=parts, **board_options_full)
+            playing = False
             t_play = _time.perf_counter() - t0
+            if pool is None:
+                evaluations = evaluator.evaluations
+                net_share = evaluator.seconds / t_play if t_play > 0 else None
+            else:
+                # the evaluator counted on the workers: their parts' statistics say
+                # (the network's share of the workers' time, the slowest part's x parts)
+                evaluations = data.stats["evaluations"]
+                busy = data.stats["time"] * parts
+                net_share = data.stats["evaluator_time"] / busy if busy > 0 else None
             outcomes = np.bincount(np.asarray(data.outcomes, dtype=np.int64), minlength=3)
             n_positions = len(data)
             if config.augment:
@@ -225,7 +273,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             counters.update(iteration=it, games=counters["games"] + config.games,
                             positions=counters["positions"] + n_positions,
                             sgd_steps=counters["sgd_steps"] + steps,
-                            evaluations=counters["evaluations"] + evaluator.evaluations,
+                            evaluations=counters["evaluations"] + evaluations,
                             seconds=session_base + _time.perf_counter() - start)
             consistent = True
             loss = sums / steps
@@ -238,8 +286,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                    "draws": int(outcomes[2]),
                    "selfplay_s": round(t_play, 3), "sgd_s": round(t_sgd, 3),
                    "games_per_s": config.games / t_play if t_play > 0 else None,
-                   "evaluations_per_s": evaluator.evaluations / t_play if t_play > 0 else None,
-                   "network_share": evaluator.seconds / t_play if t_play > 0 else None,
+                   "evaluations_per_s": evaluations / t_play if t_play > 0 else None,
+                   "network_share": net_share, "workers": parts or 1,
                    "steps_per_s": steps / t_sgd if t_sgd > 0 else None}
             last_eval = counters.get("last_eval_seconds")
             final = ((time_budget is not None
@@ -276,11 +324,19 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                                - bar.n)
         if counters["iteration"] > last_ckpt_iteration or not os.path.exists(out):
             save_all()
-    except KeyboardInterrupt:
-        if consistent and counters["iteration"] > last_ckpt_iteration:
+    except BaseException as exc:
+        if own_pool and isinstance(exc, KeyboardInterrupt):
+            from ttt_engine.tournament._runner import stop_now
+            stop_now(pool)              # its workers' games would only be thrown away
+            own_pool = False
+        # Ctrl-C, or self-play failing on the executor: keep the last complete iteration
+        if (isinstance(exc, KeyboardInterrupt) or playing) and consistent \
+                and counters["iteration"] > last_ckpt_iteration:
             save_all()
         raise
     finally:
+        if own_pool:
+            pool.shutdown(wait=True)
         if bar is not None:
             bar.close()
     if plot is not None:

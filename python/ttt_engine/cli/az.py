@@ -8,7 +8,8 @@ import sys
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CLIError
+from ttt_engine.cli._executors import CONNECT_TIMEOUT, add_executor_options, executor_for
 from ttt_engine.cli._report import table
 from ttt_engine.cli.console import Console
 
@@ -23,6 +24,7 @@ AlphaZero for every game: 'train' a policy-value network by PUCT self-play (need
     epilog=(O.examples(
         "az train --game ttt --out ttt.npz --time 600",
         "az train --game uttt --out runs/uttt.npz --time 3600 --resume",
+        "az train --game uttt --out runs/uttt.npz --time 3600 --scheduler tcp://10.0.0.5:8786",
         "az eval --model ttt.npz --simulations 100"),))
 
 #: train options -> (argparse keywords); each is the alphazero.Config field of the same name
@@ -128,24 +130,39 @@ def run_train(args):
         raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
     budget = args.time if args.time is not None else (None if args.iterations else config.time)
     what = f"{budget:g} s" if budget is not None else f"{args.iterations} iterations"
-    console.say(f"AlphaZero {args.game}: training for {what}{' (resumed)' if args.resume else ''};"
-                f" network -> {out}, checkpoint -> {ckpt}, metrics -> {metrics}")
-    try:
-        result = alphazero.train(args.game, out=out, time=budget, iterations=args.iterations,
-                                 resume=args.resume, overwrite=args.force, seed=args.seed,
-                                 progress=not args.quiet, board_options=_board_options(args),
-                                 **hyper)
-    except ValueError as e:
-        raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
-    except KeyboardInterrupt:
-        if os.path.exists(ckpt):
-            try:
-                it = alphazero.load_checkpoint(ckpt).iteration
-                sys.stderr.write(f"\nThe last checkpoint (iteration {it}) is in {ckpt}; "
-                                 "--resume continues from it.")
-            except (OSError, ValueError):
-                pass
-        raise
+    # a --scheduler that does not answer is one line, before anything is announced or written
+    with executor_for(args, console) as ex:
+        console.say(f"AlphaZero {args.game}: training for {what}"
+                    f"{' (resumed)' if args.resume else ''}; network -> {out}, checkpoint -> "
+                    f"{ckpt}, metrics -> {metrics}")
+        workers = args.workers
+        if ex is not None:
+            workers = _cluster_threads(args.scheduler)
+            console.say(f"Self-play: each iteration's {config.games} games in {workers} "
+                        "parts, one per worker thread; the same --seed and parts give the "
+                        f"same games as --workers {workers}.")
+        try:
+            result = alphazero.train(args.game, out=out, time=budget,
+                                     iterations=args.iterations, resume=args.resume,
+                                     overwrite=args.force, seed=args.seed,
+                                     progress=not args.quiet, board_options=_board_options(args),
+                                     executor=ex, workers=workers, **hyper)
+        except ValueError as e:
+            raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            last = _last_checkpoint(ckpt)
+            if last:
+                sys.stderr.write(f"\nThe {last}.")
+            raise
+        except Exception as e:
+            where = _selfplay_failure(args, e)
+            if where is None:
+                raise
+            last = _last_checkpoint(ckpt)
+            why = " ".join(str(e).split())[:300]          # Dask's messages span lines
+            raise CLIError(f"self-play {where} failed ({type(e).__name__}: {why}); "
+                           f"{f'the {last}' if last else 'no checkpoint was written'}",
+                           EXIT_ERROR) from None
     last = result.records[-1] if result.records else {}
     rows = [["network file", out], ["checkpoint", ckpt], ["metrics log", metrics],
             ["iterations", f"{result.iteration:,}"],
@@ -164,6 +181,50 @@ def run_train(args):
                     args.plot, "plot")
         console.say(f"Learning curves written to {args.plot}")
     return EXIT_OK
+
+
+def _cluster_threads(address):
+    """The worker threads of the Dask cluster the console is connected to (each
+    iteration's games are split into as many parts); waits up to
+    CONNECT_TIMEOUT seconds for a first worker."""
+    from distributed import default_client
+    client = default_client()
+    threads = sum(client.nthreads().values())
+    if threads == 0:
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise CLIError(f"the Dask scheduler at {address} has no workers (waited "
+                           f"{CONNECT_TIMEOUT} s); start some with 'dask worker {address}'",
+                           EXIT_ERROR) from None
+        threads = sum(client.nthreads().values())
+    return threads
+
+
+def _last_checkpoint(ckpt):
+    """"last checkpoint (iteration N) is in PATH; --resume continues from it", or
+    None without a readable checkpoint."""
+    from ttt_engine import alphazero
+    if not os.path.exists(ckpt):
+        return None
+    try:
+        it = alphazero.load_checkpoint(ckpt).iteration
+    except (OSError, ValueError):
+        return None
+    return f"last checkpoint (iteration {it}) is in {ckpt}; --resume continues from it"
+
+
+def _selfplay_failure(args, exc):
+    """Where self-play ran, when ``exc`` is its executor failing (a broken local
+    pool, a Dask cluster lost or a task killed there), else None."""
+    from concurrent.futures import CancelledError
+    from concurrent.futures.process import BrokenProcessPool
+    if args.scheduler and (isinstance(exc, CancelledError)
+                           or type(exc).__module__.split(".")[0] == "distributed"):
+        return f"on the Dask cluster at {args.scheduler}"
+    if isinstance(exc, BrokenProcessPool):
+        return f"on the {args.workers} local worker processes"
+    return None
 
 
 def run_eval(args):
@@ -212,6 +273,9 @@ def add_parser(subparsers):
     t.add_argument("--force", action="store_true", help="start anew over an existing checkpoint")
     t.add_argument("--seed", type=O.seed, help="seed of the run")
     t.add_argument("--plot", metavar="PNG", help="write the learning curves to PNG")
+    add_executor_options(t, workers_help="play each iteration's games on N local processes "
+                         "(default: in this process; the learner always trains here; "
+                         "with --scheduler they are split over the cluster's worker threads)")
     g = t.add_argument_group("hyperparameters (default: the game's preset)")
     for flag, kw in HYPER.items():
         g.add_argument(flag, **kw)
