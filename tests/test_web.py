@@ -292,8 +292,8 @@ def test_records_round_trip_for_every_game():
         rec = read_record(write_record(g, moves))
         assert rec.game is g and list(rec.moves) == moves and rec.board() == b, key
     assert write_record(games.get("connect4"), [3, 3, 4, 2]) == "game: connect4\nmoves: 4453\n"
-    for text, error in [("4458", "character 4 ('8') is not a column 1-7"),
-                        ("4444444", "move 7 (4): column 4 is full")]:
+    for text, error in [("4458", "move 4 '8' of '4458': column out of range"),
+                        ("4444444", "move 7 '4' of '4444444': column 4 is full")]:
         with pytest.raises(ValueError, match=error.replace("(", r"\(").replace(")", r"\)")):
             read_record(text, "connect4")
     with pytest.raises(ValueError, match=r"move 3 \(10\): 10 is out of range"):
@@ -304,7 +304,7 @@ def test_record_route_and_start_positions(client):
     r = post(client, "/api/record", {"game": "connect4", "text": "4453"})
     assert r.json() == {"game": "connect4", "options": {}, "start": None, "moves": [3, 3, 4, 2]}
     r = post(client, "/api/record", {"game": "connect4", "text": "44x"})
-    assert r.status_code == 400 and "character 3 ('x')" in r.json()["error"]
+    assert r.status_code == 400 and "move 3 'x' of '44x'" in r.json()["error"]
     p = post(client, "/api/position", {"game": "ttt", "start": "XX.OO....", "moves": [2]}).json()
     assert p["winner"] == "X" and p["record"] == 'game: ttt\nstart: "XX.OO...."\nmoves: 3\n'
     r = post(client, "/api/position", {"game": "ttt", "start": "XX?"})
@@ -441,4 +441,4 @@ def test_the_console_reads_and_writes_the_same_records(tmp_path, capsys):
     capsys.readouterr()
     assert main(["play", "--from", "4458", "--game", "connect4", "--games", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "character 4 ('8') is not a column 1-7" in err
+    assert err.count("\n") == 1 and "move 4 '8' of '4458': column out of range" in err

@@ -300,10 +300,10 @@ def test_an_exported_game_reimports_to_the_same_position(page, url):
     text.send_keys("44538")
     css(page, "#load-record").click()
     idle(page)
-    assert "character 5 ('8')" in css(page, "#error").text and body(page, "ply") == "4"
+    assert "move 5 '8' of '44538'" in css(page, "#error").text and body(page, "ply") == "4"
     # a bad address: the start position and that line
     open_record(page, url, "game=connect4&moves=4458")
-    assert body(page, "ply") == "0" and "character 4 ('8')" in css(page, "#error").text
+    assert body(page, "ply") == "0" and "move 4 '8'" in css(page, "#error").text
     # a position pasted (Tic-Tac-Toe's to_string) and the game's own move list
     open_record(page, url, "game=ttt&start=XX.OO....")
     assert body(page, "ply") == "0" and "X to move" in css(page, "#status").text

@@ -16,7 +16,7 @@ the game's page is ``docs/connect4.md``.
 from ttt_engine import _verbs, connect4_solve, engines
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
-from ttt_engine.connect4_solve import from_moves
+from ttt_engine.connect4_solve import from_moves, read_columns, write_columns
 from ttt_engine.games import Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
@@ -39,29 +39,6 @@ def analyse(board, *, time_limit=None, max_nodes=None,
     """``{column: score}`` of every legal column: see :func:`ttt_engine.connect4_solve.analyse`."""
     return connect4_solve.analyse(board, time_limit=time_limit, max_nodes=max_nodes,
                                   table_mb=table_mb, threads=threads)
-
-
-def read_columns(board, text):
-    """The moves of ``text`` in the standard column notation (one digit 1-7 per
-    disc, left to right: ``"4453"``), played from ``board``, as move numbers
-    0-6; ``ValueError`` naming the first bad character or move."""
-    b = board.copy()
-    moves = []
-    for i, ch in enumerate(text.strip(), 1):
-        if ch not in "1234567":
-            raise ValueError(f"character {i} ({ch!r}) is not a column 1-7")
-        if b.is_terminal():
-            raise ValueError(f"move {i} ({ch}): the game is already over")
-        if int(ch) - 1 not in b.legal_moves:
-            raise ValueError(f"move {i} ({ch}): column {ch} is full")
-        b.push(int(ch) - 1)
-        moves.append(int(ch) - 1)
-    return moves
-
-
-def write_columns(board, moves):
-    """``moves`` (move numbers 0-6) as the column string ``read_columns`` reads."""
-    return "".join(str(m + 1) for m in moves)
 
 
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Connect

@@ -28,14 +28,16 @@ DEFAULT_TABLE_MB = 1024
 _SIDES = ("X", "O")
 
 
-def from_moves(text):
-    """The board after ``text``, the standard notation: one digit 1..7 per move,
-    the column from the left, from the empty board (``"4453"``).  ``ValueError``
-    of one line naming the move that cannot be played and why."""
+def read_columns(board, text):
+    """The moves of ``text`` in the standard notation -- one digit 1..7 per
+    disc, the column from the left (``"4453"``) -- played from ``board`` (not
+    changed), as move numbers 0..6.  ``ValueError`` of one line naming the
+    move that cannot be played and why."""
     if not isinstance(text, str):
         raise ValueError(f"expected a string of columns 1-7 such as '4453', "
                          f"got {type(text).__name__}")
-    board = Board()
+    board = board.copy()
+    moves = []
     for i, ch in enumerate(text):
         where = f"move {i + 1} {ch!r} of {text!r}"
         if ch not in "1234567":
@@ -48,6 +50,21 @@ def from_moves(text):
         col = int(ch) - 1
         if col not in board.legal_moves:
             raise ValueError(f"{where}: column {ch} is full")
+        board.push(col)
+        moves.append(col)
+    return moves
+
+
+def write_columns(board, moves):
+    """``moves`` (move numbers 0..6) in the notation :func:`read_columns` reads."""
+    return "".join(str(int(m) + 1) for m in moves)
+
+
+def from_moves(text):
+    """The board after ``text``, the standard notation, from the empty board
+    (``"4453"``); errors as :func:`read_columns`."""
+    board = Board()
+    for col in read_columns(board, text):
         board.push(col)
     return board
 
