@@ -17,7 +17,7 @@ import re
 import pytest
 
 import ttt_engine
-from ttt_engine import alphazero, clobber, connect4, games, quixo, search, ttt, uttt
+from ttt_engine import alphazero, analysis, clobber, connect4, games, quixo, search, ttt, uttt
 from ttt_engine.agents import AlphaBetaAgent, MCTSAgent, PerfectAgent
 from ttt_engine.cli import build_parser, main
 from ttt_engine.clobber_play import ClobberAgent
@@ -151,6 +151,11 @@ REFUSALS = [
         b, engine=games.get("ttt").make_agent("alphabeta", depth=2)), connect4.Board(),
                  ("the Tic-Tac-Toe alphabeta engine plays Tic-Tac-Toe, got a Connect Four "
                   "board",), id="analyse-with-ttt-alphabeta-connect4"),
+    pytest.param(lambda b: analysis.analyse(
+        games.get("connect4"), b, games.get("ttt").make_agent("alphabeta", depth=2)),
+                 connect4.Board(),
+                 ("the Tic-Tac-Toe alphabeta engine plays Tic-Tac-Toe, got a Connect Four "
+                  "board",), id="analysis.analyse-with-ttt-alphabeta-connect4"),
 
     # 3. --resume / resume=True without a checkpoint: the file expected, no new run
     pytest.param(train_resume, {"out": "typo.npz", "time": 3},

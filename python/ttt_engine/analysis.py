@@ -35,6 +35,7 @@ import time as _time
 from dataclasses import asdict, dataclass, field, replace
 
 from ttt_engine import _registry
+from ttt_engine._agent import check_game
 from ttt_engine._svg import board_svg, move_geometry
 from ttt_engine._util import check_int, check_real
 
@@ -452,6 +453,8 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     the most visited line as the best move's ``pv``."""
     game = _registry.get(game) if isinstance(game, str) else game
     game._check_board(board)
+    if not isinstance(engine, str):
+        check_game(engine, board)       # an agent made for another game: select_move's line
     if board.is_terminal():
         raise ValueError("the game is over on this board: there is nothing to analyse")
     name, agent = _build(game, engine, seed, simulations, time, depth, options)
