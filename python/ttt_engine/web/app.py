@@ -35,12 +35,14 @@ tree search, a depth for alpha-beta) once its client goes away.  Budgets above t
 budget also gets the time cap as a guard.  Requests from another origin
 (``Origin`` or ``Sec-Fetch-Site``), and to a host name that is not the
 server's when it listens on loopback, are refused with 403.
+
+This module holds the routes and :func:`build_app`; requests are read and
+checked in :mod:`ttt_engine.web.inputs`, the search threads and their queue
+are :mod:`ttt_engine.web.searches`, the server-sent events
+:mod:`ttt_engine.web.stream`.
 """
 from __future__ import annotations
 
-import asyncio
-import collections
-import json
 import math
 import threading
 from dataclasses import dataclass, replace
@@ -56,15 +58,12 @@ from ttt_engine import games
 from ttt_engine.analysis import analyse, move_geometry, review
 from ttt_engine._svg import board_svg
 from ttt_engine.web import record as _record
+from ttt_engine.web.inputs import (MAX_TEXT, BadRequest, board_of, budgets_of, game_of,
+                                   library_error, read_json, seed_of, start_of)
+from ttt_engine.web.searches import Searches, in_thread
+from ttt_engine.web.stream import EventStream
 
 __all__ = ["Settings", "build_app", "BadRequest"]
-
-#: Largest request body read (bytes).
-MAX_BODY = 64 * 1024
-#: Longest game accepted (moves).
-MAX_MOVES = 5000
-#: Longest move text read.
-MAX_TEXT = 40
 
 
 @dataclass(frozen=True)
@@ -90,135 +89,6 @@ class Settings:
     review_time: float = 0.2
 
 
-class BadRequest(HTTPException):
-    """A 4xx answer with a one-line reason."""
-
-    def __init__(self, reason, status=400):
-        super().__init__(status, " ".join(str(reason).split())[:300])
-
-
-# ---------------------------------------------------------------------------- requests
-async def _body(request):
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise BadRequest(f"the request is too large ({len(raw):,} bytes; at most "
-                         f"{MAX_BODY:,})", 413)
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise BadRequest(f"malformed JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise BadRequest("the request must be a JSON object")
-    return data
-
-
-def _game(data):
-    key = data.get("game")
-    try:
-        return games.get(key)
-    except ValueError as e:
-        raise BadRequest(e) from None
-
-
-def _start(game, data):
-    """The first position: ``data["start"]`` (the game's ``to_string`` text) or a
-    new board with ``data["options"]``; and the options."""
-    options = data.get("options") or {}
-    if not isinstance(options, dict):
-        raise BadRequest("options must be an object of board options")
-    for k, v in options.items():
-        if not isinstance(v, (bool, int)) or (isinstance(v, float) and not math.isfinite(v)):
-            raise BadRequest(f"board option {k!r} must be a whole number or true/false")
-    start = data.get("start")
-    if start is not None:
-        if not isinstance(start, str) or len(start) > _record.MAX_RECORD:
-            raise BadRequest("start must be a position as the game's text (to_string)")
-        try:
-            return game.from_string(start), {}
-        except (ValueError, TypeError) as e:
-            raise BadRequest(f"start: not a {game.title} position: {e}") from None
-    try:
-        return game.new_board(**options), options
-    except (ValueError, TypeError) as e:
-        raise BadRequest(f"bad board options: {e}") from None
-
-
-def _board(game, data):
-    """The position after ``data["moves"]`` (each checked), and the move texts."""
-    board, _options = _start(game, data)
-    moves = data.get("moves") or []
-    if not isinstance(moves, list):
-        raise BadRequest("moves must be a list of move numbers")
-    if len(moves) > MAX_MOVES:
-        raise BadRequest(f"too many moves ({len(moves):,}; at most {MAX_MOVES:,})")
-    texts = []
-    for i, m in enumerate(moves):
-        if isinstance(m, bool) or not isinstance(m, int):
-            raise BadRequest(f"move {i + 1} must be a move number, got {json.dumps(m)[:40]}")
-        if board.is_terminal():
-            raise BadRequest(f"move {i + 1}: the game is already over")
-        if m not in board.legal_moves:
-            raise BadRequest(f"move {i + 1} ({m}) is not legal in that position")
-        texts.append(game.move_to_str(board, m))
-        board.push(m)
-    return board, texts
-
-
-def _seed(data):
-    seed = data.get("seed")
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise BadRequest("seed must be a whole number from 0 to 2**63 - 1, or null")
-    return seed
-
-
-def _budgets(settings, engine, data):
-    """The budgets of the request, checked against the caps, plus the time
-    guard for engines that take a time."""
-    raw = data.get("budgets") or {}
-    if not isinstance(raw, dict):
-        raise BadRequest("budgets must be an object (simulations, time, depth)")
-    bad = sorted(set(raw) - set(games.BUDGETS))
-    if bad:
-        raise BadRequest(f"unknown budget {', '.join(map(repr, bad))}; budgets: "
-                         f"{', '.join(games.BUDGETS)}")
-    out = {}
-    for key, value in raw.items():
-        if value is None or value == "":
-            continue
-        if key not in engine.budgets:
-            takes = ", ".join(engine.budgets) or "no budget"
-            raise BadRequest(f"the {engine.name} engine does not take {key} (it takes {takes})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isfinite(value):
-            raise BadRequest(f"{key} must be a number, got {json.dumps(value)[:40]}")
-        if key == "time":
-            if value <= 0:
-                raise BadRequest("time must be more than 0 seconds")
-            if value > settings.max_time:
-                raise BadRequest(f"time {value:g} s is above this server's cap of "
-                                 f"{settings.max_time:g} s")
-            out[key] = float(value)
-        else:
-            cap = settings.max_simulations if key == "simulations" else settings.max_depth
-            if value != int(value) or value < 1:
-                raise BadRequest(f"{key} must be a whole number of at least 1")
-            if value > cap:
-                raise BadRequest(f"{key} {int(value):,} is above this server's cap of {cap:,}")
-            out[key] = int(value)
-    if "time" in engine.budgets and "time" not in out:
-        # a guard: the other budget ends the search first, unless it is too big
-        if "simulations" in engine.budgets:
-            out.setdefault("simulations", 20_000)      # the console's default
-            out["time"], out["_guard"] = settings.max_time, True
-        elif "depth" in out:                           # iterative deepening up to it
-            out["time"], out["_guard"] = settings.max_time, True
-    return out
-
-
 # ---------------------------------------------------------------------------- positions
 def _move_info(game, board, m):
     (r, c), to, d = move_geometry(board, m)
@@ -242,7 +112,7 @@ def _status(game, board):
 
 def position(game, board, texts, moves, data=None):
     rows, cols = _geometry(board)
-    first, options = _start(game, data or {})
+    first, options = start_of(game, data or {})
     start = (data or {}).get("start")
     last = moves[-1] if moves else None
     prev = board.copy()
@@ -339,98 +209,6 @@ def _analysis_json(game, a, board, last_move=None):
     return d
 
 
-# ---------------------------------------------------------------------------- threads
-class Searches:
-    """The searches of one server: at most ``workers`` run at once (each in
-    its own thread), up to ``queue`` more wait; ``running`` and ``waiting``
-    count them (``GET /api/status``)."""
-
-    def __init__(self, workers, queue):
-        self.workers = max(1, int(workers))
-        self.queue = max(0, int(queue))
-        self.slots = asyncio.Semaphore(self.workers)
-        self.lock = threading.Lock()
-        self.running = 0
-        self.waiting = 0
-
-    def admit(self):
-        """A place among the waiting searches (``waiting`` counts it until the
-        search gets a worker); 503 with the reason when every worker is busy and
-        the queue is full."""
-        if self.slots.locked() and self.waiting >= self.queue:
-            raise BadRequest(f"the server is busy: {self.running} searches running and "
-                             f"{self.waiting} waiting (at most {self.workers} and "
-                             f"{self.queue}); try again shortly", 503)
-        self.waiting += 1
-
-    def status(self):
-        with self.lock:
-            return {"searches": self.running, "waiting": self.waiting,
-                    "workers": self.workers, "queue": self.queue}
-
-    def _count(self, delta):
-        with self.lock:
-            self.running += delta
-
-
-async def _in_thread(app, fn, admitted=False):
-    """Run ``fn()`` in a daemon thread (at most ``workers`` at once), off the
-    loop; ``admitted``: its place in the queue is already taken
-    (:meth:`Searches.admit`)."""
-    searches = app.state.searches
-    if not admitted:
-        searches.admit()
-    loop = asyncio.get_running_loop()
-    try:
-        await searches.slots.acquire()
-    finally:
-        searches.waiting -= 1
-    fut = loop.create_future()
-
-    def work():
-        try:
-            result = fn()
-        except BaseException as e:  # handed to the awaiting request
-            _call_soon(loop, _settle, fut, None, e)
-        else:
-            _call_soon(loop, _settle, fut, result, None)
-        finally:
-            searches._count(-1)         # the slot is free when the thread is done
-            _call_soon(loop, searches.slots.release)
-
-    searches._count(+1)
-    try:
-        threading.Thread(target=work, daemon=True, name="ttt-engine-search").start()
-    except BaseException:
-        searches._count(-1)
-        searches.slots.release()
-        raise
-    return await fut
-
-
-def _call_soon(loop, fn, *args):
-    try:
-        loop.call_soon_threadsafe(fn, *args)
-    except RuntimeError:            # the loop is closed: the server has stopped
-        pass
-
-
-def _settle(fut, result, error):
-    if fut.done():
-        return
-    if error is not None:
-        fut.set_exception(error)
-    else:
-        fut.set_result(result)
-
-
-def _library_error(e):
-    """A library's refusal (bad value for this position) as a 400."""
-    if isinstance(e, (ValueError, TypeError)):
-        return BadRequest(str(e).splitlines()[0] if str(e) else type(e).__name__)
-    return e
-
-
 # ---------------------------------------------------------------------------- routes
 async def index(request):
     return Response(_static_text("index.html"), media_type="text/html; charset=utf-8")
@@ -455,9 +233,9 @@ async def api_games(request):
 
 
 async def api_position(request):
-    data = await _body(request)
-    game = _game(data)
-    board, texts = _board(game, data)
+    data = await read_json(request)
+    game = game_of(data)
+    board, texts = board_of(game, data)
     moves = list(data.get("moves") or [])
     if "play" in data:
         play = data["play"]
@@ -483,16 +261,16 @@ async def api_position(request):
 
 
 def _search_request(request, data):
-    game = _game(data)
-    board, texts = _board(game, data)
+    game = game_of(data)
+    board, texts = board_of(game, data)
     if board.is_terminal():
         raise BadRequest("the game is over: there is nothing to search")
     name = data.get("engine", game.default_engine)
     if name not in game.engines:
         raise BadRequest(f"unknown {game.title} engine {str(name)[:40]!r}; engines: "
                          f"{', '.join(game.engines)}")
-    budgets = _budgets(request.app.state.settings, game.engines[name], data)
-    seed = _seed(data)
+    budgets = budgets_of(request.app.state.settings, game.engines[name], data)
+    seed = seed_of(data)
     return game, board, texts, name, budgets, seed
 
 
@@ -515,14 +293,14 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
                     stop=should_stop if live else None, consume=True)
         return named(a)
     except (ValueError, TypeError) as e:
-        raise _library_error(e) from None
+        raise library_error(e) from None
 
 
 async def api_engine_move(request):
-    data = await _body(request)
+    data = await read_json(request)
     game, board, texts, name, budgets, seed = _search_request(request, data)
     app = request.app
-    a = await _in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
+    a = await in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
     move = a.best_move
     moves = list(data.get("moves") or []) + [move]
     before = board.copy()
@@ -533,97 +311,13 @@ async def api_engine_move(request):
                          "position": position(game, board, texts, moves, data)})
 
 
-class EventStream(Response):
-    """Server-sent events from a search in a worker thread.  ``work(emit,
-    stopped)`` runs in the thread: ``emit(item)`` sends an event (with
-    ``latest``, an event not yet sent is replaced by a newer one, so a slow
-    client costs no memory), ``stopped()`` turns True once the client has gone
-    (the search then ends within a step); ``work``'s result is the last event,
-    marked ``"done": true``.  ``to_json(item)`` makes an event's data."""
-
-    media_type = "text/event-stream"
-
-    def __init__(self, app, work, to_json, latest=True):
-        super().__init__(headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
-        self.app, self.work, self.to_json, self.latest = app, work, to_json, latest
-
-    async def __call__(self, scope, receive, send):
-        loop = asyncio.get_running_loop()
-        box = collections.deque()
-        wake = asyncio.Event()
-        gone = threading.Event()
-
-        def post(kind, item):
-            if self.latest and kind == "update" and box and box[-1][0] == "update":
-                box[-1] = (kind, item)
-            else:
-                box.append((kind, item))
-            wake.set()
-
-        def emit(item):
-            _call_soon(loop, post, "update", item)
-
-        started = []
-
-        async def produce():
-            started.append(True)
-            try:
-                result = await _in_thread(self.app, lambda: self.work(emit, gone.is_set),
-                                          admitted=True)
-                post("final", result)
-            except HTTPException as e:
-                post("error", e.detail)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:      # a bug: one line to the page
-                post("error", f"internal error ({type(e).__name__}: {e})")
-
-        async def watch():
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            gone.set()
-            wake.set()
-
-        tasks = [asyncio.ensure_future(produce()), asyncio.ensure_future(watch())]
-        try:
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": self.raw_headers})
-            finished = False
-            while not finished and not gone.is_set():
-                await wake.wait()
-                wake.clear()
-                while box and not gone.is_set():
-                    kind, item = box.popleft()
-                    if kind == "error":
-                        data = {"error": item}
-                    else:
-                        data = self.to_json(item)
-                        if kind == "final":
-                            data["done"] = True
-                    finished = kind != "update"
-                    await send({"type": "http.response.body", "more_body": True,
-                                "body": f"data: {json.dumps(data)}\n\n".encode()})
-                    if finished:
-                        break
-            if not gone.is_set():
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:                 # the client went away while we wrote
-            pass
-        finally:
-            gone.set()
-            for t in tasks:
-                t.cancel()
-            if not started:             # its place in the queue was never taken up
-                self.app.state.searches.waiting -= 1
-
 
 async def api_analyse(request):
-    data = await _body(request)
+    data = await read_json(request)
     game, board, texts, name, budgets, seed = _search_request(request, data)
     app = request.app
     if not data.get("stream"):
-        a = await _in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
+        a = await in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
         return JSONResponse(_analysis_json(game, a, board))
     app.state.searches.admit()
 
@@ -646,10 +340,10 @@ def _note_json(game, n):
 async def api_review(request):
     """Every move of the game marked (see :func:`ttt_engine.analysis.review`),
     as server-sent events: one per move, then ``{"done": true}``."""
-    data = await _body(request)
-    game = _game(data)
-    first, _options = _start(game, data)
-    _board(game, data)                              # the moves, checked
+    data = await read_json(request)
+    game = game_of(data)
+    first, _options = start_of(game, data)
+    board_of(game, data)                              # the moves, checked
     app = request.app
     s = app.state.settings
     name = data.get("engine", game.default_engine)
@@ -660,9 +354,9 @@ async def api_review(request):
     raw = dict(data.get("budgets") or {})
     if "time" in engine.budgets and not raw.get("time"):
         raw = {"time": s.review_time}
-    budgets = {k: v for k, v in _budgets(s, engine, {"budgets": raw}).items()
+    budgets = {k: v for k, v in budgets_of(s, engine, {"budgets": raw}).items()
                if not k.startswith("_")}
-    seed = _seed(data)
+    seed = seed_of(data)
     moves = list(data.get("moves") or [])
     app.state.searches.admit()
 
@@ -680,7 +374,7 @@ async def api_review(request):
             notes = review(game, moves, start=first, engine=evaluate, stop=quit_,
                            on_note=lambda n: emit(_note_json(game, n)), **kw)
         except (ValueError, TypeError) as e:
-            raise _library_error(e) from None
+            raise library_error(e) from None
         return {"moves": len(notes)}
     return EventStream(app, work, lambda item: item, latest=False)
 
@@ -691,7 +385,7 @@ def _learned(game, name):
 
 
 async def api_record(request):
-    data = await _body(request)
+    data = await read_json(request)
     key = data.get("game")
     text = data.get("text")
     if not isinstance(text, str):
@@ -731,9 +425,9 @@ async def favicon(request):
 
 
 async def api_solve(request):
-    data = await _body(request)
-    game = _game(data)
-    board, _texts = _board(game, data)
+    data = await read_json(request)
+    game = game_of(data)
+    board, _texts = board_of(game, data)
     s = request.app.state.settings
     limit = data.get("time", s.max_time)
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or \
@@ -749,8 +443,8 @@ async def api_solve(request):
         try:
             return game.module.solve(board, time_limit=float(limit))
         except (ValueError, TypeError) as e:
-            raise _library_error(e) from None
-    r = await _in_thread(request.app, work)
+            raise library_error(e) from None
+    r = await in_thread(request.app, work)
     best = game.move_to_str(board, r.best_move) if r.best_move is not None else None
     return JSONResponse({"value": r.value, "winner": r.winner, "best_move": r.best_move,
                          "best_text": best, "plies": r.plies, "nodes": r.nodes,
