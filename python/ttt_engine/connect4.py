@@ -41,12 +41,21 @@ def analyse(board, *, time_limit=None, max_nodes=None,
                                   table_mb=table_mb, threads=threads)
 
 
+def _perfect(seed=None, randomize=True, book=None):
+    """Exact play from the opening book and the solver (``connect4_book.PerfectAgent``)."""
+    from ttt_engine.connect4_book import PerfectAgent
+    return PerfectAgent(randomize=randomize, seed=seed, book=book)
+
+
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Connect
 #: Four.  Its text face and picture are the generic ones (from ``Board``).
 GAME = Game(
     "connect4", "Connect Four", ("X", "O"), {}, __name__,
     engines.standard(
         "connect4",
+        Engine("perfect", "exact play: the opening book, then the exact solver (fastest win, "
+               "slowest loss; a random choice among equal columns, fixed by the seed; "
+               "book=PATH, or False for none)", _perfect, extra=("randomize", "book")),
         Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
                "default 12; time for iterative deepening)", engines.alphabeta(12),
                engines.DEPTH)),

@@ -1,0 +1,114 @@
+"""``ttt-engine connect4``: exact Connect Four from the standard notation (one
+digit 1-7 per disc, the column from the left, from the empty board: ``4453``).
+
+- ``solve MOVES``: the value, exact score and best column of the position;
+- ``analyse MOVES``: the exact score of every column;
+- ``book --plies N --out FILE``: generate the opening book (resumable).
+
+Scores: 0 a draw; 22 - k when the side to move wins with its k-th disc; minus
+that when it loses.  Positions in the shipped book answer at once; the others
+are solved (seconds in the opening)."""
+from __future__ import annotations
+
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
+
+__all__ = ["add_parser", "run", "configure"]
+
+EPILOG = ("Positions are move strings of the test sets: one digit 1-7 per disc, the column "
+          "from the left, from the empty board ('' or - for the empty board). Scores: 0 a "
+          "draw, 22 - k when the side to move wins with its k-th disc, minus that for a loss.")
+
+
+def configure(p):
+    """Add the ``solve`` / ``analyse`` / ``book`` modes to parser ``p``."""
+    sub = p.add_subparsers(dest="mode", metavar="MODE", required=True)
+    for name, text in (("solve", "the value, exact score and best column of a position"),
+                       ("analyse", "the exact score of every column of a position")):
+        sp = sub.add_parser(name, help=text, description=text + ".", epilog=EPILOG)
+        sp.add_argument("moves", help="the position: columns 1-7 from the empty board "
+                        "(e.g. 4453; '-' the empty board)")
+        sp.add_argument("--time", type=O.seconds(), default=None, metavar="SECONDS",
+                        help="give up after this long (default: solve to the end)")
+    sb = sub.add_parser("book", help="generate the opening book (resumable, atomic)",
+                        description="Score every unfinished position with at most N discs "
+                        "exactly and write the book FILE. Progress is kept in "
+                        "FILE.progress.npz every few seconds: the same command resumes an "
+                        "interrupted run; the book is written only when complete.")
+    sb.add_argument("--plies", type=O.count(0, 41), required=True, metavar="N",
+                    help="the deepest positions in the book (discs on the board)")
+    sb.add_argument("--out", required=True, metavar="FILE", help="the book file to write")
+    sb.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+    return p
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "connect4", help="exact Connect Four: solve / analyse a position, make the book",
+        description="Exact Connect Four: solve or analyse a position given in the standard "
+                    "notation, or generate the opening book.", epilog=EPILOG)
+    return configure(p)
+
+
+def _board(text):
+    from ttt_engine import connect4
+    try:
+        return connect4.from_moves("" if text == "-" else text)
+    except ValueError as e:
+        raise CLIError(str(e), EXIT_USAGE) from None
+
+
+def _score_words(ply, score):
+    from ttt_engine.connect4_book import scores_to_plies
+    if score is None:
+        return "unknown"
+    if score == 0:
+        return "draw (0)"
+    word = "win" if score > 0 else "loss"
+    return f"{word} in {scores_to_plies(ply, score)} plies ({score:+d})"
+
+
+def _scores(board, limit):
+    """Every column's exact score: from the shipped book where it holds the
+    children, else by the solver."""
+    from ttt_engine import connect4
+    from ttt_engine.connect4_book import shipped_book
+    book = shipped_book()
+    scores = book.column_scores(board) if book is not None else None
+    if scores is None:
+        scores = connect4.analyse(board, time_limit=limit)
+    return scores
+
+
+def run(args):
+    """Run the chosen mode; returns the exit status."""
+    if args.mode == "book":
+        from ttt_engine import connect4_book
+        try:
+            connect4_book.generate(args.plies, args.out, show=not args.quiet)
+        except connect4_book.BookError as e:
+            raise CLIError(str(e), EXIT_USAGE) from None
+        except OSError as e:
+            raise CLIError(f"{args.out}: cannot be written ({e.strerror or e})") from None
+        return EXIT_OK
+    board = _board(args.moves)
+    side = board.to_move
+    if board.winner is not None:
+        from ttt_engine._util import game_over
+        print(f"the game is over ({game_over(board.winner)})")
+        return EXIT_OK
+    if args.mode == "analyse":
+        scores = _scores(board, args.time)
+        print(f"{side} to move, {board.ply} discs")
+        for col in sorted(scores):
+            print(f"  column {col + 1}: {_score_words(board.ply, scores[col])}")
+        return EXIT_OK
+    from ttt_engine import connect4
+    r = connect4.solve(board, time_limit=args.time)
+    if r.score is None:
+        print(f"{side} to move: unknown (the time ran out)")
+        return EXIT_OK
+    print(f"{side} to move: {r.value}, {_score_words(board.ply, r.score)}; "
+          f"best column {r.best_move + 1}")
+    return EXIT_OK

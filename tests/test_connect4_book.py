@@ -1,0 +1,230 @@
+"""The Connect Four opening book and the perfect engine: the book's scores
+against the solver, the file's checks, resuming an interrupted generation,
+the engine's exact play (against the generic exact alpha-beta where it
+finishes), and the console's solve / analyse."""
+import os
+import pickle
+import random
+import re
+
+import numpy as np
+import pytest
+
+from ttt_engine import agents, connect4, connect4_book, games
+from ttt_engine.cli import main
+from ttt_engine.connect4_book import BookError, PerfectAgent
+
+# a 28-disc position: its subtree to 31 discs solves in a moment
+ROOT = "4712261114742652452672575155"
+
+
+def _board(moves):
+    return connect4.from_moves(moves)
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("book") / "book.bin")
+    book = connect4_book.generate(31, out, start=_board(ROOT), show=False)
+    return book, out
+
+
+def _random_boards(n, lo, hi, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        b = connect4.Board()
+        for _ in range(rng.randint(lo, hi)):
+            if b.is_terminal():
+                break
+            b.push(rng.choice(b.legal_moves))
+        if not b.is_terminal():
+            out.append(b)
+    return out
+
+
+def test_mirror_key_is_the_mirror_positions_key():
+    for b in _random_boards(50, 0, 30, 1):
+        m = connect4.Board()
+        for col in b.moves:
+            m.push(6 - col)
+        assert connect4_book.mirror_key(b.hash()) == m.hash()
+        assert connect4_book.canonical_key(b) == connect4_book.canonical_key(m)
+    assert connect4_book.canonical_key(_board("1")) != connect4_book.canonical_key(_board("2"))
+
+
+def test_plies_to_the_end_match_the_solver():
+    for b in _random_boards(30, 24, 34, 2):
+        r = connect4.solve(b, table_mb=16)
+        assert connect4_book.scores_to_plies(b.ply, r.score) == r.plies
+
+
+def test_child_score_of_finishing_moves():
+    b = _board("112233")                      # X plays 4 and wins with its 4th disc
+    assert connect4_book.child_score(b, 3) == 22 - 4
+    assert connect4_book.child_score(b, 6) is None
+    assert b.ply == 6                         # the board is unchanged
+
+
+def test_generated_book_holds_the_solvers_scores(small_book):
+    book, out = small_book
+    levels = connect4_book.positions(31, _board(ROOT))
+    assert len(book) == sum(len(level) for level in levels)
+    assert book.plies == 31
+    for level in levels:
+        for board in level.values():
+            assert book.score(board) == connect4.solve(board, table_mb=16).score
+    assert book.score(_board(ROOT + "7")) is not None            # 29 discs: in it
+    assert book.score(_board("4")) is None                       # not in this subtree
+    assert not os.path.exists(out + ".progress.npz")
+
+
+def test_book_file_round_trips_and_is_sorted(small_book):
+    book, out = small_book
+    again = connect4_book.load(out)
+    assert np.array_equal(again.keys, book.keys) and np.array_equal(again.scores, book.scores)
+    assert np.all(np.diff(book.keys.astype(np.float64)) > 0)
+    assert again.plies == 31
+
+
+def test_bad_book_files_are_one_line_errors(tmp_path, small_book):
+    _book, out = small_book
+    data = open(out, "rb").read()
+    cases = {"truncated": data[:-5], "format version 9": data[:8] + b"\x09" + data[9:],
+             "not a Connect Four book": b"hello world, not a book at all.." * 2,
+             "corrupt": data[:-1] + bytes([data[-1] ^ 1])}
+    for why, content in cases.items():
+        p = tmp_path / "bad.bin"
+        p.write_bytes(content)
+        with pytest.raises(BookError, match=why) as e:
+            connect4_book.load(str(p))
+        assert "\n" not in str(e.value)
+    with pytest.raises(BookError, match="cannot be read"):
+        connect4_book.load(str(tmp_path / "missing.bin"))
+    p = tmp_path / "bad.bin"
+    with pytest.raises(ValueError, match="truncated|corrupt|version|not a"):
+        games.get("connect4").make_agent("perfect", book=str(p))
+
+
+def test_unusable_shipped_book_warns_and_the_engine_searches(tmp_path, monkeypatch):
+    monkeypatch.setattr(connect4_book, "SHIPPED", str(tmp_path / "none.bin"))
+    monkeypatch.setattr(connect4_book, "_shipped", {})
+    with pytest.warns(RuntimeWarning, match="cannot be read.*solves every position"):
+        agent = games.get("connect4").make_agent("perfect", seed=1)
+    b = _board(ROOT)
+    assert agent.book is None
+    assert agent.column_scores(b) == connect4.analyse(b, table_mb=16)
+    assert agent.last_stats["source"] == "solver"
+
+
+def test_interrupted_generation_resumes_to_the_same_book(tmp_path, small_book, monkeypatch):
+    book, _ = small_book
+    out = str(tmp_path / "b.bin")
+    assert connect4_book.generate(31, out, start=_board(ROOT), show=False, limit=7) is None
+    assert not os.path.exists(out) and os.path.exists(out + ".progress.npz")
+    calls = [0]
+    solve = connect4.solve
+
+    def interrupted(*a, **kw):
+        calls[0] += 1
+        if calls[0] == 5:
+            raise KeyboardInterrupt
+        return solve(*a, **kw)
+    monkeypatch.setattr(connect4, "solve", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        connect4_book.generate(31, out, start=_board(ROOT), show=False)
+    assert not os.path.exists(out)
+    with np.load(out + ".progress.npz") as z:
+        assert (z["scores"] != -128).sum() == 7 + 4
+    monkeypatch.setattr(connect4, "solve", solve)
+    again = connect4_book.generate(31, out, start=_board(ROOT), show=False)
+    assert np.array_equal(again.keys, book.keys) and np.array_equal(again.scores, book.scores)
+    foreign = str(tmp_path / "foreign.npz")
+    np.savez(foreign, version=connect4_book.FORMAT_VERSION, plies=31,
+             keys=np.array([1, 2], dtype=np.uint64), scores=np.zeros(2, np.int8), seconds=0.0)
+    with pytest.raises(BookError, match="another book"):
+        connect4_book.generate(31, str(tmp_path / "c.bin"), progress=foreign, show=False,
+                               start=_board(ROOT))
+
+
+def test_shipped_book_entries_re_solve():
+    """A random sample of the shipped book's deepest level, solved again."""
+    path = connect4_book.SHIPPED
+    if not os.path.exists(path):
+        pytest.skip("no book ships yet (docs/connect4.md: generating it)")
+    book = connect4_book.load(path)
+    deepest = connect4_book.positions(book.plies)[book.plies]
+    rng = random.Random(5)
+    for key in rng.sample(sorted(deepest), 5):
+        board = deepest[key]
+        assert book.score(board) == connect4.solve(board, table_mb=64).score
+
+
+def test_engine_plays_from_the_book_exactly(small_book):
+    book, _ = small_book
+    agent = PerfectAgent(book=book, seed=3)
+    for moves in (ROOT, ROOT + "7", ROOT + "71"):
+        b = _board(moves)
+        scores = agent.column_scores(b)
+        assert agent.last_stats["source"] == "book"
+        assert scores == connect4.analyse(b, table_mb=16)
+        assert scores[agent.select_move(b)] == max(scores.values())
+    b = _board(ROOT + "717")                   # 31 discs: its children are past the book
+    assert agent.column_scores(b) == connect4.analyse(b, table_mb=16)
+    assert agent.last_stats["source"] == "solver"
+
+
+def test_move_scores_agree_with_exact_alpha_beta():
+    """Past ``EXHAUSTIVE_PLIES`` discs the generic exact engine finishes:
+    the same win distances for every column."""
+    ours = PerfectAgent(book=False)
+    generic = agents.PerfectAgent()
+    for b in _random_boards(12, connect4.EXHAUSTIVE_PLIES, 34, 4):
+        assert ours.move_scores(b) == generic.move_scores(b)
+
+
+def test_seed_picks_among_equal_columns():
+    b = _board("444444555555")                 # columns 3 and 6 win at once
+    picks = {games.get("connect4").make_agent("perfect", seed=s, book=False).select_move(b)
+             for s in range(12)}
+    assert picks == {2, 5}
+    a1 = PerfectAgent(seed=7, book=False)
+    a2 = pickle.loads(pickle.dumps(a1))
+    assert [a1.select_move(b) for _ in range(6)] == [a2.select_move(b) for _ in range(6)]
+    assert PerfectAgent(randomize=False, book=False).select_move(b) == 2
+
+
+def test_analysis_shows_every_columns_exact_score():
+    g = games.get("connect4")
+    b = _board("444444555555")
+    a = g.analyse(b, g.make_agent("perfect", book=False))
+    rows = {r.move: r for r in a.rows}
+    assert rows[2].verdict == "win in 3" and rows[2].value == 14
+    assert rows[1].verdict == "draw"
+    assert a.best_move in (2, 5)
+    with pytest.raises(ValueError, match="does not take time="):
+        g.make_agent("perfect", time=1.0)
+
+
+def test_console_solve_and_analyse(capsys):
+    assert main(["connect4", "solve", "444444555555"]) == 0
+    out = capsys.readouterr().out
+    assert "X to move: win, win in 3 plies (+14); best column 3" in out
+    assert main(["connect4", "analyse", "444444555555"]) == 0
+    out = capsys.readouterr().out
+    assert "column 3: win in 3 plies (+14)" in out and "column 2: draw (0)" in out
+    assert "column 4" not in out                                   # full
+
+
+@pytest.mark.parametrize("moves, why", [("4458", "'8'.*column out of range"),
+                                        ("44x", "'x'.*not a column digit"),
+                                        ("4444444", "column 4 is full")])
+def test_console_bad_moves_are_one_line(capsys, moves, why):
+    assert main(["connect4", "analyse", moves]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(why, err)
+
+
+def test_bad_book_argument():
+    with pytest.raises(ValueError, match="book must be"):
+        PerfectAgent(book=3)
