@@ -6,7 +6,7 @@ the game's perfect engine (ttt_engine.yardstick.build_suite).
     python bench/yardstick_suite.py --game connect4 --seed 1 \\
         --out python/ttt_engine/data/yardstick_connect4.npz
 
-The shipped Connect Four suite: --per-phase 200,900,900 --bounds 14,28
+The shipped Connect Four suite: --per-phase 150,750,750 --bounds 14,28
 --strong alphabeta --depth 6 --epsilon 0.15 --cap 1 --seed 1.
 """
 import argparse
@@ -19,7 +19,7 @@ def main():
     ap.add_argument("--game", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--per-phase", default="200,900,900",
+    ap.add_argument("--per-phase", default="150,750,750",
                     help="positions in the opening, middle and end")
     ap.add_argument("--bounds", default=None,
                     help="plies where the middle and the end begin (default: thirds of the "
@@ -28,7 +28,7 @@ def main():
     ap.add_argument("--depth", type=int, default=6, help="its depth (None: its default)")
     ap.add_argument("--epsilon", type=float, default=0.15, help="its share of random moves")
     ap.add_argument("--cap", type=float, default=None,
-                    help="seconds a position may take to score (slower ones are replaced)")
+                    help="seconds a position may take to score (CPU; slower ones are replaced)")
     args = ap.parse_args()
     per_phase = tuple(int(x) for x in args.per_phase.split(","))
     bounds = tuple(int(x) for x in args.bounds.split(",")) if args.bounds else None

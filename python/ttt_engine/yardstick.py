@@ -300,7 +300,7 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
     self-play with ``epsilon`` random moves (``strong_budget``: its keywords),
     every move scored by the game's ``perfect`` engine.  ``bounds``: the plies
     where the middle and the end begin (default: thirds of the longest random
-    game).  ``cap``: seconds a position may take to score; a slower one is
+    game).  ``cap``: CPU seconds a position may take to score; a slower one is
     replaced by another (counted in ``info["replaced"]``).  Seeded by ``seed``."""
     import signal
     g = _registry.get(game)
@@ -322,7 +322,7 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
     def alarm(signum, frame):
         raise _Slow
 
-    old = signal.signal(signal.SIGALRM, alarm) if cap else None
+    old = signal.signal(signal.SIGPROF, alarm) if cap else None
     lines, scores, phases, sources, seen = [], [], [], [], set()
     replaced = [0, 0, 0]
     t0 = time.perf_counter()
@@ -347,14 +347,14 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
                         b.push(m)
                     try:
                         if cap:
-                            signal.setitimer(signal.ITIMER_REAL, cap)
+                            signal.setitimer(signal.ITIMER_PROF, cap)
                         s = scorer.move_scores(b)
                     except _Slow:
                         replaced[k] += 1
                         continue
                     finally:
                         if cap:
-                            signal.setitimer(signal.ITIMER_REAL, 0)
+                            signal.setitimer(signal.ITIMER_PROF, 0)
                     seen.add(line)
                     lines.append(line)
                     scores.append({int(m): _plies_score(v) for m, v in s.items()})
@@ -367,7 +367,7 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
                               flush=True)
     finally:
         if cap:
-            signal.signal(signal.SIGALRM, old)
+            signal.signal(signal.SIGPROF, old)
     if progress:
         print(file=sys.stderr)
     info = {"seed": seed, "strong": strong, "strong_budget": strong_budget or {},
