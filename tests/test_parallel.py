@@ -137,3 +137,22 @@ def test_a_script_without_the_main_guard_is_told_why_its_pool_broke(tmp_path):
     last = out.stderr.strip().splitlines()[-1]
     assert "a worker process ended abruptly" in last
     assert '`if __name__ == "__main__":`' in last
+
+
+def test_work_the_workers_cannot_import_is_refused_at_once(monkeypatch):
+    """A function of a module made in memory (as a notebook's or the docs runner's) cannot
+    reach a clean worker: the sweep says so before starting, and runs with workers=1."""
+    import types
+
+    from ttt_engine._parallel import check_importable
+    from ttt_engine.tournament import sweep
+    module = types.ModuleType("in_memory")
+    monkeypatch.setitem(sys.modules, "in_memory", module)
+    exec("def run(x, seed):\n    return {'y': x + seed % 3}\n", module.__dict__)
+    with pytest.raises(ValueError, match=r"in_memory\.run cannot go to worker processes: .*"
+                       r"its module 'in_memory' is not a file; .*workers=1"):
+        sweep(module.run, {"x": [1, 2]}, 1, seed=1, workers=2, progress=False)
+    assert len(sweep(module.run, {"x": [1, 2]}, 1, seed=1, workers=1, progress=False).rows) == 2
+    check_importable((square_plus_seed, [loaded, np.int64(3)]))     # importable: no error
+    with pytest.raises(ValueError, match="in_memory.run"):
+        check_importable({"deep": [(1, module.run)]})

@@ -37,8 +37,8 @@ import numpy as np
 
 from ttt_engine._util import check_int
 
-__all__ = ["MAX_THREADS", "check_threads", "cores", "one_blas_thread", "process_context",
-           "process_pool", "run_parts", "split_counts", "split_seeds"]
+__all__ = ["MAX_THREADS", "check_importable", "check_threads", "cores", "one_blas_thread",
+           "process_context", "process_pool", "run_parts", "split_counts", "split_seeds"]
 
 #: Upper bound of ``threads=``: far above any core count; guards against typos.
 MAX_THREADS = 256
@@ -170,6 +170,47 @@ def process_pool(workers, initializer=None, initargs=()):
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers,
                                                   mp_context=process_context(),
                                                   initializer=initializer, initargs=initargs)
+
+
+def _importable(obj):
+    """Whether a worker of :func:`process_pool` can import ``obj`` (a function or
+    class) from its module: a module imported from a file, or the main script
+    (workers import it first); not an interactive session's ``__main__`` nor a
+    module made in memory."""
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    if module is None:
+        return True                 # pickling it names a module the worker imports
+    if module.__name__ in ("__main__", "__mp_main__"):
+        return getattr(module, "__file__", None) is not None
+    return getattr(module, "__spec__", None) is not None
+
+
+def check_importable(obj):
+    """``ValueError`` naming the first function or class in ``obj`` (as pickling
+    walks it) that the workers of :func:`process_pool` cannot import."""
+    import io
+    import pickle
+    import types
+    found = []
+
+    class _Walk(pickle.Pickler):
+        def persistent_id(self, o):
+            if not found and isinstance(o, (type, types.FunctionType)) and not _importable(o):
+                found.append(o)
+            return None
+
+    try:
+        _Walk(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    except Exception:  # noqa: BLE001 - what does not pickle at all is reported where it is sent
+        pass
+    if found:
+        o = found[0]
+        reason = ("it is defined in an interactive session"
+                  if o.__module__ in ("__main__", "__mp_main__")
+                  else f"its module {o.__module__!r} is not a file")
+        raise ValueError(f"{o.__module__}.{o.__qualname__} cannot go to worker processes: they "
+                         f"start clean and import it from its module, and {reason}; define it "
+                         "in a module (a .py file), or pass workers=1 to run in this process")
 
 
 # ------------------------------------------------------------------ BLAS threads

@@ -14,7 +14,7 @@ import threading
 import traceback
 from concurrent.futures.process import BrokenProcessPool
 
-from ttt_engine._parallel import process_pool
+from ttt_engine._parallel import check_importable, process_pool
 from ttt_engine._util import check_output_path, resolve_seed
 
 __all__ = ["ResultsFile", "open_results", "SerialExecutor", "check_executor", "check_picklable", "default_executor", "run_tasks"]
@@ -130,6 +130,12 @@ def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, d
     own = executor is None
     if own:
         executor = default_executor(workers)
+        if not isinstance(executor, SerialExecutor):
+            try:
+                check_importable((fn, tasks))
+            except BaseException:
+                executor.shutdown()
+                raise
     bar = _progress_bar(sum(weight(t) for t in tasks), desc, progress)
     futures = {}
 
