@@ -1,6 +1,7 @@
 """The web page's API (``ttt-engine serve``) through Starlette's TestClient, and
 the analysis as a library call (``games.get(g).analyse``)."""
 import json
+import re
 import warnings
 
 import pytest
@@ -114,8 +115,13 @@ def test_analyse_refuses_bad_input():
 # ---------------------------------------------------------------------------- API
 def test_page_and_registry(client):
     r = client.get("/")
-    assert r.status_code == 200 and "<script src=\"/static/app.js\">" in r.text
-    assert client.get("/static/app.js").status_code == 200
+    assert r.status_code == 200
+    # plain scripts sharing globals: app.js, which starts the page, comes last
+    scripts = re.findall(r'<script src="([^"]+)"></script>', r.text)
+    assert scripts == ["/static/analysis.js", "/static/records.js", "/static/app.js"]
+    for src in scripts:
+        got = client.get(src)
+        assert got.status_code == 200 and "function " in got.text, src
     info = client.get("/api/games").json()
     assert [g["key"] for g in info["games"]] == list(games.GAMES)
     ttt = info["games"][0]
