@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from ttt_engine import agents, connect4, connect4_book, games
+from ttt_engine import agents, connect4, connect4_book, connect4_solve, games
 from ttt_engine.cli import main
 from ttt_engine.connect4_book import BookError, PerfectAgent
 
@@ -123,20 +123,20 @@ def test_interrupted_generation_resumes_to_the_same_book(tmp_path, small_book, m
     assert connect4_book.generate(31, out, start=_board(ROOT), show=False, limit=7) is None
     assert not os.path.exists(out) and os.path.exists(out + ".progress.npz")
     calls = [0]
-    solve = connect4.solve
+    solve = connect4_solve.solve
 
     def interrupted(*a, **kw):
         calls[0] += 1
         if calls[0] == 5:
             raise KeyboardInterrupt
         return solve(*a, **kw)
-    monkeypatch.setattr(connect4, "solve", interrupted)
+    monkeypatch.setattr(connect4_solve, "solve", interrupted)
     with pytest.raises(KeyboardInterrupt):
         connect4_book.generate(31, out, start=_board(ROOT), show=False)
     assert not os.path.exists(out)
     with np.load(out + ".progress.npz") as z:
         assert (z["scores"] != -128).sum() == 7 + 4
-    monkeypatch.setattr(connect4, "solve", solve)
+    monkeypatch.setattr(connect4_solve, "solve", solve)
     again = connect4_book.generate(31, out, start=_board(ROOT), show=False)
     assert np.array_equal(again.keys, book.keys) and np.array_equal(again.scores, book.scores)
     foreign = str(tmp_path / "foreign.npz")

@@ -38,6 +38,7 @@ import numpy as np
 
 from ttt_engine import _util
 from ttt_engine._agent import require_moves
+from ttt_engine._core.games.connect4.board import Board as _Board
 from ttt_engine.agents import _StreamAgent
 
 __all__ = ["Book", "BookError", "PerfectAgent", "FORMAT_VERSION", "MAGIC", "SHIPPED",
@@ -261,14 +262,14 @@ class PerfectAgent(_StreamAgent):
 
     def column_scores(self, board):
         """``{column: exact score}`` (22 - k scale) of every legal column."""
-        from ttt_engine import connect4
+        from ttt_engine import connect4_solve
         require_moves(self, board)
-        _util.check_board(board, connect4.Board, "the Connect Four perfect engine")
+        _util.check_board(board, _Board, "the Connect Four perfect engine")
         t0 = time.perf_counter()
         scores = self.book.column_scores(board) if self.book is not None else None
         source = "book"
         if scores is None:
-            scores = connect4.analyse(board, table_mb=self.table_mb)
+            scores = connect4_solve.analyse(board, table_mb=self.table_mb)
             source = "solver"
         self.last_stats = {"source": source, "exact": True,
                            "time": time.perf_counter() - t0}
@@ -330,8 +331,7 @@ def positions(plies, start=None):
     """The levels of the book: ``{canonical key: board}`` of every unfinished
     position with each number of discs up to ``plies``, from the empty board
     (or from the board ``start``: its level first)."""
-    from ttt_engine import connect4
-    start = connect4.Board() if start is None else start.copy()
+    start = _Board() if start is None else start.copy()
     plies = _util.check_int("plies", plies, min=start.ply, max=_CELLS - 1)
     if start.winner is not None:
         raise ValueError("the start of a book must be an unfinished game")
@@ -420,7 +420,7 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
     book covers (for tests and partial books; lookups of other positions then
     miss and the engine searches).  Returns the :class:`Book`, or None when
     stopped by ``limit``."""
-    from ttt_engine import connect4
+    from ttt_engine import connect4_solve
     plies = _util.check_int("plies", plies, min=0, max=_CELLS - 1)
     stream = sys.stderr if stream is None else stream
     progress = progress or f"{out}.progress.npz"
@@ -444,7 +444,7 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
         for n, i in enumerate(todo):
             if limit is not None and solved >= limit:
                 break
-            r = connect4.solve(deepest[int(keys[i])], table_mb=table_mb)
+            r = connect4_solve.solve(deepest[int(keys[i])], table_mb=table_mb)
             state.scores[i] = r.score
             solved += 1
             now = time.monotonic()
