@@ -18,7 +18,10 @@ The search:
   loss one move later, and no disc goes under an opponent's winning cell;
   the score is clamped by the earliest possible win and loss;
 * moves ordered by the table's move, then by the number of winning cells
-  they leave, centre columns first among equals;
+  they leave, centre columns first among equals (a history of cutoffs as
+  the tie-break instead measured twice the nodes);
+* enhanced transposition cutoffs within the first 20 discs: a child whose
+  table bound already decides the position saves its search;
 * a table of 4-entry buckets (one cache line) of 64-bit words: the check
   bits of the position key (the rest is the bucket index), a lower and an
   upper bound on the score, the move that cut off and the log of the subtree's
@@ -49,7 +52,9 @@ cdef extern from *:
     #define C4S_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
     static inline int c4s_log2(unsigned long long x) { return 63 - __builtin_clzll(x | 1); }
     #define C4S_USED 0x8000000000000000ULL
+    #define C4S_PREFETCH(p) __builtin_prefetch((p), 1, 3)
     """
+    void prefetch "C4S_PREFETCH"(const void* p) noexcept nogil
     const uint64_t USED "C4S_USED"
     uint64_t tt_load "C4S_LOAD"(const uint64_t* p) noexcept nogil
     void tt_store "C4S_STORE"(uint64_t* p, uint64_t v) noexcept nogil
@@ -58,8 +63,9 @@ cdef extern from *:
 cdef enum:
     CELLS = 42
     KEY_BITS = 49                # the key current + mask is below 2**49
-    LOG_CAPACITY = 1 << 20       # buckets remembered for a cheap reset
+    LOG_CAPACITY = 1 << 22       # buckets remembered for a cheap reset (16 MB)
     ABORTED = -1000
+    ETC_MOVES = 20               # enhanced transposition cutoffs below this many discs
 
 # columns, centre first: they take part in the most lines
 cdef int ORDER[7]
@@ -95,6 +101,7 @@ cdef struct Ctx:
     bint logging             # record new buckets (one thread only)
 
 
+
 # ------------------------------------------------------------------ the table
 cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
     """The key of the mirrored position: the key holds one 7-bit value per column."""
@@ -109,6 +116,27 @@ cdef inline uint64_t key_mix(uint64_t k) noexcept nogil:
     bits are the bucket, the rest are kept in the word, so a matching word
     means the same key."""
     return (k * <uint64_t>0x9E3779B97F4A7C15) & ((<uint64_t>1 << KEY_BITS) - 1)
+
+
+cdef inline uint64_t* bucket_of(const Table* t, uint64_t key) noexcept nogil:
+    """The bucket of a position key (canonical between it and its mirror)."""
+    cdef uint64_t mk = mirror_key(key)
+    return t.slots + ((key_mix(mk if mk < key else key) >> (KEY_BITS - t.bits)) << 2)
+
+
+cdef inline uint64_t tt_find(const Table* t, uint64_t key) noexcept nogil:
+    """The word of a position (0 if absent); its move is in canonical orientation."""
+    cdef uint64_t mk = mirror_key(key), h, chk, e
+    cdef uint64_t* b
+    cdef int i
+    h = key_mix(mk if mk < key else key)
+    b = t.slots + ((h >> (KEY_BITS - t.bits)) << 2)
+    chk = USED | (h & t.check_mask)
+    for i in range(4):
+        e = tt_load(b + i)
+        if (e & (USED | t.check_mask)) == chk:
+            return e
+    return 0
 
 
 cdef inline uint64_t pack(uint64_t check, int lower, int upper, int move, int work) noexcept nogil:
@@ -178,20 +206,22 @@ cdef void table_close(Table* t) noexcept:
         t.log = NULL
 
 
-cdef int table_clear(Table* t) except -1:
-    """Empty the table: zero the buckets written since the last clear, or,
-    after too many, map fresh zero pages (faulted in again as they are used)."""
+cdef void table_clear_nogil(Table* t) noexcept nogil:
     cdef uint64_t i
     if t.log_full:
-        big_free(t.slots, t.bytes)
-        t.slots = <uint64_t*>big_alloc(t.bytes)
-        if t.slots == NULL:
-            raise MemoryError(f"cannot allocate a Connect Four table of {t.bytes >> 20} MB")
+        memset(t.slots, 0, t.bytes)
     else:
         for i in range(t.nlog):
             memset(t.slots + ((<uint64_t>t.log[i]) << 2), 0, 32)
     t.nlog = 0
     t.log_full = False
+
+
+cdef int table_clear(Table* t) except -1:
+    """Empty the table: zero the buckets written since the last clear, or,
+    after too many, all of it."""
+    with nogil:
+        table_clear_nogil(t)
     return 0
 
 
@@ -284,6 +314,8 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
         cm = ORDER[i]
         m = nonlosing & column_bits(cm)
         if m:
+            # the child's bucket is fetched while the others are scored
+            prefetch(bucket_of(c.tt, (cur ^ mask) + (mask | m)))
             s = popcount(connect4_winning_cells(cur | m, mask | m))
             if cm == ttmove:
                 s = 100
@@ -297,6 +329,16 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
             mv[j] = m
             col[j] = cm
             n += 1
+    if moves < ETC_MOVES:
+        # enhanced transposition cutoff: a child whose upper bound already lifts
+        # this position to beta cuts off (worth its probes only far from the leaves)
+        for i in range(n):
+            e = tt_find(c.tt, (cur ^ mask) + (mask | mv[i]))
+            if e:
+                s = 32 - <int>((e >> 46) & 63)
+                if s >= beta:
+                    tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i], 0)
+                    return s
     if c.helper and n > 2 and moves - c.root_moves < 8:
         # a helper thread takes the moves after the first in another order
         j = 1 + <int>((ck ^ <uint64_t>c.helper) % <uint64_t>(n - 1))
@@ -509,10 +551,11 @@ cdef tuple _position(Board board):
 
 
 def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
-                uint64_t table_mb=1024, int threads=1):
+                uint64_t table_mb=1024, int threads=1, bint with_move=True):
     """``(score, best move, nodes)`` of an ongoing board (checked by the caller):
     the score exact, or its sign only (-1, 0, 1) with ``weak``; None for the
-    score and the move when a limit stopped the search."""
+    score and the move when a limit stopped the search (or ``with_move`` is
+    False, for the move)."""
     cdef _Tables tables = _take_table(table_mb)
     cur, mask, moves = _position(board)
     tables.t.log_full = tables.t.log_full or threads > 1
@@ -523,7 +566,7 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
         score = _run(main, helpers, cur, mask, moves, weak)
         if weak and score is not None:
             score = (score > 0) - (score < 0)
-        if score is not None:
+        if score is not None and with_move:
             move = _run(main, [], cur, mask, moves, weak, score)
             if move is None:
                 score = None
@@ -562,3 +605,50 @@ def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_m
     finally:
         tables.busy = False
     return out, nodes
+
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk, timespec* ts)
+    enum: CLOCK_THREAD_CPUTIME_ID
+
+
+cdef inline double thread_cpu() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def time_positions(list boards, bint weak=False, uint64_t table_mb=1024):
+    """For each ongoing board: ``(score, nodes, CPU seconds)`` of its score
+    alone (no best move), the table emptied before each (counted in the time):
+    the solver's own time per position, without the Python call around it."""
+    cdef _Tables tables = _take_table(table_mb)
+    cdef _Search main = _Search(tables, 0, None, None)
+    cdef Board b
+    cdef uint64_t cur, mask, nodes0
+    cdef int moves, r
+    cdef double t0, t1
+    out = []
+    interrupt_init(&main.it, 64, NULL)
+    try:
+        for b in boards:
+            cur, mask, moves = _position(b)
+            nodes0 = main.ctx.nodes
+            with nogil:
+                t0 = thread_cpu()
+                table_clear_nogil(&tables.t)
+                r = solve_root(&main.ctx, cur, mask, moves, weak)
+                t1 = thread_cpu()
+            if r == ABORTED:
+                break
+            if weak:
+                r = (r > 0) - (r < 0)
+            out.append((r, main.ctx.nodes - nodes0, t1 - t0))
+    finally:
+        tables.busy = False
+    interrupt_finish(&main.it)
+    return out
