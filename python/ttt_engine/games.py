@@ -253,10 +253,7 @@ class Game:
         budget keywords of :meth:`make_agent`; or an agent) thinks of each legal
         move of ``board``: a :class:`ttt_engine.analysis.Analysis` (a table, and
         the board as an SVG heat map).  See :func:`ttt_engine.analysis.analyse`."""
-        from ttt_engine.analysis import analyse
-        if engine is not None and not isinstance(engine, str):
-            from ttt_engine._agent import check_game
-            check_game(engine, board)       # an agent made for another game: one line, at once
+        from ttt_engine.analysis import analyse      # not at import: the registry stays light
         return analyse(self, board, self.default_engine if engine is None else engine, **kw)
 
 
