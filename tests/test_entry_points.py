@@ -71,23 +71,21 @@ UNFINISHED_UTTT = "Ultimate Tic-Tac-Toe cannot be solved exhaustively"
 UNFINISHED_C4 = "Connect Four with 42 empty cells is beyond the exhaustive search"
 GAME_OVER = "the game is over (X won): there is no move to"
 
+def unbounded(search_fn, board, reason, game, limits=ALPHABETA_LIMITS):
+    """A row: ``search_fn`` without a limit on a ``board`` its game says no
+    exhaustive search finishes, refused naming the reason and the limits."""
+    name = search_fn.__name__
+    return pytest.param(search_fn, board, (f"{name} {NEEDS_LIMIT}{reason}", limits),
+                        id=f"{name}-{game}")
+
+
 REFUSALS = [
     # 1. a search that can never finish: refused at once, naming the keywords to add
-    pytest.param(search.alphabeta, connect4.Board(),
-                 ("alphabeta " + NEEDS_LIMIT + UNFINISHED_C4, ALPHABETA_LIMITS),
-                 id="alphabeta-connect4"),
-    pytest.param(search.alphabeta, uttt.Board(),
-                 ("alphabeta " + NEEDS_LIMIT + UNFINISHED_UTTT, ALPHABETA_LIMITS),
-                 id="alphabeta-uttt"),
-    pytest.param(search.minimax, connect4.Board(),
-                 ("minimax " + NEEDS_LIMIT + UNFINISHED_C4, ALPHABETA_LIMITS),
-                 id="minimax-connect4"),
-    pytest.param(search.negamax, uttt.Board(),
-                 ("negamax " + NEEDS_LIMIT + UNFINISHED_UTTT, ALPHABETA_LIMITS),
-                 id="negamax-uttt"),
-    pytest.param(search.move_values, uttt.Board(),
-                 ("move_values " + NEEDS_LIMIT + UNFINISHED_UTTT, "; pass depth="),
-                 id="move_values-uttt"),
+    unbounded(search.alphabeta, connect4.Board(), UNFINISHED_C4, "connect4"),
+    unbounded(search.alphabeta, uttt.Board(), UNFINISHED_UTTT, "uttt"),
+    unbounded(search.minimax, connect4.Board(), UNFINISHED_C4, "connect4"),
+    unbounded(search.negamax, uttt.Board(), UNFINISHED_UTTT, "uttt"),
+    unbounded(search.move_values, uttt.Board(), UNFINISHED_UTTT, "uttt", "; pass depth="),
     pytest.param(AlphaBetaAgent().select_move, connect4.Board(),
                  ("AlphaBetaAgent " + NEEDS_LIMIT + UNFINISHED_C4, "; pass depth= or time="),
                  id="AlphaBetaAgent-connect4"),

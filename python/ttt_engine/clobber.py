@@ -12,7 +12,7 @@ from ttt_engine._core.games.clobber.board import (
 )
 from ttt_engine._core.solvers.clobber.solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
-from ttt_engine.games import Engine, Game
+from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 
 __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
@@ -180,10 +180,7 @@ GAME = Game(
     move_geometry=_move_geometry,
     opening_plies=4,
     temperature_moves=8,
-    training=dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=6,
-                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
-                  eval_every=300.0, eval_simulations=200, eval_games=10,
-                  eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
+    training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,
     best_mcts={"solver": True, "c": 0.8},
 )

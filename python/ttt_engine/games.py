@@ -257,6 +257,14 @@ class Game:
         return analyse(self, board, self.default_engine if engine is None else engine, **kw)
 
 
+#: AlphaZero training settings of a game of middle size (Clobber 6x5, Quixo 5x5): a
+#: 256x256 network, a half-hour run evaluated and checkpointed every 5 minutes; such a
+#: game's ``training`` is this plus its own (e.g. ``temperature_moves``).
+MIDDLE_TRAINING = dict(hidden=(256, 256), games=128, simulations=100, dirichlet_alpha=0.3,
+                       buffer_size=200_000, learning_rate=1e-3, eval_every=300.0,
+                       eval_simulations=200, eval_games=10, eval_mcts_simulations=800,
+                       checkpoint_every=300.0, time=1800.0)
+
 #: The strongest engine of each game as MCTS settings, where it is MCTS (docs/strength.md).
 BEST_MCTS = FactView("best_mcts")
 #: The games whose strongest engine is the network-guided search, and its settings.

@@ -36,7 +36,7 @@ from ttt_engine import _verbs, engines
 from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
-from ttt_engine.games import Engine, Game
+from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 from ttt_engine._core.learning.quixo.values import ValueTable
 from ttt_engine._core.learning.quixo import agents as _agents
 from ttt_engine._core.learning.quixo.agents import Agent, RandomAgent, HeuristicAgent
@@ -463,10 +463,7 @@ GAME = Game(
     svg_decor=_svg_decor,
     opening_plies=4,
     temperature_moves=12,
-    training=dict(hidden=(256, 256), games=128, simulations=100, temperature_moves=8,
-                  dirichlet_alpha=0.3, buffer_size=200_000, learning_rate=1e-3,
-                  eval_every=300.0, eval_simulations=200, eval_games=10,
-                  eval_mcts_simulations=800, checkpoint_every=300.0, time=1800.0),
+    training=dict(MIDDLE_TRAINING, temperature_moves=8),
     analysis_scale=200.0,
     exact_values=solved_move_values,
     long_solve=lambda board: ("4x4 Quixo is solved by a retrograde pass of many minutes: use "
