@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 distributed = pytest.importorskip("distributed")
+import dask  # noqa: E402  (installed with distributed)
 
 from ttt_engine.alphazero import load_checkpoint, train  # noqa: E402
 from ttt_engine.cli import main  # noqa: E402
@@ -79,21 +80,22 @@ def test_the_cluster_plays_the_games_of_the_local_run(client, local_run, tmp_pat
     assert_same_run(load_checkpoint(r.checkpoint), local_run)
 
 
-class KillFirstSelfPlay(distributed.WorkerPlugin):
-    """Kills its worker's process (SIGKILL: no goodbye to the scheduler) as the
-    first self-play task of the cluster starts there; the marker file makes it
-    happen once, also on the worker the nanny starts again."""
+class KillSelfPlay(distributed.WorkerPlugin):
+    """Kills its worker's process (SIGKILL: no goodbye to the scheduler) as a
+    self-play task starts there: every time, or with a ``marker`` file only the
+    first time in the cluster (also on the workers the nannies start again)."""
 
-    def __init__(self, marker):
+    def __init__(self, marker=None):
         self.marker = marker
 
     def transition(self, key, start, finish, **kwargs):
         if finish != "executing" or not str(key).startswith("selfplay"):
             return
-        try:
-            open(self.marker, "x").close()
-        except FileExistsError:
-            return
+        if self.marker is not None:
+            try:
+                open(self.marker, "x").close()
+            except FileExistsError:
+                return
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -101,7 +103,7 @@ def test_a_worker_lost_mid_iteration_has_its_games_played_again(client, local_ru
                                                                tmp_path):
     marker = tmp_path / "killed"
     before = set(client.scheduler_info()["workers"])
-    client.register_plugin(KillFirstSelfPlay(str(marker)), name="kill-first-selfplay")
+    client.register_plugin(KillSelfPlay(str(marker)), name="kill-first-selfplay")
     try:
         r = train("ttt", out=tmp_path / "ttt.npz", iterations=2, seed=SEED, progress=False,
                   executor=client.get_executor(), workers=2, **TINY)
@@ -111,6 +113,24 @@ def test_a_worker_lost_mid_iteration_has_its_games_played_again(client, local_ru
     client.wait_for_workers(2, timeout=60)
     assert set(client.scheduler_info()["workers"]) != before   # and was replaced
     assert_same_run(load_checkpoint(r.checkpoint), local_run)
+
+
+def test_a_part_that_keeps_killing_workers_ends_the_command_in_one_line(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                     host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        client.register_plugin(KillSelfPlay(), name="kill-selfplay")
+        code = main(["az", "train", "--out", str(runs / "x.npz"), "--iterations", "1",
+                     "--scheduler", cluster.scheduler_address, *CLI_TINY])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert (f"self-play on the Dask cluster at {cluster.scheduler_address} failed; no "
+            "checkpoint was written (KilledWorker" in captured.err)
+    assert os.listdir(runs) == []
 
 
 def test_executor_needs_workers_and_workers_are_checked(client, tmp_path):

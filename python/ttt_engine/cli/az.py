@@ -159,10 +159,11 @@ def run_train(args):
             if where is None:
                 raise
             last = _last_checkpoint(ckpt)
-            why = " ".join(str(e).split())[:300]          # Dask's messages span lines
-            raise CLIError(f"self-play {where} failed ({type(e).__name__}: {why}); "
-                           f"{f'the {last}' if last else 'no checkpoint was written'}",
-                           EXIT_ERROR) from None
+            # the checkpoint first: a long error line is cut at the end
+            why = " ".join(str(e).split())          # Dask's messages span lines
+            raise CLIError(f"self-play {where} failed; "
+                           f"{f'the {last}' if last else 'no checkpoint was written'} "
+                           f"({type(e).__name__}: {why})", EXIT_ERROR) from None
     last = result.records[-1] if result.records else {}
     rows = [["network file", out], ["checkpoint", ckpt], ["metrics log", metrics],
             ["iterations", f"{result.iteration:,}"],
