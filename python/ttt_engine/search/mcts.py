@@ -280,6 +280,34 @@ class MCTS(_OneSearchAtATime):
         for tree in self._trees:
             tree.c_puct = self.c_puct
 
+    def lines(self, k=None, depth=16):
+        """The principal variations of the tree as the last search left it,
+        read without changing it (the next search goes on from the same tree):
+        for the ``k`` best root moves (all of them with None), best first in
+        the order of ``best_move``, the line below each, at most ``depth``
+        moves, following at every node the most visited child (with the
+        solver: a proven win first, proven losses last; ties: the higher mean,
+        then the first in move order) down to a node the tree has not expanded
+        (a leaf, a finished game, a proven node the solver stopped at).  Each
+        line is a list of ``{"move", "visits", "mean", "proven"}``, the first
+        being the root move's entry of ``stats["children"]``; ``mean`` (in
+        [-1, 1]) and ``proven`` (+1 win / -1 loss / 0) are for the player who
+        made the move.  With ``threads=k`` the counts are summed over the trees
+        at every step (a node expanded in only some trees is read from those),
+        so the lines follow the merged counts the move was chosen by.  ``[]``
+        before a search, after one the endgame solver decided, and after an
+        interrupted one.  Like ``search``, one thread at a time."""
+        k = None if k is None else check_int("k", k, min=1)
+        depth = check_int("depth", depth, min=1, max=int(_mcts.MAX_LINE))
+        return self._exclusive(self._lines, k, depth)
+
+    def _lines(self, k, depth):
+        if self._root is None:
+            return []
+        return [[{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
+                 for m, v, q, p in line]
+                for line in _mcts.mcts_lines(self._trees, k, depth)]
+
     @property
     def stats(self):
         """Statistics of the last search: simulations, time, simulations_per_s,
