@@ -99,6 +99,9 @@ def test_time_budgeted_mcts_analysis_sends_updates_and_stops_on_request():
         seen[2].stats["simulations"]
     visits = [sum(r.visits for r in u.rows) for u in seen]
     assert visits[0] < visits[1] < visits[2]            # one tree, grown slice by slice
+    for u in seen:                                      # every update carries the lines
+        assert all(r.pv and r.pv[0] == r.text for r in u.rows)
+    assert sum(len(r.pv) >= 2 for r in seen[-1].rows) >= 3
     assert a is seen[-1]
 
 
@@ -167,6 +170,10 @@ def test_streamed_analysis_sends_events_until_done(client):
         events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
     assert len(events) >= 2 and events[-1]["done"] and not events[0]["done"]
     assert events[-1]["stats"]["simulations"] > events[0]["stats"]["simulations"]
+    for e in events:                                    # MCTS lines, live ones too
+        assert all(row["pv"] for row in e["rows"])
+        assert e["pv"] == next(row["pv"] for row in e["rows"] if row["move"] == e["best_move"])
+    assert sum(len(row["pv"]) >= 2 for row in events[-1]["rows"]) >= 3
 
 
 def test_solve(client):
@@ -244,19 +251,32 @@ def test_loopback_server_refuses_foreign_host_names():
 
 
 # ---------------------------------------------------------------------------- analysis board
-def test_mcts_best_line_is_the_most_visited_path_of_the_tree():
+def test_every_mcts_row_has_its_line_from_the_tree():
+    from ttt_engine.analysis import PV_MIN_VISITS, PV_PLIES
     g = games.get("uttt")
     b = g.new_board()
     b.push(40)
     a = g.analyse(b, "mcts", simulations=4000, seed=5)
-    assert a.best.pv[0] == a.best.text and len(a.best.pv) >= 3
-    # the second move of the line is the most visited reply in a search from there
-    replay = b.copy()
-    replay.push(a.best_move)
-    assert g.parse_move(replay, a.best.pv[1]) in replay.legal_moves
-    # an agent handed in keeps its tree: no line read from it
-    agent = MCTSAgent(simulations=2000, seed=5)
-    assert g.analyse(b, agent).best.pv == ()
+    agent = MCTSAgent(simulations=4000, seed=5)
+    agent.select_move(b)
+    lines = {line[0]["move"]: line for line in agent._mcts.lines(depth=PV_PLIES)}
+    assert set(lines) == {r.move for r in a.rows}
+    for r in a.rows:
+        # the line's moves, shown up to the first step visited only once
+        line, replay = lines[r.move], b.copy()
+        assert r.pv[0] == r.text
+        for text, step in zip(r.pv, line):
+            assert g.parse_move(replay, text) == step["move"]
+            replay.push(step["move"])
+        assert len(r.pv) == len(line) or line[len(r.pv)]["visits"] < PV_MIN_VISITS
+    assert sum(len(r.pv) >= 3 for r in a.rows) >= 3            # several lines to show
+    # an agent handed in gets its lines too and keeps its tree: it searches on from it
+    mine = g.analyse(b, agent)
+    assert all(r.pv[0] == r.text for r in mine.rows) and len(mine.best.pv) >= 3
+    visits = agent.last_stats["root_visits"]
+    agent.select_move(b)
+    assert agent.last_stats["reused_visits"] == visits
+    assert agent.last_stats["root_visits"] == visits + 4000
 
 
 def test_alphabeta_gives_several_lines_with_a_heuristic():

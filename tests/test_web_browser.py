@@ -231,6 +231,9 @@ def test_engine_on_updates_live_and_stops_when_switched_off(page, url):
     assert css(page, "#evaltext").text.startswith(("X ", "O "))
     assert wait_for(lambda: body(page, "live") == "done", 4) is not None
     assert int(body(page, "updates")) >= 4
+    lines = page.execute_script(
+        "return [...document.querySelectorAll('#an-lines li')].map((li) => li.textContent)")
+    assert len(lines) == 3                               # MCTS multi-PV: the top three moves'
     assert float(css(page, "#an-stats").text.split(" · ")[-1][:-2]) >= 1.9
     assert wait_for(lambda: searches(url) == 0, 1.0) is not None
     # a long search, switched off: it stops on the server

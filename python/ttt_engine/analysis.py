@@ -14,6 +14,8 @@ The numbers per engine:
 - ``mcts`` (and any agent whose ``last_stats`` has ``children``): the visits
   and mean value of each root move, from the same search ``select_move`` runs
   (so they equal ``agent.last_stats["children"]`` of that seeded search);
+  for the MCTS engine each move's line too, the most visited path below it
+  (:meth:`ttt_engine.search.MCTS.lines`, read without changing the tree);
 - ``alphabeta`` / ``minimax`` / ``perfect``: each move's value searched with a
   full window at the engine's depth (exact for ``perfect`` and short games: a
   win or loss with its distance in plies), and its principal variation;
@@ -30,9 +32,10 @@ neural agent, say) joins by having ``analysis_rows(board) -> {move: dict}``
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time as _time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 from ttt_engine import _registry
 from ttt_engine._agent import check_game
@@ -48,6 +51,9 @@ CLOSE = 0.05
 LINES = 3
 #: Longest principal variation read from a search tree (plies).
 PV_PLIES = 16
+#: Visits a step of an MCTS line needs to be shown, unless the solver proved it
+#: (a node visited once holds only the random move its expansion played).
+PV_MIN_VISITS = 2
 
 
 @dataclass(frozen=True)
@@ -222,17 +228,40 @@ def _texts(game, board, line):
     return tuple(out)
 
 
-def _mcts_rows(game, board, stats):
+def _mcts_rows(game, board, stats, lines):
+    """The rows of the root moves in ``stats["children"]``, each with its
+    line from ``lines`` (``{move: steps}``, :func:`_tree_lines`) when there
+    is one."""
     rows = []
     for ch in stats.get("children") or ():
         m, visits, mean = int(ch["move"]), int(ch["visits"]), float(ch["mean"])
         proven = int(ch.get("proven", 0))
         verdict = "win" if proven > 0 else "loss" if proven < 0 else None
         score = 1.0 if proven > 0 else -1.0 if proven < 0 else mean
-        rows.append(MoveRow(m, game.move_to_str(board, m), score, mean, visits,
+        line = lines.get(m)
+        pv = _texts(game, board, _shown_moves(line)) if line else ()
+        rows.append(MoveRow(m, game.move_to_str(board, m), score, mean, visits, pv=pv,
                             verdict=verdict, label=_count_label(visits)))
     rows.sort(key=lambda r: (-(r.visits or 0), -(r.score or 0)))
     return rows
+
+
+def _tree_lines(agent):
+    """``{root move: line}`` of the MCTS engine's tree (every root move's,
+    :meth:`ttt_engine.search.MCTS.lines`, the tree left as it is); ``{}``
+    for other agents."""
+    read = getattr(getattr(agent, "_mcts", None), "lines", None)
+    if getattr(agent, "ANALYSIS", None) != "mcts" or not callable(read):
+        return {}
+    return {line[0]["move"]: line for line in read(None, PV_PLIES) if line}
+
+
+def _shown_moves(line):
+    """The moves of an MCTS line worth showing: its first, then the steps up
+    to the first with fewer than ``PV_MIN_VISITS`` visits and no proof."""
+    rest = itertools.takewhile(lambda st: st["visits"] >= PV_MIN_VISITS or st["proven"],
+                               line[1:])
+    return [line[0]["move"]] + [st["move"] for st in rest]
 
 
 def _depth_first(game, board, agent, time_budget, update, stop):
@@ -442,15 +471,15 @@ def _build(game, engine, seed, simulations, time, depth, options):
 
 
 def analyse(game, board, engine, *, seed=None, simulations=None, time=None, depth=None,
-            on_update=None, stop=None, consume=None, **options):
+            on_update=None, stop=None, **options):
     """What ``engine`` (a name of ``game``'s engines, built with the budgets,
     or an agent) thinks of ``board``: an :class:`Analysis`.  See the module
     docstring.  ``on_update(analysis)`` receives partial results while a
     time-budgeted search runs (MCTS in slices of a quarter second, alpha-beta
     one depth at a time); ``stop()`` returning True ends such a search early
-    with what it has (a tree search within ``STEP`` seconds).  ``consume``
-    (default: when ``engine`` is a name) lets the MCTS tree be used up to read
-    the most visited line as the best move's ``pv``."""
+    with what it has (a tree search within ``STEP`` seconds).  Reading the
+    MCTS engine's lines leaves its tree as the search left it: an agent handed
+    in searches on from it at its next move."""
     game = _registry.get(game) if isinstance(game, str) else game
     game._check_board(board)
     if not isinstance(engine, str):
@@ -460,7 +489,6 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     name, agent = _build(game, engine, seed, simulations, time, depth, options)
     board = board.copy()
     t_budget = time if isinstance(engine, str) else getattr(agent, "time", None)
-    consume = isinstance(engine, str) if consume is None else bool(consume)
 
     def make(kind, rows, best, evaluation, text, stats, done=True):
         return Analysis(game.key, name, kind, board.to_move, board.copy(), tuple(rows), best,
@@ -493,14 +521,12 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
         return make(kind, rows, best, top.score, _eval_text(top.score), stats)
 
     if t_budget is not None and (on_update or stop) and _slicer(agent) is not None:
-        return _sliced_mcts(game, board, agent, t_budget, on_update, stop, make, consume)
+        return _sliced_mcts(game, board, agent, t_budget, on_update, stop, make)
 
     best = agent.select_move(board.copy())
     stats = dict(getattr(agent, "last_stats", None) or {})
     if stats.get("children"):
-        rows = _mcts_rows(game, board, stats)
-        if consume:
-            rows = _with_pv(rows, best, _tree_pv(game, board, agent, best))
+        rows = _mcts_rows(game, board, stats, _tree_lines(agent))
         top = next(r for r in rows if r.move == best)
         return make("mcts", rows, best, top.score, _eval_text(top.score, top.verdict), stats)
     if hasattr(agent, "root_children"):
@@ -532,37 +558,10 @@ def _slicer(agent):
     return None
 
 
-def _tree_pv(game, board, agent, best):
-    """The most visited line of the agent's MCTS tree from ``best`` (move
-    texts), read by moving the tree's root down it: the tree is used up (the
-    agent's next search starts afresh).  Empty where the agent has none."""
-    mcts = getattr(agent, "_mcts", None)
-    trees = getattr(mcts, "_trees", None)
-    if getattr(agent, "ANALYSIS", None) != "mcts" or not trees:
-        return ()
-    tree, line, b = trees[0], [], board.copy()
-    move = best
-    try:
-        while move is not None and len(line) < PV_PLIES and not b.is_terminal():
-            line.append(move)
-            b.push(move)
-            if not tree.advance_root(move) or tree.root_visits < 2:
-                break
-            move = tree.best_move()
-    finally:
-        mcts.reset()
-    return _texts(game, board, line)
-
-
-def _with_pv(rows, best, pv):
-    return [replace(r, pv=pv) if r.move == best and pv else r for r in rows]
-
-
-def _sliced_mcts(game, board, agent, budget, on_update, stop, make, consume):
+def _sliced_mcts(game, board, agent, budget, on_update, stop, make):
     """A tree search with a time budget in steps on one tree (kept between
     steps), an update every ``SLICE`` seconds, stopping within a step when
-    ``stop()`` says so; with ``consume`` the final update carries the most
-    visited line (:func:`_tree_pv`)."""
+    ``stop()`` says so; every update carries the lines of the tree so far."""
     restart, search, read = _slicer(agent)
     t0 = _time.perf_counter()
     restart()
@@ -581,9 +580,7 @@ def _sliced_mcts(game, board, agent, budget, on_update, stop, make, consume):
         if not done and now - shown < SLICE and shown >= 0:
             continue
         shown = now
-        rows = _mcts_rows(game, board, stats)
-        if done and consume:
-            rows = _with_pv(rows, best, _tree_pv(game, board, agent, best))
+        rows = _mcts_rows(game, board, stats, _tree_lines(agent))
         top = next(r for r in rows if r.move == best)
         res = make("mcts", rows, best, top.score, _eval_text(top.score, top.verdict), stats,
                    done=done)

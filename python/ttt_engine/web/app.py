@@ -290,7 +290,7 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
     try:
         a = analyse(game, board, agent, on_update=None if on_update is None or not live
                     else (lambda a: on_update(named(a))),
-                    stop=should_stop if live else None, consume=True)
+                    stop=should_stop if live else None)
         return named(a)
     except (ValueError, TypeError) as e:
         raise library_error(e) from None
