@@ -27,13 +27,19 @@ def post(client, path, body, **kw):
 
 
 # ---------------------------------------------------------------------------- library
-def test_mcts_analysis_is_the_agents_own_search():
+def _uttt_mcts(simulations):
+    """A UTTT position analysed by the ``mcts`` engine, and an agent with the same
+    settings that searched it: ``(game, board, analysis, agent, its move)``."""
     g = games.get("uttt")
     b = g.new_board()
     b.push(40)
-    a = g.analyse(b, "mcts", simulations=3000, seed=5)
-    agent = MCTSAgent(simulations=3000, seed=5)
-    move = agent.select_move(b)
+    a = g.analyse(b, "mcts", simulations=simulations, seed=5)
+    agent = MCTSAgent(simulations=simulations, seed=5)
+    return g, b, a, agent, agent.select_move(b)
+
+
+def test_mcts_analysis_is_the_agents_own_search():
+    g, b, a, agent, move = _uttt_mcts(3000)
     visits = {c["move"]: c["visits"] for c in agent.last_stats["children"]}
     assert a.kind == "mcts" and a.best_move == move
     assert {r.move: r.visits for r in a.rows} == visits
@@ -253,12 +259,7 @@ def test_loopback_server_refuses_foreign_host_names():
 # ---------------------------------------------------------------------------- analysis board
 def test_every_mcts_row_has_its_line_from_the_tree():
     from ttt_engine.analysis import PV_MIN_VISITS, PV_PLIES
-    g = games.get("uttt")
-    b = g.new_board()
-    b.push(40)
-    a = g.analyse(b, "mcts", simulations=4000, seed=5)
-    agent = MCTSAgent(simulations=4000, seed=5)
-    agent.select_move(b)
+    g, b, a, agent, _ = _uttt_mcts(4000)
     lines = {line[0]["move"]: line for line in agent._mcts.lines(depth=PV_PLIES)}
     assert set(lines) == {r.move for r in a.rows}
     for r in a.rows:
