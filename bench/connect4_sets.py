@@ -45,6 +45,10 @@ KINDS = {
 }
 SIZES = {"end-easy": 200, "middle-easy": 200, "middle-medium": 50, "begin-easy": 100,
          "begin-medium": 10, "begin-hard": 3}
+#: a candidate of a kind that ends within 28 moves is skipped when its solve
+#: takes more nodes than this (such positions are almost never short; the
+#: generation would otherwise spend most of its time on them)
+CANDIDATE_NODES = 20_000_000
 #: the reference solver's published means per position (strong solve)
 PUBLISHED_MEAN_S = {"end-easy": 4.6e-6, "middle-easy": 37e-6, "middle-medium": 3.2e-3,
                     "begin-easy": 0.25e-3, "begin-medium": 97e-3, "begin-hard": 5.5}
@@ -77,8 +81,9 @@ def generate(kind, count, seed, table_mb=256):
         if moves is None or moves in seen:
             continue
         seen.add(moves)
-        r = connect4.solve(connect4.from_moves(moves), table_mb=table_mb)
-        if left_lo <= _plies_left(len(moves), r.score) <= left_hi:
+        r = connect4.solve(connect4.from_moves(moves), table_mb=table_mb,
+                           max_nodes=CANDIDATE_NODES if left_hi < 28 else None)
+        if r.score is not None and left_lo <= _plies_left(len(moves), r.score) <= left_hi:
             out.append((moves, r.score))
     return out
 
@@ -88,7 +93,7 @@ def read_set(path):
         return [(m, int(s)) for m, s in (line.split() for line in f if line.strip())]
 
 
-def time_set(positions, table_mb=256, weak=False):
+def time_set(positions, table_mb, weak=False):
     """(mean CPU seconds, mean nodes) of the solver's score alone over
     ``positions`` (the table emptied before each), every score checked."""
     boards = [connect4.from_moves(m) for m, _ in positions]
@@ -111,7 +116,7 @@ def main():
     t.add_argument("folder", nargs="?",
                    default=os.path.join(os.path.dirname(__file__), "data", "connect4"))
     t.add_argument("--kinds", default=",".join(KINDS))
-    t.add_argument("--table-mb", type=int, default=256)
+    t.add_argument("--table-mb", type=int, default=connect4.connect4_solve.DEFAULT_TABLE_MB)
     t.add_argument("--weak", action="store_true")
     args = ap.parse_args()
     kinds = args.kinds.split(",")
