@@ -123,6 +123,12 @@ def main():
               f"{b / a:.2f} |")
     print(f"| threads=2 / threads=1 | {med[2, 0] / med[1, 0]:.2f} | {med[2, 1] / med[1, 1]:.2f} "
           "| |")
+    # CPU seconds per wall second of the two-thread runs: about 2 only when both
+    # threads had a core of their own; near 1 the ratio above measures the load
+    a, b = (statistics.median(c / t for c, t in zip(cpu[2, side], times[2, side]))
+            for side in (0, 1))
+    print(f"| threads=2: CPU s per wall s (2 = two cores the whole time) | {a:.2f} | {b:.2f} "
+          "| |")
     a, b = (SIMULATIONS / statistics.median(cpu[1, side]) for side in (0, 1))
     print(f"| threads=1, per CPU second (less sensitive to the load) | {a:,.0f} | {b:,.0f} | "
           f"{b / a:.2f} |")
