@@ -129,9 +129,10 @@ def main():
             for side in (0, 1))
     print(f"| threads=2: CPU s per wall s (2 = two cores the whole time) | {a:.2f} | {b:.2f} "
           "| |")
-    a, b = (SIMULATIONS / statistics.median(cpu[1, side]) for side in (0, 1))
-    print(f"| threads=1, per CPU second (less sensitive to the load) | {a:,.0f} | {b:,.0f} | "
-          f"{b / a:.2f} |")
+    for threads in work:
+        a, b = (SIMULATIONS / statistics.median(cpu[threads, side]) for side in (0, 1))
+        print(f"| threads={threads}, per CPU second (less sensitive to the load) | {a:,.0f} | "
+              f"{b:,.0f} | {b / a:.2f} |")
     print("\nthe network's share of a one-thread search (CPU time of the forward pass alone "
           "on the search's batches / CPU time of the search):")
     share = SHARE.format(path=path, sims=SIMULATIONS)

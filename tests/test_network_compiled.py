@@ -181,3 +181,28 @@ def test_network_of_another_game_is_one_line_naming_both(tmp_path):
                        r"ttt_engine\S*uttt\S*Board \(observations 3x9x9, 81 actions\)$") as e:
         AZAgent(str(path), simulations=20).select_move(uttt.Board())
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_the_search_in_c(threads):
+    """A simulated Ctrl-C 0.2 s into an endless search raises KeyboardInterrupt
+    from the C loop (every thread stops), and the object searches again."""
+    import _thread
+    import threading
+    import time
+    net = Network.init("uttt", hidden=(64,), seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = PUCT(net, seed=1, batch_size=8, threads=threads, max_nodes=50_000)
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            p.search(uttt.Board(), simulations=10**12)
+    finally:
+        timer.cancel()
+        timer.join()
+    assert time.perf_counter() - start < 10
+    assert p.search(uttt.Board(), simulations=200) in uttt.Board().legal_moves
+    assert p.stats["simulations"] == 200
