@@ -52,10 +52,7 @@ class _CountingEvaluator:
         return out
 
     def __setstate__(self, state):
-        # on a worker: weights unpickled from a Dask message are views into it at
-        # any alignment, and the network's products on them ran 4-6 times slower
-        # (UTTT, 256x256) than on fresh copies
-        self.__init__(state["net"].copy())
+        self.__init__(state["net"])         # on a worker: its own counts from zero
 
 
 #: upper bound of ``workers=`` (far above any cluster this trains on; guards typos)
