@@ -93,13 +93,22 @@ rate = 200_000 / dt""",
 PRELUDE = "from time import perf_counter as clock\n"
 
 
-def run(pydir, code):
+def run_source(pydir, source, cores=None):
+    """Run ``source`` in a fresh Python process that imports the engine from
+    ``pydir`` (pinned to ``cores`` with ``taskset`` when given) and return the
+    JSON of the last line it prints."""
     env = dict(os.environ, PYTHONPATH=pydir)
-    src = PRELUDE + code + "\nimport json; print(json.dumps(rate))"
-    out = subprocess.run([sys.executable, "-c", src], env=env, capture_output=True, text=True)
+    cmd = [sys.executable, "-c", source]
+    if cores is not None:
+        cmd = ["taskset", "-c", cores, *cmd]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"workload failed under {pydir}:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(pydir, code):
+    return run_source(pydir, PRELUDE + code + "\nimport json; print(json.dumps(rate))")
 
 
 def main():

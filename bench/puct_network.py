@@ -23,11 +23,11 @@ clock).  The machine is shared: the load average is printed with the
 results.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
+
+from ab_compare import run_source     # this folder: run as python bench/puct_network.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NETWORK = os.path.join(HERE, os.pardir, "python", "ttt_engine", "networks", "uttt.npz")
@@ -83,12 +83,7 @@ print(json.dumps(best))
 
 
 def run(pydir, code, cores):
-    env = dict(os.environ, PYTHONPATH=pydir)
-    cmd = ["taskset", "-c", cores, sys.executable, "-c", "import json\n" + code]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"workload failed under {pydir}:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_source(pydir, "import json\n" + code, cores)
 
 
 def main():
