@@ -401,6 +401,24 @@ class PUCT(_OneSearchAtATime):
                 break
         return calls, evaluations
 
+    def lines(self, k=None, depth=16):
+        """The principal variations of the tree as the last search left it,
+        read without changing it (the next search goes on from the same tree):
+        for the ``k`` best root moves (all of them with None), best first in
+        the order of ``best_move``, the line below each, at most ``depth``
+        moves, following at every node the most visited child (a proven win
+        first, proven losses last; ties: the first in move order) down to a
+        node the tree has not expanded (a leaf, a finished game, a proven
+        node).  Each line is a list of ``{"move", "visits", "mean",
+        "proven"}``, the first step holding the root move's ``visits``,
+        ``mean`` and ``proven`` of ``stats["children"]``; ``mean`` (in
+        [-1, 1]) and ``proven`` (+1 win / -1 loss / 0) are for the player who
+        made the move.  With ``threads=k`` the one tree all threads built.
+        ``[]`` before a search, after one the endgame solve decided, and after
+        an interrupted one.  Like ``search``, one thread at a time;
+        :func:`merge_puct_lines` reads root-parallel searches together."""
+        return merge_puct_lines([self], k, depth)
+
     @property
     def stats(self):
         """Statistics of the last search: simulations, time, simulations_per_s,
@@ -452,6 +470,37 @@ def check_tree_threads(evaluator, threads):
 
 def _rebuild_puct(evaluator, config):
     return PUCT(evaluator, **config)
+
+
+def merge_puct_lines(searches, k=None, depth=16):
+    """The principal variations of root-parallel PUCT searches of one
+    position (``AZAgent(threads=k)``'s trees), read together as
+    :meth:`PUCT.lines` reads one: at every step the children's visits and
+    values are summed over the trees that hold the node, so the lines follow
+    the merged counts :func:`merge_puct_roots` chose the move by.  A search
+    without a tree, or whose last root is another position, is left out;
+    ``[]`` if none is left.  Every search is held exclusive while its tree is
+    read (``RuntimeError`` if one is searching in another thread)."""
+    k = None if k is None else check_int("k", k, min=1)
+    depth = check_int("depth", depth, min=1, max=int(_puct.MAX_LINE))
+    searches = list({id(s): s for s in searches}.values())
+    return _holding(searches, lambda: _read_lines(searches, k, depth))
+
+
+def _holding(searches, fn):
+    """``fn()`` with every one of ``searches`` held exclusive."""
+    if not searches:
+        return fn()
+    return searches[0]._exclusive(_holding, searches[1:], fn)
+
+
+def _read_lines(searches, k, depth):
+    held = [s for s in searches if s._root is not None]
+    if not held:
+        return []
+    same = [s for s in held if s._key == held[0]._key and s._root == held[0]._root]
+    return [[{"move": m, "visits": v, "mean": q, "proven": p} for m, v, q, p in line]
+            for line in _puct.forest_lines([s._forest for s in same], 0, k, depth)]
 
 
 def _puct_part(puct, board, sims, seconds, stop):
