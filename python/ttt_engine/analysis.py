@@ -14,8 +14,9 @@ The numbers per engine:
 - ``mcts`` (and any agent whose ``last_stats`` has ``children``): the visits
   and mean value of each root move, from the same search ``select_move`` runs
   (so they equal ``agent.last_stats["children"]`` of that seeded search);
-  for the MCTS engine each move's line too, the most visited path below it
-  (:meth:`ttt_engine.search.MCTS.lines`, read without changing the tree);
+  for the MCTS engine and the AlphaZero agent (PUCT) each move's line too,
+  the most visited path below it (:meth:`ttt_engine.search.MCTS.lines`,
+  :meth:`ttt_engine.search.PUCT.lines`, read without changing the tree);
 - ``alphabeta`` / ``minimax`` / ``perfect``: each move's value searched with a
   full window at the engine's depth (exact for ``perfect`` and short games: a
   win or loss with its distance in plies), and its principal variation;
@@ -51,8 +52,8 @@ CLOSE = 0.05
 LINES = 3
 #: Longest principal variation read from a search tree (plies).
 PV_PLIES = 16
-#: Visits a step of an MCTS line needs to be shown, unless the solver proved it
-#: (a node visited once holds only the random move its expansion played).
+#: Visits a step of a tree's line needs to be shown, unless the solver proved it
+#: (a node visited once holds only the move its expansion or first visit played).
 PV_MIN_VISITS = 2
 
 
@@ -248,12 +249,21 @@ def _mcts_rows(game, board, stats, lines):
 
 def _tree_lines(agent):
     """``{root move: line}`` of the MCTS engine's tree (every root move's,
-    :meth:`ttt_engine.search.MCTS.lines`, the tree left as it is); ``{}``
-    for other agents."""
+    :meth:`ttt_engine.search.MCTS.lines`) or of an AlphaZero agent's PUCT
+    trees (:func:`ttt_engine.search.puct.merge_puct_lines`: root-parallel
+    trees summed, as its root statistics are), the trees left as they are;
+    ``{}`` for other agents."""
     read = getattr(getattr(agent, "_mcts", None), "lines", None)
-    if getattr(agent, "ANALYSIS", None) != "mcts" or not callable(read):
+    if getattr(agent, "ANALYSIS", None) == "mcts" and callable(read):
+        lines = read(None, PV_PLIES)
+    elif getattr(agent, "_pucts", None):
+        from ttt_engine.search.puct import PUCT, merge_puct_lines
+        if not all(isinstance(p, PUCT) for p in agent._pucts):
+            return {}
+        lines = merge_puct_lines(agent._pucts, None, PV_PLIES)
+    else:
         return {}
-    return {line[0]["move"]: line for line in read(None, PV_PLIES) if line}
+    return {line[0]["move"]: line for line in lines if line}
 
 
 def _shown_moves(line):
@@ -478,7 +488,7 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     time-budgeted search runs (MCTS in slices of a quarter second, alpha-beta
     one depth at a time); ``stop()`` returning True ends such a search early
     with what it has (a tree search within ``STEP`` seconds).  Reading the
-    MCTS engine's lines leaves its tree as the search left it: an agent handed
+    MCTS or PUCT lines leaves the tree as the search left it: an agent handed
     in searches on from it at its next move."""
     game = _registry.get(game) if isinstance(game, str) else game
     game._check_board(board)
