@@ -23,7 +23,7 @@ import operator
 
 from ttt_engine._core.core.common cimport undo_t
 from ttt_engine._core.core.interrupt cimport (
-    interrupt_t, interrupt_init, interrupt_finish,
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.board import read_marks as _read_marks
@@ -110,7 +110,31 @@ def _unreachable(cells, n, to_move):
 
 
 include "board_ops.pxi"
-from ttt_engine._core.games.quixo.contract cimport quixo_perft
+
+
+cdef uint64_t _perft(QuixoState* s, int depth, interrupt_t* it) noexcept nogil:
+    """Move sequences of exactly ``depth`` plies (a finished game is a leaf);
+    meaningless once ``it`` reports an interrupt (every move is unmade)."""
+    cdef int moves[QX_MAX_MOVES]
+    cdef int n, i
+    cdef uint64_t total = 0
+    cdef undo_t u
+    if depth == 0:
+        return 1
+    n = quixo_legal_moves(s, moves)
+    if n == 0:
+        return 1
+    if depth == 1:
+        return n
+    if interrupt_poll(it):
+        return 0
+    for i in range(n):
+        u = quixo_make(s, moves[i])
+        total += _perft(s, depth - 1, it)
+        quixo_unmake(s, moves[i], u)
+        if it.hit:
+            return 0
+    return total
 
 
 cdef class Board(GameBoard):
@@ -220,7 +244,7 @@ cdef class Board(GameBoard):
         cdef interrupt_t it
         interrupt_init(&it, 64, NULL)
         with nogil:
-            n = quixo_perft(&work, d, &it)
+            n = _perft(&work, d, &it)
         interrupt_finish(&it)
         return n
 
