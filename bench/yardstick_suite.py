@@ -14,6 +14,18 @@ import argparse
 from ttt_engine import yardstick
 
 
+def _numbers(ap, option, text, count):
+    """``count`` whole numbers >= 0 written ``a,b,...``; else a one-line usage error."""
+    try:
+        values = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != count or min(values) < 0:
+        ap.error(f"{option} takes {count} whole numbers separated by commas (e.g. "
+                 f"{','.join(['100'] * count)}), got {text!r}")
+    return values
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", required=True)
@@ -30,8 +42,8 @@ def main():
     ap.add_argument("--cap", type=float, default=None,
                     help="seconds a position may take to score (CPU; slower ones are replaced)")
     args = ap.parse_args()
-    per_phase = tuple(int(x) for x in args.per_phase.split(","))
-    bounds = tuple(int(x) for x in args.bounds.split(",")) if args.bounds else None
+    per_phase = _numbers(ap, "--per-phase", args.per_phase, 3)
+    bounds = _numbers(ap, "--bounds", args.bounds, 2) if args.bounds else None
     suite = yardstick.build_suite(args.game, per_phase=per_phase, seed=args.seed,
                                   strong=args.strong, strong_budget={"depth": args.depth},
                                   epsilon=args.epsilon, bounds=bounds, cap=args.cap)
