@@ -39,7 +39,7 @@ from ttt_engine.search.endgame import (  # noqa: F401
 )
 from ttt_engine.search.mcts import MCTS, _rebuild_mcts  # noqa: F401
 from ttt_engine.search.puct import (  # noqa: F401
-    PUCT, _puct_part, _rebuild_puct, check_tree_threads, merge_puct_roots,
+    PUCT, _puct_part, _rebuild_puct, check_tree_threads, merge_puct_lines, merge_puct_roots,
 )
 
 __all__ = [
