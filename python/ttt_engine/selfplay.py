@@ -169,8 +169,8 @@ def _max_record(board):
 def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=None,
              temperature_moves=None, c_puct=1.25, c_base=None, c_init=None,
              dirichlet_alpha=None, noise_fraction=0.25, max_nodes=None, playout_weight=0.0,
-             mixed_playouts=1, expand_after=0, executor=None, workers=None, progress=False,
-             **game_options):
+             mixed_playouts=1, expand_after=0, gumbel=False, gumbel_k=16, executor=None,
+             workers=None, progress=False, **game_options):
     """Play ``games`` games of ``game`` (a registry key) against itself with
     PUCT guided by ``evaluator`` at ``simulations`` per move; returns
     :class:`SelfPlayData`.
@@ -183,12 +183,27 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
     mixed_playouts, expand_after: as for :class:`ttt_engine.search.PUCT` (a
         young leaf's playout visits count towards the move's simulations).
     max_nodes: nodes per tree (default: enough for the simulations).
+    gumbel: Gumbel root search (Danihelka et al., ICLR 2022) instead of
+        visit counts and Dirichlet noise: at each move's root, ``gumbel_k``
+        actions are sampled without replacement (Gumbel-top-k on the
+        priors' logits), the simulations are shared among them by sequential
+        halving, the move played maximises g + logit + sigma(completed Q)
+        among the most visited, and the recorded policy is
+        softmax(logit + sigma(completed Q)); PUCT below the root, a fresh
+        tree every move.  ``temperature_moves`` and ``dirichlet_alpha`` do not
+        apply (the Gumbel noise explores).  Rules in docs/alphazero.md.
     executor, workers: play on a ``concurrent.futures.Executor`` in
         ``workers`` parts (the evaluator must pickle).  A part is a pure
         function of its arguments (its seed among them) that writes nothing,
         so one played again (Dask reruns the tasks of a lost worker) gives the
         same games; Ctrl-C or a failed part cancels the others.
     progress: a progress bar over the games.
+
+    A :class:`~ttt_engine.network.Network` (or any evaluator whose
+    ``compiled`` attribute is a ``CompiledNetwork``) is not called: the
+    whole self-play step (gather, forward pass, back-up, moves) runs in C
+    without the GIL; an evaluator with a ``count(calls, evaluations,
+    seconds)`` method is told what was evaluated.
     game_options: board options (e.g. ``rows=4, cols=5`` for Clobber).
     """
     g = _games.get(game) if isinstance(game, str) else game
@@ -205,7 +220,8 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
               c_base=c_base, c_init=c_init, dirichlet_alpha=dirichlet_alpha,
               noise_fraction=noise_fraction, max_nodes=max_nodes,
               playout_weight=playout_weight, mixed_playouts=mixed_playouts,
-              expand_after=expand_after)
+              expand_after=expand_after, gumbel=bool(gumbel),
+              gumbel_k=check_int("gumbel_k", gumbel_k, min=1, max=256))
     if executor is not None:
         k = check_int("workers", workers if workers is not None else 2, min=1, max=4096)
         counts = [c for c in _parallel.split_counts(n_games, k) if c > 0]
@@ -230,7 +246,8 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
 
 def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, parallel,
                     temperature_moves, c_puct, c_base, c_init, dirichlet_alpha,
-                    noise_fraction, max_nodes, playout_weight, mixed_playouts, expand_after):
+                    noise_fraction, max_nodes, playout_weight, mixed_playouts, expand_after,
+                    gumbel, gumbel_k):
     from ttt_engine._core.algorithms import puct as _puct
     from ttt_engine.evaluators import UniformEvaluator, call_evaluator, check_output
     from ttt_engine.search import _dispatch
@@ -263,6 +280,14 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                          evaluator.playouts if native else 0, max_rec)
     f.set_playout_weight(playout_weight, mixed_playouts)
     f.set_expand_after(expand_after)
+    if gumbel:
+        f.set_gumbel(gumbel_k, sims)
+    compiled = None if native else getattr(evaluator, "compiled", None)
+    if compiled is not None:
+        check = getattr(evaluator, "check_board", None)
+        if check is not None:
+            check(proto)
+        f.attach_network(compiled)
     obs_shape = tuple(proto.observation().shape)
     num_actions = proto.num_actions
     slot_game = [-1] * par
@@ -283,7 +308,15 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     finished = 0
     try:
         while finished < n_games:
-            if native:
+            if compiled is not None:
+                ended, c, e, te = _dispatch(_puct.forest_selfplay_network, f, proto, sims,
+                                            temperature_moves)
+                calls += c
+                evaluations += e
+                eval_time += te
+                if ended == 0:
+                    continue
+            elif native:
                 _puct.forest_native(f, proto, sims)
             else:
                 n = _puct.forest_gather(f, proto, sims)
@@ -296,7 +329,8 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                     _puct.forest_backup(f, proto, logits, values)
                     calls += 1
                     evaluations += n
-            if _puct.forest_advance(f, proto, sims, temperature_moves) == 0:
+            if compiled is None and _puct.forest_advance(f, proto, sims,
+                                                         temperature_moves) == 0:
                 continue
             for slot in range(par):
                 gid = slot_game[slot]
@@ -321,6 +355,9 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
         if bar is not None:
             bar.close()
     seconds = _time.perf_counter() - t0
+    counter = getattr(evaluator, "count", None) if compiled is not None else None
+    if counter is not None:
+        counter(calls, evaluations, eval_time)
     rows.sort(key=lambda r: r[0])
     obs = np.concatenate([r[1] for r in rows]).reshape((-1,) + obs_shape)
     masks = np.concatenate([r[2] for r in rows])

@@ -51,6 +51,21 @@ class _CountingEvaluator:
         self.calls += 1
         return out
 
+    @property
+    def compiled(self):
+        """The network's compiled weights: self-play evaluates with them in C
+        and reports its counts through ``count``."""
+        return self.net.compiled
+
+    def check_board(self, board):
+        self.net.check_board(board)
+
+    def count(self, calls, evaluations, seconds):
+        """Evaluations made in C with ``compiled``."""
+        self.calls += calls
+        self.evaluations += evaluations
+        self.seconds += seconds
+
     def __setstate__(self, state):
         self.__init__(state["net"])         # on a worker: its own counts from zero
 

@@ -76,7 +76,7 @@ from ttt_engine._core.algorithms.network cimport (
 )
 from ttt_engine._core.algorithms.puct_tree cimport (
     PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
-    add_noise, add_pending,
+    add_noise, add_pending, GumbelParams, gumbel_select, gumbel_choose, gumbel_sample,
 )
 
 cnp.import_array()
@@ -112,7 +112,7 @@ cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
 
 cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, int max_leaves,
                 int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes,
-                int* lock) noexcept nogil:
+                int* lock, const GumbelParams* gp, const double* g) noexcept nogil:
     """Select up to ``max_leaves`` leaves to evaluate (pending on their paths);
     finished games reached are backed up at once and counted in ``done``, and
     so are leaves below the root with fewer than ``expand_after`` visits
@@ -122,7 +122,11 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     With a ``lock`` (tree parallelism), the tree is touched only while it is
     held; young leaves wait pending, ``YOUNG_BATCH`` at a time, and their
     playouts run without it (one release per batch, not per leaf: less
-    traffic on the lock's cache line)."""
+    traffic on the lock's cache line).
+
+    With ``gp`` (Gumbel root search), the root's child is chosen by
+    sequential halving with the Gumbel noise ``g`` (puct_tree.pxd), the
+    nodes below by the PUCT rule."""
     cdef int got = 0, status, tries = 0, young = 0, nyoung = 0
     cdef int32_t node, k
     cdef GameState work
@@ -159,7 +163,10 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
                 continue
         else:
             while t.nodes[node].first_child >= 0:
-                node = select_child(t.nodes, &t.nodes[node], p, False)
+                if node == 0 and gp != NULL:
+                    node = gumbel_select(t.nodes, &t.nodes[0], gp, g)
+                else:
+                    node = select_child(t.nodes, &t.nodes[node], p, False)
                 game_make(&work, t.nodes[node].move)
         status = game_status(&work)
         if status != GAME_ONGOING:
@@ -228,7 +235,8 @@ cdef double playout_value(const GameState* s, int playouts, int policy,
 
 cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t* rng,
                         int64_t* done, int64_t budget, double deadline,
-                        interrupt_t* it) noexcept nogil:
+                        interrupt_t* it, const GumbelParams* gp=NULL,
+                        const double* g=NULL) noexcept nogil:
     """Simulate with the uniform evaluator until ``done`` reaches ``budget``,
     the clock reaches ``deadline`` (<= 0: none) or an interrupt; returns the
     simulations run."""
@@ -241,7 +249,7 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
         if p.solver and t.nodes[0].proven != 0:
             break
         n += 1
-        if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL) == 0:
+        if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL, gp, g) == 0:
             continue
         expand(t, node, &leaf, NULL)
         backup(t.nodes, node, playout_value(&leaf, p.playouts, p.playout_policy, rng), True)
@@ -344,6 +352,11 @@ cdef class PUCTForest:
     cdef int32_t* net_ints
     cdef float* net_logits       # its logits [n * k, num_actions]
     cdef float* net_values       # and values [n * k]
+    cdef bint gumbel             # self-play with Gumbel root search (set_gumbel)
+    cdef GumbelParams gp
+    cdef int32_t* gumbel_table   # gp.table
+    cdef size_t gumbel_table_size
+    cdef double* gumbel_g        # n * MAX_MOVES: each root's Gumbel noise
 
     # The pointer fields start NULL (Cython zero-fills a new object), which
     # __dealloc__ relies on if __init__ fails half-way.
@@ -428,6 +441,8 @@ cdef class PUCTForest:
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
         self._free_network()
+        free(self.gumbel_table)
+        free(self.gumbel_g)
 
     cdef void _free_network(self) noexcept:
         free(self.net_floats)
@@ -463,6 +478,60 @@ cdef class PUCTForest:
             raise MemoryError()
         self.net = m
         self.net_owner = compiled
+
+    def set_gumbel(self, int k, int64_t budget, double c_visit=50.0, double c_scale=1.0):
+        """Self-play with Gumbel root search (Danihelka et al., 2022): each
+        move's search starts from an empty tree, samples ``k`` root actions
+        by Gumbel-top-k, shares the root's ``budget`` - 1 child visits among
+        them by sequential halving, plays the best and records the improved
+        policy (``forest_advance``).  No Dirichlet noise; validated by the
+        Python layer (k >= 1, budget >= 1, n trees of one lane)."""
+        cdef int n = <int>max(budget - 1, 1), m, i, j, log2m, extra, considered, length
+        cdef int32_t* table
+        cdef int32_t visits[MAX_MOVES]
+        k = min(k, MAX_MOVES)
+        table = <int32_t*>malloc(<size_t>(k + 1) * n * sizeof(int32_t))
+        if self.gumbel_g == NULL:
+            self.gumbel_g = <double*>malloc(<size_t>self.n * MAX_MOVES * sizeof(double))
+        if table == NULL or self.gumbel_g == NULL:
+            free(table)
+            raise MemoryError()
+        # row m: sequential halving over m actions, ceil(log2 m) phases; a
+        # phase gives each of the actions left max(1, n / (phases * left))
+        # more visits, then keeps the better half (at least 2)
+        for m in range(k + 1):
+            length = 0
+            if m <= 1:
+                while length < n:
+                    table[m * n + length] = length
+                    length += 1
+                continue
+            log2m = 0
+            while (1 << log2m) < m:
+                log2m += 1
+            memset(visits, 0, sizeof(visits))
+            considered = m
+            while length < n:
+                extra = max(1, n // (log2m * considered))
+                for j in range(extra):
+                    for i in range(considered):
+                        if length < n:
+                            table[m * n + length] = visits[i]
+                            length += 1
+                        visits[i] += 1
+                considered = max(2, considered // 2)
+        free(self.gumbel_table)
+        self.gumbel_table = table
+        self.gp = GumbelParams(k=k, c_visit=c_visit, c_scale=c_scale, n=n, table=table)
+        self.gumbel = True
+        self.p.alpha = 0.0
+
+    def gumbel_schedule(self, int m):
+        """The visit count each of ``m`` considered actions has reached
+        before each root simulation (a copy of the table's row)."""
+        if not self.gumbel or not 0 <= m <= self.gp.k:
+            raise ValueError(f"no Gumbel schedule for {m} actions")
+        return [int(self.gumbel_table[m * self.gp.n + j]) for j in range(self.gp.n)]
 
     def set_playout_weight(self, double weight, int playouts=1):
         """Weight of the mean result of ``playouts`` random playouts in every
@@ -502,7 +571,7 @@ cdef class PUCTForest:
         """Empty tree ``slot`` (its root position stays)."""
         tree_clear(&self.trees[slot])
         self.done[slot] = 0
-        self.noise_due[slot] = self.p.alpha > 0.0
+        self.noise_due[slot] = self.gumbel or self.p.alpha > 0.0
 
     def advance(self, int slot, int move):
         """Keep the subtree of the root child reached by ``move``; False (and
@@ -581,7 +650,7 @@ def forest_set_root(PUCTForest f, GameBoard board, int slot):
     f.ply[slot] = 0
     tree_clear(&f.trees[slot])
     f.done[slot] = 0
-    f.noise_due[slot] = f.p.alpha > 0.0
+    f.noise_due[slot] = f.gumbel or f.p.alpha > 0.0
 
 
 def forest_reroot(PUCTForest f, GameBoard old_root, GameBoard new_root, int slot, int max_depth):
@@ -594,13 +663,23 @@ def forest_reroot(PUCTForest f, GameBoard old_root, GameBoard new_root, int slot
         found = tree_find(&old_root.state, t.nodes, &new_root.state, max_depth)
     _roots(f, &new_root.state)[slot] = new_root.state
     f.done[slot] = 0
-    f.noise_due[slot] = f.p.alpha > 0.0
+    f.noise_due[slot] = f.gumbel or f.p.alpha > 0.0
     if found < 0:
         tree_clear(t)
         return False
     if found > 0:
         compact(t, found)
     return True
+
+
+cdef inline void _root_noise(PUCTForest f, int i, rng_t* rng) noexcept nogil:
+    """Tree ``i``'s root was just expanded: its Dirichlet noise, or its
+    Gumbel noise in Gumbel self-play."""
+    if f.gumbel:
+        gumbel_sample(&f.trees[i].nodes[0], rng, f.gumbel_g + <size_t>i * MAX_MOVES)
+    else:
+        add_noise(&f.trees[i], &f.p, rng)
+    f.noise_due[i] = 0
 
 
 cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil:
@@ -620,12 +699,12 @@ cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) 
             if lock != NULL:
                 spin_lock(lock)
             if f.noise_due[i] and t.nodes[0].first_child >= 0:
-                add_noise(t, &f.p, &f.rngs[i + lane * f.n])
-                f.noise_due[i] = 0
+                _root_noise(f, i, &f.rngs[i + lane * f.n])
             if lock != NULL:
                 spin_unlock(lock)
         got = gather(&roots[i], t, &f.p, &f.rngs[i + lane * f.n], f.k, &f.done[i], budget,
-                     leaves + total, leaf_nodes + total, lock)
+                     leaves + total, leaf_nodes + total, lock, &f.gp if f.gumbel else NULL,
+                     f.gumbel_g + <size_t>i * MAX_MOVES if f.gumbel else NULL)
         for j in range(got):
             leaf_slot[total + j] = i
             game_write_planes(&leaves[total + j],
@@ -780,9 +859,10 @@ cdef int64_t _native_all(GameState* proto, PUCTForest f, int64_t budget, double 
             total += native_run(&roots[i], t, &f.p, &f.rngs[i], &f.done[i], f.done[i] + 1,
                                 deadline, it)
         if f.noise_due[i] and t.nodes[0].first_child >= 0:
-            add_noise(t, &f.p, &f.rngs[i])
-            f.noise_due[i] = 0
-        total += native_run(&roots[i], t, &f.p, &f.rngs[i], &f.done[i], budget, deadline, it)
+            _root_noise(f, i, &f.rngs[i])
+        total += native_run(&roots[i], t, &f.p, &f.rngs[i], &f.done[i], budget, deadline, it,
+                            &f.gp if f.gumbel else NULL,
+                            f.gumbel_g + <size_t>i * MAX_MOVES if f.gumbel else NULL)
         if it.hit:
             break
     return total
@@ -814,8 +894,9 @@ cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
     cdef PTree* t
     cdef PNode* root
     cdef int64_t total
-    cdef float* pol
+    cdef float* pol = NULL
     cdef size_t row
+    cdef int actions[MAX_MOVES]
     for i in range(f.n):
         if not f.active[i] or f.done[i] < budget:
             continue
@@ -832,17 +913,30 @@ cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
             total = 0
             for k in range(root.first_child, root.first_child + root.nchildren):
                 total += t.nodes[k].visits
-            if total > 0:
+            if f.gumbel:
+                pass                # the improved policy, written below
+            elif total > 0:
                 for k in range(root.first_child, root.first_child + root.nchildren):
                     a = game_move_to_action(&roots[i], t.nodes[k].move)
                     pol[a] = <float>(<double>t.nodes[k].visits / <double>total)
             f.nrec[i] = r + 1
-        move = choose_move(t, f.ply[i] < temperature_moves, &f.rngs[i])
+        else:
+            pol = NULL
+        if f.gumbel and root.first_child >= 0:
+            for k in range(root.nchildren):
+                actions[k] = game_move_to_action(&roots[i], t.nodes[root.first_child + k].move)
+            move = t.nodes[gumbel_choose(t.nodes, root, &f.gp, f.gumbel_g + <size_t>i * MAX_MOVES,
+                                         pol, actions)].move
+        else:
+            move = choose_move(t, f.ply[i] < temperature_moves, &f.rngs[i])
         game_make(&roots[i], move)
         f.ply[i] += 1
-        advance_root(t, move)
+        if f.gumbel:
+            tree_clear(t)           # sequential halving starts from an empty root
+        else:
+            advance_root(t, move)
         f.done[i] = 0
-        f.noise_due[i] = f.p.alpha > 0.0
+        f.noise_due[i] = f.gumbel or f.p.alpha > 0.0
         if game_status(&roots[i]) != GAME_ONGOING:
             f.active[i] = 0
             ended += 1
@@ -855,6 +949,60 @@ def forest_advance(PUCTForest f, GameBoard proto, int64_t budget, int temperatur
     with nogil:
         ended = _advance_all(&proto.state, f, budget, temperature_moves)
     return ended
+
+
+cdef int _selfplay_network(GameState* proto, PUCTForest f, int64_t budget,
+                           int temperature_moves, interrupt_t* it, int64_t* calls,
+                           int64_t* evaluations, double* net_seconds) noexcept nogil:
+    """Self-play steps -- gather one batch over the trees, evaluate it with
+    the attached network, back it up, advance the trees at their budget --
+    the very steps of the Python loop, until a game ends (returns how many)
+    or an interrupt (0); -1 if the network gave a non-finite output."""
+    cdef NetScratch s
+    cdef int got, ended
+    cdef double t0
+    net_scratch_bind(&s, f.net, f.net_floats, f.net_ints)
+    while True:
+        _gather_all(proto, f, budget, 0)
+        got = f.lane_leaves[0]
+        if got:
+            t0 = now_monotonic()
+            if not net_forward(f.net, f.obs_p, got, f.net_logits, f.net_values, &s):
+                return -1
+            net_seconds[0] += now_monotonic() - t0
+            _backup_all(proto, f, f.net_logits, f.net_values, False, 0)
+            calls[0] += 1
+            evaluations[0] += got
+        ended = _advance_all(proto, f, budget, temperature_moves)
+        if ended:
+            return ended
+        if interrupt_poll(it):
+            return 0
+
+
+def forest_selfplay_network(PUCTForest f, GameBoard proto, int64_t budget,
+                            int temperature_moves):
+    """Self-play with the attached network in C without the GIL until at
+    least one game ends (``_selfplay_network``).  Returns ``(games ended,
+    evaluator calls, evaluations, network seconds)``; ``ValueError`` if the
+    network gave NaN or infinite outputs (leaves are left pending),
+    ``KeyboardInterrupt`` on Ctrl-C."""
+    cdef interrupt_t it
+    cdef int ended
+    cdef int64_t calls = 0, evaluations = 0
+    cdef double seconds = 0.0
+    if f.net == NULL:
+        raise ValueError("no network attached to this forest (attach_network)")
+    if f.lanes != 1:
+        raise ValueError(f"self-play runs on one lane, this forest has {f.lanes}")
+    interrupt_init(&it, 1, NULL)
+    with nogil:
+        ended = _selfplay_network(&proto.state, f, budget, temperature_moves, &it, &calls,
+                                  &evaluations, &seconds)
+    interrupt_finish(&it)
+    if ended < 0:
+        raise ValueError("the network returned NaN or infinite logits or values")
+    return ended, calls, evaluations, seconds
 
 
 def forest_status(PUCTForest f, GameBoard proto, int slot):

@@ -3,11 +3,11 @@
 operations on its nodes -- selection, expansion with the evaluator's priors,
 back-up, proofs (MCTS-Solver), virtual losses and the root's Dirichlet noise.
 ``puct.pyx`` builds the forests, the leaf gathering and self-play on them."""
-from libc.stdint cimport uint8_t, int16_t, int32_t
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 from libc.math cimport sqrt, log, exp, INFINITY
 
 from ttt_engine._core.core.rng cimport rng_t
-from ttt_engine._core.core.sample cimport sample_gamma
+from ttt_engine._core.core.sample cimport sample_gamma, sample_uniform_open
 from ttt_engine._core.core.sort cimport sort_ints
 from ttt_engine._core.algorithms.game cimport (
     GameState, MAX_MOVES, GAME_DRAW, GAME_WIN_FIRST, game_to_move, game_legal_moves,
@@ -192,3 +192,119 @@ cdef inline void add_pending(PNode* nodes, int32_t node) noexcept nogil:
     while node >= 0:
         nodes[node].pending += 1
         node = nodes[node].parent
+
+
+# ------------------------------------------------------------ Gumbel root search
+cdef struct GumbelParams:
+    int k                   # actions considered at the root (sampled by Gumbel-top-k)
+    double c_visit          # sigma(q) = (c_visit + max N) * c_scale * q
+    double c_scale
+    int n                   # the root children's visit budget (the table's columns)
+    const int32_t* table    # [k + 1, n]: the visit count every considered action
+                            # reaches before simulation s (sequential halving), by
+                            # the number of considered actions
+
+
+cdef inline void gumbel_completed(const PNode* nodes, const PNode* root, const GumbelParams* gp,
+                                  double* sigma) noexcept nogil:
+    """sigma(completed Q) of every root child, for the root's side to move:
+    a visited child's Q, the root's mean value for an unvisited one, both
+    rescaled to [0, 1] by the minimum and maximum over the children (the
+    scale the constants c_visit and c_scale are set for)."""
+    cdef int i, n = root.nchildren
+    cdef int64_t max_n = 0
+    cdef double v = -root.wsum / root.visits if root.visits > 0 else 0.0
+    cdef double lo = INFINITY, hi = -INFINITY, scale
+    cdef const PNode* ch
+    for i in range(n):
+        ch = &nodes[root.first_child + i]
+        sigma[i] = ch.wsum / ch.visits if ch.visits > 0 else v
+        if sigma[i] < lo:
+            lo = sigma[i]
+        if sigma[i] > hi:
+            hi = sigma[i]
+        if ch.visits > max_n:
+            max_n = ch.visits
+    scale = (gp.c_visit + <double>max_n) * gp.c_scale / (hi - lo if hi - lo > 1e-8 else 1e-8)
+    for i in range(n):
+        sigma[i] = (sigma[i] - lo) * scale
+
+
+cdef inline double log_prior(const PNode* nd) noexcept nogil:
+    """The child's logit up to a constant (its prior is their softmax)."""
+    return log(<double>nd.prior) if nd.prior > 1e-30 else log(1e-30)
+
+
+cdef inline int32_t gumbel_select(const PNode* nodes, const PNode* root, const GumbelParams* gp,
+                                  const double* g) noexcept nogil:
+    """The root child to simulate next (sequential halving over the ``k``
+    actions of largest g + logit): among the children whose visits (pending
+    included) equal the schedule's count for this simulation, the one
+    maximising g + logit + sigma(completed Q); the first child of largest
+    score if none does (the schedule is spent)."""
+    cdef double sigma[MAX_MOVES]
+    cdef int i, n = root.nchildren, m = gp.k if gp.k < n else n
+    cdef int64_t s = 0, want = -1, vis
+    cdef double sc, best_sc = -INFINITY, any_sc = -INFINITY
+    cdef int32_t best = -1, any_best = root.first_child
+    cdef const PNode* ch
+    for i in range(n):
+        ch = &nodes[root.first_child + i]
+        s += ch.visits + ch.pending
+    if s < gp.n:
+        want = gp.table[m * gp.n + s]
+    gumbel_completed(nodes, root, gp, sigma)
+    for i in range(n):
+        ch = &nodes[root.first_child + i]
+        sc = g[i] + log_prior(ch) + sigma[i]
+        vis = ch.visits + ch.pending
+        if vis == want and sc > best_sc:
+            best_sc = sc
+            best = root.first_child + i
+        if sc > any_sc:
+            any_sc = sc
+            any_best = root.first_child + i
+    return best if best >= 0 else any_best
+
+
+cdef inline int32_t gumbel_choose(const PNode* nodes, const PNode* root, const GumbelParams* gp,
+                                  const double* g, float* target, const int* actions) noexcept nogil:
+    """After the search: the root child to play (of the most visited, the
+    largest g + logit + sigma(completed Q)), and, if ``target`` is given, the
+    improved policy softmax(logit + sigma(completed Q)) written at each
+    child's action (``actions[i]``)."""
+    cdef double sigma[MAX_MOVES]
+    cdef double e[MAX_MOVES]
+    cdef int i, n = root.nchildren
+    cdef int64_t max_n = 0
+    cdef double sc, best_sc = -INFINITY, hi = -INFINITY, total = 0.0
+    cdef int32_t best = root.first_child
+    cdef const PNode* ch
+    gumbel_completed(nodes, root, gp, sigma)
+    for i in range(n):
+        if nodes[root.first_child + i].visits > max_n:
+            max_n = nodes[root.first_child + i].visits
+    for i in range(n):
+        ch = &nodes[root.first_child + i]
+        e[i] = log_prior(ch) + sigma[i]
+        if e[i] > hi:
+            hi = e[i]
+        if ch.visits == max_n:
+            sc = g[i] + e[i]
+            if sc > best_sc:
+                best_sc = sc
+                best = root.first_child + i
+    if target != NULL:
+        for i in range(n):
+            e[i] = exp(e[i] - hi)
+            total += e[i]
+        for i in range(n):
+            target[actions[i]] = <float>(e[i] / total)
+    return best
+
+
+cdef inline void gumbel_sample(const PNode* root, rng_t* rng, double* g) noexcept nogil:
+    """Fresh Gumbel(0, 1) noise for every root child."""
+    cdef int i
+    for i in range(root.nchildren):
+        g[i] = -log(-log(sample_uniform_open(rng)))
