@@ -122,3 +122,32 @@ def test_bad_k_is_one_line(k):
         selfplay("ttt", UniformEvaluator(), games=2, simulations=4, seed=1, gumbel=True,
                  gumbel_k=k)
     assert "\n" not in str(info.value)
+
+
+def test_training_with_gumbel(tmp_path):
+    from ttt_engine.alphazero import config_for, load_checkpoint, train
+    with pytest.raises(ValueError, match="gumbel_k"):
+        config_for("ttt", gumbel_k=0)
+    with pytest.raises(ValueError, match="gumbel must be True or False"):
+        config_for("ttt", gumbel="yes")
+    recs = []
+    r = train("ttt", out=tmp_path / "g.npz", iterations=1, seed=3, progress=False,
+              log=recs.append, hidden=(16,), games=4, simulations=8, batch_size=16,
+              eval_simulations=2, gumbel=True, gumbel_k=3)
+    assert r.iteration == 1
+    ck = load_checkpoint(tmp_path / "g.ckpt.npz")
+    assert ck.config.gumbel is True and ck.config.gumbel_k == 3
+    # evaluated in C by the counting wrapper, and still counted
+    assert recs[0]["evaluations_per_s"] > 0
+
+
+def test_cli_gumbel_options(tmp_path, cli_env):
+    import subprocess
+    import sys
+    code = ("import sys; from ttt_engine.cli import main; "
+            f"sys.exit(main(['az', 'train', '--out', {str(tmp_path / 'x.npz')!r}, "
+            "'--gumbel', '--gumbel-k', '0']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=cli_env, timeout=300)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "--gumbel-k" in r.stderr and "Traceback" not in r.stderr

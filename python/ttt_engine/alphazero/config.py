@@ -24,6 +24,8 @@ class Config:
     playout_weight: float = 0.0         # weight of random playouts in every leaf value
     mixed_playouts: int = 1             # how many playouts that value averages
     expand_after: int = 0               # visits a leaf is valued by playouts alone first
+    gumbel: bool = False                # Gumbel root search in self-play (no Dirichlet noise)
+    gumbel_k: int = 16                  # root actions it samples and halves
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
     batch_size: int = 256               # SGD minibatch
@@ -98,6 +100,8 @@ def _checked(c):
     for k in ("eval_every", "checkpoint_every", "time"):
         v[k] = _util.check_real(k, getattr(c, k), low=0, low_open=True)
     v["optimizer"] = _util.check_choice("optimizer", c.optimizer, ("adam", "adamw"))
-    if not isinstance(c.augment, (bool, np.bool_)):
-        raise ValueError(f"augment must be True or False, got {c.augment!r}")
+    v["gumbel_k"] = _util.check_int("gumbel_k", c.gumbel_k, min=1, max=256)
+    for k in ("augment", "gumbel"):
+        if not isinstance(getattr(c, k), (bool, np.bool_)):
+            raise ValueError(f"{k} must be True or False, got {getattr(c, k)!r}")
     return dataclasses.replace(c, **v)

@@ -260,7 +260,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             noise_fraction=config.noise_fraction,
                             playout_weight=config.playout_weight,
                             mixed_playouts=config.mixed_playouts,
-                            expand_after=config.expand_after, executor=pool,
+                            expand_after=config.expand_after, gumbel=config.gumbel,
+                            gumbel_k=config.gumbel_k, executor=pool,
                             workers=parts, **board_options_full)
             playing = False
             t_play = _time.perf_counter() - t0

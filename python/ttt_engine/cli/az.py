@@ -45,6 +45,11 @@ HYPER = {
     "--expand-after": dict(type=O.count(0, 1_000_000), metavar="N",
                            help="visits a leaf is valued by playouts alone before it goes "
                                 "to the network"),
+    "--gumbel": dict(action="store_const", const=True,
+                     help="Gumbel root search in self-play (sequential halving, improved "
+                          "policy targets) instead of visit counts and Dirichlet noise"),
+    "--gumbel-k": dict(type=O.count(1, 256), metavar="K",
+                       help="root actions Gumbel search samples (default 16)"),
     "--buffer-size": dict(type=O.count(1, 10**9), metavar="N", help="replay buffer positions"),
     "--batch-size": dict(type=O.count(1, 1_000_000), metavar="N", help="SGD minibatch"),
     "--sample-reuse": dict(type=O.real, metavar="R", help="SGD samples per new position"),
