@@ -6,6 +6,7 @@ import pytest
 
 from ttt_engine import games
 from ttt_engine._core.algorithms import puct as _puct
+from ttt_engine._core.algorithms import puct_selfplay as _puct_selfplay
 from ttt_engine.evaluators import UniformEvaluator
 from ttt_engine.search import _dispatch
 from ttt_engine.selfplay import selfplay
@@ -30,7 +31,7 @@ def _schedule(m, n):
 def _forest(board, trees, sims, k, seed=1):
     f = _puct.PUCTForest(board, trees, 1, 4096, seed, 1.25, 0.0, 1.25, 0.0, 0.25, 0,
                          board.max_plies if hasattr(board, "max_plies") else 9)
-    f.set_gumbel(k, sims)
+    _puct_selfplay.forest_set_gumbel(f, k, sims)
     for slot in range(trees):
         _dispatch(_puct.forest_set_root, f, board, slot)
     return f
@@ -40,7 +41,7 @@ def _forest(board, trees, sims, k, seed=1):
 def test_schedule_is_sequential_halving(m, n):
     board = games.get("ttt").new_board()
     f = _forest(board, 1, n + 1, 16)
-    assert f.gumbel_schedule(m) == _schedule(m, n)
+    assert _puct_selfplay.forest_gumbel_schedule(f, m) == _schedule(m, n)
 
 
 @pytest.mark.parametrize("game,sims,k", [("ttt", 2, 16), ("ttt", 5, 3), ("connect4", 8, 4),
@@ -67,7 +68,7 @@ def _one_move(evaluator, board, trees, sims, k, seed):
             logits, values = evaluator(f.observations[:n].reshape((n,) + shape), f.masks[:n])
             _dispatch(_puct.forest_backup, f, board, np.ascontiguousarray(logits, np.float32),
                       np.ascontiguousarray(values, np.float32))
-        if _dispatch(_puct.forest_advance, f, board, sims, 0) == trees:
+        if _dispatch(_puct_selfplay.forest_advance, f, board, sims, 0) == trees:
             break
         if all(f.records(s)[0] for s in range(trees)):
             break

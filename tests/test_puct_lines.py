@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ttt_engine import connect4, exact, games, search, ttt, uttt
-from ttt_engine._core.algorithms import puct as _puct
+from ttt_engine._core.algorithms import puct_lines as _puct_lines
 from ttt_engine.agents import AZAgent
 from ttt_engine.evaluators import UniformEvaluator
 from ttt_engine.search import PUCT
@@ -28,7 +28,7 @@ class FlatEvaluator:
 def merged_children(forests, path):
     """The children of the node ``path`` leads to, ``(move, visits, wsum,
     proven)`` summed over the trees that have it expanded."""
-    got = [c for c in (f.children_of(0, path) for f in forests) if c]
+    got = [c for c in (_puct_lines.forest_children_of(f, 0, path) for f in forests) if c]
     if not got:
         return []
     out = []
@@ -134,8 +134,8 @@ def test_root_parallel_lines_follow_the_merged_counts():
     assert lines[0][0]["move"] == move
     check_first_steps(lines, children)
     # the merged counts are more than any one tree's
-    assert lines[0][1]["visits"] > max(max(c[1] for c in p._forest.children_of(
-        0, [lines[0][0]["move"]])) for p in trees)
+    assert lines[0][1]["visits"] > max(max(c[1] for c in _puct_lines.forest_children_of(
+        p._forest, 0, [lines[0][0]["move"]])) for p in trees)
     # one search's own lines are those of its tree alone
     assert merge_puct_lines(trees[:1], k=4, depth=10) == trees[0].lines(k=4, depth=10)
     # a tree of another position is left out
@@ -195,12 +195,12 @@ def test_no_lines_without_a_search():
     p.reset()
     assert p.lines() == []
     assert merge_puct_lines([]) == []
-    assert _puct.forest_lines([], 0, None, 4) == []
+    assert _puct_lines.forest_lines([], 0, None, 4) == []
 
 
 @pytest.mark.parametrize("kw, name", [
     ({"k": 0}, "k"), ({"k": -2}, "k"), ({"k": "all"}, "k"), ({"k": 1.5}, "k"),
-    ({"depth": 0}, "depth"), ({"depth": int(_puct.MAX_LINE) + 1}, "depth"),
+    ({"depth": 0}, "depth"), ({"depth": int(_puct_lines.MAX_LINE) + 1}, "depth"),
     ({"depth": None}, "depth"), ({"depth": "deep"}, "depth"),
 ])
 def test_bad_arguments_are_one_line_errors(kw, name):
@@ -213,7 +213,7 @@ def test_bad_arguments_are_one_line_errors(kw, name):
         merge_puct_lines([p], **kw)
     args = {"k": None, "depth": 4, **kw}
     with pytest.raises(ValueError, match=f"^{name}"):
-        _puct.forest_lines([p._forest], 0, args["k"], args["depth"])
+        _puct_lines.forest_lines([p._forest], 0, args["k"], args["depth"])
     assert len(p.lines()) == 9                          # still usable
 
 
@@ -222,11 +222,11 @@ def test_bad_slots_are_one_line_errors():
     p.search(ttt.Board(), simulations=100)
     for slot in (1, -1):
         with pytest.raises(ValueError, match="^slot"):
-            _puct.forest_lines([p._forest], slot, None, 4)
+            _puct_lines.forest_lines([p._forest], slot, None, 4)
         with pytest.raises(ValueError, match="^slot"):
-            p._forest.children_of(slot, [])
+            _puct_lines.forest_children_of(p._forest, slot, [])
     with pytest.raises(TypeError, match="PUCTForest"):
-        _puct.forest_lines([p], 0, None, 4)
+        _puct_lines.forest_lines([p], 0, None, 4)
 
 
 @pytest.mark.parametrize("engine, options", [

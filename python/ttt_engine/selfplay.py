@@ -249,6 +249,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                     noise_fraction, max_nodes, playout_weight, mixed_playouts, expand_after,
                     gumbel, gumbel_k):
     from ttt_engine._core.algorithms import puct as _puct
+    from ttt_engine._core.algorithms import puct_selfplay as _puct_selfplay
     from ttt_engine.evaluators import UniformEvaluator, call_evaluator, check_output
     from ttt_engine.search import _dispatch
     par = check_int("parallel", parallel if parallel is not None else min(n_games, 256),
@@ -281,7 +282,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     f.set_playout_weight(playout_weight, mixed_playouts)
     f.set_expand_after(expand_after)
     if gumbel:
-        f.set_gumbel(gumbel_k, sims)
+        _puct_selfplay.forest_set_gumbel(f, gumbel_k, sims)
     compiled = None if native else getattr(evaluator, "compiled", None)
     if compiled is not None:
         check = getattr(evaluator, "check_board", None)
@@ -309,8 +310,8 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     try:
         while finished < n_games:
             if compiled is not None:
-                ended, c, e, te = _dispatch(_puct.forest_selfplay_network, f, proto, sims,
-                                            temperature_moves)
+                ended, c, e, te = _dispatch(_puct_selfplay.forest_selfplay_network, f, proto,
+                                            sims, temperature_moves)
                 calls += c
                 evaluations += e
                 eval_time += te
@@ -329,8 +330,8 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                     _puct.forest_backup(f, proto, logits, values)
                     calls += 1
                     evaluations += n
-            if compiled is None and _puct.forest_advance(f, proto, sims,
-                                                         temperature_moves) == 0:
+            if compiled is None and _puct_selfplay.forest_advance(f, proto, sims,
+                                                                  temperature_moves) == 0:
                 continue
             for slot in range(par):
                 gid = slot_game[slot]

@@ -481,8 +481,9 @@ def merge_puct_lines(searches, k=None, depth=16):
     without a tree, or whose last root is another position, is left out;
     ``[]`` if none is left.  Every search is held exclusive while its tree is
     read (``RuntimeError`` if one is searching in another thread)."""
+    from ttt_engine._core.algorithms import puct_lines as _puct_lines
     k = None if k is None else check_int("k", k, min=1)
-    depth = check_int("depth", depth, min=1, max=int(_puct.MAX_LINE))
+    depth = check_int("depth", depth, min=1, max=int(_puct_lines.MAX_LINE))
     searches = list({id(s): s for s in searches}.values())
     return _holding(searches, lambda: _read_lines(searches, k, depth))
 
@@ -495,12 +496,13 @@ def _holding(searches, fn):
 
 
 def _read_lines(searches, k, depth):
+    from ttt_engine._core.algorithms import puct_lines as _puct_lines
     held = [s for s in searches if s._root is not None]
     if not held:
         return []
     same = [s for s in held if s._key == held[0]._key and s._root == held[0]._root]
     return [[{"move": m, "visits": v, "mean": q, "proven": p} for m, v, q, p in line]
-            for line in _puct.forest_lines([s._forest for s in same], 0, k, depth)]
+            for line in _puct_lines.forest_lines([s._forest for s in same], 0, k, depth)]
 
 
 def _puct_part(puct, board, sims, seconds, stop):

@@ -38,20 +38,17 @@ Neither does a network attached to the forest (``attach_network``, the
 packed weights of ``ttt_engine.network.Network``): ``forest_run_network``
 runs a lane's gather / forward pass (``network.pxd``) / backup loop without
 the GIL, with that lane's own buffers, so every thread of a tree-parallel
-search evaluates at once.  Self-play
-(``forest_advance``) records each root's planes and visit distribution,
-plays a move (sampled in proportion to the visits for the first
-``temperature_moves`` plies, then the most visited), keeps the chosen subtree
-and stirs Dirichlet noise into the next root's priors.
+search evaluates at once.
+
+Self-play and Gumbel root search are in puct_selfplay.pyx, the read-only
+walk of principal variations in puct_lines.pyx; puct.pxd is the interface
+they use (the forest's fields and the gather / backup steps).
 """
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
-from libc.string cimport memset
 from libc.stdlib cimport malloc, free
 from cpython.pycapsule cimport PyCapsule_GetPointer
 cimport numpy as cnp
 import numpy as np
-
-from ttt_engine._util import check_int
 
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline_passed
@@ -65,7 +62,6 @@ from ttt_engine._core.algorithms.game cimport (
     game_to_move, game_make, game_status, game_playout, game_init_tables, game_playout_decisive,
 )
 from ttt_engine._core.algorithms.mcts cimport PLAYOUT_DECISIVE
-from ttt_engine._core.algorithms.mcts import MAX_LINE
 from ttt_engine._core.algorithms.game_actions cimport (
     game_move_to_action, game_write_planes,
 )
@@ -76,7 +72,7 @@ from ttt_engine._core.algorithms.network cimport (
 )
 from ttt_engine._core.algorithms.puct_tree cimport (
     PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
-    add_noise, add_pending, GumbelParams, gumbel_select, gumbel_choose, gumbel_sample,
+    add_noise, add_pending, GumbelParams, gumbel_select, gumbel_sample,
 )
 
 cnp.import_array()
@@ -312,51 +308,7 @@ cdef class PUCTForest:
 
     Created and driven by ``ttt_engine.search.PUCT`` and
     ``ttt_engine.selfplay``, which keep it to one caller at a time; the
-    ``forest_*`` functions below do the work."""
-    cdef PParams p
-    cdef PNode* arena
-    cdef PNode* arena2
-    cdef PTree* trees
-    cdef rng_t* rngs
-    cdef void* roots             # n GameState
-    cdef void* leaf_states       # n * k GameState
-    cdef size_t state_size
-    cdef int32_t* leaf_nodes     # n * k (times lanes)
-    cdef int32_t* leaf_slot      # n * k (times lanes)
-    cdef double* leaf_values     # n * k (times lanes): the leaves' values during a backup
-    cdef int32_t* lane_leaves    # leaves gathered in each lane
-    cdef int lock                # held while a lane changes the tree (lanes > 1)
-    cdef int64_t* done           # simulations of each tree's current search
-    cdef uint8_t* active
-    cdef uint8_t* noise_due      # the root's priors still need their noise
-    cdef int32_t* ply
-    cdef int32_t* nrec
-    cdef int8_t* rec_player
-    cdef readonly int n, k, obs_size, num_actions, max_record, lanes
-    cdef readonly int32_t cap
-    cdef readonly uint64_t seed
-    cdef readonly object observations   # int8 [n * k, obs_size]
-    cdef readonly object masks          # bool [n * k, num_actions]
-    cdef readonly object rec_obs        # int8 [n, max_record, obs_size]
-    cdef readonly object rec_mask       # bool [n, max_record, num_actions]
-    cdef readonly object rec_policy     # float32 [n, max_record, num_actions]
-    cdef object _rec_player, _nrec, _ply
-    cdef int8_t* obs_p
-    cdef uint8_t* mask_p
-    cdef int8_t* rec_obs_p
-    cdef uint8_t* rec_mask_p
-    cdef float* rec_policy_p
-    cdef object net_owner        # the CompiledNetwork attached (keeps its model alive)
-    cdef const NetModel* net
-    cdef float* net_floats       # per lane: the forward pass's scratch,
-    cdef int32_t* net_ints
-    cdef float* net_logits       # its logits [n * k, num_actions]
-    cdef float* net_values       # and values [n * k]
-    cdef bint gumbel             # self-play with Gumbel root search (set_gumbel)
-    cdef GumbelParams gp
-    cdef int32_t* gumbel_table   # gp.table
-    cdef size_t gumbel_table_size
-    cdef double* gumbel_g        # n * MAX_MOVES: each root's Gumbel noise
+    ``forest_*`` functions do the work; its fields are declared in puct.pxd."""
 
     # The pointer fields start NULL (Cython zero-fills a new object), which
     # __dealloc__ relies on if __init__ fails half-way.
@@ -479,60 +431,6 @@ cdef class PUCTForest:
         self.net = m
         self.net_owner = compiled
 
-    def set_gumbel(self, int k, int64_t budget, double c_visit=50.0, double c_scale=1.0):
-        """Self-play with Gumbel root search (Danihelka et al., 2022): each
-        move's search starts from an empty tree, samples ``k`` root actions
-        by Gumbel-top-k, shares the root's ``budget`` - 1 child visits among
-        them by sequential halving, plays the best and records the improved
-        policy (``forest_advance``).  No Dirichlet noise; validated by the
-        Python layer (k >= 1, budget >= 1, n trees of one lane)."""
-        cdef int n = <int>max(budget - 1, 1), m, i, j, log2m, extra, considered, length
-        cdef int32_t* table
-        cdef int32_t visits[MAX_MOVES]
-        k = min(k, MAX_MOVES)
-        table = <int32_t*>malloc(<size_t>(k + 1) * n * sizeof(int32_t))
-        if self.gumbel_g == NULL:
-            self.gumbel_g = <double*>malloc(<size_t>self.n * MAX_MOVES * sizeof(double))
-        if table == NULL or self.gumbel_g == NULL:
-            free(table)
-            raise MemoryError()
-        # row m: sequential halving over m actions, ceil(log2 m) phases; a
-        # phase gives each of the actions left max(1, n / (phases * left))
-        # more visits, then keeps the better half (at least 2)
-        for m in range(k + 1):
-            length = 0
-            if m <= 1:
-                while length < n:
-                    table[m * n + length] = length
-                    length += 1
-                continue
-            log2m = 0
-            while (1 << log2m) < m:
-                log2m += 1
-            memset(visits, 0, sizeof(visits))
-            considered = m
-            while length < n:
-                extra = max(1, n // (log2m * considered))
-                for j in range(extra):
-                    for i in range(considered):
-                        if length < n:
-                            table[m * n + length] = visits[i]
-                            length += 1
-                        visits[i] += 1
-                considered = max(2, considered // 2)
-        free(self.gumbel_table)
-        self.gumbel_table = table
-        self.gp = GumbelParams(k=k, c_visit=c_visit, c_scale=c_scale, n=n, table=table)
-        self.gumbel = True
-        self.p.alpha = 0.0
-
-    def gumbel_schedule(self, int m):
-        """The visit count each of ``m`` considered actions has reached
-        before each root simulation (a copy of the table's row)."""
-        if not self.gumbel or not 0 <= m <= self.gp.k:
-            raise ValueError(f"no Gumbel schedule for {m} actions")
-        return [int(self.gumbel_table[m * self.gp.n + j]) for j in range(self.gp.n)]
-
     def set_playout_weight(self, double weight, int playouts=1):
         """Weight of the mean result of ``playouts`` random playouts in every
         evaluated leaf's value."""
@@ -600,34 +498,6 @@ cdef class PUCTForest:
         cdef int c = self.nrec[slot]
         return c, self._rec_player[slot, :c].copy()
 
-    def children_of(self, slot, path):
-        """``[(move, visits, mean, proven), ...]`` for the children of the node
-        of tree ``slot`` reached from its root by the moves of ``path``, in
-        move order (``mean`` and ``proven`` for the player who made the
-        child's move); ``[]`` if that node is unexpanded, None if the path
-        leaves the tree.  Read-only: the slow reference of ``forest_lines``."""
-        cdef PTree* t = &self.trees[check_int("slot", slot, min=0, max=self.n - 1)]
-        cdef int32_t node = 0, k
-        cdef PNode* nd
-        for m in path:
-            nd = &t.nodes[node]
-            if nd.first_child < 0:
-                return None
-            for k in range(nd.first_child, nd.first_child + nd.nchildren):
-                if t.nodes[k].move == m:
-                    node = k
-                    break
-            else:
-                return None
-        nd = &t.nodes[node]
-        if nd.first_child < 0:
-            return []
-        return [(int(t.nodes[k].move), int(t.nodes[k].visits),
-                 t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
-                 int(t.nodes[k].proven))
-                for k in range(nd.first_child, nd.first_child + nd.nchildren)]
-
-
 def state_size(GameBoard board):
     """Bytes of the board's C state."""
     return sizeof(board.state)
@@ -682,7 +552,7 @@ cdef inline void _root_noise(PUCTForest f, int i, rng_t* rng) noexcept nogil:
     f.noise_due[i] = 0
 
 
-cdef void _gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil:
+cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil:
     cdef GameState* roots = <GameState*>f.roots
     cdef size_t base = <size_t>lane * f.n * f.k      # the lane's first row
     cdef GameState* leaves = <GameState*>f.leaf_states + base
@@ -721,12 +591,12 @@ def forest_gather(PUCTForest f, GameBoard proto, int64_t budget, int lane=0):
     if not 0 <= lane < f.lanes:
         raise ValueError(f"lane {lane} of a forest with {f.lanes} lanes")
     with nogil:
-        _gather_all(&proto.state, f, budget, lane)
+        gather_all(&proto.state, f, budget, lane)
     return f.lane_leaves[lane]
 
 
-cdef void _backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
-                      bint uniform, int lane) noexcept nogil:
+cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
+                     bint uniform, int lane) noexcept nogil:
     cdef size_t base = <size_t>lane * f.n * f.k
     cdef GameState* leaves = <GameState*>f.leaf_states + base
     cdef int32_t* leaf_nodes = f.leaf_nodes + base
@@ -770,7 +640,7 @@ def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
     if logits is not None:
         lp = &logits[0, 0]
     with nogil:
-        _backup_all(&proto.state, f, lp, &values[0], lp == NULL, lane)
+        backup_all(&proto.state, f, lp, &values[0], lp == NULL, lane)
 
 
 cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
@@ -786,7 +656,7 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
                      f.net_ints + lane * net_scratch_ints(f.net))
     while f.done[0] < budget:
-        _gather_all(proto, f, budget, lane)
+        gather_all(proto, f, budget, lane)
         got = f.lane_leaves[lane]
         if got == 0 and f.trees[0].nodes[0].proven != 0:
             break                   # solved (the solver): nothing left to learn
@@ -794,7 +664,7 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
             if not net_forward(f.net, f.obs_p + base * f.obs_size, got,
                                f.net_logits + base * f.num_actions, f.net_values + base, &s):
                 return -1
-            _backup_all(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
+            backup_all(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
                         False, lane)
             calls[0] += 1
             evaluations[0] += got
@@ -884,127 +754,6 @@ def forest_native(PUCTForest f, GameBoard proto, int64_t budget, double time_lim
     return sims, now_monotonic() - t0
 
 
-cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
-                      int temperature_moves) noexcept nogil:
-    """Self-play: every active tree whose search reached ``budget`` records its
-    root, plays a move and keeps that subtree.  Returns how many games ended."""
-    cdef GameState* roots = <GameState*>f.roots
-    cdef int i, move, r, a, ended = 0
-    cdef int32_t k
-    cdef PTree* t
-    cdef PNode* root
-    cdef int64_t total
-    cdef float* pol = NULL
-    cdef size_t row
-    cdef int actions[MAX_MOVES]
-    for i in range(f.n):
-        if not f.active[i] or f.done[i] < budget:
-            continue
-        t = &f.trees[i]
-        root = &t.nodes[0]
-        r = f.nrec[i]
-        if r < f.max_record:
-            row = <size_t>i * f.max_record + r
-            game_write_planes(&roots[i], f.rec_obs_p + row * f.obs_size,
-                              f.rec_mask_p + row * f.num_actions)
-            f.rec_player[row] = <int8_t>game_to_move(&roots[i])
-            pol = f.rec_policy_p + row * f.num_actions
-            memset(pol, 0, f.num_actions * sizeof(float))
-            total = 0
-            for k in range(root.first_child, root.first_child + root.nchildren):
-                total += t.nodes[k].visits
-            if f.gumbel:
-                pass                # the improved policy, written below
-            elif total > 0:
-                for k in range(root.first_child, root.first_child + root.nchildren):
-                    a = game_move_to_action(&roots[i], t.nodes[k].move)
-                    pol[a] = <float>(<double>t.nodes[k].visits / <double>total)
-            f.nrec[i] = r + 1
-        else:
-            pol = NULL
-        if f.gumbel and root.first_child >= 0:
-            for k in range(root.nchildren):
-                actions[k] = game_move_to_action(&roots[i], t.nodes[root.first_child + k].move)
-            move = t.nodes[gumbel_choose(t.nodes, root, &f.gp, f.gumbel_g + <size_t>i * MAX_MOVES,
-                                         pol, actions)].move
-        else:
-            move = choose_move(t, f.ply[i] < temperature_moves, &f.rngs[i])
-        game_make(&roots[i], move)
-        f.ply[i] += 1
-        if f.gumbel:
-            tree_clear(t)           # sequential halving starts from an empty root
-        else:
-            advance_root(t, move)
-        f.done[i] = 0
-        f.noise_due[i] = f.gumbel or f.p.alpha > 0.0
-        if game_status(&roots[i]) != GAME_ONGOING:
-            f.active[i] = 0
-            ended += 1
-    return ended
-
-
-def forest_advance(PUCTForest f, GameBoard proto, int64_t budget, int temperature_moves):
-    """See ``_advance_all``; returns how many games ended."""
-    cdef int ended
-    with nogil:
-        ended = _advance_all(&proto.state, f, budget, temperature_moves)
-    return ended
-
-
-cdef int _selfplay_network(GameState* proto, PUCTForest f, int64_t budget,
-                           int temperature_moves, interrupt_t* it, int64_t* calls,
-                           int64_t* evaluations, double* net_seconds) noexcept nogil:
-    """Self-play steps -- gather one batch over the trees, evaluate it with
-    the attached network, back it up, advance the trees at their budget --
-    the very steps of the Python loop, until a game ends (returns how many)
-    or an interrupt (0); -1 if the network gave a non-finite output."""
-    cdef NetScratch s
-    cdef int got, ended
-    cdef double t0
-    net_scratch_bind(&s, f.net, f.net_floats, f.net_ints)
-    while True:
-        _gather_all(proto, f, budget, 0)
-        got = f.lane_leaves[0]
-        if got:
-            t0 = now_monotonic()
-            if not net_forward(f.net, f.obs_p, got, f.net_logits, f.net_values, &s):
-                return -1
-            net_seconds[0] += now_monotonic() - t0
-            _backup_all(proto, f, f.net_logits, f.net_values, False, 0)
-            calls[0] += 1
-            evaluations[0] += got
-        ended = _advance_all(proto, f, budget, temperature_moves)
-        if ended:
-            return ended
-        if interrupt_poll(it):
-            return 0
-
-
-def forest_selfplay_network(PUCTForest f, GameBoard proto, int64_t budget,
-                            int temperature_moves):
-    """Self-play with the attached network in C without the GIL until at
-    least one game ends (``_selfplay_network``).  Returns ``(games ended,
-    evaluator calls, evaluations, network seconds)``; ``ValueError`` if the
-    network gave NaN or infinite outputs (leaves are left pending),
-    ``KeyboardInterrupt`` on Ctrl-C."""
-    cdef interrupt_t it
-    cdef int ended
-    cdef int64_t calls = 0, evaluations = 0
-    cdef double seconds = 0.0
-    if f.net == NULL:
-        raise ValueError("no network attached to this forest (attach_network)")
-    if f.lanes != 1:
-        raise ValueError(f"self-play runs on one lane, this forest has {f.lanes}")
-    interrupt_init(&it, 1, NULL)
-    with nogil:
-        ended = _selfplay_network(&proto.state, f, budget, temperature_moves, &it, &calls,
-                                  &evaluations, &seconds)
-    interrupt_finish(&it)
-    if ended < 0:
-        raise ValueError("the network returned NaN or infinite logits or values")
-    return ended, calls, evaluations, seconds
-
-
 def forest_status(PUCTForest f, GameBoard proto, int slot):
     """Game status (``GAME_*``) of tree ``slot``'s root position."""
     return game_status(&_roots(f, &proto.state)[slot])
@@ -1039,186 +788,3 @@ def forest_best_move(PUCTForest f, int slot):
     if t.nodes[0].first_child < 0:
         return None
     return choose_move(t, False, NULL)
-
-
-# ------------------------------------------------------------ principal variations
-cdef struct LineStep:
-    int64_t visits          # summed over the trees that hold the node
-    double wsum
-    int32_t move
-    int8_t proven           # +1 / -1 proven in any tree (proofs are exact), else 0
-
-
-cdef inline void child_sum(PNode** trees, const int32_t* first, int ntrees, int j,
-                           LineStep* out) noexcept nogil:
-    """Child ``j`` of the block at ``first[i]`` in every tree that holds the
-    block (``first[i] >= 0``), its counts summed.  ``expand`` writes a
-    position's children in ascending move order, so the blocks of one
-    position line up index by index in every tree."""
-    cdef int i
-    cdef const PNode* nd
-    out.visits = 0
-    out.wsum = 0.0
-    out.proven = 0
-    out.move = -1
-    for i in range(ntrees):
-        if first[i] < 0:
-            continue
-        nd = &trees[i][first[i] + j]
-        if out.move < 0:
-            out.move = nd.move
-        out.visits += nd.visits
-        out.wsum += nd.wsum
-        if out.proven == 0:
-            out.proven = nd.proven
-
-
-cdef inline bint step_better(const LineStep* a, const LineStep* b) noexcept nogil:
-    """``choose_move``'s order: a proven win first, proven losses last, then
-    more visits (ties go to the earlier child, which the caller keeps)."""
-    if a.proven != b.proven:
-        return a.proven > b.proven
-    return a.visits > b.visits
-
-
-cdef inline int pick_child(PNode** trees, const int32_t* first, int ntrees, int n,
-                           const uint8_t* taken, bint visited, LineStep* best) noexcept nogil:
-    """Index of the best of the ``n`` children at ``first`` (ties: the first
-    in move order), skipping those marked in ``taken`` (may be NULL) and, with
-    ``visited``, those never visited; -1 if none is left."""
-    cdef int j, b = -1
-    cdef LineStep cand
-    for j in range(n):
-        if taken != NULL and taken[j]:
-            continue
-        child_sum(trees, first, ntrees, j, &cand)
-        if visited and cand.visits == 0:
-            continue
-        if b < 0 or step_better(&cand, best):
-            b = j
-            best[0] = cand
-    return b
-
-
-cdef int line_from(PNode** trees, const int32_t* root_first, int32_t* cur, int ntrees, int j,
-                   int depth, LineStep* out) noexcept nogil:
-    """The line that starts with root child ``j``: from there, the best
-    visited child at each node, to ``depth`` steps or a node no tree has
-    expanded (a leaf, a finished game, a proven node); written to ``out``,
-    returns its length."""
-    cdef int i, n, length = 0
-    cdef const PNode* nd
-    cdef LineStep best
-    for i in range(ntrees):
-        cur[i] = root_first[i]
-    while True:
-        child_sum(trees, cur, ntrees, j, &out[length])
-        length += 1
-        if length >= depth:
-            break
-        n = -1                      # the chosen child's block in each tree holding one
-        for i in range(ntrees):
-            if cur[i] < 0:
-                continue
-            nd = &trees[i][cur[i] + j]
-            if nd.first_child < 0 or (n >= 0 and nd.nchildren != n):
-                cur[i] = -1
-                continue
-            n = nd.nchildren
-            cur[i] = nd.first_child
-        if n <= 0:
-            break
-        j = pick_child(trees, cur, ntrees, n, NULL, True, &best)
-        if j < 0:
-            break
-    return length
-
-
-cdef int root_block(PNode** trees, int ntrees, int32_t* first) noexcept nogil:
-    """The root's child block in each tree (``first[i]``, -1 where its root
-    is unexpanded); returns the number of root children."""
-    cdef int i, n = -1
-    for i in range(ntrees):
-        first[i] = -1
-        if trees[i][0].first_child < 0:
-            continue
-        if n < 0:
-            n = trees[i][0].nchildren
-        if trees[i][0].nchildren == n:
-            first[i] = trees[i][0].first_child
-    return max(n, 0)
-
-
-def forest_lines(forests, slot, k, depth):
-    """The principal variations of tree ``slot`` of each of ``forests``
-    (trees of one position: the root-parallel trees of one search, or a
-    single one): for the ``k`` best root moves (all with None;
-    ``forest_best_move``'s order on the counts summed over the trees), the
-    line below each, at most ``depth`` moves, following at every node the
-    visited child with the most visits summed over the trees that hold the
-    node (a proven win first, proven losses last; ties: the first in move
-    order).  Returns a list of lines, best first, each a list of ``(move,
-    visits, mean, proven)``: ``mean`` in [-1, 1] and ``proven`` (+1 win, -1
-    loss, 0 unknown) for the player who made the move.  Read-only; the
-    caller keeps searches off the trees meanwhile (``search.PUCT`` does)."""
-    cdef list fs = list(forests)
-    cdef int ntrees = len(fs), i, j, n, nl, line
-    cdef int kk = MAX_MOVES if k is None else min(check_int("k", k, min=1), MAX_MOVES)
-    cdef int dd = check_int("depth", depth, min=1, max=MAX_LINE)
-    cdef int s = check_int("slot", slot, min=0)
-    cdef PUCTForest f
-    cdef PNode** ptrs
-    cdef int32_t* first
-    cdef int32_t* cur
-    cdef int32_t lengths[MAX_MOVES]
-    cdef uint8_t taken[MAX_MOVES]
-    cdef LineStep* out
-    cdef LineStep best
-    for i in range(ntrees):
-        if not isinstance(fs[i], PUCTForest):
-            raise TypeError(f"forest_lines reads PUCTForest objects, got {type(fs[i]).__name__}")
-        if s >= (<PUCTForest>fs[i]).n:
-            raise ValueError(f"slot must be below {(<PUCTForest>fs[i]).n}, the forest's trees; "
-                             f"got {s}")
-    if ntrees == 0:
-        return []
-    ptrs = <PNode**>malloc(ntrees * sizeof(PNode*))
-    first = <int32_t*>malloc(2 * ntrees * sizeof(int32_t))
-    if ptrs == NULL or first == NULL:
-        free(ptrs)
-        free(first)
-        raise MemoryError("forest_lines: no memory for the tree table")
-    cur = first + ntrees
-    out = NULL
-    try:
-        for i in range(ntrees):
-            f = fs[i]
-            ptrs[i] = f.trees[s].nodes
-        n = root_block(ptrs, ntrees, first)
-        nl = min(kk, n)
-        if nl == 0:
-            return []
-        out = <LineStep*>malloc(<size_t>nl * dd * sizeof(LineStep))
-        if out == NULL:
-            raise MemoryError(f"forest_lines: no memory for {nl} lines of {dd} moves")
-        with nogil:
-            memset(taken, 0, sizeof(taken))
-            for line in range(nl):
-                j = pick_child(ptrs, first, ntrees, n, taken, False, &best)
-                taken[j] = 1
-                lengths[line] = line_from(ptrs, first, cur, ntrees, j, dd,
-                                          out + <size_t>line * dd)
-        result = []
-        for line in range(nl):
-            steps = []
-            for i in range(lengths[line]):
-                best = out[<size_t>line * dd + i]
-                steps.append((int(best.move), int(best.visits),
-                              best.wsum / best.visits if best.visits else 0.0,
-                              int(best.proven)))
-            result.append(steps)
-        return result
-    finally:
-        free(out)
-        free(first)
-        free(ptrs)
