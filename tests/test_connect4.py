@@ -248,21 +248,21 @@ BLOCK = [0, 1, 0, 1, 0]
 
 
 def test_decisive_policy_wins_blocks_else_random():
-    from ttt_engine._core.algorithms import mcts as _mcts
+    from ttt_engine._core.algorithms import policy_playout as _policy
     assert GAME.playouts == ("random", "decisive")
     win, block = board_of(WIN_NOW), board_of(BLOCK)
     # X wins in column a; O (to move in BLOCK) must block column a
-    assert {_mcts.policy_move(win, seed, "decisive") for seed in range(30)} == {0}
-    assert {_mcts.policy_move(block, seed, "decisive") for seed in range(30)} == {0}
+    assert {_policy.policy_move(win, seed, "decisive") for seed in range(30)} == {0}
+    assert {_policy.policy_move(block, seed, "decisive") for seed in range(30)} == {0}
     # a win beats a block: X threatens a4 (a1-a3), O threatens g4 (g1-g3); X to move
     both = board_of([0, 6, 0, 6, 0, 6])
-    assert {_mcts.policy_move(both, seed, "decisive") for seed in range(30)} == {0}
+    assert {_policy.policy_move(both, seed, "decisive") for seed in range(30)} == {0}
     # nothing to win or block: uniformly random
     quiet = board_of([3, 3])
-    assert len({_mcts.policy_move(quiet, seed, "decisive") for seed in range(60)}) == 7
+    assert len({_policy.policy_move(quiet, seed, "decisive") for seed in range(60)}) == 7
     # from a won position every decisive playout wins; random ones often do not
-    assert _mcts.policy_playouts(win, 200, 3, "decisive") == (0, 200, 0, 0)
-    assert _mcts.policy_playouts(win, 200, 3, "random")[1] < 200
+    assert _policy.policy_playouts(win, 200, 3, "decisive") == (0, 200, 0, 0)
+    assert _policy.policy_playouts(win, 200, 3, "random")[1] < 200
 
 
 def test_registry_entry():

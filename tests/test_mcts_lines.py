@@ -6,6 +6,7 @@ import pytest
 
 from ttt_engine import connect4, exact, ttt, uttt
 from ttt_engine._core.algorithms import mcts as _mcts
+from ttt_engine._core.algorithms import mcts_lines as _mcts_lines
 from ttt_engine.search import MCTS
 
 
@@ -151,7 +152,7 @@ def test_no_lines_without_a_search():
     assert len(m.lines()) == 9
     m.reset()
     assert m.lines() == []
-    assert _mcts.mcts_lines([], None, 4) == []
+    assert _mcts_lines.mcts_lines([], None, 4) == []
 
 
 @pytest.mark.parametrize("kw, name", [
@@ -167,5 +168,5 @@ def test_bad_arguments_are_one_line_errors(kw, name):
     assert str(e.value).startswith(name) and "\n" not in str(e.value)
     args = {"k": None, "depth": 4, **kw}
     with pytest.raises(ValueError, match=f"^{name}"):
-        _mcts.mcts_lines(m._trees, args["k"], args["depth"])
+        _mcts_lines.mcts_lines(m._trees, args["k"], args["depth"])
     assert len(m.lines()) == 9                          # still usable

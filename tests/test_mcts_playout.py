@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from ttt_engine import _parallel, clobber, engines, games, quixo, uttt
 from ttt_engine import Board as TTTBoard
-from ttt_engine._core.algorithms import mcts as _mcts
+from ttt_engine._core.algorithms import policy_playout as _policy
 from ttt_engine.agents import AZAgent, MCTSAgent
 from ttt_engine.evaluators import UniformEvaluator
 from ttt_engine.search import MCTS, PUCT
@@ -55,7 +55,7 @@ def test_uttt_decisive_and_anti_decisive_moves():
     checked = {"win": 0, "safe": 0}
     for i, b in enumerate(_random_positions(uttt.Board, 400, seed=1, min_plies=30)):
         moves = list(b.legal_moves)
-        m = _mcts.policy_move(b, i, "decisive")
+        m = _policy.policy_move(b, i, "decisive")
         assert m in moves
         if any(_wins_at_once(b, x) for x in moves):
             assert _wins_at_once(b, m)
@@ -74,7 +74,7 @@ def _decisive_policy_moves(boards):
     out, wins = [], 0
     for i, b in enumerate(boards):
         moves = list(b.legal_moves)
-        m = _mcts.policy_move(b, i, "decisive")
+        m = _policy.policy_move(b, i, "decisive")
         assert m in moves
         if any(_wins_at_once(b, x) for x in moves):
             assert _wins_at_once(b, m)
@@ -116,9 +116,9 @@ def test_decisive_playouts_win_a_won_position():
     # playout always takes the win, from every random stream
     b = _position_won_in_one(5)
     first = 1 if b.to_move == "X" else 2
-    counts = _mcts.policy_playouts(b, 200, 3, "decisive")
+    counts = _policy.policy_playouts(b, 200, 3, "decisive")
     assert counts[first] == 200
-    rand = _mcts.policy_playouts(b, 200, 3, "random")
+    rand = _policy.policy_playouts(b, 200, 3, "random")
     assert sum(rand) == 200 and rand[0] == 0
 
 

@@ -302,11 +302,13 @@ class MCTS(_OneSearchAtATime):
         return self._exclusive(self._lines, k, depth)
 
     def _lines(self, k, depth):
+        # loaded on first use: a search that never reads its lines never loads it
+        from ttt_engine._core.algorithms import mcts_lines as _mcts_lines
         if self._root is None:
             return []
         return [[{"move": m, "visits": int(v), "mean": float(q), "proven": int(p)}
                  for m, v, q, p in line]
-                for line in _mcts.mcts_lines(self._trees, k, depth)]
+                for line in _mcts_lines.mcts_lines(self._trees, k, depth)]
 
     @property
     def stats(self):

@@ -21,9 +21,7 @@ descendants (a few plies deep, matched by ``game_hash`` and side to move) and
 compacts that subtree, breadth first, into the second arena, which then
 becomes the live one; everything else is dropped.
 """
-from libc.stdint cimport int32_t, int16_t, int8_t, int64_t, uint64_t
-from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.stdint cimport int32_t, int16_t, int8_t, uint64_t
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from libc.math cimport sqrtf, logf
 from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline_passed
@@ -36,11 +34,9 @@ from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, undo_t, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW,
     game_to_move, game_legal_moves, game_make, game_unmake, game_status, game_hash,
-    game_playout, game_random_move,
 )
-from ttt_engine._core.algorithms.game cimport (
-    game_init_tables, game_playout_decisive, game_decisive_move,
-)
+from ttt_engine._core.algorithms.game cimport game_init_tables
+from ttt_engine._core.algorithms.policy_playout cimport policy_playout
 from ttt_engine._core.algorithms.game_actions cimport game_move_to_action, game_write_planes
 from libc.math cimport expf
 from libc.stdint cimport uint8_t, uint16_t
@@ -82,21 +78,12 @@ cdef extern from *:
     void prefetch "mcts_prefetch"(const void* p) noexcept nogil
 
 
-
-
-
 #: Playout policies by name (the games each applies to: ``games.Game.playouts``).
 PLAYOUTS = {"random": PLAYOUT_RANDOM, "decisive": PLAYOUT_DECISIVE}
 
-
-cdef inline int policy_playout(GameState* s, rng_t* rng, int policy) noexcept nogil:
-    """The simulation step: the game's uniform playout, or with ``policy ==
-    PLAYOUT_DECISIVE`` its playout with decisive moves (UTTT: and
-    anti-decisive ones; games without one use the uniform playout, which the
-    Python layer refuses to configure)."""
-    if policy == PLAYOUT_DECISIVE:
-        return game_playout_decisive(s, rng)
-    return game_playout(s, rng)
+#: Longest principal variation read from a tree (plies): ``mcts_lines.pyx``
+#: and ``puct_lines.pyx``.
+MAX_LINE = 1024
 
 
 cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
@@ -671,191 +658,6 @@ cdef void install_priors(GameState* s, MTree* t, const float* logits) noexcept n
     t.queue_len = 0
 
 
-# ------------------------------------------------------------ principal variations
-#: Longest line ``mcts_lines`` reads (plies).
-MAX_LINE = 1024
-
-
-cdef struct LineStep:
-    int64_t visits          # summed over the trees that hold the node
-    int64_t wsum
-    int32_t move
-    int8_t proven           # +1 / -1 proven in any tree (proofs are sound), else 0
-
-
-cdef inline void child_sum(MNode** trees, const int32_t* first, int ntrees, int j,
-                           LineStep* out) noexcept nogil:
-    """Child ``j`` of the block at ``first[i]`` in every tree that holds the
-    block (``first[i] >= 0``), its counts summed.  The same position's
-    children come in the same move order in every tree (one move
-    generator), so the blocks line up index by index."""
-    cdef int i
-    cdef MNode* nd
-    out.visits = 0
-    out.wsum = 0
-    out.proven = 0
-    out.move = -1
-    for i in range(ntrees):
-        if first[i] < 0:
-            continue
-        nd = &trees[i][first[i] + j]
-        if out.move < 0:
-            out.move = nd.move
-        out.visits += nd.visits
-        out.wsum += nd.wsum
-        if out.proven == 0:
-            out.proven = nd.proven
-
-
-cdef inline bint step_better(const LineStep* a, const LineStep* b, bint solver) noexcept nogil:
-    """``best_move``'s order: a proven win first and proven losses last (with
-    the solver), then more visits, then the higher mean."""
-    cdef int ra = a.proven if solver else 0
-    cdef int rb = b.proven if solver else 0
-    if ra != rb:
-        return ra > rb
-    if a.visits != b.visits:
-        return a.visits > b.visits
-    return <double>a.wsum * <double>b.visits > <double>b.wsum * <double>a.visits
-
-
-cdef inline int pick_child(MNode** trees, const int32_t* first, int ntrees, int n,
-                           bint solver, const uint8_t* taken, bint visited,
-                           LineStep* best) noexcept nogil:
-    """Index of the best of the ``n`` children at ``first`` (ties: the first
-    in move order), skipping those marked in ``taken`` (may be NULL) and, with
-    ``visited``, those never visited; -1 if none is left."""
-    cdef int j, b = -1
-    cdef LineStep cand
-    for j in range(n):
-        if taken != NULL and taken[j]:
-            continue
-        child_sum(trees, first, ntrees, j, &cand)
-        if visited and cand.visits == 0:
-            continue
-        if b < 0 or step_better(&cand, best, solver):
-            b = j
-            best[0] = cand
-    return b
-
-
-cdef int line_from(MNode** trees, const int32_t* root_first, int32_t* cur, int ntrees, int j,
-                   int depth, bint solver, LineStep* out) noexcept nogil:
-    """The line that starts with root child ``j``: from there, the best
-    visited child at each node, to ``depth`` steps or a node no tree has
-    expanded (unexpanded, finished, or a proven node the solver stopped at);
-    written to ``out``, returns its length."""
-    cdef int i, n, length = 0
-    cdef MNode* nd
-    cdef LineStep best
-    for i in range(ntrees):
-        cur[i] = root_first[i]
-    while True:
-        child_sum(trees, cur, ntrees, j, &out[length])
-        length += 1
-        if length >= depth:
-            break
-        n = -1                      # the chosen child's block in each tree holding one
-        for i in range(ntrees):
-            if cur[i] < 0:
-                continue
-            nd = &trees[i][cur[i] + j]
-            if nd.first_child < 0 or (n >= 0 and nd.nchildren != n):
-                cur[i] = -1
-                continue
-            n = nd.nchildren
-            cur[i] = nd.first_child
-        if n <= 0:
-            break
-        j = pick_child(trees, cur, ntrees, n, solver, NULL, True, &best)
-        if j < 0:
-            break
-    return length
-
-
-cdef int root_block(MNode** trees, int ntrees, int32_t* first) noexcept nogil:
-    """The root's child block in each tree (``first[i]``, -1 where the tree is
-    empty or its root unexpanded); returns the number of root children."""
-    cdef int i, n = -1
-    for i in range(ntrees):
-        first[i] = -1
-        if trees[i] == NULL or trees[i][0].first_child < 0:
-            continue
-        if n < 0:
-            n = trees[i][0].nchildren
-        if trees[i][0].nchildren == n:
-            first[i] = trees[i][0].first_child
-    return max(n, 0)
-
-
-def mcts_lines(trees, k, depth):
-    """The principal variations of one position's trees (the root-parallel
-    trees of one search, or a single one): for the ``k`` best root moves
-    (``best_move``'s order on the counts summed over the trees), the line of
-    best children below each, at most ``depth`` moves.  At every step the
-    children's counts are summed over the trees that hold the node, so the
-    lines follow the merged counts all the way down.  Returns a list of lines,
-    best first, each a list of ``(move, visits, mean, proven)``: ``mean`` in
-    [-1, 1] and ``proven`` (+1 win, -1 loss, 0 unknown) for the player who
-    made the move.  Read-only; the caller keeps searches off the trees
-    meanwhile (``search.MCTS`` does)."""
-    cdef list ts = list(trees)
-    cdef int ntrees = len(ts), i, j, n, nl, line, length
-    cdef int kk = MAX_MOVES if k is None else min(check_int("k", k, min=1), MAX_MOVES)
-    cdef int dd = check_int("depth", depth, min=1, max=MAX_LINE)
-    cdef MCTSTree tr
-    cdef bint solver = False
-    cdef MNode** ptrs
-    cdef int32_t* first
-    cdef int32_t* cur
-    cdef int32_t lengths[MAX_MOVES]
-    cdef uint8_t taken[MAX_MOVES]
-    cdef LineStep* out
-    cdef LineStep best
-    if ntrees == 0:
-        return []
-    ptrs = <MNode**>malloc(ntrees * sizeof(MNode*))
-    first = <int32_t*>malloc(2 * ntrees * sizeof(int32_t))
-    if ptrs == NULL or first == NULL:
-        free(ptrs)
-        free(first)
-        raise MemoryError("mcts_lines: no memory for the tree table")
-    cur = first + ntrees
-    out = NULL
-    try:
-        for i in range(ntrees):
-            tr = ts[i]
-            ptrs[i] = tr.t.nodes if tr.t.used else NULL
-            solver = solver or tr.t.solver
-        n = root_block(ptrs, ntrees, first)
-        nl = min(kk, n)
-        if nl == 0:
-            return []
-        out = <LineStep*>malloc(<size_t>nl * dd * sizeof(LineStep))
-        if out == NULL:
-            raise MemoryError(f"mcts_lines: no memory for {nl} lines of {dd} moves")
-        with nogil:
-            memset(taken, 0, sizeof(taken))
-            for line in range(nl):
-                j = pick_child(ptrs, first, ntrees, n, solver, taken, False, &best)
-                taken[j] = 1
-                lengths[line] = line_from(ptrs, first, cur, ntrees, j, dd, solver,
-                                          out + <size_t>line * dd)
-        result = []
-        for line in range(nl):
-            steps = []
-            for i in range(lengths[line]):
-                best = out[<size_t>line * dd + i]
-                steps.append((best.move, best.visits,
-                              <double>best.wsum / best.visits if best.visits else 0.0,
-                              best.proven))
-            result.append(steps)
-        return result
-    finally:
-        free(out)
-        free(first)
-        free(ptrs)
-
 
 def mcts_search(MCTSTree tree, GameBoard board, simulations, time_limit,
                 int[::1] stop=None):
@@ -888,52 +690,3 @@ def mcts_reroot(MCTSTree tree, GameBoard old_root, GameBoard new_root, int max_d
         return False
     tree._compact(found)
     return True
-
-
-cdef void _policy_run(const GameState* root, long n, rng_t* rng, int policy,
-                      long* counts) noexcept nogil:
-    cdef GameState work
-    cdef long i
-    for i in range(n):
-        work = root[0]
-        counts[policy_playout(&work, rng, policy) & 3] += 1
-
-
-def policy_playouts(GameBoard board, games, seed, playout):
-    """Play ``games`` games from ``board`` with the simulation step of an
-    MCTS whose playout policy is ``playout`` (a name of ``PLAYOUTS``); returns
-    the outcome counts ``(ongoing, first wins, second wins, draws)`` (the
-    first is always 0).  For tests and benchmarks of the policies."""
-    cdef long n = check_int("games", games, min=0, max=INT64_MAX)
-    cdef rng_t rng
-    cdef int policy
-    cdef long counts[4]
-    if not isinstance(playout, str) or playout not in PLAYOUTS:
-        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
-    policy = PLAYOUTS[playout]
-    rng_seed(&rng, resolve_seed(seed))
-    counts[0] = counts[1] = counts[2] = counts[3] = 0
-    with nogil:
-        _policy_run(&board.state, n, &rng, policy, counts)
-    return counts[0], counts[1], counts[2], counts[3]
-
-
-cdef int _policy_move(const GameState* root, rng_t* rng, int policy) noexcept nogil:
-    """The first move of a playout from ``root`` (the game must be on)."""
-    if policy == PLAYOUT_DECISIVE:
-        return game_decisive_move(root, rng)
-    return game_random_move(root, rng)
-
-
-def policy_move(GameBoard board, seed, playout):
-    """The move the playout policy ``playout`` plays first from ``board``
-    (for tests of the policies); ``ValueError`` when the game is over."""
-    cdef rng_t rng
-    cdef int policy
-    if not isinstance(playout, str) or playout not in PLAYOUTS:
-        raise ValueError(f"unknown playout {playout!r}; valid: {', '.join(PLAYOUTS)}")
-    if game_status(&board.state) != GAME_ONGOING:
-        raise ValueError("the game is over: no playout move")
-    policy = PLAYOUTS[playout]
-    rng_seed(&rng, resolve_seed(seed))
-    return _policy_move(&board.state, &rng, policy)
