@@ -6,7 +6,8 @@ of the AlphaZero engines carries them."""
 import numpy as np
 import pytest
 
-from ttt_engine import connect4, exact, games, search, ttt, uttt
+import tree_lines_reference as ref
+from ttt_engine import connect4, games, ttt, uttt
 from ttt_engine._core.algorithms import puct_lines as _puct_lines
 from ttt_engine.agents import AZAgent
 from ttt_engine.evaluators import UniformEvaluator
@@ -25,63 +26,20 @@ class FlatEvaluator:
         return (np.zeros(legal_mask.shape, dtype=np.float32), np.zeros(n, dtype=np.float32))
 
 
-def merged_children(forests, path):
-    """The children of the node ``path`` leads to, ``(move, visits, wsum,
-    proven)`` summed over the trees that have it expanded."""
-    got = [c for c in (_puct_lines.forest_children_of(f, 0, path) for f in forests) if c]
-    if not got:
-        return []
-    out = []
-    for j, (move, _, _, _) in enumerate(got[0]):
-        rows = [c[j] for c in got]
-        assert all(r[0] == move for r in rows)          # one move order in every tree
-        out.append((move, sum(r[1] for r in rows), sum(r[2] * r[1] for r in rows),
-                    next((r[3] for r in rows if r[3]), 0)))
-    return out
-
-
-def best_of(children):
-    """``forest_best_move``'s order: a proven win first, proven losses last,
-    then the most visits; ties: the first in move order."""
-    best = None
-    for c in children:
-        if best is None or (c[3], c[1]) > (best[3], best[1]):
-            best = c
-    return best
+def forest_children(forest, path):
+    """Tree 0 of a forest's child list for the reference walk."""
+    return [(move, visits, mean * visits, proven)
+            for move, visits, mean, proven in _puct_lines.forest_children_of(forest, 0, path) or []]
 
 
 def slow_lines(forests, depth):
-    """Every root move's line, best first, by walking the child lists."""
-    left = merged_children(forests, [])
-    lines = []
-    while left:
-        first = best_of(left)
-        left.remove(first)
-        steps = [first]
-        while len(steps) < depth:
-            visited = [c for c in merged_children(forests, [s[0] for s in steps]) if c[1] > 0]
-            if not visited:
-                break
-            steps.append(best_of(visited))
-        lines.append(steps)
-    return lines
+    """``forest_best_move``'s order: a proven win first, proven losses last,
+    then the most visits; ties: the first in move order."""
+    return ref.rounded(ref.slow_lines(forest_children, forests, depth, True, False), 6)
 
 
 def as_tuples(lines):
-    return [[(s["move"], s["visits"], round(s["mean"] * s["visits"], 6), s["proven"])
-             for s in line] for line in lines]
-
-
-def slow_tuples(lines):
-    return [[(m, v, round(w, 6), p) for m, v, w, p in line] for line in lines]
-
-
-def check_legal(board, lines):
-    for line in lines:
-        b = board.copy()
-        for s in line:
-            assert s["move"] in b.legal_moves
-            b.push(s["move"])
+    return ref.as_tuples(lines, 6)
 
 
 def check_first_steps(lines, children):
@@ -99,14 +57,9 @@ def test_lines_follow_the_most_visited_child():
     p = PUCT(UniformEvaluator(), seed=3)
     best = p.search(board, simulations=6000)
     lines = p.lines(depth=12)
-    assert as_tuples(lines) == slow_tuples(slow_lines([p._forest], 12))
-    check_legal(board, lines)
-    assert lines[0][0]["move"] == best == p.stats["best_move"]
-    assert sorted(line[0]["move"] for line in lines) == sorted(board.legal_moves)
+    assert as_tuples(lines) == slow_lines([p._forest], 12)
+    ref.check_full_lines(p, board, lines, best)
     check_first_steps(lines, p.stats["children"])
-    assert max(len(line) for line in lines) >= 5             # the tree is read below the root
-    assert all(s["visits"] >= 1 for line in lines for s in line[1:])
-    assert p.lines(k=2, depth=3) == [line[:3] for line in lines[:2]]
 
 
 def test_the_tree_of_several_threads_is_read_as_one():
@@ -115,8 +68,8 @@ def test_the_tree_of_several_threads_is_read_as_one():
     p = PUCT(FlatEvaluator(), seed=5, threads=2, batch_size=8, playout_weight=1.0)
     p.search(b, simulations=4000)
     lines = p.lines(k=3, depth=10)
-    assert as_tuples(lines) == slow_tuples(slow_lines([p._forest], 10)[:3])
-    check_legal(b, lines)
+    assert as_tuples(lines) == slow_lines([p._forest], 10)[:3]
+    ref.check_legal(b, lines)
     assert lines[0][0]["move"] == p.stats["best_move"]
     assert len(lines[0]) >= 3
 
@@ -128,8 +81,8 @@ def test_root_parallel_lines_follow_the_merged_counts():
     for p in trees:
         p.search(b, simulations=4000)
     lines = merge_puct_lines(trees, k=4, depth=10)
-    assert as_tuples(lines) == slow_tuples(slow_lines([p._forest for p in trees], 10)[:4])
-    check_legal(b, lines)
+    assert as_tuples(lines) == slow_lines([p._forest for p in trees], 10)[:4]
+    ref.check_legal(b, lines)
     children, move = merge_puct_roots(trees)
     assert lines[0][0]["move"] == move
     check_first_steps(lines, children)
@@ -157,34 +110,15 @@ def test_a_forced_win_found_by_the_solver_is_the_first_line(threads):
     p.search(b, simulations=20_000)
     assert p.stats["root_proven"] == 1
     line = p.lines(k=1, depth=9)[0]
-    assert as_tuples([line]) == slow_tuples(slow_lines([p._forest], 9)[:1])
-    replay = b.copy()
-    for i, step in enumerate(line):
-        value, _ = exact.oracle(replay)
-        if i % 2 == 0:                              # X: a winning move, proven so
-            assert value == 1 and step["move"] in search.optimal_moves(replay)
-            assert step["proven"] == 1
-        else:                                       # O: every move loses, proven so
-            assert value == -1 and step["proven"] == -1
-        replay.push(step["move"])
-    assert replay.is_terminal() and replay.winner == "X"
+    assert as_tuples([line]) == slow_lines([p._forest], 9)[:1]
+    ref.check_forced_win(b, line, "X")
 
 
 def test_reading_lines_leaves_the_tree_to_search_on():
     b = connect4.Board()
     b.push(3)
-    read, plain = PUCT(UniformEvaluator(), seed=4), PUCT(UniformEvaluator(), seed=4)
-    for p in (read, plain):
-        p.search(b, simulations=3000)
-    first = read.lines()
-    assert read.lines() == first and read.lines(depth=5) == [line[:5] for line in first]
-    visits = read.stats["root_visits"]
-    for p in (read, plain):
-        p.search(b, simulations=2000)
-    assert read.stats["reused"] and read.stats["reused_visits"] == visits
-    assert read.stats["root_visits"] == plain.stats["root_visits"] > visits
-    assert read.stats["children"] == plain.stats["children"]    # reading changed nothing
-    assert read.lines() == plain.lines()
+    ref.check_reading_changes_nothing(PUCT(UniformEvaluator(), seed=4),
+                                      PUCT(UniformEvaluator(), seed=4), b)
 
 
 def test_no_lines_without_a_search():

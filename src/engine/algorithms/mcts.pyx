@@ -37,6 +37,7 @@ from ttt_engine._core.algorithms.game cimport (
 )
 from ttt_engine._core.algorithms.game cimport game_init_tables
 from ttt_engine._core.algorithms.policy_playout cimport policy_playout
+from ttt_engine._core.algorithms cimport tree_lines
 from ttt_engine._core.algorithms.game_actions cimport game_move_to_action, game_write_planes
 from libc.math cimport expf
 from libc.stdint cimport uint8_t, uint16_t
@@ -81,9 +82,8 @@ cdef extern from *:
 #: Playout policies by name (the games each applies to: ``games.Game.playouts``).
 PLAYOUTS = {"random": PLAYOUT_RANDOM, "decisive": PLAYOUT_DECISIVE}
 
-#: Longest principal variation read from a tree (plies): ``mcts_lines.pyx``
-#: and ``puct_lines.pyx``.
-MAX_LINE = 1024
+#: Longest principal variation read from a tree (plies): ``tree_lines.pxd``.
+MAX_LINE = tree_lines.MAX_LINE
 
 
 cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexcept nogil:
