@@ -46,6 +46,15 @@ def agent(game, engine, **kw):
     return games.get(game).make_agent(engine, **kw).select_move
 
 
+def foreign(game, engine, board, title, board_words, **kw):
+    """A row: the ``engine`` of ``game`` (its ``title``) made through the
+    registry refuses ``board`` of another game, naming both."""
+    other = type(board).__module__.split(".")[-2]
+    return pytest.param(agent(game, engine, **kw), board,
+                        (f"the {title} {engine} engine plays {title}, got {board_words}",),
+                        id=f"{game}-{engine}-{other}")
+
+
 def pickled(game, engine, **kw):
     """``select_move`` of such an agent after a round trip through pickle."""
     return pickle.loads(pickle.dumps(games.get(game).make_agent(engine, **kw))).select_move
@@ -115,29 +124,17 @@ REFUSALS = [
                  id="PerfectAgent-uttt"),
 
     # 2. an agent made for one game refuses a board of another, naming both
-    pytest.param(agent("ttt", "mcts", simulations=100), connect4.Board(),
-                 ("the Tic-Tac-Toe mcts engine plays Tic-Tac-Toe, got a Connect Four board",),
-                 id="ttt-mcts-connect4"),
-    pytest.param(agent("ttt", "alphabeta"), uttt.Board(),
-                 ("the Tic-Tac-Toe alphabeta engine plays Tic-Tac-Toe, got an Ultimate "
-                  "Tic-Tac-Toe board",), id="ttt-alphabeta-uttt"),
-    pytest.param(agent("ttt", "az", simulations=10), connect4.Board(),
-                 ("the Tic-Tac-Toe az engine plays Tic-Tac-Toe, got a Connect Four board",),
-                 id="ttt-az-connect4"),
-    pytest.param(agent("ttt", "best"), quixo.Board(),
-                 ("the Tic-Tac-Toe best engine plays Tic-Tac-Toe, got a Quixo board",),
-                 id="ttt-best-quixo"),
-    pytest.param(agent("clobber", "random", seed=1), ttt.Board(),
-                 ("the Clobber random engine plays Clobber, got a Tic-Tac-Toe board",),
-                 id="clobber-random-ttt"),
-    pytest.param(agent("clobber", "minimax"), connect4.Board(),
-                 ("the Clobber minimax engine plays Clobber, got a Connect Four board",),
-                 id="clobber-minimax-connect4"),
+    foreign("ttt", "mcts", connect4.Board(), "Tic-Tac-Toe", "a Connect Four board",
+            simulations=100),
+    foreign("ttt", "alphabeta", uttt.Board(), "Tic-Tac-Toe", "an Ultimate Tic-Tac-Toe board"),
+    foreign("ttt", "az", connect4.Board(), "Tic-Tac-Toe", "a Connect Four board", simulations=10),
+    foreign("ttt", "best", quixo.Board(), "Tic-Tac-Toe", "a Quixo board"),
+    foreign("clobber", "random", ttt.Board(), "Clobber", "a Tic-Tac-Toe board", seed=1),
+    foreign("clobber", "minimax", connect4.Board(), "Clobber", "a Connect Four board"),
     pytest.param(ClobberAgent().select_move, quixo.Board(),
                  ("ClobberAgent plays Clobber, got a Quixo board",), id="ClobberAgent-quixo"),
-    pytest.param(agent("uttt", "treeq", simulations=10), ttt.Board(),
-                 ("the Ultimate Tic-Tac-Toe treeq engine plays Ultimate Tic-Tac-Toe, got a "
-                  "Tic-Tac-Toe board",), id="uttt-treeq-ttt"),
+    foreign("uttt", "treeq", ttt.Board(), "Ultimate Tic-Tac-Toe", "a Tic-Tac-Toe board",
+            simulations=10),
     pytest.param(pickled("ttt", "mcts", simulations=10), connect4.Board(),
                  ("the Tic-Tac-Toe mcts engine plays Tic-Tac-Toe, got a Connect Four board",),
                  id="pickled-ttt-mcts-connect4"),
