@@ -1,6 +1,7 @@
 """Helpers shared by the test files."""
 import importlib
 import os
+import signal
 import sys
 import time
 
@@ -9,6 +10,12 @@ import pexpect
 import pytest
 
 import ttt_engine
+
+# A shell without job control starts its background jobs with SIGINT ignored, and an
+# ignored signal stays ignored in every program they start: the Ctrl-C tests' children
+# would never see it.  A handler here is reset to the default action in each child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: the folder holding the ttt_engine under test (installed in CI, the
 #: in-place build when developing), for subprocesses

@@ -246,15 +246,9 @@ def test_cli_solve_and_certificate(tmp_path, capsys):
 def test_cli_ctrl_c_stops_quickly_and_keeps_table(tmp_path):
     table = tmp_path / "t.npz"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    args = ["clobber", "solve", "6x6", "--table", str(table), "--save-every", "0.5", "--quiet"]
-    # a background shell (CI) starts its children with SIGINT ignored, and Python then
-    # keeps ignoring it: the child restores Ctrl-C itself (a preexec_fn would make
-    # subprocess fork this process, which JAX's threads make unsafe)
-    child = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-             f"sys.argv = ['ttt-engine', *{args!r}]; "
-             "runpy.run_module('ttt_engine', run_name='__main__', alter_sys=True)")
-    p = subprocess.Popen([sys.executable, "-c", child], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen([sys.executable, "-m", "ttt_engine", "clobber", "solve", "6x6", "--table",
+                          str(table), "--save-every", "0.5", "--quiet"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60
     while not table.exists() and time.time() < deadline:
         time.sleep(0.2)
