@@ -17,7 +17,7 @@ from ttt_engine import _verbs, connect4_solve, engines
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
 from ttt_engine.connect4_solve import from_moves, read_columns, write_columns
-from ttt_engine.games import Engine, Game
+from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "analyse", "from_moves", "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
@@ -62,6 +62,10 @@ GAME = Game(
     default_engine="best",
     best_mcts={"solver": True, "playout": "decisive"},
     move_list=(read_columns, write_columns),
+    # seven moves a ply: a flatter root noise; half the leaf value from one
+    # random playout (as for Clobber and Quixo's first runs)
+    training=dict(MIDDLE_TRAINING, temperature_moves=8, dirichlet_alpha=1.0,
+                  playout_weight=0.5, eval_every=900.0, time=7200.0),
     # the window heuristic's values run to a few dozen in open middlegames
     analysis_scale=30.0,
 )

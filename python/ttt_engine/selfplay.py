@@ -138,15 +138,22 @@ def symmetries(game, obs_shape, num_actions):
     """``[(obs_index, action_index), ...]`` for every symmetry of the board:
     ``obs_flat[:, obs_index]`` and ``policy[:, action_index]`` are the
     transformed position's planes and policy.  Actions are a cell of the
-    board (Tic-Tac-Toe, UTTT) or a cell and one of four directions (Clobber,
-    Quixo); the rules of all four games are the same under every symmetry of
-    their board (UTTT: of the 9x9 grid, which maps small boards to small
-    boards and cells to the same relative cells)."""
+    board (Tic-Tac-Toe, UTTT), a cell and one of four directions (Clobber,
+    Quixo) or a column (Connect Four: only the identity and the mirror, as
+    discs fall); the rules of the other games are the same under every
+    symmetry of their board (UTTT: of the 9x9 grid, which maps small boards
+    to small boards and cells to the same relative cells)."""
     planes, h, w = obs_shape
     out = []
     for grid, dirs in _grid_maps(h, w):
         obs_index = (np.arange(planes)[:, None] * h * w + grid[None, :]).reshape(-1)
-        if num_actions == h * w:
+        if num_actions == w and num_actions != h * w:
+            # an action is a column (Connect Four): discs fall, so only the
+            # maps that keep the rows in place (identity, mirror) keep the rules
+            if dirs[0] != 0:
+                continue
+            action_index = grid[:w] % w
+        elif num_actions == h * w:
             action_index = grid
         elif num_actions == 4 * h * w:
             # transformed action (cell i, direction d) is source (grid[i], dirs_inv[d])

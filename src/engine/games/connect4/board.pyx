@@ -145,6 +145,11 @@ cdef class Board(GameBoard):
         return 7
 
     @property
+    def max_plies(self):
+        """42: a game ends when the board is full, if not before."""
+        return C4_ROWS * C4_COLS
+
+    @property
     def observation_shape(self):
         """``(2, 6, 7)``: the side to move's discs, then the opponent's; row 0 the
         top row (docs/envs.md)."""
