@@ -279,7 +279,7 @@ class MCTSAgent(Agent):
         if _is_shipped(self.prior):
             key = games.of_board(board).key
             if self._prior_key != key:
-                self._mcts.prior = _load_evaluator(shipped_network(key))
+                self._mcts.prior = load_shipped(key)
                 self._mcts._guided = None
                 self._prior_key = key
             return
@@ -434,7 +434,7 @@ class AZAgent(Agent):
     def _search_for(self, board):
         if self._evaluator is None:
             key = games.of_board(board).key
-            self._evaluator = _load_evaluator(shipped_network(key))
+            self._evaluator = load_shipped(key)
             self._resolve(games.get(key).network_settings)
         else:
             check = getattr(self._evaluator, "check_board", None)
@@ -508,17 +508,43 @@ class AZAgent(Agent):
 SHIPPED_SETTINGS = games.FactView("network_settings")
 
 
+REINSTALL = "reinstall the package (pip install --force-reinstall ttt_engine)"
+
+
+def shipped_path(key):
+    """Where the network of the game ``key`` ships in the package."""
+    import os
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "networks", f"{key}.npz")
+
+
 def shipped_network(game):
     """Path of the network that ships for ``game`` (a registry key);
-    ``ValueError`` saying how to train one where none ships."""
+    ``ValueError`` saying how to train one where none ships, or naming the
+    file and how to reinstall where the install has lost it."""
     import os
     g = games.get(game)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "networks", f"{g.key}.npz")
+    path = shipped_path(g.key)
     if not os.path.isfile(path):
+        if g.ships_network:
+            raise ValueError(f"the network that ships for {g.title} is missing ({path}): "
+                             f"{REINSTALL}")
         raise ValueError(f"no trained network ships for {g.title}: train one with "
                          f"'ttt-engine az train --game {g.key} --out net.npz' and pass "
                          f"network='net.npz'")
     return path
+
+
+def load_shipped(game):
+    """The network that ships for ``game``, loaded; ``ValueError`` naming the
+    file and how to reinstall where it is missing or damaged."""
+    from ttt_engine import network as _network
+    path = shipped_network(game)
+    try:
+        return _network.Network.load(path, games.get(game).key)
+    except (ValueError, OSError) as e:
+        raise ValueError(f"the network that ships for {games.get(game).title} cannot be "
+                         f"read ({path}: {str(e).removeprefix(path + ': ')}): {REINSTALL}") \
+            from None
 
 
 def _is_shipped(prior):

@@ -14,6 +14,7 @@ tells games apart.
 from __future__ import annotations
 
 import os
+import warnings
 
 from ttt_engine import _parallel, games
 from ttt_engine.games import BEST_TIME, Engine
@@ -70,9 +71,10 @@ def _az(game):
               c_puct=1.25, playout_weight=None, mixed_playouts=None, expand_after=None,
               solver=None, playout=None, endgame=None, endgame_share=None, threads=1,
               parallel="root"):
-        from ttt_engine.agents import AZAgent, shipped_network
+        from ttt_engine.agents import AZAgent, load_shipped
         if network is None:
-            shipped_network(game)    # where none ships: the error saying how to train one
+            # where none ships: how to train one; a lost or damaged file: which, and reinstall
+            load_shipped(game)
         return AZAgent(network, simulations=simulations, time=time, seed=seed,
                        batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
                        mixed_playouts=mixed_playouts, expand_after=expand_after,
@@ -94,10 +96,28 @@ def _default_threads(timed):
     return n
 
 
+_WARNED = set()
+
+
+def _shipped_readable(game):
+    """Can the game's shipped network be read?  If not (a damaged install),
+    one warning per game says so and ``best`` plays MCTS-Solver instead."""
+    from ttt_engine.agents import load_shipped
+    try:
+        load_shipped(game.key)
+    except ValueError as e:
+        if game.key not in _WARNED:
+            _WARNED.add(game.key)
+            warnings.warn(f"{e}; 'best' plays MCTS-Solver until then", stacklevel=4)
+        return False
+    return True
+
+
 def _best(key):
     """The strongest engine of the game ``key``, from its facts: the
     network-guided search where the game has ``best_az`` settings, else
-    MCTS-Solver with its ``best_mcts`` settings.
+    MCTS-Solver with its ``best_mcts`` settings (also where the shipped
+    network cannot be read: a damaged install, said once).
 
     With ``best_az``: on a time budget both cores search its one tree (tree
     parallelism); on a simulation budget one thread, so that a seed fixes the
@@ -109,7 +129,7 @@ def _best(key):
         game = games.get(key)
         if simulations is None and time is None:
             time = BEST_TIME
-        if game.best_az is not None:
+        if game.best_az is not None and _shipped_readable(game):
             if threads is None:
                 threads = 1 if time is None else _default_threads(True)
             kind = "simulations" if time is None else "time"
@@ -123,7 +143,8 @@ def _best(key):
             if threads is None:
                 threads = _default_threads(simulations is None)
             agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                              max_nodes=2_000_000, **game.best_mcts)
+                              max_nodes=2_000_000,
+                              **(game.best_mcts or {"solver": True}))
         agent.name = "best(" + agent.name.split("(", 1)[1]
         return agent
     return build

@@ -94,6 +94,9 @@ class Game:
     temperature_moves: int = 8
     #: AlphaZero training hyperparameters: overrides of ``alphazero.Config``'s defaults
     training: dict = field(default_factory=dict)
+    #: a trained network ships in the package (``networks/<key>.npz``): a missing or
+    #: unreadable one is a damaged install, and ``best`` falls back to ``best_mcts``
+    ships_network: bool = False
     #: the ``AZAgent`` settings the shipped network was measured with; a value
     #: ``{"simulations": x, "time": y}`` depends on the kind of budget
     network_settings: dict = field(default_factory=dict)
@@ -130,7 +133,8 @@ class Game:
     #: ``board -> str or None``: why the game's ``solve`` would take minutes on
     #: ``board`` whatever its limit (the web view refuses it with this reason)
     long_solve: Callable = None
-    #: the strongest engine as MCTS settings (MCTS-Solver, the game's best playouts)
+    #: the strongest engine as MCTS settings (MCTS-Solver, the game's best playouts);
+    #: beside ``best_az``: what ``best`` plays if the shipped network cannot be read
     best_mcts: dict = None
     #: ... or as ``AZAgent`` settings with the shipped network (a
     #: ``{"simulations": x, "time": y}`` value depends on the kind of budget)

@@ -130,6 +130,7 @@ GAME = Game(
                   dirichlet_alpha=1.0, buffer_size=40_000, batch_size=256, sample_reuse=2.0,
                   learning_rate=3e-3, weight_decay=1e-4, eval_every=30.0,
                   checkpoint_every=30.0, time=180.0),
+    ships_network=True,
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
     oracle=True,

@@ -224,6 +224,7 @@ GAME = Game(
     # (fewer pending leaves per tree: 0.97 against 0.87 at 800 simulations);
     # on a time budget a leaf's first visit is valued by the playouts alone, its
     # network call waiting for a second visit (1.6x the simulations).
+    ships_network=True,
     network_settings={"playout_weight": 1.0, "mixed_playouts": 8,
                       "batch_size": {"simulations": 8, "time": 64},
                       "expand_after": {"simulations": 0, "time": 1}},

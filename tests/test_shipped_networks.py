@@ -1,0 +1,78 @@
+"""A shipped network that an install lost or damaged: ``az`` names the file and
+how to reinstall; ``best`` warns once and plays MCTS-Solver instead."""
+import warnings
+
+import pytest
+
+from ttt_engine import agents, engines, games
+
+SHIPPING = [k for k in games.GAMES if games.get(k).ships_network]
+
+
+def test_the_shipping_games_have_their_files():
+    assert {"ttt", "uttt"} <= set(SHIPPING)
+    for key in SHIPPING:
+        assert agents.load_shipped(key).game_key == key
+
+
+@pytest.fixture
+def lost(monkeypatch, tmp_path):
+    """Every shipped network path points into an empty folder."""
+    monkeypatch.setattr(agents, "shipped_path", lambda key: str(tmp_path / f"{key}.npz"))
+    monkeypatch.setattr(engines, "_WARNED", set())
+    return tmp_path
+
+
+@pytest.mark.parametrize("key", SHIPPING)
+def test_missing_file_names_it_and_says_reinstall(lost, key):
+    with pytest.raises(ValueError) as e:
+        games.get(key).make_agent("az", seed=1, simulations=10)
+    msg = str(e.value)
+    assert str(lost / f"{key}.npz") in msg and "is missing" in msg and "reinstall" in msg
+    assert "\n" not in msg
+
+
+@pytest.mark.parametrize("key", SHIPPING)
+def test_damaged_file_names_it_and_says_reinstall(lost, key):
+    (lost / f"{key}.npz").write_bytes(b"PK\x03\x04 not a network")
+    with pytest.raises(ValueError) as e:
+        games.get(key).make_agent("az", seed=1, simulations=10)
+    msg = str(e.value)
+    assert f"{key}.npz" in msg and "cannot be read" in msg and "reinstall" in msg
+
+
+def test_network_of_another_game_is_damage_too(lost):
+    import shutil
+    shutil.copy(_real_path("ttt"), lost / "uttt.npz")
+    with pytest.raises(ValueError, match="cannot be read.*reinstall"):
+        games.get("uttt").make_agent("az", seed=1, simulations=10)
+
+
+def _real_path(key):
+    import os
+    import ttt_engine
+    return os.path.join(os.path.dirname(ttt_engine.__file__), "networks", f"{key}.npz")
+
+
+def test_best_falls_back_to_mcts_solver_with_one_warning(lost):
+    key = next(k for k in SHIPPING if games.get(k).best_az is not None)
+    g = games.get(key)
+    with pytest.warns(UserWarning, match="reinstall.*MCTS-Solver"):
+        a = g.make_agent("best", seed=1, simulations=20)
+    assert isinstance(a, agents.MCTSAgent) and a.name.startswith("best(")
+    b = g.new_board()
+    assert a.select_move(b) in b.legal_moves
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.make_agent("best", seed=2, simulations=20)       # said once
+
+
+def test_best_with_its_network_is_network_guided():
+    key = next(k for k in SHIPPING if games.get(k).best_az is not None)
+    assert isinstance(games.get(key).make_agent("best", seed=1, simulations=20), agents.AZAgent)
+
+
+def test_no_network_ships_says_how_to_train(lost):
+    key = next(k for k in games.GAMES if not games.get(k).ships_network)
+    with pytest.raises(ValueError, match="no trained network ships.*az train"):
+        games.get(key).make_agent("az", seed=1, simulations=10)
