@@ -7,7 +7,9 @@ simulations, its root is recorded (planes, legal mask, visit distribution)
 and a move is played: sampled in proportion to the visits for the first
 ``temperature_moves`` plies, the most visited after that; the chosen subtree
 is kept for the next move.  When a game ends, every recorded position gets the
-outcome from its side to move as its value target.
+outcome from its side to move as its value target.  With playout-cap
+randomisation (``playout_cap_share`` < 1) only the moves searched in full are
+recorded; the others are played after a cheap search and leave no row.
 
 >>> from ttt_engine.selfplay import selfplay
 >>> from ttt_engine.evaluators import UniformEvaluator
@@ -47,8 +49,9 @@ class SelfPlayData:
     search's visit distribution (sums to 1 over the legal actions); values
     float32 ``[N]``: the game's outcome for the side to move there (+1, 0,
     -1); game_ids int32 ``[N]``; plies int32 ``[N]``: the ply of the position;
-    outcomes int8 ``[games]``: 0 the first player won, 1 the second, 2 draw.
-    ``game`` is the registry key; ``stats`` holds counts and speeds.
+    outcomes int8 ``[games]``: 0 the first player won, 1 the second, 2 draw;
+    lengths int32 ``[games]``: the plies each game was played for (recorded
+    or not).  ``game`` is the registry key; ``stats`` holds counts and speeds.
     """
     game: str
     observations: np.ndarray
@@ -59,6 +62,7 @@ class SelfPlayData:
     plies: np.ndarray
     outcomes: np.ndarray
     stats: dict
+    lengths: np.ndarray = None
 
     def __len__(self):
         return int(self.values.shape[0])
@@ -79,7 +83,8 @@ class SelfPlayData:
             np.concatenate([self.game_ids, other.game_ids + shift]).astype(np.int32),
             np.concatenate([self.plies, other.plies]),
             np.concatenate([self.outcomes, other.outcomes]),
-            _merge_stats(self.stats, other.stats))
+            _merge_stats(self.stats, other.stats),
+            np.concatenate([self.lengths, other.lengths]))
 
     def augment(self):
         """The data with every symmetry of the board applied (the identity
@@ -89,7 +94,7 @@ class SelfPlayData:
         return SelfPlayData(
             self.game, obs, masks, policies,
             np.tile(self.values, k), np.tile(self.game_ids, k), np.tile(self.plies, k),
-            self.outcomes.copy(), dict(self.stats, symmetries=k))
+            self.outcomes.copy(), dict(self.stats, symmetries=k), self.lengths.copy())
 
 
 def augmented(game, observations, masks, policies):
@@ -108,7 +113,8 @@ def augmented(game, observations, masks, policies):
 
 def _merge_stats(a, b):
     out = {}
-    for key in ("games", "positions", "simulations", "evaluations", "evaluator_calls"):
+    for key in ("games", "positions", "moves", "simulations", "evaluations",
+                "evaluator_calls"):
         out[key] = a.get(key, 0) + b.get(key, 0)
     out["time"] = max(a.get("time", 0.0), b.get("time", 0.0))
     out["evaluator_time"] = a.get("evaluator_time", 0.0) + b.get("evaluator_time", 0.0)
@@ -176,7 +182,8 @@ def _max_record(board):
 def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=None,
              temperature_moves=None, c_puct=1.25, c_base=None, c_init=None,
              dirichlet_alpha=None, noise_fraction=0.25, max_nodes=None, playout_weight=0.0,
-             mixed_playouts=1, expand_after=0, gumbel=False, gumbel_k=16, executor=None,
+             mixed_playouts=1, expand_after=0, gumbel=False, gumbel_k=16,
+             playout_cap_share=1.0, cheap_simulations=None, executor=None,
              workers=None, progress=False, **game_options):
     """Play ``games`` games of ``game`` (a registry key) against itself with
     PUCT guided by ``evaluator`` at ``simulations`` per move; returns
@@ -199,6 +206,13 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
         softmax(logit + sigma(completed Q)); PUCT below the root, a fresh
         tree every move.  ``temperature_moves`` and ``dirichlet_alpha`` do not
         apply (the Gumbel noise explores).  Rules in docs/alphazero.md.
+    playout_cap_share, cheap_simulations: playout-cap randomisation (Wu,
+        KataGo, 2019): each move's search is full (``simulations``) with
+        probability ``playout_cap_share``, else cheap (``cheap_simulations``,
+        below ``simulations``, without root noise); only the positions
+        searched in full are recorded (the cheap moves only play).  The draw
+        of a move is seeded by the game's seed, its number and the ply.  1
+        (the default) searches every move in full.  Not with ``gumbel``.
     executor, workers: play on a ``concurrent.futures.Executor`` in
         ``workers`` parts (the evaluator must pickle).  A part is a pure
         function of its arguments (its seed among them) that writes nothing,
@@ -229,6 +243,8 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
               playout_weight=playout_weight, mixed_playouts=mixed_playouts,
               expand_after=expand_after, gumbel=bool(gumbel),
               gumbel_k=check_int("gumbel_k", gumbel_k, min=1, max=256))
+    kw.update(zip(("playout_cap_share", "cheap_simulations"),
+                  check_playout_cap(playout_cap_share, cheap_simulations, sims, kw["gumbel"])))
     if executor is not None:
         k = check_int("workers", workers if workers is not None else 2, min=1, max=4096)
         counts = [c for c in _parallel.split_counts(n_games, k) if c > 0]
@@ -251,10 +267,29 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
     return _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, **kw)
 
 
+def check_playout_cap(share, cheap, simulations, gumbel, simulations_name="simulations"):
+    """``(share, cheap)`` checked for ``simulations`` per full search: share
+    in (0, 1] (1: every search full, ``cheap`` unused), and below 1 a
+    ``cheap`` from 1 to ``simulations`` - 1, without Gumbel root search."""
+    share = check_real("playout_cap_share", share, low=0, low_open=True, high=1)
+    cheap = check_int("cheap_simulations", cheap, min=1, allow_none=True)
+    if share < 1:
+        if cheap is None:
+            raise ValueError(f"playout_cap_share={share:g} needs cheap_simulations (the "
+                             "simulations of the searches that are not full)")
+        if cheap >= simulations:
+            raise ValueError(f"cheap_simulations must be below {simulations_name} "
+                             f"({simulations}), got {cheap}")
+        if gumbel:
+            raise ValueError("playout_cap_share < 1 does not go with gumbel (sequential "
+                             "halving plans one budget for every move)")
+    return share, cheap
+
+
 def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, parallel,
                     temperature_moves, c_puct, c_base, c_init, dirichlet_alpha,
                     noise_fraction, max_nodes, playout_weight, mixed_playouts, expand_after,
-                    gumbel, gumbel_k):
+                    gumbel, gumbel_k, playout_cap_share, cheap_simulations):
     from ttt_engine._core.algorithms import puct as _puct
     from ttt_engine._core.algorithms import puct_selfplay as _puct_selfplay
     from ttt_engine.evaluators import UniformEvaluator, call_evaluator, check_output
@@ -290,6 +325,9 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     f.set_expand_after(expand_after)
     if gumbel:
         _puct_selfplay.forest_set_gumbel(f, gumbel_k, sims)
+    cap = None
+    if playout_cap_share < 1:
+        cap = _puct_selfplay.PlayoutCap(f, playout_cap_share, cheap_simulations, seed)
     compiled = None if native else getattr(evaluator, "compiled", None)
     if compiled is not None:
         check = getattr(evaluator, "check_board", None)
@@ -302,9 +340,12 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     started = 0
     for slot in range(par):
         _dispatch(_puct.forest_set_root, f, proto, slot)
+        if cap is not None:
+            cap.start(f, slot, started, sims)
         slot_game[slot] = started
         started += 1
-    rows = []          # (game id, obs, mask, policy, players)
+    rows = []          # (game id, obs, mask, policy, players, plies)
+    lengths = np.zeros(n_games, dtype=np.int32)
     outcomes = np.zeros(n_games, dtype=np.int8)
     calls = evaluations = 0
     eval_time = 0.0
@@ -318,7 +359,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
         while finished < n_games:
             if compiled is not None:
                 ended, c, e, te = _dispatch(_puct_selfplay.forest_selfplay_network, f, proto,
-                                            sims, temperature_moves)
+                                            sims, temperature_moves, cap)
                 calls += c
                 evaluations += e
                 eval_time += te
@@ -338,7 +379,7 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                     calls += 1
                     evaluations += n
             if compiled is None and _puct_selfplay.forest_advance(f, proto, sims,
-                                                                  temperature_moves) == 0:
+                                                                  temperature_moves, cap) == 0:
                 continue
             for slot in range(par):
                 gid = slot_game[slot]
@@ -348,13 +389,18 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
                 status = _puct.forest_status(f, proto, slot)
                 winner = {1: 0, 2: 1}.get(status, -1)
                 outcomes[gid] = winner if winner >= 0 else 2
-                rows.append((gid, f.rec_obs[slot, :count].copy(), f.rec_mask[slot, :count].copy(),
-                             f.rec_policy[slot, :count].copy(), players))
+                lengths[gid] = count
+                keep = slice(None) if cap is None else cap.rec_full[slot, :count].astype(bool)
+                rows.append((gid, f.rec_obs[slot, :count][keep], f.rec_mask[slot, :count][keep],
+                             f.rec_policy[slot, :count][keep], players[keep],
+                             np.arange(count, dtype=np.int32)[keep]))
                 finished += 1
                 if bar is not None:
                     bar.update(1)
                 if started < n_games:
                     _dispatch(_puct.forest_set_root, f, proto, slot)
+                    if cap is not None:
+                        cap.start(f, slot, started, sims)
                     slot_game[slot] = started
                     started += 1
                 else:
@@ -371,15 +417,18 @@ def _selfplay_local(g, proto, evaluator, n_games, sims, seed, progress, *, paral
     masks = np.concatenate([r[2] for r in rows])
     policies = np.concatenate([r[3] for r in rows])
     game_ids = np.concatenate([np.full(len(r[4]), r[0], dtype=np.int32) for r in rows])
-    plies = np.concatenate([np.arange(len(r[4]), dtype=np.int32) for r in rows])
+    plies = np.concatenate([r[5] for r in rows])
     players = np.concatenate([r[4] for r in rows]).astype(np.int64)
     winners = outcomes[game_ids].astype(np.int64)
     values = np.where(winners == 2, 0.0, np.where(winners == players, 1.0, -1.0))
     positions = len(values)
-    total_sims = positions * sims
-    stats = {"games": n_games, "positions": positions, "simulations": total_sims,
+    moves = int(lengths.sum())
+    # the searches' budgets (a cheap search's head start is not simulated)
+    total_sims = positions * sims + (0 if cap is None else (moves - positions) * cap.cheap)
+    stats = {"games": n_games, "positions": positions, "moves": moves,
+             "simulations": total_sims,
              "evaluations": total_sims if native else evaluations,
              "evaluator_calls": calls, "time": seconds, "evaluator_time": eval_time,
              "simulations_per_s": total_sims / seconds if seconds > 0 else float("inf")}
     return SelfPlayData(g.key, obs, masks, policies, values.astype(np.float32), game_ids,
-                        plies, outcomes, stats)
+                        plies, outcomes, stats, lengths)

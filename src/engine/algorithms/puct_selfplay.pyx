@@ -12,12 +12,18 @@ Gumbel root search (``forest_set_gumbel``): each move's search starts from an
 empty tree, samples root actions by Gumbel-top-k, shares the simulations
 among them by sequential halving and records the improved policy; the exact
 rules are in docs/puct.md.
+
+Playout-cap randomisation (``PlayoutCap``, KataGo's): each move's search is
+full (the budget) with a seeded probability, else cheap (``cheap``
+simulations, no root noise); every root is recorded, with a flag saying
+whether its search was full, and only those become training targets.
 """
-from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdint cimport int8_t, uint8_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.string cimport memset
 from libc.stdlib cimport malloc, free
 
 from ttt_engine._core.core.clock cimport now_monotonic
+from ttt_engine._core.core.hashing cimport mix64
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
@@ -34,6 +40,8 @@ from ttt_engine._core.algorithms.puct_tree cimport (
 from ttt_engine._core.algorithms.puct cimport (
     PUCTForest, advance_root, choose_move, gather_all, backup_all,
 )
+
+import numpy as np
 
 game_init_tables()   # every game's lookup tables (static in each module)
 
@@ -94,10 +102,82 @@ def forest_gumbel_schedule(PUCTForest f, int m):
     return [int(f.gumbel_table[m * f.gp.n + j]) for j in range(f.gp.n)]
 
 
+cdef struct CapState:
+    uint64_t seed
+    uint64_t threshold      # a search is full when its draw is below this
+    int64_t cheap           # simulations of a cheap search
+    int32_t* game           # per tree: the id of the game it plays
+    uint8_t* full           # per tree: its current search is full
+    uint8_t* rec_full       # per record (tree * max_record + ply): made by a full search
+
+
+cdef inline bint cap_full(const CapState* c, int32_t game, int32_t ply) noexcept nogil:
+    """The seeded draw of (game, ply): True for a full search, with
+    probability threshold / 2**64."""
+    # the salt keeps the draws apart from the forest's own streams of the same seed
+    return mix64(mix64(c.seed ^ <uint64_t>0x5D6F1A2B3C4E8F97ULL)
+                 + ((<uint64_t><uint32_t>game << 32) | <uint32_t>ply)) < c.threshold
+
+
+cdef inline void cap_start(CapState* c, PUCTForest f, int i, int64_t budget) noexcept nogil:
+    """Tree ``i`` starts a move's search: draw full or cheap.  A cheap search
+    starts with ``budget - cheap`` simulations counted as done, so the
+    searches' common budget stops it after ``cheap``; it plays for strength,
+    without root noise (as KataGo's)."""
+    c.full[i] = cap_full(c, c.game[i], f.ply[i])
+    if not c.full[i]:
+        f.done[i] = budget - c.cheap
+        f.noise_due[i] = 0
+
+
+cdef class PlayoutCap:
+    """Playout-cap randomisation on a forest's self-play: a move's search is
+    full with probability ``share`` (drawn from ``seed``, the game's id and
+    the ply: ``cap_full``), else ``cheap`` simulations.  ``rec_full[tree,
+    r]``: record ``r`` of the tree's game was made by a full search.
+    Validated by the Python layer (0 < share < 1, 1 <= cheap < budget, no
+    Gumbel root search)."""
+    cdef CapState c
+    cdef readonly object rec_full       # uint8 [n, max_record]
+    cdef object _game, _full
+    cdef readonly int64_t cheap
+
+    def __cinit__(self, PUCTForest f, double share, int64_t cheap, uint64_t seed):
+        cdef int32_t[::1] game
+        cdef uint8_t[::1] full
+        cdef uint8_t[:, ::1] rec
+        self._game = np.full(f.n, -1, dtype=np.int32)
+        self._full = np.ones(f.n, dtype=np.uint8)
+        self.rec_full = np.zeros((f.n, f.max_record), dtype=np.uint8)
+        game, full, rec = self._game, self._full, self.rec_full
+        self.cheap = cheap
+        self.c = CapState(seed=seed, threshold=<uint64_t>int(share * 2.0 ** 64), cheap=cheap,
+                          game=&game[0], full=&full[0], rec_full=&rec[0, 0])
+
+    def start(self, PUCTForest f, int slot, int game, int64_t budget):
+        """Tree ``slot`` (just given its root by ``forest_set_root``) plays
+        game ``game``: draw its first search."""
+        if not 0 <= slot < f.n:
+            raise ValueError(f"tree {slot} of a forest of {f.n}")
+        self.c.game[slot] = game
+        cap_start(&self.c, f, slot, budget)
+
+
+def playout_cap_full(uint64_t seed, double share, int game, int ply):
+    """The draw of ``PlayoutCap(seed, share)`` for ``ply`` of game ``game``:
+    True for a full search (for tests)."""
+    cdef CapState c
+    c.seed = seed
+    c.threshold = <uint64_t>int(share * 2.0 ** 64)
+    return bool(cap_full(&c, game, ply))
+
+
 cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
-                      int temperature_moves) noexcept nogil:
+                      int temperature_moves, CapState* cap) noexcept nogil:
     """Self-play: every active tree whose search reached ``budget`` records its
-    root, plays a move and keeps that subtree.  Returns how many games ended."""
+    root, plays a move and keeps that subtree; with ``cap`` (not NULL) each
+    record is flagged full or cheap and the next search drawn.  Returns how
+    many games ended."""
     cdef GameState* roots = <GameState*>f.roots
     cdef int i, move, r, a, ended = 0
     cdef int32_t k
@@ -118,6 +198,8 @@ cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
             game_write_planes(&roots[i], f.rec_obs_p + row * f.obs_size,
                               f.rec_mask_p + row * f.num_actions)
             f.rec_player[row] = <int8_t>game_to_move(&roots[i])
+            if cap != NULL:
+                cap.rec_full[row] = cap.full[i]
             pol = f.rec_policy_p + row * f.num_actions
             memset(pol, 0, f.num_actions * sizeof(float))
             total = 0
@@ -150,20 +232,29 @@ cdef int _advance_all(GameState* proto, PUCTForest f, int64_t budget,
         if game_status(&roots[i]) != GAME_ONGOING:
             f.active[i] = 0
             ended += 1
+        elif cap != NULL:
+            cap_start(cap, f, i, budget)
     return ended
 
 
-def forest_advance(PUCTForest f, GameBoard proto, int64_t budget, int temperature_moves):
+cdef inline CapState* _cap_state(PlayoutCap cap):
+    return &cap.c if cap is not None else NULL
+
+
+def forest_advance(PUCTForest f, GameBoard proto, int64_t budget, int temperature_moves,
+                   PlayoutCap cap=None):
     """See ``_advance_all``; returns how many games ended."""
     cdef int ended
+    cdef CapState* c = _cap_state(cap)
     with nogil:
-        ended = _advance_all(&proto.state, f, budget, temperature_moves)
+        ended = _advance_all(&proto.state, f, budget, temperature_moves, c)
     return ended
 
 
 cdef int _selfplay_network(GameState* proto, PUCTForest f, int64_t budget,
-                           int temperature_moves, interrupt_t* it, int64_t* calls,
-                           int64_t* evaluations, double* net_seconds) noexcept nogil:
+                           int temperature_moves, CapState* cap, interrupt_t* it,
+                           int64_t* calls, int64_t* evaluations,
+                           double* net_seconds) noexcept nogil:
     """Self-play steps -- gather one batch over the trees, evaluate it with
     the attached network, back it up, advance the trees at their budget --
     the very steps of the Python loop, until a game ends (returns how many)
@@ -183,7 +274,7 @@ cdef int _selfplay_network(GameState* proto, PUCTForest f, int64_t budget,
             backup_all(proto, f, f.net_logits, f.net_values, False, 0)
             calls[0] += 1
             evaluations[0] += got
-        ended = _advance_all(proto, f, budget, temperature_moves)
+        ended = _advance_all(proto, f, budget, temperature_moves, cap)
         if ended:
             return ended
         if interrupt_poll(it):
@@ -191,7 +282,7 @@ cdef int _selfplay_network(GameState* proto, PUCTForest f, int64_t budget,
 
 
 def forest_selfplay_network(PUCTForest f, GameBoard proto, int64_t budget,
-                            int temperature_moves):
+                            int temperature_moves, PlayoutCap cap=None):
     """Self-play with the attached network in C without the GIL until at
     least one game ends (``_selfplay_network``).  Returns ``(games ended,
     evaluator calls, evaluations, network seconds)``; ``ValueError`` if the
@@ -201,13 +292,14 @@ def forest_selfplay_network(PUCTForest f, GameBoard proto, int64_t budget,
     cdef int ended
     cdef int64_t calls = 0, evaluations = 0
     cdef double seconds = 0.0
+    cdef CapState* c = _cap_state(cap)
     if f.net == NULL:
         raise ValueError("no network attached to this forest (attach_network)")
     if f.lanes != 1:
         raise ValueError(f"self-play runs on one lane, this forest has {f.lanes}")
     interrupt_init(&it, 1, NULL)
     with nogil:
-        ended = _selfplay_network(&proto.state, f, budget, temperature_moves, &it, &calls,
+        ended = _selfplay_network(&proto.state, f, budget, temperature_moves, c, &it, &calls,
                                   &evaluations, &seconds)
     interrupt_finish(&it)
     if ended < 0:
