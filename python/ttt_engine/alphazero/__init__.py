@@ -4,7 +4,9 @@ One iteration of :func:`train`:
 
 1. **self-play**: ``games`` games at once with the current network as the
    PUCT evaluator (:func:`ttt_engine.selfplay.selfplay`, numpy inference),
-   giving (observation, legal mask, visit distribution, outcome) per position;
+   giving (observation, legal mask, visit distribution, outcome) per position
+   (with playout-cap randomisation, per position searched in full; with a
+   growing budget, the simulations follow :func:`.config.simulations_at`);
 2. **replay buffer**: the positions, with their images under the game's board
    symmetries (``data.augment()``), enter a numpy ring buffer of the most
    recent ``buffer_size`` positions;

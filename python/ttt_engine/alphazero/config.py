@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 
 from ttt_engine import _util, games
 from ttt_engine.network import _check_hidden, _game
+from ttt_engine.selfplay import check_playout_cap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,6 +28,10 @@ class Config:
     expand_after: int = 0               # visits a leaf is valued by playouts alone first
     gumbel: bool = False                # Gumbel root search in self-play (no Dirichlet noise)
     gumbel_k: int = 16                  # root actions it samples and halves
+    playout_cap_share: float = 1.0      # share of moves searched in full (1: every move)
+    cheap_simulations: int = None       # simulations of the other moves (not recorded)
+    simulations_start: int = None       # self-play simulations when a ramp starts
+    simulations_ramp: float = 0.0       # training seconds they grow to simulations (0: off)
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
     batch_size: int = 256               # SGD minibatch
@@ -78,6 +84,18 @@ def config_for(game, **overrides):
     return _checked(Config(**values))
 
 
+def simulations_at(config, seconds):
+    """Self-play simulations per move after ``seconds`` of training: with a
+    ramp (``simulations_ramp`` > 0) they grow linearly from
+    ``simulations_start`` to ``simulations`` over its seconds (rounded down),
+    without one they are ``simulations``."""
+    if config.simulations_ramp <= 0:
+        return config.simulations
+    share = min(1.0, max(0.0, seconds / config.simulations_ramp))
+    span = config.simulations - config.simulations_start
+    return config.simulations_start + math.floor(span * share)
+
+
 def _checked(c):
     v = dict(hidden=_check_hidden(c.hidden))
     for k in _POSITIVE_INT:
@@ -104,4 +122,16 @@ def _checked(c):
     for k in ("augment", "gumbel"):
         if not isinstance(getattr(c, k), (bool, np.bool_)):
             raise ValueError(f"{k} must be True or False, got {getattr(c, k)!r}")
+    # the growing budget, then the playout cap below its smallest value
+    v["simulations_ramp"] = _util.check_real("simulations_ramp", c.simulations_ramp, low=0)
+    v["simulations_start"] = _util.check_int("simulations_start", c.simulations_start, min=1,
+                                             max=v["simulations"], allow_none=True)
+    lowest, lowest_name = v["simulations"], "simulations"
+    if v["simulations_ramp"] > 0:
+        if v["simulations_start"] is None:
+            raise ValueError("simulations_ramp needs simulations_start (the simulations it "
+                             "grows from)")
+        lowest, lowest_name = v["simulations_start"], "simulations_start"
+    v["playout_cap_share"], v["cheap_simulations"] = check_playout_cap(
+        c.playout_cap_share, c.cheap_simulations, lowest, c.gumbel, lowest_name)
     return dataclasses.replace(c, **v)

@@ -15,7 +15,7 @@ from ttt_engine import _util
 from ttt_engine import plot as _plot
 from ttt_engine.alphazero.buffer import ReplayBuffer
 from ttt_engine.alphazero.checkpoint import _write_checkpoint, load_checkpoint, run_paths
-from ttt_engine.alphazero.config import _checked, config_for
+from ttt_engine.alphazero.config import _checked, config_for, simulations_at
 from ttt_engine.alphazero.evaluation import evaluate_network
 from ttt_engine.alphazero.learner import _Learner, _nn
 from ttt_engine.alphazero.metrics import _append_jsonl, _truncate_metrics
@@ -251,9 +251,11 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             it = counters["iteration"] + 1
             t0 = _time.perf_counter()
             evaluator = _CountingEvaluator(net)
+            # the growing budget at the training time the last iteration ended (kept
+            # in the checkpoint, so a resumed run continues the ramp where it was)
+            sims = simulations_at(config, counters["seconds"])
             playing = True
-            data = selfplay(g.key, evaluator, games=config.games,
-                            simulations=config.simulations,
+            data = selfplay(g.key, evaluator, games=config.games, simulations=sims,
                             seed=_derived_seed(seed, it, 1),
                             temperature_moves=config.temperature_moves, c_puct=config.c_puct,
                             dirichlet_alpha=config.dirichlet_alpha,
@@ -261,7 +263,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                             playout_weight=config.playout_weight,
                             mixed_playouts=config.mixed_playouts,
                             expand_after=config.expand_after, gumbel=config.gumbel,
-                            gumbel_k=config.gumbel_k, executor=pool,
+                            gumbel_k=config.gumbel_k,
+                            playout_cap_share=config.playout_cap_share,
+                            cheap_simulations=config.cheap_simulations, executor=pool,
                             workers=parts, **board_options_full)
             playing = False
             t_play = _time.perf_counter() - t0
@@ -276,6 +280,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                 net_share = data.stats["evaluator_time"] / busy if busy > 0 else None
             outcomes = np.bincount(np.asarray(data.outcomes, dtype=np.int64), minlength=3)
             n_positions = len(data)
+            n_moves = data.stats["moves"]
             if config.augment:
                 data = data.augment()
             t1 = _time.perf_counter()
@@ -302,7 +307,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                    "loss": float(loss[0]), "policy_loss": float(loss[1]),
                    "value_loss": float(loss[2]), "l2": float(loss[3]),
                    "first_wins": int(outcomes[0]), "second_wins": int(outcomes[1]),
-                   "draws": int(outcomes[2]),
+                   "draws": int(outcomes[2]), "simulations": sims, "moves": n_moves,
                    "selfplay_s": round(t_play, 3), "sgd_s": round(t_sgd, 3),
                    "games_per_s": config.games / t_play if t_play > 0 else None,
                    "evaluations_per_s": evaluations / t_play if t_play > 0 else None,

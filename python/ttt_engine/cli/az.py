@@ -27,7 +27,8 @@ AlphaZero for every game: 'train' a policy-value network by PUCT self-play (need
         "az train --game uttt --out runs/uttt.npz --time 3600 --scheduler tcp://10.0.0.5:8786",
         "az eval --model ttt.npz --simulations 100"),))
 
-#: train options -> (argparse keywords); each is the alphazero.Config field of the same name
+#: train options -> (argparse keywords); each is the alphazero.Config field of the same
+#: name, or of its ``dest``
 HYPER = {
     "--hidden": dict(metavar="N,N", help="hidden layer sizes, e.g. 256,256"),
     "--games": dict(type=O.count(1, 1_000_000), metavar="N",
@@ -50,6 +51,19 @@ HYPER = {
                           "policy targets) instead of visit counts and Dirichlet noise"),
     "--gumbel-k": dict(type=O.count(1, 256), metavar="K",
                        help="root actions Gumbel search samples (default 16)"),
+    "--playout-cap": dict(type=O.real, metavar="P", dest="playout_cap_share",
+                          help="playout-cap randomisation: the share of moves searched in "
+                               "full and recorded, in (0, 1]; the others are played after "
+                               "--cheap-simulations and not recorded (default 1: all)"),
+    "--cheap-simulations": dict(type=O.count(1, 1_000_000), metavar="N",
+                                help="simulations of the moves not searched in full"),
+    "--simulations-start": dict(type=O.count(1, 1_000_000), metavar="N",
+                                help="self-play simulations at the start of a growing budget "
+                                     "(needs --simulations-ramp)"),
+    "--simulations-ramp": dict(type=O.seconds(lo_open=False), metavar="SECONDS",
+                               help="training seconds over which the simulations grow "
+                                    "linearly from --simulations-start to --simulations "
+                                    "(default 0: no growth)"),
     "--buffer-size": dict(type=O.count(1, 10**9), metavar="N", help="replay buffer positions"),
     "--batch-size": dict(type=O.count(1, 1_000_000), metavar="N", help="SGD minibatch"),
     "--sample-reuse": dict(type=O.real, metavar="R", help="SGD samples per new position"),
@@ -75,7 +89,7 @@ BOARD = {
 
 
 def _dest(flag):
-    return flag[2:].replace("-", "_")
+    return HYPER.get(flag, {}).get("dest") or flag[2:].replace("-", "_")
 
 
 def _hidden(text):
