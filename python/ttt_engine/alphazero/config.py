@@ -29,8 +29,8 @@ class Config:
     gumbel: bool = False                # Gumbel root search in self-play (no Dirichlet noise)
     gumbel_k: int = 16                  # root actions it samples and halves
     playout_cap_share: float = 1.0      # share of moves searched in full (1: every move)
-    cheap_simulations: int = None       # simulations of the other moves (not recorded)
-    simulations_start: int = None       # self-play simulations when a ramp starts
+    cheap_simulations: int | None = None  # simulations of the other moves (not recorded)
+    simulations_start: int | None = None  # self-play simulations when a ramp starts
     simulations_ramp: float = 0.0       # training seconds they grow to simulations (0: off)
     augment: bool = True                # add the board symmetries to the buffer
     buffer_size: int = 100_000          # positions kept (after augmentation)
