@@ -503,6 +503,37 @@ class AZAgent(Agent):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"
 
 
+class PolicyAgent(Agent):
+    """The network's policy alone, no search: the legal move of largest logit
+    (ties: the first).  ``network``: a ``Network``, a path to a saved one, or
+    None for the one that ships for the board's game (loaded at the first
+    move).  What a yardstick measures as "the network's policy alone"."""
+
+    def __init__(self, network=None, seed=None):
+        self.network = None if network is None else _load_evaluator(network)
+        if self.network is not None and not hasattr(self.network, "forward"):
+            raise TypeError(f"PolicyAgent needs a Network (or a path to one), got "
+                            f"{type(self.network).__name__}")
+        self.name = "policy"
+
+    def select_move(self, board):
+        import numpy as np
+        if self.network is None:
+            self.network = load_shipped(games.of_board(board).key)
+        check = getattr(self.network, "check_board", None)
+        if check is not None:
+            check(board)
+        if board.is_terminal():
+            raise ValueError("the game is over: no move to choose")
+        logits, _ = self.network.forward(np.asarray(board.observation())[None])
+        mask = np.asarray(board.action_mask(), bool)
+        action = int(np.argmax(np.where(mask, logits[0], -np.inf)))
+        return board.action_to_move(action)
+
+    def _config(self):
+        return {"network": self.network}
+
+
 #: the search settings each shipped network was measured with (each game's
 #: ``network_settings``, a read-only view of the registry; docs/alphazero.md).
 SHIPPED_SETTINGS = games.FactView("network_settings")
