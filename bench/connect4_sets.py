@@ -13,9 +13,10 @@ perfect play (from the exact score):
     begin-hard      0..14     >= 28
 
 Positions come from uniformly random games (the number of moves drawn in the
-kind's range, the game not over), solved exactly and kept when the moves left
-fall in the kind's range.  Files are in the standard format, one position a
-line: ``<moves 1..7> <score>``.
+kind's range, 8..14 for the begin kinds, the game not over), solved exactly and
+kept when the moves left fall in the kind's range; a set holds no position twice
+and no mirror image of another.  Files are in the standard format, one position
+a line: ``<moves 1..7> <score>``.
 
     python bench/connect4_sets.py generate --seed 1 --out bench/data/connect4
     python bench/connect4_sets.py time bench/data/connect4 [--kinds end-easy,...]
@@ -43,12 +44,17 @@ KINDS = {
     "begin-medium": (0, 14, 14, 27),
     "begin-hard": (0, 14, 28, 42),
 }
-SIZES = {"end-easy": 200, "middle-easy": 200, "middle-medium": 50, "begin-easy": 100,
-         "begin-medium": 10, "begin-hard": 3}
+SIZES = {"end-easy": 200, "middle-easy": 200, "middle-medium": 50, "begin-easy": 200,
+         "begin-medium": 100, "begin-hard": 50}
+#: moves played in the random games of the begin kinds: below 8 there are few
+#: distinct positions (mirror images aside) and each takes minutes to solve
+BEGIN_PLAYED_MIN = 8
 #: a candidate of a kind that ends within 28 moves is skipped when its solve
 #: takes more nodes than this (such positions are almost never short; the
 #: generation would otherwise spend most of its time on them)
 CANDIDATE_NODES = 20_000_000
+#: the same for the other kinds, a guard against a rare very long solve
+LONG_CANDIDATE_NODES = 1_000_000_000
 #: the reference solver's published means per position (strong solve)
 PUBLISHED_MEAN_S = {"end-easy": 4.6e-6, "middle-easy": 37e-6, "middle-medium": 3.2e-3,
                     "begin-easy": 0.25e-3, "begin-medium": 97e-3, "begin-hard": 5.5}
@@ -71,21 +77,40 @@ def random_position(rng, lo, hi):
     return "".join(str(c + 1) for c in moves)
 
 
+def position_key(moves):
+    """The same for a position and its mirror image, whatever the move order:
+    the owners of the discs of each column (first player 0), the smaller of the
+    position's and its mirror's."""
+    cols = [[] for _ in range(7)]
+    for i, c in enumerate(moves):
+        cols[int(c) - 1].append(i % 2)
+    key = tuple(map(tuple, cols))
+    return min(key, key[::-1])
+
+
 def generate(kind, count, seed, table_mb=256):
-    """``count`` (moves, score) of ``kind`` from ``seed`` (no duplicates)."""
+    """(``count`` (moves, score) of ``kind`` from ``seed``, candidates skipped
+    at the node limit).  No position twice, no mirror image of another."""
     played_lo, played_hi, left_lo, left_hi = KINDS[kind]
+    if kind.startswith("begin"):
+        played_lo = BEGIN_PLAYED_MIN
+    limit = CANDIDATE_NODES if left_hi < 28 else LONG_CANDIDATE_NODES
     rng = random.Random(f"{kind}:{seed}")
-    out, seen = [], set()
+    out, seen, skipped = [], set(), 0
     while len(out) < count:
         moves = random_position(rng, played_lo, min(played_hi, 41))
-        if moves is None or moves in seen:
+        if moves is None:
             continue
-        seen.add(moves)
-        r = connect4.solve(connect4.from_moves(moves), table_mb=table_mb,
-                           max_nodes=CANDIDATE_NODES if left_hi < 28 else None)
-        if r.score is not None and left_lo <= _plies_left(len(moves), r.score) <= left_hi:
+        key = position_key(moves)
+        if key in seen:
+            continue
+        seen.add(key)
+        r = connect4.solve(connect4.from_moves(moves), table_mb=table_mb, max_nodes=limit)
+        if r.score is None:
+            skipped += 1
+        elif left_lo <= _plies_left(len(moves), r.score) <= left_hi:
             out.append((moves, r.score))
-    return out
+    return out, skipped
 
 
 def read_set(path):
@@ -123,10 +148,11 @@ def main():
     if args.cmd == "generate":
         os.makedirs(args.out, exist_ok=True)
         for kind in kinds:
-            rows = generate(kind, SIZES[kind], args.seed)
+            rows, skipped = generate(kind, SIZES[kind], args.seed)
             with open(os.path.join(args.out, f"{kind}.txt"), "w", encoding="utf-8") as f:
                 f.writelines(f"{m} {s}\n" for m, s in rows)
-            print(kind, len(rows), flush=True)
+            print(f"{kind} {len(rows)} positions, {skipped} candidates skipped at the node limit",
+                  flush=True)
     else:
         print(f"{'kind':14} {'n':>4} {'mean CPU':>11} {'published':>10} {'mean nodes':>11} "
               f"{'M nodes/s':>9}")
