@@ -129,6 +129,31 @@ class _TreeLearnerAgent(Agent, _OneSearchAtATime):
         """``[(move, q, visits)]`` of the last search's root (q: lower is better)."""
         return self._tree.root_children()
 
+    def lines(self, k=None, depth=16):
+        """The principal variations of the Q tree as the last search left it,
+        read without changing it (the next search goes on from the same tree):
+        for the ``k`` best root moves (all of them with None), best first in
+        the order of :meth:`search`'s choice, the line below each, at most
+        ``depth`` moves, following at every node the move the learner plays
+        (the lowest child Q; ties: more visits, then the first in move order)
+        down to a node the tree has not expanded.  Each line is a list of
+        ``{"move", "q", "visits", "terminal"}``, the first being the root
+        move's entry of :meth:`root_children`; ``q`` is from the side to move
+        after the move (lower is better for its mover), ``terminal`` True where
+        the move ends the game (its q is then exact).  ``[]`` before a search
+        and after an interrupted one.  Like ``search``, one thread at a time."""
+        # loaded on first use: an agent whose lines are never read never loads it
+        from ttt_engine._core.algorithms import treelearn_lines as _tll
+        k = None if k is None else check_int("k", k, min=1)
+        depth = check_int("depth", depth, min=1, max=int(_tll.MAX_LINE))
+        return self._exclusive(self._lines, _tll, k, depth)
+
+    def _lines(self, tll, k, depth):
+        if self._root is None:
+            return []
+        return [[{"move": m, "q": q, "visits": v, "terminal": bool(t)} for m, q, v, t in line]
+                for line in tll.tl_lines(self._tree, k, depth)]
+
     def child_visits(self, move):
         return self._tree.child_visits(int(move))
 
