@@ -23,7 +23,12 @@ The numbers per engine:
 - ``q`` (Tic-Tac-Toe Q-learning): the Q-value of each move;
 - ``greedy`` (Quixo state values): the estimated score of the position after
   each move, and how many observations it rests on;
-- ``treeq`` / ``sarsa``: the visits and values of the learned root moves.
+- ``treeq`` / ``sarsa``: the visits and values of the learned root moves, each
+  with its line, the learner's own choice at every node of its Q tree
+  (``TreeQAgent.lines``, read without changing the tree);
+- ``q`` and ``greedy`` give each move's line too: the agent's greedy choice
+  for both sides after it, until the game ends (``greedy``: at most
+  ``PV_PLIES``, and not past a position its table has never seen).
 
 ``score`` is every number brought to [-1, 1] for the side to move (+1 a win),
 which the heat map (:meth:`Analysis.to_svg`, the boards' SVG) and the
@@ -40,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 
 from ttt_engine import _registry
 from ttt_engine._agent import check_game
+from ttt_engine._learned_lines import greedy_lines, value_estimates
 from ttt_engine._svg import board_svg, move_geometry
 from ttt_engine._util import check_int, check_real
 
@@ -266,10 +272,11 @@ def _tree_lines(agent):
     return {line[0]["move"]: line for line in lines if line}
 
 
-def _shown_moves(line):
-    """The moves of an MCTS line worth showing: its first, then the steps up
-    to the first with fewer than ``PV_MIN_VISITS`` visits and no proof."""
-    rest = itertools.takewhile(lambda st: st["visits"] >= PV_MIN_VISITS or st["proven"],
+def _shown_moves(line, exact="proven"):
+    """The moves of a tree's line worth showing: its first, then the steps up
+    to the first with fewer than ``PV_MIN_VISITS`` visits and nothing exact
+    (``st[exact]``: MCTS's proofs, a tree learner's game-ending moves)."""
+    rest = itertools.takewhile(lambda st: st["visits"] >= PV_MIN_VISITS or st[exact],
                                line[1:])
     return [line[0]["move"]] + [st["move"] for st in rest]
 
@@ -423,28 +430,23 @@ def _line_after(game, board, move, depth, heuristic):
 
 
 def _learned_rows(game, board, agent):
+    """The rows of a greedy table agent, each with the line of its greedy
+    choices after the move (:mod:`ttt_engine._learned_lines`)."""
     if hasattr(agent, "q_values"):                  # tabular Q-learning
+        lines = greedy_lines(agent, board, PV_PLIES)
         rows = []
         for m, q in agent.q_values(board).items():
             rows.append(MoveRow(m, game.move_to_str(board, m), max(-1.0, min(1.0, q)), q,
-                                label=f"{q:+.2f}"))
+                                pv=_texts(game, board, lines[m]), label=f"{q:+.2f}"))
         return "q", rows
     values = getattr(agent, "values", None)
     if values is not None and hasattr(values, "get"):   # state values (Quixo)
+        lines = greedy_lines(agent, board, PV_PLIES)
         rows = []
-        me = board.to_move
-        for m in board.legal_moves:
-            child = board.copy()
-            child.push(m)
-            seen = None
-            if child.is_terminal() and getattr(agent, "exact_terminal", True):
-                w = child.winner
-                est = 1.0 if w == me else 0.5 if w == "draw" else 0.0
-            else:
-                got = values.get(child)
-                est, seen = (getattr(agent, "unknown", 0.5), 0) if got is None else got
+        for m, (est, seen) in value_estimates(agent, board).items():
             rows.append(MoveRow(m, game.move_to_str(board, m), 2 * est - 1, est,
-                                observations=seen, label=f"{est:.2f}"))
+                                observations=seen, pv=_texts(game, board, lines[m]),
+                                label=f"{est:.2f}"))
         return "values", rows
     return None, None
 
@@ -459,11 +461,20 @@ def _count_label(n):
 
 
 def _tree_rows(game, board, agent):
+    """The rows of a tree learner's root moves, each with its line
+    (``agent.lines``: the learner's own choice at every node, read without
+    changing the tree), shown like an MCTS line, a move that ends the game
+    counting as proven (its q is exact)."""
+    read = getattr(agent, "lines", None)
+    lines = {line[0]["move"]: line for line in read(None, PV_PLIES) if line} \
+        if callable(read) else {}
     rows = []
     for m, q, visits in agent.root_children():
         score = max(-1.0, min(1.0, -float(q)))       # q: lower is better for the mover
+        line = lines.get(int(m))
+        pv = _texts(game, board, _shown_moves(line, "terminal")) if line else ()
         rows.append(MoveRow(int(m), game.move_to_str(board, m), score, float(q), int(visits),
-                            label=_count_label(int(visits))))
+                            pv=pv, label=_count_label(int(visits))))
     rows.sort(key=lambda r: (-(r.visits or 0), -r.score))
     return rows
 
