@@ -19,10 +19,22 @@ calling back into Python.  Training needs the
 ``[nn]`` extra (JAX and optax): see :mod:`ttt_engine.alphazero`, whose JAX forward
 pass computes exactly this function.
 
+Two architectures (``architecture=``): ``"mlp"`` (the default, above) and
+``"conv"``, a small residual convolutional network for boards whose
+observation is planes x rows x cols: a 3x3 convolution to ``channels``
+channels, ``blocks`` residual blocks of two 3x3 convolutions (ReLU, no batch
+normalisation, so the forward pass is a pure function of the weights), then a
+policy head (1x1 convolution to :data:`POLICY_PLANES` planes, dense to the
+actions) and a value head (1x1 convolution to :data:`VALUE_PLANES` planes,
+dense to :data:`VALUE_HIDDEN` units, dense to one, ``tanh``).  Its maps are
+channels-last (rows, cols, channels), its 3x3 kernels ``[3, 3, in, out]`` and
+the heads' dense layers read their planes flattened in that order.
+
 Files: ``net.save(path)`` / ``Network.load(path)`` (also ``ttt_engine.load``)
 write and read a model file (kind ``ttt_engine.Network``, atomic, versioned, no
 pickle) holding the game key, the board options, the observation shape, the
-number of actions, the hidden sizes and the weights.  A network is picklable
+number of actions, the architecture (a file without one is an MLP), its sizes
+and the weights.  A network is picklable
 (by its arrays), so it can travel to the workers of an executor.
 """
 from __future__ import annotations
@@ -35,10 +47,22 @@ import numpy as np
 
 from ttt_engine import _modelfile, _parallel, _util, games
 
-__all__ = ["Network", "DEFAULT_HIDDEN"]
+__all__ = ["Network", "DEFAULT_HIDDEN", "ARCHITECTURES"]
 
 #: Hidden layer sizes of :meth:`Network.init` by default.
 DEFAULT_HIDDEN = (256, 256)
+#: The architectures a :class:`Network` may have.
+ARCHITECTURES = ("mlp", "conv")
+#: Channels and residual blocks of a ``"conv"`` network by default.
+DEFAULT_CHANNELS = 32
+DEFAULT_BLOCKS = 2
+#: Its heads: the planes of the policy's and of the value's 1x1 convolution,
+#: and the value's hidden units.
+POLICY_PLANES = 2
+VALUE_PLANES = 2
+VALUE_HIDDEN = 64
+_MAX_CHANNELS = 512
+_MAX_BLOCKS = 32
 #: Model-file kind of a network.
 KIND = "ttt_engine.Network"
 _MAX_HIDDEN = 1 << 16
@@ -88,12 +112,84 @@ def _param_names(layers):
     return names + ["wp", "bp", "wv", "bv"]
 
 
+def check_architecture(architecture, channels=None, blocks=None):
+    """``(architecture, channels, blocks)`` checked (the sizes ``None`` for an MLP,
+    their defaults for a conv network when ``None``); ``ValueError`` otherwise."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"architecture must be one of {', '.join(map(repr, ARCHITECTURES))}; "
+                         f"got {architecture!r:.40}")
+    if architecture == "mlp":
+        return architecture, None, None
+    channels = _util.check_int("channels", DEFAULT_CHANNELS if channels is None else channels,
+                               min=1, max=_MAX_CHANNELS)
+    blocks = _util.check_int("blocks", DEFAULT_BLOCKS if blocks is None else blocks,
+                             min=0, max=_MAX_BLOCKS)
+    return architecture, channels, blocks
+
+
+def conv_param_shapes(obs_shape, channels, blocks, num_actions):
+    """name -> shape of every weight of a ``"conv"`` network (weights' names
+    start with ``w``, biases' with ``b``)."""
+    planes, rows, cols = obs_shape
+    cells = rows * cols
+    shapes = {"w_stem": (3, 3, planes, channels), "b_stem": (channels,)}
+    for i in range(blocks):
+        for half in "ab":
+            shapes[f"w_res{i}{half}"] = (3, 3, channels, channels)
+            shapes[f"b_res{i}{half}"] = (channels,)
+    shapes.update(w_phead=(channels, POLICY_PLANES), b_phead=(POLICY_PLANES,),
+                  wp=(cells * POLICY_PLANES, num_actions), bp=(num_actions,),
+                  w_vhead=(channels, VALUE_PLANES), b_vhead=(VALUE_PLANES,),
+                  w_vfc=(cells * VALUE_PLANES, VALUE_HIDDEN), b_vfc=(VALUE_HIDDEN,),
+                  wv=(VALUE_HIDDEN, 1), bv=(1,))
+    return shapes
+
+
+def _conv_init(rng, obs_shape, channels, blocks, num_actions):
+    """He-initialised conv weights; each block's second convolution starts
+    small, so a block starts near the identity and, without batch
+    normalisation, the activations keep their scale through the blocks."""
+    params = {}
+    for name, shape in conv_param_shapes(obs_shape, channels, blocks, num_actions).items():
+        if name.startswith("b"):
+            params[name] = np.zeros(shape)
+            continue
+        fan_in = int(np.prod(shape[:-1]))
+        std = np.sqrt(2.0 / fan_in)
+        if name in ("wp", "wv"):
+            std = 0.1 * np.sqrt(1.0 / fan_in)
+        elif name.endswith("b") and name.startswith("w_res"):
+            std *= 0.1
+        params[name] = rng.normal(0.0, std, shape)
+    return params
+
+
+def _conv3x3(x, w, b):
+    """``x`` float32 ``[B, rows, cols, in]`` convolved with ``w`` ``[9 * in,
+    out]`` (a ``[3, 3, in, out]`` kernel, zero padding) plus ``b``: the 3x3
+    patches side by side (im2col), one matrix product."""
+    n, rows, cols, c = x.shape
+    xp = np.zeros((n, rows + 2, cols + 2, c), np.float32)
+    xp[:, 1:-1, 1:-1] = x
+    patches = np.concatenate([xp[:, dy:dy + rows, dx:dx + cols]
+                              for dy in range(3) for dx in range(3)], axis=-1)
+    out = patches.reshape(n * rows * cols, 9 * c) @ w
+    out += b
+    return out.reshape(n, rows, cols, -1)
+
+
+def _relu(x):
+    return np.maximum(x, 0.0, out=x)
+
+
 class Network:
-    """A policy-value MLP for one game and board size; the PUCT evaluator.
+    """A policy-value network for one game and board size; the PUCT evaluator.
 
     Build one with :meth:`init` (random He initialisation) or :meth:`load`;
-    the constructor takes the weights themselves (``params``: name -> array,
-    ``w0, b0, w1, b1, ..., wp, bp, wv, bv``; see :meth:`param_shapes`).
+    the constructor takes the weights themselves (``params``: name -> array;
+    an MLP's ``w0, b0, w1, b1, ..., wp, bp, wv, bv``, see :meth:`param_shapes`;
+    a conv network's :func:`conv_param_shapes`).  ``architecture`` is
+    ``"mlp"`` or ``"conv"`` (default: read from the weights' names).
 
     ``net(observations, legal_mask)``: ``observations`` int8 ``[B, *obs_shape]``
     (any numeric dtype is accepted), ``legal_mask`` bool ``[B, num_actions]``
@@ -106,12 +202,31 @@ class Network:
     #: several threads at once
     thread_safe = True
 
-    def __init__(self, game, params, *, board_options=None, hidden=None):
+    def __init__(self, game, params, *, board_options=None, hidden=None, architecture=None,
+                 channels=None, blocks=None):
         options = dict(board_options or {})
         self.game_key = _game(game).key
         g, self.board_options, self.obs_shape, self.num_actions = _board_facts(self.game_key,
                                                                                options)
         self.input_size = int(np.prod(self.obs_shape))
+        if architecture is None:
+            architecture = "conv" if isinstance(params, dict) and "w_stem" in params else "mlp"
+        if architecture == "conv" and isinstance(params, dict) and "w_stem" in params:
+            # the sizes the weights say, unless given
+            if channels is None:
+                channels = int(np.shape(params["w_stem"])[-1])
+            if blocks is None:
+                blocks = sum(1 for k in params if k.startswith("w_res") and k.endswith("a"))
+        self.architecture, self.channels, self.blocks = check_architecture(
+            architecture, channels, blocks)
+        if self.architecture == "conv":
+            if len(self.obs_shape) != 3:
+                raise ValueError(f"the conv architecture needs observations of planes x rows "
+                                 f"x cols; {self.describe()}")
+            self.hidden = ()
+            self.params = self._check_params(params)
+            self._prepare()
+            return
         if hidden is None:
             hidden = tuple(int(np.shape(params[f"w{i}"])[1]) for i in range(len(params))
                            if f"w{i}" in params)
@@ -121,14 +236,25 @@ class Network:
 
     # ------------------------------------------------------------ construction
     @classmethod
-    def init(cls, game, *, hidden=DEFAULT_HIDDEN, seed=None, **board_options):
+    def init(cls, game, *, hidden=DEFAULT_HIDDEN, architecture="mlp", channels=None,
+             blocks=None, seed=None, **board_options):
         """A new network for ``game`` (a registry key or ``Game``) with the
         given board options, He-initialised from ``seed`` (biases zero; the
         heads' weights scaled down so the first policy is near uniform and the
-        first values near 0)."""
+        first values near 0).  ``architecture="conv"``: the convolutional
+        network of ``channels`` channels (default 32) and ``blocks`` residual
+        blocks (default 2); ``hidden`` is then unused."""
         g, full, obs_shape, num_actions = _board_facts(game, board_options)
-        hidden = _check_hidden(hidden)
+        architecture, channels, blocks = check_architecture(architecture, channels, blocks)
         rng = np.random.default_rng(_util.resolve_seed(seed))
+        if architecture == "conv":
+            if len(obs_shape) != 3:
+                raise ValueError(f"the conv architecture needs observations of planes x rows "
+                                 f"x cols; {_describe(g.key, board_options, obs_shape, num_actions)}")
+            params = _conv_init(rng, obs_shape, channels, blocks, num_actions)
+            return cls(g, params, board_options=board_options, architecture="conv",
+                       channels=channels, blocks=blocks)
+        hidden = _check_hidden(hidden)
         sizes = [int(np.prod(obs_shape)), *hidden]
         params = {}
         for i in range(len(hidden)):
@@ -157,11 +283,17 @@ class Network:
     def _check_params(self, params):
         if not isinstance(params, dict):
             raise ValueError(f"params must be a dict of weight arrays, got {type(params).__name__}")
-        shapes = self.param_shapes(self.input_size, self.hidden, self.num_actions)
+        if self.architecture == "conv":
+            shapes = conv_param_shapes(self.obs_shape, self.channels, self.blocks,
+                                       self.num_actions)
+            sizes = f"a conv network of {self.channels} channels and {self.blocks} block(s)"
+        else:
+            shapes = self.param_shapes(self.input_size, self.hidden, self.num_actions)
+            sizes = f"{len(self.hidden)} hidden layer(s)"
         missing = [k for k in shapes if k not in params]
         extra = sorted(set(params) - set(shapes))
         if missing or extra:
-            raise ValueError(f"network weights do not match {len(self.hidden)} hidden layer(s): "
+            raise ValueError(f"network weights do not match {sizes}: "
                              f"missing {missing or 'none'}, unexpected {extra or 'none'}")
         out = {}
         for name, shape in shapes.items():
@@ -170,7 +302,7 @@ class Network:
                 raise ValueError(f"weight {name!r} must be numeric, got dtype {a.dtype}")
             if a.shape != shape:
                 raise ValueError(f"weight {name!r} must have shape {shape} for "
-                                 f"{self.describe()} and hidden {self.hidden}, got {a.shape}")
+                                 f"{self.describe()} and {self._sizes()}, got {a.shape}")
             a = np.ascontiguousarray(a, dtype=np.float32)
             if not np.isfinite(a).all():
                 raise ValueError(f"weight {name!r} has non-finite entries (NaN or inf)")
@@ -180,11 +312,16 @@ class Network:
     def _prepare(self):
         """Derived arrays for inference: the two heads fused into one matrix."""
         p = self.params
+        self._local = threading.local()
+        self._compiled = None
+        if self.architecture == "conv":
+            # the 3x3 kernels as [9 * in, out] matrices (rows in patch order)
+            self._convs = [(w.reshape(-1, w.shape[-1]), p["b" + k[1:]])
+                           for k, w in p.items() if k.startswith("w_") and w.ndim == 4]
+            return
         self._trunk = [(p[f"w{i}"], p[f"b{i}"]) for i in range(len(self.hidden))]
         self._head_w = np.ascontiguousarray(np.concatenate([p["wp"], p["wv"]], axis=1))
         self._head_b = np.concatenate([p["bp"], p["bv"]])
-        self._local = threading.local()
-        self._compiled = None
 
     @property
     def compiled(self):
@@ -197,7 +334,11 @@ class Network:
         if cls.__call__ is not Network.__call__ or cls._forward is not Network._forward:
             return None
         c = self._compiled
-        if c is None:
+        if c is None and self.architecture == "conv":
+            from ttt_engine._core.algorithms.conv import CompiledConvNetwork
+            c = self._compiled = CompiledConvNetwork(self.params, self.obs_shape,
+                                                     self.num_actions)
+        elif c is None:
             from ttt_engine._core.algorithms.network import CompiledNetwork
             c = CompiledNetwork(self._trunk + [(self._head_w, self._head_b)], self.num_actions)
             self._compiled = c
@@ -211,7 +352,18 @@ class Network:
     def copy(self):
         """An independent copy."""
         return Network(self.game_key, {k: v.copy() for k, v in self.params.items()},
-                       board_options=self.board_options, hidden=self.hidden)
+                       **self._arch_kwargs())
+
+    def _arch_kwargs(self):
+        """The constructor's keywords besides the game and weights."""
+        return dict(board_options=self.board_options, hidden=self.hidden or None,
+                    architecture=self.architecture, channels=self.channels,
+                    blocks=self.blocks)
+
+    def _sizes(self):
+        if self.architecture == "conv":
+            return f"conv {self.channels} channels x {self.blocks} blocks"
+        return f"hidden {self.hidden}"
 
     # ------------------------------------------------------------ description
     def describe(self):
@@ -224,7 +376,11 @@ class Network:
 
     @property
     def name(self):
-        """How messages name this evaluator: ``Network(uttt, 243-256-256-81)``."""
+        """How messages name this evaluator: ``Network(uttt, 243-256-256-81)``,
+        ``Network(connect4, conv 32x2, 2x6x7-7)``."""
+        if self.architecture == "conv":
+            return (f"Network({self.game_key}, conv {self.channels}x{self.blocks}, "
+                    f"{'x'.join(map(str, self.obs_shape))}-{self.num_actions})")
         sizes = "-".join(map(str, (self.input_size, *self.hidden, self.num_actions)))
         return f"Network({self.game_key}, {sizes})"
 
@@ -233,7 +389,9 @@ class Network:
         return int(sum(a.size for a in self.params.values()))
 
     def __repr__(self):
-        return (f"Network({self.game_key!r}, hidden={self.hidden}, "
+        sizes = (f"architecture='conv', channels={self.channels}, blocks={self.blocks}"
+                 if self.architecture == "conv" else f"hidden={self.hidden}")
+        return (f"Network({self.game_key!r}, {sizes}, "
                 f"board_options={self.board_options}, parameters={self.num_parameters:,})")
 
     def check_game(self, game, **board_options):
@@ -299,6 +457,8 @@ class Network:
         return self._forward(obs)
 
     def _forward(self, obs):
+        if self.architecture == "conv":
+            return self._forward_conv(obs)
         batch = obs.shape[0]
         bufs = self._buffers(batch)
         x = bufs[0]
@@ -315,11 +475,30 @@ class Network:
         values = np.tanh(out[:, self.num_actions])
         return logits, values
 
+    def _forward_conv(self, obs):
+        p = self.params
+        batch = obs.shape[0]
+        x = np.ascontiguousarray(obs.transpose(0, 2, 3, 1), dtype=np.float32)
+        with _parallel.one_blas_thread():
+            convs = iter(self._convs)
+            x = _relu(_conv3x3(x, *next(convs)))
+            for wa, wb in zip(convs, convs):
+                t = _relu(_conv3x3(x, *wa))
+                x = _relu(_conv3x3(t, *wb) + x)
+            ph = _relu(x @ p["w_phead"] + p["b_phead"]).reshape(batch, -1)
+            logits = ph @ p["wp"] + p["bp"]
+            vh = _relu(x @ p["w_vhead"] + p["b_vhead"]).reshape(batch, -1)
+            vh = _relu(vh @ p["w_vfc"] + p["b_vfc"])
+            values = np.tanh(vh @ p["wv"] + p["bv"])[:, 0]
+        return np.ascontiguousarray(logits, dtype=np.float32), values.astype(np.float32)
+
     # ------------------------------------------------------------ files, pickling
     def save(self, path):
         """Write the network to ``path`` as a model file (atomic; fields:
         ``game``, ``board_options`` (JSON), ``obs_shape``, ``num_actions``,
-        ``hidden`` and the weights ``w0, b0, ..., wp, bp, wv, bv`` in float32).
+        ``architecture``, ``hidden`` (empty for a conv network), for a conv
+        network ``channels`` and ``blocks``, and the weights in float32 as
+        ``param_<name>``).
         Returns the file size in bytes."""
         return _modelfile.write(path, KIND, self._fields())
 
@@ -329,8 +508,11 @@ class Network:
             "board_options": np.str_(json.dumps(self.board_options, sort_keys=True)),
             "obs_shape": np.array(self.obs_shape, np.int64),
             "num_actions": np.int64(self.num_actions),
+            "architecture": np.str_(self.architecture),
             "hidden": np.array(self.hidden, np.int64),
         }
+        if self.architecture == "conv":
+            fields.update(channels=np.int64(self.channels), blocks=np.int64(self.blocks))
         fields.update({f"param_{k}": v for k, v in self.params.items()})
         return fields
 
@@ -347,12 +529,24 @@ class Network:
             raise ValueError(f"{path}: field 'board_options' is not JSON: {e}") from None
         if not isinstance(options, dict):
             raise ValueError(f"{path}: field 'board_options' must be a JSON object")
+        # files written before there were architectures are MLPs
+        arch = (_modelfile.scalar(path, raw, "architecture", "U") if "architecture" in raw
+                else "mlp")
+        if arch not in ARCHITECTURES:
+            raise ValueError(f"{path}: a network of architecture {arch!r:.40}, unknown to this "
+                             f"version (it knows {', '.join(ARCHITECTURES)})")
         hidden = raw["hidden"]
         if hidden.ndim != 1 or hidden.dtype.kind not in "iu":
             raise ValueError(f"{path}: field 'hidden' must be a list of integers")
+        sizes = dict(hidden=tuple(int(h) for h in hidden))
+        if arch == "conv":
+            missing = [k for k in ("channels", "blocks") if k not in raw]
+            if missing:
+                raise ValueError(f"{path}: missing field(s): {', '.join(missing)}")
+            sizes = {k: _modelfile.scalar(path, raw, k, "iu") for k in ("channels", "blocks")}
         params = {k[len("param_"):]: v for k, v in raw.items() if k.startswith("param_")}
         try:
-            net = cls(game, params, board_options=options, hidden=tuple(int(h) for h in hidden))
+            net = cls(game, params, board_options=options, architecture=arch, **sizes)
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
         stored = (tuple(int(n) for n in raw["obs_shape"]),
@@ -379,21 +573,21 @@ class Network:
         return net
 
     def __getstate__(self):
-        return {"game": self.game_key, "board_options": self.board_options,
-                "hidden": self.hidden, "params": self.params}
+        return {"game": self.game_key, "params": self.params, **self._arch_kwargs()}
 
     def __setstate__(self, state):
         # fresh, aligned copies: arrays unpickled from a Dask message are views into
         # it at any alignment, and the products on them ran 4-6 times slower
         params = {k: np.array(v, copy=True) for k, v in state["params"].items()}
-        self.__init__(state["game"], params, board_options=state["board_options"],
-                      hidden=state["hidden"])
+        kwargs = {k: v for k, v in state.items() if k not in ("game", "params")}
+        self.__init__(state["game"], params, **kwargs)
 
     def __eq__(self, other):
         if not isinstance(other, Network):
             return NotImplemented
         return (self.game_key == other.game_key and self.board_options == other.board_options
-                and self.hidden == other.hidden
+                and self.architecture == other.architecture and self.hidden == other.hidden
+                and self.channels == other.channels and self.blocks == other.blocks
                 and all(np.array_equal(self.params[k], other.params[k]) for k in self.params))
 
     __hash__ = None

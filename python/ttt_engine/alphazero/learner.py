@@ -31,7 +31,10 @@ def _nn():
 
 def jax_forward(params, observations):
     """The network's forward pass in JAX: ``(logits [B, A], values [B])`` of
-    int8 ``observations`` ``[B, *obs_shape]``, equal to :class:`Network`'s."""
+    int8 ``observations`` ``[B, *obs_shape]``, equal to :class:`Network`'s
+    (of either architecture: a conv network's weights include ``w_stem``)."""
+    if "w_stem" in params:
+        return _jax_forward_conv(params, observations)
     _, jnp, _ = _nn()
     x = jnp.reshape(observations, (observations.shape[0], -1)).astype(jnp.float32)
     i = 0
@@ -40,6 +43,31 @@ def jax_forward(params, observations):
         i += 1
     logits = x @ params["wp"] + params["bp"]
     values = jnp.tanh(x @ params["wv"] + params["bv"])[:, 0]
+    return logits, values
+
+
+def _jax_forward_conv(params, observations):
+    """The conv network's forward pass (``ttt_engine.network``'s docstring):
+    channels-last maps, ``[3, 3, in, out]`` kernels, zero padding."""
+    jax, jnp, _ = _nn()
+    x = jnp.transpose(observations, (0, 2, 3, 1)).astype(jnp.float32)
+    batch = x.shape[0]
+
+    def conv(x, name):
+        y = jax.lax.conv_general_dilated(x, params["w" + name], (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return y + params["b" + name]
+
+    x = jax.nn.relu(conv(x, "_stem"))
+    i = 0
+    while f"w_res{i}a" in params:
+        x = jax.nn.relu(x + conv(jax.nn.relu(conv(x, f"_res{i}a")), f"_res{i}b"))
+        i += 1
+    ph = jax.nn.relu(x @ params["w_phead"] + params["b_phead"]).reshape(batch, -1)
+    logits = ph @ params["wp"] + params["bp"]
+    vh = jax.nn.relu(x @ params["w_vhead"] + params["b_vhead"]).reshape(batch, -1)
+    vh = jax.nn.relu(vh @ params["w_vfc"] + params["b_vfc"])
+    values = jnp.tanh(vh @ params["wv"] + params["bv"])[:, 0]
     return logits, values
 
 
