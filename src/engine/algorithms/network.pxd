@@ -165,12 +165,20 @@ cdef struct NetLayer:
     int width
 
 
+ctypedef bint (*net_forward_fn)(const void* data, const int8_t* obs, int rows, float* logits,
+                                float* values, float* floats, int32_t* ints) noexcept nogil
+
+
 cdef struct NetModel:
     NetLayer* layers        # the hidden layers, then the fused head
     int n_layers
     int input_size
     int num_actions
     int width               # the widest layer's width
+    # another architecture (conv.pyx): its own pass over ``data``, given
+    # ``NetScratch.out`` and ``idx`` (``width`` floats and ints); NULL: the layers
+    net_forward_fn forward
+    const void* data
 
 
 cdef struct NetScratch:
@@ -221,6 +229,8 @@ cdef inline bint net_forward(const NetModel* m, const int8_t* obs, int rows, flo
     cdef float v
     cdef int na = m.num_actions
     cdef bint ok = True
+    if m.forward != NULL:
+        return m.forward(m.data, obs, rows, logits, values, s.out, s.idx)
     for r in range(rows):
         o = obs + <size_t>r * m.input_size
         nnz = 0
