@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ttt_engine import _util, games
-from ttt_engine.network import _check_hidden, _game
+from ttt_engine.network import _check_hidden, _game, check_architecture
 from ttt_engine.selfplay import check_playout_cap
 
 
@@ -17,6 +17,9 @@ from ttt_engine.selfplay import check_playout_cap
 class Config:
     """Hyperparameters of a training run (see :data:`PRESETS` and docs/alphazero.md)."""
     hidden: tuple = (256, 256)          # hidden layer sizes of the MLP
+    architecture: str = "mlp"           # "mlp" or "conv" (ttt_engine.network)
+    channels: int = 32                  # the conv network's channels
+    blocks: int = 2                     # and residual blocks
     games: int = 64                     # self-play games per iteration (played at once)
     simulations: int = 100              # PUCT simulations per self-play move
     temperature_moves: int = 4          # plies played from the visit distribution (then best)
@@ -98,6 +101,9 @@ def simulations_at(config, seconds):
 
 def _checked(c):
     v = dict(hidden=_check_hidden(c.hidden))
+    v["architecture"] = check_architecture(c.architecture)[0]
+    # the conv sizes are checked whatever the architecture (an MLP ignores them)
+    _, v["channels"], v["blocks"] = check_architecture("conv", c.channels, c.blocks)
     for k in _POSITIVE_INT:
         v[k] = _util.check_int(k, getattr(c, k), min=1)
     for k in _NONNEG_INT:

@@ -171,7 +171,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         except ValueError as e:
             raise ValueError(f"{ckpt_path}: {e}") from None
     if ck is not None:
-        fixed = ("hidden", "buffer_size")
+        fixed = ("hidden", "architecture", "channels", "blocks", "buffer_size")
         changed = [k for k in fixed if k in hyper and hyper[k] is not None
                    and tuple(np.atleast_1d(hyper[k])) != tuple(np.atleast_1d(
                        getattr(ck.config, k)))]
@@ -187,8 +187,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     else:
         config = config_for(g.key, **hyper)
         seed = _util.resolve_seed(seed)
-        net = Network.init(g.key, hidden=config.hidden, seed=_derived_seed(seed, 0, 0),
-                           **options)
+        net = Network.init(g.key, hidden=config.hidden, architecture=config.architecture,
+                           channels=config.channels, blocks=config.blocks,
+                           seed=_derived_seed(seed, 0, 0), **options)
         counters = {"iteration": 0, "games": 0, "positions": 0, "sgd_steps": 0,
                     "seconds": 0.0, "evaluations": 0, "last_eval_seconds": None}
     if time_budget is None and iterations is None:

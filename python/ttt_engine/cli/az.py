@@ -31,6 +31,13 @@ AlphaZero for every game: 'train' a policy-value network by PUCT self-play (need
 #: name, or of its ``dest``
 HYPER = {
     "--hidden": dict(metavar="N,N", help="hidden layer sizes, e.g. 256,256"),
+    "--architecture": dict(choices=("mlp", "conv"),
+                           help="the network: 'mlp' (default) or 'conv', a small residual "
+                                "convolutional network over the board's planes"),
+    "--channels": dict(type=O.count(1, 512), metavar="C",
+                       help="the conv network's channels (default 32)"),
+    "--blocks": dict(type=O.count(0, 32), metavar="K",
+                     help="the conv network's residual blocks (default 2)"),
     "--games": dict(type=O.count(1, 1_000_000), metavar="N",
                     help="self-play games per iteration (played at once)"),
     "--simulations": dict(type=O.count(1, 1_000_000), metavar="N",
