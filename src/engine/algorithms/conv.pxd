@@ -5,14 +5,17 @@ the GIL.
 
 Its maps are channels-last, one position (cell) after another, each cell's
 ``channels`` values padded to ``width`` (a multiple of ``NET_BLOCK``) with
-zeros.  A 3x3 convolution computes each cell as one row of a dense layer:
-the cell's 3x3 patch (cells off the board are the zero padding and are
-skipped) gathered as a sparse input, row ``(dy * 3 + dx) * in + c`` of a
-``[9 * in, width]`` weight matrix, through the MLP's kernel
-(``network.pxd``'s ``net_layer_kernel``: zero inputs skipped, outputs held in
-registers, the same bits on every machine).  The heads' 1x1 convolutions
-and dense layers go through the same kernel.  Sums run in float32, in
-another order than numpy's im2col products: equal within float32 rounding.
+zeros.  A 3x3 convolution computes each cell as one row of a dense layer
+over the cell's 3x3 patch (cells off the board are the zero padding and are
+skipped), row ``(dy * 3 + dx) * in + c`` of a ``[9 * in, width]`` weight
+matrix, through the MLP's kernel (``network.pxd``'s ``net_layer_kernel``:
+zero inputs skipped, outputs held in registers, the same bits on every
+machine).  Each map's non-zero entries are listed once per cell, and a
+cell's patch is nine kernel calls on its neighbours' lists, each continuing
+the last one's sums: listing each patch's entries anew (nine times every
+entry) took two thirds of the time.  The heads' 1x1 convolutions and dense
+layers go through the same kernel.  Sums run in float32, in another order
+than numpy's im2col products: equal within float32 rounding.
 
 The model and its packed weights are owned by ``conv.pyx``'s
 ``CompiledConvNetwork``, which exposes them to the searches as a
@@ -47,65 +50,82 @@ cdef struct ConvModel:
     const float* wv         # [value_hidden, NET_BLOCK]: the value before its tanh
     const float* bv
     int num_actions
-    int gather              # the longest sparse input of a layer
+    int gather              # the longest sparse input of the heads' dense layers
     int out_width           # the widest dense output
 
 
+cdef inline int conv_lists(const ConvModel* c) noexcept nogil:
+    """Entries of one cell's sparse list: the most channels or planes of a map."""
+    return c.channels if c.channels > c.planes else c.planes
+
+
 cdef inline size_t conv_scratch_ints(const ConvModel* c) noexcept nogil:
-    return <size_t>c.gather
+    """The cells' lists and their counts, and one sparse input of the heads."""
+    return <size_t>c.cells * (conv_lists(c) + 1) + c.gather
 
 
 cdef inline size_t conv_scratch_floats(const ConvModel* c) noexcept nogil:
-    """Three maps, the heads' map, a dense output and the sparse inputs' values."""
+    """Three maps, the heads' map, a dense output, the cells' lists' values
+    and one sparse input of the heads."""
     return (<size_t>3 * c.cells * c.width + <size_t>c.cells * NET_BLOCK + c.out_width
-            + c.gather)
+            + <size_t>c.cells * conv_lists(c) + c.gather)
 
 
-cdef inline int conv_patch_obs(const ConvModel* c, const int8_t* o, int y, int x,
-                               int32_t* idx, float* val) noexcept nogil:
-    """The non-zero entries of the 3x3 patch around cell (y, x) of an int8
-    observation ``[planes, rows, cols]``; their count."""
-    cdef int dy, dx, yy, xx, p, base, k = 0
+cdef inline void conv_cells_obs(const ConvModel* c, const int8_t* o, int32_t* idx, float* val,
+                                int32_t* count) noexcept nogil:
+    """Each cell's non-zero planes of an int8 observation ``[planes, rows,
+    cols]``: their plane numbers and values (at ``cell * conv_lists``) and
+    their count."""
+    cdef int cell, p, k, n = conv_lists(c)
     cdef int8_t v
-    for dy in range(3):
-        yy = y + dy - 1
-        if yy < 0 or yy >= c.rows:
-            continue
-        for dx in range(3):
-            xx = x + dx - 1
-            if xx < 0 or xx >= c.cols:
-                continue
-            base = (dy * 3 + dx) * c.planes
-            for p in range(c.planes):
-                v = o[p * c.cells + yy * c.cols + xx]
-                # written always, kept when non-zero (as net_positive)
-                idx[k] = base + p
-                val[k] = <float>v
-                k += v != 0
-    return k
+    for cell in range(c.cells):
+        k = 0
+        for p in range(c.planes):
+            v = o[p * c.cells + cell]
+            # written always, kept when non-zero (as net_positive)
+            idx[cell * n + k] = p
+            val[cell * n + k] = <float>v
+            k += v != 0
+        count[cell] = k
 
 
-cdef inline int conv_patch(const ConvModel* c, const float* m, int n_in, int y, int x,
-                           int32_t* idx, float* val) noexcept nogil:
-    """The positive entries of the 3x3 patch around cell (y, x) of a map
-    (after a ReLU, so the others are zero); their count."""
-    cdef int dy, dx, yy, xx, ch, base, k = 0
-    cdef const float* cell
-    for dy in range(3):
-        yy = y + dy - 1
-        if yy < 0 or yy >= c.rows:
-            continue
-        for dx in range(3):
-            xx = x + dx - 1
-            if xx < 0 or xx >= c.cols:
-                continue
-            base = (dy * 3 + dx) * n_in
-            cell = m + <size_t>(yy * c.cols + xx) * c.width
-            for ch in range(n_in):
-                idx[k] = base + ch
-                val[k] = cell[ch]
-                k += cell[ch] > 0.0
-    return k
+cdef inline void conv_cells(const ConvModel* c, const float* m, int32_t* idx, float* val,
+                            int32_t* count) noexcept nogil:
+    """Each cell's positive channels of a map (after a ReLU, the others are
+    zero), as ``conv_cells_obs``."""
+    cdef int cell, n = conv_lists(c)
+    for cell in range(c.cells):
+        count[cell] = net_positive(m + <size_t>cell * c.width, c.channels, idx + cell * n,
+                                   val + cell * n)
+
+
+cdef inline void conv_3x3(const ConvModel* c, const ConvLayer* L, const int32_t* idx,
+                          const float* val, const int32_t* count, float* out) noexcept nogil:
+    """``out`` = the convolution of the map whose cells' lists are given
+    (``conv_cells``): for each cell, its bias, then the rows of each tap
+    ``(dy, dx)`` on the board for the neighbour's list, one kernel call a tap,
+    each starting from the sums so far (the kernel reads its biases before it
+    writes, so they may be its output).  The sum runs in patch order."""
+    cdef int y, x, dy, dx, yy, xx, nb, n = conv_lists(c)
+    cdef size_t tap = <size_t>L.n_in * c.width
+    cdef float* o
+    cdef const float* b
+    for y in range(c.rows):
+        for x in range(c.cols):
+            o = out + <size_t>(y * c.cols + x) * c.width
+            b = L.b
+            for dy in range(3):
+                yy = y + dy - 1
+                if yy < 0 or yy >= c.rows:
+                    continue
+                for dx in range(3):
+                    xx = x + dx - 1
+                    if xx < 0 or xx >= c.cols:
+                        continue
+                    nb = yy * c.cols + xx
+                    net_layer_kernel(L.w + (dy * 3 + dx) * tap, c.width, idx + nb * n,
+                                     val + nb * n, count[nb], b, o)
+                    b = o
 
 
 cdef inline void conv_relu(float* x, size_t n) noexcept nogil:
@@ -126,46 +146,34 @@ cdef inline bint conv_forward(const ConvModel* c, const int8_t* obs, int rows, f
     cdef float* u = t + plane               # its second convolution
     cdef float* h = u + plane               # the heads' planes [cells, NET_BLOCK]
     cdef float* out = h + <size_t>c.cells * NET_BLOCK
-    cdef float* val = out + c.out_width
-    cdef int32_t* idx = ints
-    cdef int r, y, xx, cell, l, k, nnz, na = c.num_actions
+    cdef float* cval = out + c.out_width    # the cells' lists (conv_cells)
+    cdef float* val = cval + <size_t>c.cells * conv_lists(c)
+    cdef int32_t* cidx = ints
+    cdef int32_t* count = cidx + <size_t>c.cells * conv_lists(c)
+    cdef int32_t* idx = count + c.cells
+    cdef int r, cell, l, k, nnz, n = conv_lists(c), na = c.num_actions
     cdef int pp = c.policy_planes, vp = c.value_planes
-    cdef const ConvLayer* L
-    cdef const int8_t* o
     cdef float v
     cdef size_t i
     cdef bint ok = True
     for r in range(rows):
-        o = obs + <size_t>r * c.planes * c.cells
-        L = &c.convs[0]
-        for y in range(c.rows):
-            for xx in range(c.cols):
-                nnz = conv_patch_obs(c, o, y, xx, idx, val)
-                net_layer_kernel(L.w, c.width, idx, val, nnz, L.b,
-                                 x + <size_t>(y * c.cols + xx) * c.width)
+        conv_cells_obs(c, obs + <size_t>r * c.planes * c.cells, cidx, cval, count)
+        conv_3x3(c, &c.convs[0], cidx, cval, count, x)
         conv_relu(x, plane)
         for l in range(1, c.n_convs, 2):
-            L = &c.convs[l]
-            for y in range(c.rows):
-                for xx in range(c.cols):
-                    nnz = conv_patch(c, x, L.n_in, y, xx, idx, val)
-                    net_layer_kernel(L.w, c.width, idx, val, nnz, L.b,
-                                     t + <size_t>(y * c.cols + xx) * c.width)
+            conv_cells(c, x, cidx, cval, count)
+            conv_3x3(c, &c.convs[l], cidx, cval, count, t)
             conv_relu(t, plane)
-            L = &c.convs[l + 1]
-            for y in range(c.rows):
-                for xx in range(c.cols):
-                    nnz = conv_patch(c, t, L.n_in, y, xx, idx, val)
-                    net_layer_kernel(L.w, c.width, idx, val, nnz, L.b,
-                                     u + <size_t>(y * c.cols + xx) * c.width)
+            conv_cells(c, t, cidx, cval, count)
+            conv_3x3(c, &c.convs[l + 1], cidx, cval, count, u)
             for i in range(plane):
                 v = x[i] + u[i]
                 x[i] = v if v > 0.0 else 0.0
         # the heads' 1x1 convolutions, both in one pass
+        conv_cells(c, x, cidx, cval, count)
         for cell in range(c.cells):
-            nnz = net_positive(x + <size_t>cell * c.width, c.channels, idx, val)
-            net_layer_kernel(c.w_head, NET_BLOCK, idx, val, nnz, c.b_head,
-                             h + <size_t>cell * NET_BLOCK)
+            net_layer_kernel(c.w_head, NET_BLOCK, cidx + cell * n, cval + cell * n, count[cell],
+                             c.b_head, h + <size_t>cell * NET_BLOCK)
         # the policy: its planes flattened cell by cell
         nnz = 0
         for cell in range(c.cells):

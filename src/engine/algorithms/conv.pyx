@@ -97,7 +97,7 @@ cdef class CompiledConvNetwork:
         c.wv = self._pack(p["wv"], NET_BLOCK)
         c.bv = self._pack(p["bv"][None], NET_BLOCK)
         c.num_actions = num_actions
-        c.gather = max(9 * planes, 9 * ch, cells * pp, cells * vp, hidden)
+        c.gather = max(cells * pp, cells * vp, hidden)
         c.out_width = max(c.wp_width, c.vfc_width, NET_BLOCK)
         self.input_size = planes * cells
         self.num_actions = num_actions
