@@ -7,12 +7,17 @@ positions (``per_s`` in ``extra_info``: positions per second).  Also the JAX
 forward pass and the SGD step of the trainer (``[nn]`` extra) at batch 256.
 Bar (issue text): 0.5-0.6M positions/s at batch 64-256 on one core; about 800
 SGD steps/s at batch 256.
+
+The conv network (``architecture="conv"``, 32 channels, 2 blocks) on Connect
+Four and UTTT positions at batch 1 and 8, numpy and compiled
+(``test_conv_positions_per_s``; ``--benchmark-json`` keeps ``cpu_per_s``).
 """
 import numpy as np
 import pytest
 
 from ttt_engine import uttt
 from ttt_engine.network import Network
+from conftest import pedantic_cpu, record_throughput
 
 POSITIONS = 16_384       # per timed call
 
@@ -85,3 +90,42 @@ def test_sgd_steps_per_s(throughput):
 
     m = throughput(run, steps, "sgd steps", batch=256)
     assert np.isfinite(m).all()
+
+
+def _batch(game, n, seed=0):
+    from ttt_engine import games
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    g = games.get(game)
+    b = g.new_board()
+    while len(obs) < n:
+        if b.is_terminal():
+            b = g.new_board()
+        obs.append(b.observation())
+        masks.append(b.action_mask())
+        b.push(b.legal_moves[rng.integers(len(b.legal_moves))])
+    return np.stack(obs), np.stack(masks)
+
+
+@pytest.mark.parametrize("game", ["connect4", "uttt"])
+@pytest.mark.parametrize("batch", [1, 8])
+@pytest.mark.parametrize("path", ["numpy", "compiled"])
+def test_conv_positions_per_s(benchmark, game, batch, path):
+    """``per_s`` in wall time, ``cpu_per_s`` in this thread's CPU time (what a
+    loaded machine distorts least)."""
+    net = Network.init(game, architecture="conv", channels=32, blocks=2, seed=1)
+    obs, masks = _batch(game, batch + 10)
+    obs, masks = obs[10:], masks[10:]       # past the opening (the empty board is all zeros)
+    f = net.compiled.forward if path == "compiled" else (lambda o: net(o, masks))
+    positions = 4096 if path == "compiled" else 1024
+    calls = positions // batch
+
+    def run():
+        for _ in range(calls):
+            out = f(obs)
+        return out
+
+    (logits, values), cpu = pedantic_cpu(benchmark, run, rounds=5)
+    record_throughput(benchmark, calls * batch, "positions", batch=batch, path=path,
+                      cpu_per_s=calls * batch / cpu)
+    assert logits.shape == (batch, net.num_actions) and values.shape == (batch,)
