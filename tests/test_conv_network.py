@@ -62,6 +62,10 @@ def test_numpy_jax_and_compiled_forward_agree(game, options):
     for i in (0, 17, 32):
         l1, v1 = net.compiled.forward(obs[i:i + 1])
         assert np.array_equal(l1[0], c_logits[i]) and v1[0] == c_values[i]
+    # an empty batch is empty, not an error
+    for f in (net.forward, net.compiled.forward):
+        e_logits, e_values = f(obs[:0])
+        assert e_logits.shape == (0, net.num_actions) and e_values.shape == (0,)
 
 
 def test_channels_not_a_multiple_of_the_kernel_block_and_no_blocks():
@@ -213,6 +217,20 @@ def test_puct_with_a_conv_network_in_c(game, options):
         move = p.search(b, simulations=30)
         assert move in b.legal_moves
         b.push(move)
+
+
+def test_fine_tune_keeps_the_architecture():
+    """Supervised training of a conv network gives a conv network of the same sizes."""
+    pytest.importorskip("jax")
+    from ttt_engine.alphazero import fine_tune
+    net = _random_net("connect4", {}, channels=8, blocks=1)
+    obs, masks = random_positions("connect4", 64, seed=4)
+    pi = (masks / masks.sum(axis=1, keepdims=True)).astype(np.float32)
+    z = np.zeros(len(obs), np.float32)
+    tuned, history = fine_tune(net, (obs, masks, pi, z), epochs=2, batch_size=32,
+                               augment=False, progress=False)
+    assert (tuned.architecture, tuned.channels, tuned.blocks) == ("conv", 8, 1)
+    assert tuned != net and len(history) == 3
 
 
 def test_a_short_training_run_writes_a_conv_network(tmp_path):

@@ -175,7 +175,7 @@ def _conv3x3(x, w, b):
                               for dy in range(3) for dx in range(3)], axis=-1)
     out = patches.reshape(n * rows * cols, 9 * c) @ w
     out += b
-    return out.reshape(n, rows, cols, -1)
+    return out.reshape(n, rows, cols, w.shape[1])
 
 
 def _relu(x):
@@ -485,9 +485,9 @@ class Network:
             for wa, wb in zip(convs, convs):
                 t = _relu(_conv3x3(x, *wa))
                 x = _relu(_conv3x3(t, *wb) + x)
-            ph = _relu(x @ p["w_phead"] + p["b_phead"]).reshape(batch, -1)
+            ph = _relu(x @ p["w_phead"] + p["b_phead"]).reshape(batch, len(p["wp"]))
             logits = ph @ p["wp"] + p["bp"]
-            vh = _relu(x @ p["w_vhead"] + p["b_vhead"]).reshape(batch, -1)
+            vh = _relu(x @ p["w_vhead"] + p["b_vhead"]).reshape(batch, len(p["w_vfc"]))
             vh = _relu(vh @ p["w_vfc"] + p["b_vfc"])
             values = np.tanh(vh @ p["wv"] + p["bv"])[:, 0]
         return np.ascontiguousarray(logits, dtype=np.float32), values.astype(np.float32)

@@ -134,10 +134,11 @@ cdef class CompiledConvNetwork:
         an output is not finite."""
         obs = np.ascontiguousarray(observations, dtype=np.int8)
         rows = obs.shape[0] if obs.ndim else 0
-        obs = obs.reshape(rows, -1)
-        if obs.shape[1] != self.input_size:
-            raise ValueError(f"observations of {obs.shape[1]} entries, the network takes "
+        entries = int(np.prod(obs.shape[1:])) if obs.ndim else 0
+        if entries != self.input_size:
+            raise ValueError(f"observations of {entries} entries, the network takes "
                              f"{self.input_size}")
+        obs = obs.reshape(rows, self.input_size)
         logits = np.empty((rows, self.num_actions), np.float32)
         values = np.empty(rows, np.float32)
         floats = np.empty(net_scratch_floats(&self.model), np.float32)
