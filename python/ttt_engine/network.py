@@ -127,6 +127,12 @@ def check_architecture(architecture, channels=None, blocks=None):
     return architecture, channels, blocks
 
 
+def _check_planes(obs_shape, what):
+    if len(obs_shape) != 3:
+        raise ValueError(f"the conv architecture needs observations of planes x rows x cols; "
+                         f"{what}")
+
+
 def conv_param_shapes(obs_shape, channels, blocks, num_actions):
     """name -> shape of every weight of a ``"conv"`` network (weights' names
     start with ``w``, biases' with ``b``)."""
@@ -220,9 +226,7 @@ class Network:
         self.architecture, self.channels, self.blocks = check_architecture(
             architecture, channels, blocks)
         if self.architecture == "conv":
-            if len(self.obs_shape) != 3:
-                raise ValueError(f"the conv architecture needs observations of planes x rows "
-                                 f"x cols; {self.describe()}")
+            _check_planes(self.obs_shape, self.describe())
             self.hidden = ()
             self.params = self._check_params(params)
             self._prepare()
@@ -248,9 +252,7 @@ class Network:
         architecture, channels, blocks = check_architecture(architecture, channels, blocks)
         rng = np.random.default_rng(_util.resolve_seed(seed))
         if architecture == "conv":
-            if len(obs_shape) != 3:
-                raise ValueError(f"the conv architecture needs observations of planes x rows "
-                                 f"x cols; {_describe(g.key, board_options, obs_shape, num_actions)}")
+            _check_planes(obs_shape, _describe(g.key, board_options, obs_shape, num_actions))
             params = _conv_init(rng, obs_shape, channels, blocks, num_actions)
             return cls(g, params, board_options=board_options, architecture="conv",
                        channels=channels, blocks=blocks)
