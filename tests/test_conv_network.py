@@ -219,6 +219,24 @@ def test_puct_with_a_conv_network_in_c(game, options):
         b.push(move)
 
 
+def test_two_search_threads_and_selfplay_in_c():
+    """Each lane of a tree-parallel search has its own buffers; self-play
+    evaluates in C too (the numpy pass, made to fail, is never reached)."""
+    from ttt_engine.selfplay import selfplay
+    net = _random_net("connect4", {}, channels=8, blocks=1, seed=2)
+
+    def no_python(*args):
+        raise AssertionError("the numpy forward pass was called")
+
+    net._forward_conv = no_python
+    board = games.get("connect4").new_board()
+    p = PUCT(net, seed=1, batch_size=8, threads=2)
+    assert p.search(board, simulations=400) in board.legal_moves
+    assert p.stats["evaluations"] > 0
+    data = selfplay("connect4", net, games=2, simulations=16, seed=1)
+    assert len(data) > 0 and data.stats["evaluations"] > 0
+
+
 def test_fine_tune_keeps_the_architecture():
     """Supervised training of a conv network gives a conv network of the same sizes."""
     pytest.importorskip("jax")
