@@ -123,7 +123,7 @@ def test_shipped_connect4_suite():
             yardstick.yardstick(RandomAgent(seed=1), game="connect4")
         return
     suite = yardstick.load(path)
-    assert len(suite) >= 2000 and suite.game == "connect4"
+    assert len(suite) >= 1600 and suite.game == "connect4"
     assert {0, 1, 2} == set(suite.phases) and {0, 1} == set(suite.sources)
     for i, line in enumerate(suite.lines):
         assert yardstick.PHASES[suite.phases[i]] == \
