@@ -43,24 +43,40 @@ cdef extern from *:
     /* the same at any float's address: unaligned loads and stores */
     typedef float ttt_net_v4u __attribute__((vector_size(16), aligned(4), may_alias));
 
+    /* One block of outputs, written once for every vector width: REGS
+       registers of type V (VU: V at any float's address) hold the block's
+       outputs across the row's inputs; a scalar times a vector multiplies
+       every lane.  REGS is TTT_NET_R4 or TTT_NET_R8, which apply a step to
+       each register number. */
+    #define TTT_NET_R4(X) X(0) X(1) X(2) X(3)
+    #define TTT_NET_R8(X) TTT_NET_R4(X) X(4) X(5) X(6) X(7)
+    #define TTT_NET_LOAD(i) ttt_acc a##i = bb[i];
+    #define TTT_NET_ADD(i) a##i += v * p[i];
+    #define TTT_NET_STORE(i) o[i] = a##i;
+    #define TTT_NET_BLOCK(NAME, V, VU, REGS, TARGET)                                  \
+        TARGET static inline __attribute__((always_inline))                           \
+        void NAME(const float* w, int width, const int32_t* idx, const float* val,    \
+                  int nnz, const float* b, float* out) {                              \
+            typedef V ttt_acc;                                                        \
+            typedef VU ttt_accu;                                                      \
+            const ttt_accu* bb = (const ttt_accu*)b;                                  \
+            REGS(TTT_NET_LOAD)                                                        \
+            for (int t = 0; t < nnz; t++) {                                           \
+                const ttt_accu* p = (const ttt_accu*)(w + (size_t)idx[t] * width);    \
+                float v = val[t];                                                     \
+                REGS(TTT_NET_ADD)                                                     \
+            }                                                                         \
+            ttt_accu* o = (ttt_accu*)out;                                             \
+            REGS(TTT_NET_STORE)                                                       \
+        }
+
     /* the baseline (SSE2): 32 outputs in eight 4-float registers */
+    TTT_NET_BLOCK(ttt_net_block32, ttt_net_v4, ttt_net_v4u, TTT_NET_R8, )
+
     static void ttt_net_layer_base(const float* w, int width, const int32_t* idx,
                                    const float* val, int nnz, const float* b, float* out) {
-        for (int j0 = 0; j0 < width; j0 += 32) {
-            const ttt_net_v4u* bb = (const ttt_net_v4u*)(b + j0);
-            ttt_net_v4 a0 = bb[0], a1 = bb[1], a2 = bb[2], a3 = bb[3];
-            ttt_net_v4 a4 = bb[4], a5 = bb[5], a6 = bb[6], a7 = bb[7];
-            for (int t = 0; t < nnz; t++) {
-                const ttt_net_v4u* p = (const ttt_net_v4u*)(w + (size_t)idx[t] * width + j0);
-                float v = val[t];
-                ttt_net_v4 x = {v, v, v, v};
-                a0 += x * p[0]; a1 += x * p[1]; a2 += x * p[2]; a3 += x * p[3];
-                a4 += x * p[4]; a5 += x * p[5]; a6 += x * p[6]; a7 += x * p[7];
-            }
-            ttt_net_v4u* o = (ttt_net_v4u*)(out + j0);
-            o[0] = a0; o[1] = a1; o[2] = a2; o[3] = a3;
-            o[4] = a4; o[5] = a5; o[6] = a6; o[7] = a7;
-        }
+        for (int j0 = 0; j0 < width; j0 += 32)
+            ttt_net_block32(w + j0, width, idx, val, nnz, b + j0, out + j0);
     }
     #else
     /* other compilers: plain loops, 32 outputs at a time */
@@ -83,40 +99,20 @@ cdef extern from *:
     #define TTT_NET_WIDE 1
     typedef float ttt_net_v8 __attribute__((vector_size(32)));
     typedef float ttt_net_v8u __attribute__((vector_size(32), aligned(4), may_alias));
+    #define TTT_NET_AVX2 __attribute__((target("avx2")))
+    TTT_NET_BLOCK(ttt_net_block64_avx2, ttt_net_v8, ttt_net_v8u, TTT_NET_R8, TTT_NET_AVX2)
+    TTT_NET_BLOCK(ttt_net_block32_avx2, ttt_net_v8, ttt_net_v8u, TTT_NET_R4, TTT_NET_AVX2)
 
     /* AVX2 (chosen at run time): 64 outputs in eight 8-float registers, then
-       a last block of 32 if the width is an odd multiple of 32 */
-    __attribute__((target("avx2")))
+       a last block of 32 in four if the width is an odd multiple of 32 */
+    TTT_NET_AVX2
     static void ttt_net_layer_wide(const float* w, int width, const int32_t* idx,
                                    const float* val, int nnz, const float* b, float* out) {
         int j0 = 0;
-        for (; j0 + 64 <= width; j0 += 64) {
-            const ttt_net_v8u* bb = (const ttt_net_v8u*)(b + j0);
-            ttt_net_v8 a0 = bb[0], a1 = bb[1], a2 = bb[2], a3 = bb[3];
-            ttt_net_v8 a4 = bb[4], a5 = bb[5], a6 = bb[6], a7 = bb[7];
-            for (int t = 0; t < nnz; t++) {
-                const ttt_net_v8u* p = (const ttt_net_v8u*)(w + (size_t)idx[t] * width + j0);
-                float v = val[t];
-                ttt_net_v8 x = {v, v, v, v, v, v, v, v};
-                a0 += x * p[0]; a1 += x * p[1]; a2 += x * p[2]; a3 += x * p[3];
-                a4 += x * p[4]; a5 += x * p[5]; a6 += x * p[6]; a7 += x * p[7];
-            }
-            ttt_net_v8u* o = (ttt_net_v8u*)(out + j0);
-            o[0] = a0; o[1] = a1; o[2] = a2; o[3] = a3;
-            o[4] = a4; o[5] = a5; o[6] = a6; o[7] = a7;
-        }
-        if (j0 < width) {
-            const ttt_net_v8u* bb = (const ttt_net_v8u*)(b + j0);
-            ttt_net_v8 a0 = bb[0], a1 = bb[1], a2 = bb[2], a3 = bb[3];
-            for (int t = 0; t < nnz; t++) {
-                const ttt_net_v8u* p = (const ttt_net_v8u*)(w + (size_t)idx[t] * width + j0);
-                float v = val[t];
-                ttt_net_v8 x = {v, v, v, v, v, v, v, v};
-                a0 += x * p[0]; a1 += x * p[1]; a2 += x * p[2]; a3 += x * p[3];
-            }
-            ttt_net_v8u* o = (ttt_net_v8u*)(out + j0);
-            o[0] = a0; o[1] = a1; o[2] = a2; o[3] = a3;
-        }
+        for (; j0 + 64 <= width; j0 += 64)
+            ttt_net_block64_avx2(w + j0, width, idx, val, nnz, b + j0, out + j0);
+        if (j0 < width)
+            ttt_net_block32_avx2(w + j0, width, idx, val, nnz, b + j0, out + j0);
     }
     #else
     #define TTT_NET_WIDE 0
