@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pexpect
 import pytest
+from hypothesis import strategies as st
 
 import ttt_engine
 
@@ -69,6 +70,31 @@ REGISTRY_FIELDS = {
     "moves_commute": "True when a player's moves in another order always give the same "
                      "position",
 }
+
+
+#: What a row leaves out: the X/O sides, no board options, no engine trained before
+#: it plays, no shipped network, a text that holds the whole position, a solve that
+#: needs no options or limits and does not finish in one node, moves whose order
+#: matters.
+REGISTRY_DEFAULTS = {
+    "sides": ("X", "O"), "options": {}, "trained_engines": [], "ships_network": False,
+    "from_string_kw": lambda board: {}, "solve_limit_options": {}, "solve_one_node": "unknown",
+    "solve_finished_options": {}, "solve_finished_limits": {},
+    "hypothesis_options": st.just({}), "moves_commute": False,
+}
+
+
+def registry_row(**fields):
+    """A game's ``REGISTRY_CASES``: ``fields`` (the game's own values, named as in
+    :data:`REGISTRY_FIELDS`) over :data:`REGISTRY_DEFAULTS`; a name that is not a
+    field is a ``TypeError``."""
+    unknown = sorted(set(fields) - set(REGISTRY_FIELDS))
+    if unknown:
+        raise TypeError(f"registry_row: {unknown} are not fields of REGISTRY_FIELDS")
+    row = {f: v.copy() if isinstance(v, (dict, list)) else v      # containers of its own
+           for f, v in REGISTRY_DEFAULTS.items()}
+    row.update(fields)
+    return row
 
 
 class _Cases(dict):

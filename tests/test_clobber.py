@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import clobber_reference as ref  # noqa: E402
+from conftest import registry_row  # noqa: E402
 
 from ttt_engine import clobber as C  # noqa: E402
 
@@ -452,23 +453,17 @@ def _reference_legal(board):
 
 #: Clobber's row of the generic tests (tests/test_games.py, test_registry.py,
 #: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
-REGISTRY_CASES = {
-    "sides": ("B", "W"),
-    "options": {"rows": 6, "cols": 5},
-    "engines": ["alphabeta", "minimax", "mcts", "az", "best", "random"],
-    "trained_engines": [],
-    "ships_network": False,
-    "sample_move": "a1-a2",
-    "syntax": "b3-b4",
-    "from_string_kw": lambda board: {"to_move": board.to_move},
-    "perft": (49, 2116),
-    "num_actions": 6 * 5 * 4,
-    "solve_small": (lambda: C.GAME.new_board(rows=3, cols=3), "win", {}),
-    "solve_limit_options": {"rows": 6, "cols": 6},
-    "solve_one_node": "unknown",
-    "solve_finished_options": {},
-    "solve_finished_limits": {},
-    "hypothesis_options": st.builds(dict, rows=st.integers(1, 8), cols=st.integers(1, 8)),
-    "reference_legal": _reference_legal,
-    "moves_commute": False,
-}
+REGISTRY_CASES = registry_row(
+    sides=("B", "W"),
+    options={"rows": 6, "cols": 5},
+    engines=["alphabeta", "minimax", "mcts", "az", "best", "random"],
+    sample_move="a1-a2",
+    syntax="b3-b4",
+    from_string_kw=lambda board: {"to_move": board.to_move},
+    perft=(49, 2116),
+    num_actions=6 * 5 * 4,
+    solve_small=(lambda: C.GAME.new_board(rows=3, cols=3), "win", {}),
+    solve_limit_options={"rows": 6, "cols": 6},
+    hypothesis_options=st.builds(dict, rows=st.integers(1, 8), cols=st.integers(1, 8)),
+    reference_legal=_reference_legal,
+)

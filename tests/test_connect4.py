@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import strategies as st
+
+from conftest import registry_row
 
 import ttt_engine
 from ttt_engine import connect4, games
@@ -447,28 +448,18 @@ def _reference_legal(board):
 
 #: Connect Four's row of the generic tests (tests/test_games.py, test_registry.py,
 #: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
-REGISTRY_CASES = {
-    "sides": ("X", "O"),
-    "options": {},
-    "engines": ["perfect", "alphabeta", "mcts", "az", "best", "random"],
+REGISTRY_CASES = registry_row(
+    engines=["perfect", "alphabeta", "mcts", "az", "best", "random"],
     # perfect answers the opening from its book, which ships once generated
     # (docs/connect4.md); without it the start is solved for hours
     # (tests/test_connect4_book.py tests it)
-    "trained_engines": ["perfect"],
-    "ships_network": False,
-    "sample_move": "d",
-    "syntax": "column letter a-g",
-    "from_string_kw": lambda board: {},
-    "perft": (7, 49),
-    "num_actions": 7,
+    trained_engines=["perfect"],
+    sample_move="d",
+    syntax="column letter a-g",
+    perft=(7, 49),
+    num_actions=7,
     # X to move wins at once in column a (a1-a3); the solve needs a limit
-    "solve_small": (lambda: GAME.from_string("......./......./......./X....../XO...../XOO...."),
-                    "win", {"max_nodes": 10**6}),
-    "solve_limit_options": {},
-    "solve_one_node": "unknown",
-    "solve_finished_options": {},
-    "solve_finished_limits": {},
-    "hypothesis_options": st.just({}),
-    "reference_legal": _reference_legal,
-    "moves_commute": False,
-}
+    solve_small=(lambda: GAME.from_string("......./......./......./X....../XO...../XOO...."),
+                 "win", {"max_nodes": 10**6}),
+    reference_legal=_reference_legal,
+)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import quixo_ref as R  # noqa: E402
-from conftest import play_randomly  # noqa: E402
+from conftest import play_randomly, registry_row  # noqa: E402
 
 from ttt_engine import quixo  # noqa: E402
 from ttt_engine.quixo import Board  # noqa: E402
@@ -457,23 +457,18 @@ def _reference_legal(board):
 
 #: Quixo's row of the generic tests (tests/test_games.py, test_registry.py,
 #: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
-REGISTRY_CASES = {
-    "sides": ("X", "O"),
-    "options": {"size": 5, "max_plies": 200},
-    "engines": ["greedy", "heuristic", "alphabeta", "mcts", "az", "best", "random"],
-    "trained_engines": ["greedy"],
-    "ships_network": False,
-    "sample_move": "a1R",
-    "syntax": "'a1R'",
-    "from_string_kw": lambda board: {"to_move": board.to_move},
-    "perft": (44, 1836),
-    "num_actions": 5 * 5 * 4,
-    "solve_small": (lambda: quixo.GAME.new_board(size=3), "win", {}),
-    "solve_limit_options": {},
-    "solve_one_node": None,
-    "solve_finished_options": {"size": 3},
-    "solve_finished_limits": {},
-    "hypothesis_options": st.builds(dict, size=st.integers(3, 5)),
-    "reference_legal": _reference_legal,
-    "moves_commute": False,
-}
+REGISTRY_CASES = registry_row(
+    options={"size": 5, "max_plies": 200},
+    engines=["greedy", "heuristic", "alphabeta", "mcts", "az", "best", "random"],
+    trained_engines=["greedy"],
+    sample_move="a1R",
+    syntax="'a1R'",
+    from_string_kw=lambda board: {"to_move": board.to_move},
+    perft=(44, 1836),
+    num_actions=5 * 5 * 4,
+    solve_small=(lambda: quixo.GAME.new_board(size=3), "win", {}),
+    solve_one_node=None,
+    solve_finished_options={"size": 3},
+    hypothesis_options=st.builds(dict, size=st.integers(3, 5)),
+    reference_legal=_reference_legal,
+)

@@ -6,7 +6,7 @@ import random
 import pytest
 from hypothesis import strategies as st
 
-from conftest import TTT_LINES, uttt_winning_position
+from conftest import TTT_LINES, registry_row, uttt_winning_position
 
 from ttt_engine import uttt
 from ttt_engine.uttt import Board
@@ -552,24 +552,18 @@ def _reference_legal(board):
 
 #: Ultimate Tic-Tac-Toe's row of the generic tests (tests/test_games.py,
 #: test_registry.py, test_properties.py; the fields: conftest.REGISTRY_FIELDS)
-REGISTRY_CASES = {
-    "sides": ("X", "O"),
-    "options": {"tiebreak": False},
-    "engines": ["treeq", "sarsa", "mcts", "az", "best", "random"],
-    "trained_engines": [],
-    "ships_network": True,
-    "sample_move": "4, 4",
-    "syntax": "'R, C'",
-    "from_string_kw": lambda board: {"tiebreak": board.tiebreak},
-    "perft": (81, 720),
-    "num_actions": 81,
+REGISTRY_CASES = registry_row(
+    options={"tiebreak": False},
+    engines=["treeq", "sarsa", "mcts", "az", "best", "random"],
+    ships_network=True,
+    sample_move="4, 4",
+    syntax="'R, C'",
+    from_string_kw=lambda board: {"tiebreak": board.tiebreak},
+    perft=(81, 720),
+    num_actions=81,
     # near the end of a game the solve settles it within the limit, whatever the value
-    "solve_small": (_near_the_end, None, {"max_nodes": 10_000_000}),
-    "solve_limit_options": {},
-    "solve_one_node": "unknown",
-    "solve_finished_options": {},
-    "solve_finished_limits": {"max_nodes": 10},
-    "hypothesis_options": st.builds(dict, tiebreak=st.booleans()),
-    "reference_legal": _reference_legal,
-    "moves_commute": False,
-}
+    solve_small=(_near_the_end, None, {"max_nodes": 10_000_000}),
+    solve_finished_limits={"max_nodes": 10},
+    hypothesis_options=st.builds(dict, tiebreak=st.booleans()),
+    reference_legal=_reference_legal,
+)
