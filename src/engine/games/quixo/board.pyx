@@ -13,18 +13,13 @@ takes the top-left corner and pushes it back in at the right end of row 1;
 Integer move codes are ``cell * 4 + side`` with cell ``r * n + c`` and side
 0..3 = T, B, L, R.
 """
-from libc.stdint cimport uint64_t, uint32_t
+from libc.stdint cimport uint32_t
 from ttt_engine._core.games.quixo.rules cimport (
-    QuixoState, quixo_init_tables, quixo_reset, quixo_make, quixo_unmake,
-    quixo_legal_moves, quixo_is_legal, quixo_hash, quixo_key,
+    QuixoState, quixo_init_tables, quixo_reset, quixo_is_legal, quixo_hash, quixo_key,
     quixo_compute_status, qx_index, QX_MAX_MOVES, QX_DEFAULT_MAX_PLIES,
 )
 import operator
 
-from ttt_engine._core.core.common cimport undo_t
-from ttt_engine._core.core.interrupt cimport (
-    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
-)
 from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.board import read_marks as _read_marks
 from ttt_engine._util import check_int as _check_int
@@ -110,31 +105,6 @@ def _unreachable(cells, n, to_move):
 
 
 include "board_ops.pxi"
-
-
-cdef uint64_t _perft(QuixoState* s, int depth, interrupt_t* it) noexcept nogil:
-    """Move sequences of exactly ``depth`` plies (a finished game is a leaf);
-    meaningless once ``it`` reports an interrupt (every move is unmade)."""
-    cdef int moves[QX_MAX_MOVES]
-    cdef int n, i
-    cdef uint64_t total = 0
-    cdef undo_t u
-    if depth == 0:
-        return 1
-    n = quixo_legal_moves(s, moves)
-    if n == 0:
-        return 1
-    if depth == 1:
-        return n
-    if interrupt_poll(it):
-        return 0
-    for i in range(n):
-        u = quixo_make(s, moves[i])
-        total += _perft(s, depth - 1, it)
-        quixo_unmake(s, moves[i], u)
-        if it.hit:
-            return 0
-    return total
 
 
 cdef class Board(GameBoard):
@@ -235,18 +205,11 @@ cdef class Board(GameBoard):
         return move_to_str(move, self.state.n)
 
     def perft(self, depth):
-        """Leaf count of the move tree to ``depth`` plies: the count of
-        ``quixo.perft(board, depth)``, here by the game's own rules (a board
-        cannot call the algorithms built on it).  Ctrl-C stops it."""
-        cdef int d = _check_int("depth", depth, min=0, max=1000)
-        cdef uint64_t n
-        cdef QuixoState work = self.state
-        cdef interrupt_t it
-        interrupt_init(&it, 64, NULL)
-        with nogil:
-            n = _perft(&work, d, &it)
-        interrupt_finish(&it)
-        return n
+        """Leaf count of the move tree to ``depth`` plies: ``quixo.perft(board,
+        depth)``, the one perft of every game, reached through the game registry
+        (a game does not import the algorithms built on it).  Ctrl-C stops it."""
+        from ttt_engine._registry import of_board   # not at import: it loads the game's module
+        return of_board(self).module.perft(self, depth)
 
     # ------------------------------------------------------------------ state
     @property
