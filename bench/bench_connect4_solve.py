@@ -20,8 +20,8 @@ from ttt_engine._core.solvers.connect4 import solve as _solve
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "connect4")
 #: positions taken from each set (so that a call stays well under a second or two)
-TAKE = {"end-easy": 200, "middle-easy": 100, "middle-medium": 20, "begin-easy": 100,
-        "begin-medium": 5, "begin-hard": 1}
+TAKE = {"end-easy": 200, "middle-easy": 100, "middle-medium": 20, "begin-easy": 200,
+        "begin-medium": 10, "begin-hard": 2}
 #: the reference solver's published means per position (strong solve)
 PUBLISHED_MEAN_S = {"end-easy": 4.6e-6, "middle-easy": 37e-6, "middle-medium": 3.2e-3,
                     "begin-easy": 0.25e-3, "begin-medium": 97e-3, "begin-hard": 5.5}
