@@ -11,7 +11,7 @@ import re
 import pytest
 
 import connect4_reference as ref
-from ttt_engine import connect4, uttt
+from ttt_engine import connect4, connect4_solve, uttt
 
 
 def board_of(moves):
@@ -289,3 +289,21 @@ def test_bad_options(kwargs, name, verb):
 def test_board_of_another_game(verb):
     msg = one_line_error(lambda: getattr(connect4, verb)(uttt.Board()))
     assert "connect four" in msg or "connect4" in msg, msg
+
+
+def test_a_kept_table_gives_the_same_scores():
+    """``keep_table``: solves that start from the previous one's table (the book
+    generator's) score as the reference does -- the table's entries hold no
+    trace of the root they were found under -- also with ordinary solves
+    (which empty and focus it) between them."""
+    seq = LATE[:40] + CAREFUL[:20]
+    for i, moves in enumerate(seq):
+        keep = i % 7 != 3                     # now and then an ordinary solve between
+        r = connect4_solve.solve(board_of(moves), keep_table=keep, table_mb=64)
+        assert r.score == ref.score(moves), (moves, keep)
+    # siblings of one parent, as a book solves them: kept and fresh agree
+    parent = EARLIER[0]
+    kids = [parent + str(c + 1) for c in range(7) if board_of(parent).heights[c] < 6]
+    kept = [connect4_solve.solve(board_of(k), keep_table=True, table_mb=64).score for k in kids]
+    fresh = [connect4_solve.solve(board_of(k), table_mb=64).score for k in kids]
+    assert kept == fresh

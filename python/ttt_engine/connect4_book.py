@@ -55,6 +55,9 @@ SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "conn
 #: the table of the agent's solves (MB): large enough for the positions past
 #: the book, small enough to clear in a blink before each solve
 AGENT_TABLE_MB = 64
+#: the table of the book generator's solves (MB): kept from one position to
+#: the next, which shares their subtrees (6 discs: 0.70x the CPU of emptying it)
+BOOK_TABLE_MB = 2048
 
 _CELLS = 42
 
@@ -444,7 +447,7 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
         for n, i in enumerate(todo):
             if limit is not None and solved >= limit:
                 break
-            r = connect4_solve.solve(deepest[int(keys[i])], table_mb=table_mb)
+            r = connect4_solve.solve(deepest[int(keys[i])], table_mb=table_mb, keep_table=True)
             state.scores[i] = r.score
             solved += 1
             now = time.monotonic()

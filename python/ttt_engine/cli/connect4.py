@@ -86,7 +86,8 @@ def run(args):
     if args.mode == "book":
         from ttt_engine import connect4_book
         try:
-            connect4_book.generate(args.plies, args.out, show=not args.quiet)
+            connect4_book.generate(args.plies, args.out, show=not args.quiet,
+                                   table_mb=connect4_book.BOOK_TABLE_MB)
         except connect4_book.BookError as e:
             raise CLIError(str(e), EXIT_USAGE) from None
         except OSError as e:

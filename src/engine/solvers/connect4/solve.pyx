@@ -461,6 +461,7 @@ cdef class _Tables:
     cdef Table t
     cdef uint64_t mb
     cdef bint busy
+    cdef bint kept           # the last solve kept it: all of it in use, not emptied
 
     def __cinit__(self, uint64_t mb):
         self.t.slots = NULL
@@ -468,6 +469,7 @@ cdef class _Tables:
         table_open(&self.t, mb)
         self.mb = mb
         self.busy = False
+        self.kept = False
 
     def __dealloc__(self):
         table_close(&self.t)
@@ -476,7 +478,11 @@ cdef class _Tables:
 _cached = None
 
 
-cdef _Tables _take_table(uint64_t mb):
+cdef _Tables _take_table(uint64_t mb, bint keep=False):
+    """The cached table (a new one if it is in use or of another size),
+    emptied -- unless ``keep`` and the last solve kept it too: entries stored
+    under a focused (smaller) index would not be found again, so a kept
+    table is only ever used whole."""
     global _cached
     cdef _Tables t = _cached
     if t is None or t.mb != mb or t.busy:
@@ -486,8 +492,9 @@ cdef _Tables _take_table(uint64_t mb):
         t = _Tables(mb)
         if _cached is None:
             _cached = t
-    else:
+    elif not (keep and t.kept):
         table_clear(&t.t)
+    t.kept = keep
     t.busy = True
     return t
 
@@ -564,18 +571,19 @@ cdef tuple _position(Board board):
 
 
 def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
-                uint64_t table_mb=1024, int threads=1, bint with_move=True):
+                uint64_t table_mb=1024, int threads=1, bint with_move=True, bint keep=False):
     """``(score, best move, nodes)`` of an ongoing board (checked by the caller):
     the score exact, or its sign only (-1, 0, 1) with ``weak``; None for the
     score and the move when a limit stopped the search (or ``with_move`` is
-    False, for the move)."""
-    cdef _Tables tables = _take_table(table_mb)
+    False, for the move).  ``keep``: start from the table of the previous
+    ``keep`` solve (an entry bounds its own position's score, whatever the root)."""
+    cdef _Tables tables = _take_table(table_mb, keep)
     cur, mask, moves = _position(board)
     tables.t.log_full = tables.t.log_full or threads > 1
     main = _Search(tables, 0, max_nodes, time_limit)
     helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
     move = None
-    table_focus(&tables.t, moves)
+    table_focus(&tables.t, 0 if keep else moves)
     try:
         score = _run(main, helpers, cur, mask, moves, weak)
         if weak and score is not None:
@@ -637,12 +645,14 @@ cdef inline double thread_cpu() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-def time_positions(list boards, bint weak=False, uint64_t table_mb=1024):
+def time_positions(list boards, bint weak=False, uint64_t table_mb=1024, bint keep=False):
     """For each ongoing board: ``(score, nodes, CPU seconds)`` of its score
     alone (no best move), the table emptied before each (counted in the time)
     and its pages faulted in before the first (not counted): the solver's own
-    time per position, without the Python call around it."""
-    cdef _Tables tables = _take_table(table_mb)
+    time per position, without the Python call around it.  ``keep``: the
+    table is kept from one position to the next (all of it in use: an entry
+    holds bounds on its position's own score, whatever the root)."""
+    cdef _Tables tables = _take_table(table_mb, keep)
     cdef _Search main = _Search(tables, 0, None, None)
     cdef Board b
     cdef uint64_t cur, mask, nodes0
@@ -661,8 +671,11 @@ def time_positions(list boards, bint weak=False, uint64_t table_mb=1024):
             nodes0 = main.ctx.nodes
             with nogil:
                 t0 = thread_cpu()
-                table_clear_nogil(&tables.t)
-                table_focus(&tables.t, moves)
+                if not keep:
+                    table_clear_nogil(&tables.t)
+                    table_focus(&tables.t, moves)
+                else:
+                    table_focus(&tables.t, 0)
                 r = solve_root(&main.ctx, cur, mask, moves, weak)
                 t1 = thread_cpu()
             if r == ABORTED:
