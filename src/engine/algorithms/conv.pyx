@@ -15,10 +15,7 @@ from cpython.pycapsule cimport PyCapsule_New
 cimport numpy as cnp
 import numpy as np
 
-from ttt_engine._core.algorithms.network cimport (
-    NET_BLOCK, NetModel, NetScratch, net_forward, net_scratch_bind, net_scratch_floats,
-    net_scratch_ints,
-)
+from ttt_engine._core.algorithms.network cimport NET_BLOCK, NetModel, net_model_forward
 from ttt_engine._core.algorithms.conv cimport (
     ConvLayer, ConvModel, conv_forward, conv_scratch_floats, conv_scratch_ints,
 )
@@ -132,27 +129,7 @@ cdef class CompiledConvNetwork:
         ``observations`` (int8, ``input_size`` entries a row once flattened),
         through the same ``net_forward`` the searches call; ``ValueError`` if
         an output is not finite."""
-        obs = np.ascontiguousarray(observations, dtype=np.int8)
-        rows = obs.shape[0] if obs.ndim else 0
-        entries = int(np.prod(obs.shape[1:])) if obs.ndim else 0
-        if entries != self.input_size:
-            raise ValueError(f"observations of {entries} entries, the network takes "
-                             f"{self.input_size}")
-        obs = obs.reshape(rows, self.input_size)
-        logits = np.empty((rows, self.num_actions), np.float32)
-        values = np.empty(rows, np.float32)
-        floats = np.empty(net_scratch_floats(&self.model), np.float32)
-        ints = np.empty(net_scratch_ints(&self.model), np.int32)
-        cdef NetScratch s
-        cdef bint ok = True
-        cdef const int8_t[:, ::1] o = obs
-        cdef float[:, ::1] lg = logits
-        cdef float[::1] v = values
-        cdef float[::1] fl = floats
-        cdef int32_t[::1] it = ints
-        cdef int n = rows
-        if n == 0:
-            return logits, values
+        return net_model_forward(&self.model, observations)
         net_scratch_bind(&s, &self.model, &fl[0], &it[0])
         with nogil:
             ok = net_forward(&self.model, &o[0, 0], n, &lg[0, 0], &v[0], &s)

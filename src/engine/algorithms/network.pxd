@@ -247,3 +247,7 @@ cdef inline bint net_forward(const NetModel* m, const int8_t* obs, int rows, flo
         values[r] = v
         ok = ok and (v == v)
     return ok
+
+
+# the Python face of a model's pass (network.pyx): ``(logits, values)`` arrays
+cdef object net_model_forward(const NetModel* model, observations)

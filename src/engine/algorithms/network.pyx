@@ -119,29 +119,44 @@ cdef class CompiledNetwork:
         """``(logits float32 [B, num_actions], values float32 [B])`` of
         ``observations`` (int8, ``input_size`` entries a row once flattened);
         ``ValueError`` if an output is not finite."""
-        obs = np.ascontiguousarray(observations, dtype=np.int8)
-        rows = obs.shape[0] if obs.ndim else 0
-        obs = obs.reshape(rows, -1)
-        if obs.shape[1] != self.input_size:
-            raise ValueError(f"observations of {obs.shape[1]} entries, the network takes "
-                             f"{self.input_size}")
-        logits = np.empty((rows, self.num_actions), np.float32)
-        values = np.empty(rows, np.float32)
-        floats = np.empty(net_scratch_floats(&self.model), np.float32)
-        ints = np.empty(net_scratch_ints(&self.model), np.int32)
-        cdef NetScratch s
-        cdef bint ok = True
-        cdef const int8_t[:, ::1] o = obs
-        cdef float[:, ::1] lg = logits
-        cdef float[::1] v = values
-        cdef float[::1] fl = floats
-        cdef int32_t[::1] it = ints
-        cdef int n = rows
-        if n == 0:
-            return logits, values
+        return net_model_forward(&self.model, observations)
         net_scratch_bind(&s, &self.model, &fl[0], &it[0])
         with nogil:
             ok = net_forward(&self.model, &o[0, 0], n, &lg[0, 0], &v[0], &s)
         if not ok:
             raise ValueError("the network's output is not finite (NaN or an overflow)")
         return logits, values
+
+
+cdef object net_model_forward(const NetModel* model, observations):
+    """``(logits float32 [B, num_actions], values float32 [B])`` of
+    ``observations`` (int8, ``input_size`` entries a row once flattened)
+    through ``net_forward``, the pass the searches call, for any
+    architecture's model; ``ValueError`` if an output is not finite."""
+    obs = np.ascontiguousarray(observations, dtype=np.int8)
+    rows = obs.shape[0] if obs.ndim else 0
+    entries = int(np.prod(obs.shape[1:])) if obs.ndim else 0
+    if entries != model.input_size:
+        raise ValueError(f"observations of {entries} entries, the network takes "
+                         f"{model.input_size}")
+    obs = obs.reshape(rows, model.input_size)
+    logits = np.empty((rows, model.num_actions), np.float32)
+    values = np.empty(rows, np.float32)
+    floats = np.empty(net_scratch_floats(model), np.float32)
+    ints = np.empty(net_scratch_ints(model), np.int32)
+    cdef NetScratch s
+    cdef bint ok = True
+    cdef const int8_t[:, ::1] o = obs
+    cdef float[:, ::1] lg = logits
+    cdef float[::1] v = values
+    cdef float[::1] fl = floats
+    cdef int32_t[::1] it = ints
+    cdef int n = rows
+    if n == 0:
+        return logits, values
+    net_scratch_bind(&s, model, &fl[0], &it[0])
+    with nogil:
+        ok = net_forward(model, &o[0, 0], n, &lg[0, 0], &v[0], &s)
+    if not ok:
+        raise ValueError("the network's output is not finite (NaN or an overflow)")
+    return logits, values
