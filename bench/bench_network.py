@@ -15,20 +15,22 @@ Four and UTTT positions at batch 1 and 8, numpy and compiled
 import numpy as np
 import pytest
 
-from ttt_engine import uttt
 from ttt_engine.network import Network
 from conftest import pedantic_cpu, record_throughput
 
 POSITIONS = 16_384       # per timed call
 
 
-def _uttt_batch(n, seed=0):
+def _batch(game, n, seed=0):
+    """``n`` positions of uniformly random games of ``game``: planes and masks."""
+    from ttt_engine import games
     rng = np.random.default_rng(seed)
     obs, masks = [], []
-    b = uttt.Board()
+    g = games.get(game)
+    b = g.new_board()
     while len(obs) < n:
         if b.is_terminal():
-            b = uttt.Board()
+            b = g.new_board()
         obs.append(b.observation())
         masks.append(b.action_mask())
         b.push(b.legal_moves[rng.integers(len(b.legal_moves))])
@@ -38,7 +40,7 @@ def _uttt_batch(n, seed=0):
 @pytest.mark.parametrize("batch", [1, 64, 256])
 def test_network_positions_per_s(throughput, batch):
     net = Network.init("uttt", seed=1)
-    obs, masks = _uttt_batch(batch)
+    obs, masks = _batch("uttt", batch)
     calls = max(1, (POSITIONS if batch > 1 else POSITIONS // 8) // batch)
 
     def run():
@@ -57,7 +59,7 @@ def test_jax_forward_positions_per_s(throughput):
     from ttt_engine.alphazero import jax_forward
     net = Network.init("uttt", seed=1)
     params = {k: jnp.asarray(v) for k, v in net.params.items()}
-    obs, _ = _uttt_batch(256)
+    obs, _ = _batch("uttt", 256)
     f = jax.jit(jax_forward)
     x = jnp.asarray(obs)
     f(params, x)[0].block_until_ready()
@@ -76,7 +78,7 @@ def test_jax_forward_positions_per_s(throughput):
 def test_sgd_steps_per_s(throughput):
     from ttt_engine.alphazero import Config, _Learner
     net = Network.init("uttt", seed=1)
-    obs, masks = _uttt_batch(256)
+    obs, masks = _batch("uttt", 256)
     pi = (masks / masks.sum(axis=1, keepdims=True)).astype(np.float32)
     z = np.zeros(256, np.float32)
     learner = _Learner(Config(), net.params)
@@ -90,21 +92,6 @@ def test_sgd_steps_per_s(throughput):
 
     m = throughput(run, steps, "sgd steps", batch=256)
     assert np.isfinite(m).all()
-
-
-def _batch(game, n, seed=0):
-    from ttt_engine import games
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    g = games.get(game)
-    b = g.new_board()
-    while len(obs) < n:
-        if b.is_terminal():
-            b = g.new_board()
-        obs.append(b.observation())
-        masks.append(b.action_mask())
-        b.push(b.legal_moves[rng.integers(len(b.legal_moves))])
-    return np.stack(obs), np.stack(masks)
 
 
 @pytest.mark.parametrize("game", ["connect4", "uttt"])

@@ -9,6 +9,7 @@ import json
 import warnings
 
 import pytest
+from tree_lines_reference import check_legal
 
 from ttt_engine import games, quixo, ttt, uttt
 from ttt_engine._core.algorithms import treelearn as _tl
@@ -59,14 +60,6 @@ def snapshot(tree, path=()):
     node never visited has none: a node is expanded on its first visit)."""
     children = _tll.tl_children_of(tree, list(path)) or []
     return tuple((c, snapshot(tree, path + (c[0],)) if c[2] else ()) for c in children)
-
-
-def check_legal(board, lines):
-    for line in lines:
-        b = board.copy()
-        for s in line:
-            assert s["move"] in b.legal_moves
-            b.push(s["move"])
 
 
 def uttt_board():
