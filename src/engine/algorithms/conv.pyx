@@ -11,18 +11,15 @@ per-lane buffers the same way for both.
 """
 from libc.stdint cimport int8_t, int32_t
 from libc.stdlib cimport malloc, free
-from cpython.pycapsule cimport PyCapsule_New
 cimport numpy as cnp
 import numpy as np
 
-from ttt_engine._core.algorithms.network cimport NET_BLOCK, NetModel, net_model_forward
+from ttt_engine._core.algorithms.network cimport NET_BLOCK, CompiledModel, NetModel
 from ttt_engine._core.algorithms.conv cimport (
     ConvLayer, ConvModel, conv_forward, conv_scratch_floats, conv_scratch_ints,
 )
 
 cnp.import_array()
-
-cdef const char* _CAPSULE = b"ttt_engine.NetModel"
 
 
 cdef bint _forward(const void* data, const int8_t* obs, int rows, float* logits, float* values,
@@ -34,15 +31,14 @@ cdef int _padded(int n):
     return (n + NET_BLOCK - 1) // NET_BLOCK * NET_BLOCK
 
 
-cdef class CompiledConvNetwork:
+cdef class CompiledConvNetwork(CompiledModel):
     """``params``: the conv network's weights (name -> float32 array, the
     names and shapes of ``ttt_engine.network.conv_param_shapes``) for
     observations ``obs_shape`` (planes, rows, cols) and ``num_actions``."""
-    cdef NetModel model
     cdef ConvModel conv
     cdef ConvLayer* layers
     cdef list _packed           # the padded weights the model points into
-    cdef readonly int input_size, num_actions, channels, blocks
+    cdef readonly int channels, blocks
 
     def __init__(self, params, obs_shape, int num_actions):
         cdef int i, planes, rows, cols, cells, ch, width, pp, vp, hidden
@@ -118,21 +114,3 @@ cdef class CompiledConvNetwork:
 
     def __dealloc__(self):
         free(self.layers)
-
-    def model_capsule(self):
-        """A ``PyCapsule`` of this model's ``NetModel*`` (valid while this
-        object lives)."""
-        return PyCapsule_New(&self.model, _CAPSULE, NULL)
-
-    def forward(self, observations):
-        """``(logits float32 [B, num_actions], values float32 [B])`` of
-        ``observations`` (int8, ``input_size`` entries a row once flattened),
-        through the same ``net_forward`` the searches call; ``ValueError`` if
-        an output is not finite."""
-        return net_model_forward(&self.model, observations)
-        net_scratch_bind(&s, &self.model, &fl[0], &it[0])
-        with nogil:
-            ok = net_forward(&self.model, &o[0, 0], n, &lg[0, 0], &v[0], &s)
-        if not ok:
-            raise ValueError("the network's output is not finite (NaN or an overflow)")
-        return logits, values

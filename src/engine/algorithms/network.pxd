@@ -249,5 +249,10 @@ cdef inline bint net_forward(const NetModel* m, const int8_t* obs, int rows, flo
     return ok
 
 
-# the Python face of a model's pass (network.pyx): ``(logits, values)`` arrays
-cdef object net_model_forward(const NetModel* model, observations)
+cdef class CompiledModel:
+    """A compiled network as the searches take it (network.pyx): its
+    ``NetModel``, in a capsule, and its pass from Python; each architecture
+    (``CompiledNetwork`` here, ``CompiledConvNetwork`` in conv.pyx) fills
+    ``model``."""
+    cdef NetModel model
+    cdef readonly int input_size, num_actions

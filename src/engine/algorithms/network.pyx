@@ -49,13 +49,26 @@ def use_kernel(name):
                          f"got {name!r}")
 
 
-cdef class CompiledNetwork:
+cdef class CompiledModel:
+    def model_capsule(self):
+        """A ``PyCapsule`` of this model's ``NetModel*`` (valid while this
+        object lives)."""
+        return PyCapsule_New(&self.model, _CAPSULE, NULL)
+
+    def forward(self, observations):
+        """``(logits float32 [B, num_actions], values float32 [B])`` of
+        ``observations`` (int8, ``input_size`` entries a row once flattened),
+        through ``net_forward``, the pass the searches call; ``ValueError`` if
+        an output is not finite."""
+        return net_model_forward(&self.model, observations)
+
+
+cdef class CompiledNetwork(CompiledModel):
     """Layers ``[(w [n_in, n_out], b [n_out]), ...]`` (float32): the hidden
     ReLU layers, then the fused head of ``num_actions`` logits and one value
     (before its tanh)."""
-    cdef NetModel model
     cdef list _packed           # the padded weights the model points into
-    cdef readonly int input_size, num_actions, width
+    cdef readonly int width
 
     def __init__(self, layers, int num_actions):
         cdef int i, n_in, n_out, width
@@ -110,29 +123,9 @@ cdef class CompiledNetwork:
         """``[(n_in, n_out), ...]`` of every layer, the head last."""
         return [(n_in, n_out) for _, _, n_in, n_out, _ in self._packed]
 
-    def model_capsule(self):
-        """A ``PyCapsule`` of this model's ``NetModel*`` (valid while this
-        object lives)."""
-        return PyCapsule_New(&self.model, _CAPSULE, NULL)
-
-    def forward(self, observations):
-        """``(logits float32 [B, num_actions], values float32 [B])`` of
-        ``observations`` (int8, ``input_size`` entries a row once flattened);
-        ``ValueError`` if an output is not finite."""
-        return net_model_forward(&self.model, observations)
-        net_scratch_bind(&s, &self.model, &fl[0], &it[0])
-        with nogil:
-            ok = net_forward(&self.model, &o[0, 0], n, &lg[0, 0], &v[0], &s)
-        if not ok:
-            raise ValueError("the network's output is not finite (NaN or an overflow)")
-        return logits, values
-
 
 cdef object net_model_forward(const NetModel* model, observations):
-    """``(logits float32 [B, num_actions], values float32 [B])`` of
-    ``observations`` (int8, ``input_size`` entries a row once flattened)
-    through ``net_forward``, the pass the searches call, for any
-    architecture's model; ``ValueError`` if an output is not finite."""
+    """``CompiledModel.forward`` of ``model``."""
     obs = np.ascontiguousarray(observations, dtype=np.int8)
     rows = obs.shape[0] if obs.ndim else 0
     entries = int(np.prod(obs.shape[1:])) if obs.ndim else 0
