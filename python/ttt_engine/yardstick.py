@@ -37,7 +37,7 @@ import numpy as np
 from ttt_engine import _registry, _util
 
 __all__ = ["Suite", "Share", "Result", "yardstick", "build_suite", "save", "load",
-           "suite_path", "wilson", "PHASES", "FORMAT_VERSION"]
+           "suite_path", "has_suite", "wilson", "PHASES", "FORMAT_VERSION"]
 
 #: the phases of a game, by plies played (the suite's ``bounds`` split them)
 PHASES = ("opening", "middle", "end")
@@ -52,6 +52,11 @@ _SOURCES = ("random games", "strong engine")
 def suite_path(game):
     """Where the suite of the game ``game`` (a registry key) ships."""
     return os.path.join(_DATA, f"yardstick_{game}.npz")
+
+
+def has_suite(game):
+    """Whether a suite ships for the game ``game`` (a registry key)."""
+    return os.path.exists(suite_path(game))
 
 
 def wilson(k, n, z=1.96):
@@ -166,7 +171,7 @@ def _suite(game, suite):
         return suite
     key = game if isinstance(game, str) else game.key
     path = suite if suite is not None else suite_path(key)
-    if suite is None and not os.path.exists(path):
+    if suite is None and not has_suite(key):
         title = _registry.get(key).title
         raise ValueError(f"no yardstick suite ships for {title}; make one with "
                          f"bench/yardstick_suite.py --game {key} --out FILE and pass suite=FILE")

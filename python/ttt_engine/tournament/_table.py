@@ -17,15 +17,19 @@ class TournamentResult:
     names: entrants in order.  records: one dict per game (``a``, ``b``,
     ``game``, ``seed``, ``first``, ``winner`` (a name, or None for a draw),
     ``plies``, ``seconds``).  errors: failed tasks (empty after a clean run).
+    yardstick: None, or ``{name: ttt_engine.yardstick.Result}`` of every
+    entrant on the game's exact yardstick suite (``round_robin(yardstick=N)``).
     """
 
-    def __init__(self, names, games_per_pair, seed, records, errors=(), bootstrap=1000):
+    def __init__(self, names, games_per_pair, seed, records, errors=(), bootstrap=1000,
+                 yardstick=None):
         self.names = tuple(names)
         self.games_per_pair = games_per_pair
         self.seed = seed
         self.records = list(records)
         self.errors = list(errors)
         self.bootstrap_samples = bootstrap
+        self.yardstick = yardstick
 
     @functools.cached_property
     def _counts(self):
@@ -98,10 +102,16 @@ class TournamentResult:
 
     def markdown(self):
         """The W-D-L table (row's result against the column; first/second in
-        brackets), score and Elo with its interval, as Markdown."""
+        brackets), score and Elo with its interval, as Markdown; with a
+        yardstick, each entrant's share of moves that keep the value (with its
+        95% interval) and of optimal moves."""
         r = self.rating
+        ys = self.yardstick
         head = "| row vs column (W-D-L) | " + " | ".join(self.names) + " | score | Elo |"
-        lines = [head, "|---|" + "---|" * (len(self.names) + 2)]
+        if ys:
+            head += " keeps value % [95% interval] | optimal % |"
+        extra = 2 if ys else 0
+        lines = [head, "|---|" + "---|" * (len(self.names) + 2 + extra)]
         scores = self.scores
         for i, a in enumerate(self.names):
             cells = []
@@ -113,8 +123,14 @@ class TournamentResult:
                 cells.append(f"{w}-{d}-{l}" if w + d + l else "")
             s = scores[a]
             ci = f" [{r.low[i]:.0f}, {r.high[i]:.0f}]" if r.samples else ""
-            lines.append(f"| **{a}** | " + " | ".join(cells)
-                         + f" | {'' if math.isnan(s) else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
+            row = (f"| **{a}** | " + " | ".join(cells)
+                   + f" | {'' if math.isnan(s) else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
+            if ys:
+                k, o = ys[a].keeps["all"], ys[a].optimal["all"]
+                lo, hi = k.interval
+                row += (f" {100 * k.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] |"
+                        f" {100 * o.rate:.1f} |")
+            lines.append(row)
         return "\n".join(lines)
 
     def colour_markdown(self):
@@ -141,7 +157,9 @@ class TournamentResult:
                 "elo": {n: [float(e), float(lo), float(hi)] for n, e, lo, hi in
                         zip(self.names, r.elo, r.low, r.high)},
                 "errors": [{k: v for k, v in e.items() if k != "traceback"}
-                           for e in self.errors]}
+                           for e in self.errors],
+                **({"yardstick": {n: _yardstick_summary(y) for n, y in self.yardstick.items()}}
+                   if self.yardstick else {})}
 
     def __str__(self):
         return self.markdown()
@@ -149,3 +167,14 @@ class TournamentResult:
     def __repr__(self):
         return (f"TournamentResult({len(self.names)} entrants, {self.games} games, "
                 f"seed={self.seed})")
+
+
+def _yardstick_summary(result):
+    """An entrant's yardstick as JSON: positions, and for every phase and
+    ``"all"`` the moves that keep the value / are optimal as ``k``, ``n``,
+    ``rate`` and the 95% ``interval``."""
+    def share(s):
+        return {"k": s.k, "n": s.n, "rate": s.rate, "interval": list(s.interval)}
+    return {"positions": result.positions, "seconds": round(result.seconds, 2),
+            "keeps": {p: share(s) for p, s in result.keeps.items()},
+            "optimal": {p: share(s) for p, s in result.optimal.items()}}

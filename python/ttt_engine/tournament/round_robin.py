@@ -18,6 +18,14 @@ first after it when ``g`` is even), so a match measures the engines rather
 than the luck of the first moves.  :func:`opening_suite` draws such a list of
 distinct random openings from a seed; the list is stored in the results
 file's header, and a resumed run must use the same one.
+
+Yardstick (``yardstick=N``, for a game whose exact yardstick suite ships, see
+:mod:`ttt_engine.yardstick`): after the games, every entrant is built as for a
+game (same engine, keywords and budget, seeded with the tournament seed) and
+plays the same N positions of the suite, drawn with the tournament seed; the
+share of its moves that keep the game-theoretic value, and of optimal ones,
+join the result's table.  The measurement is not stored in ``out`` (it is
+made again on a resumed run; with simulation budgets it comes out the same).
 """
 from __future__ import annotations
 
@@ -31,6 +39,7 @@ import zlib
 import numpy as np
 
 from ttt_engine import games
+from ttt_engine import yardstick as _yardstick
 from ttt_engine._util import check_int, check_seconds, check_simulations, resolve_seed
 from ttt_engine.tournament._runner import (
     check_executor,
@@ -43,6 +52,7 @@ from ttt_engine.tournament._table import TournamentResult
 __all__ = [
     "Entrant",
     "TournamentError",
+    "check_yardstick",
     "TournamentResult",
     "OPENING_PLIES",
     "game_seed",
@@ -353,10 +363,45 @@ def _check_game(game, entrants):
     return game
 
 
+def check_yardstick(game, positions, options=None):
+    """The suite that ``yardstick=positions`` measures on (game: a registry
+    key), or a one-line ``ValueError``: no suite ships for the game, the board
+    has options (the suite is of the default board) or ``positions`` is not in
+    ``[1, size of the suite]``."""
+    if not (isinstance(game, str) and _yardstick.has_suite(game)):
+        title = games.get(game).title if isinstance(game, str) else \
+            getattr(game, "__name__", repr(game))
+        raise ValueError(f"no yardstick suite ships for {title}, so yardstick= (--yardstick) "
+                         "cannot measure its entrants")
+    if options:
+        raise ValueError("yardstick= measures on the game's default board; it cannot be "
+                         "combined with board options")
+    suite = _yardstick.load(_yardstick.suite_path(game))
+    check_int("yardstick", positions, min=1, max=len(suite))
+    return suite
+
+
+def _measure(game, specs, suite, positions, seed, budget, progress):
+    """``{name: yardstick.Result}``: every entrant, built as for a game with
+    ``seed``, on the same ``positions`` positions of ``suite`` (drawn with
+    ``seed``)."""
+    import sys
+    out = {}
+    for k, e in enumerate(specs, 1):
+        if progress:
+            print(f"yardstick {k}/{len(specs)}: {e.name} on {positions:,} positions",
+                  file=sys.stderr, flush=True)
+        agent = _build(game, e, seed, budget)
+        r = _yardstick.yardstick(agent, game, suite, sample=positions, seed=seed,
+                                 progress=progress)
+        out[e.name] = dataclasses.replace(r, agent=e.name)
+    return out
+
+
 def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=None,
                 seed=None, executor=None, progress=True, out=None, *, options=None,
                 block=None, max_plies=None, bootstrap=1000, workers=None, openings=None,
-                opening_plies=None):
+                opening_plies=None, yardstick=None):
     """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
 
     game: a registry key (``"ttt"``, ``"uttt"``, ``"clobber"``, ``"quixo"``) or
@@ -382,6 +427,10 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     defaults to the game's :data:`OPENING_PLIES`), or give the list of move
     lists itself.  ``games_per_pair = 2 * n`` plays each opening once per
     colour; more games cycle through the suite again.
+    yardstick: after the games, measure every entrant on that many positions
+    of the game's shipped yardstick suite (see the module docstring;
+    ``ValueError`` before any game when no suite ships for the game or the
+    number is out of range).  ``progress`` also reports it on stderr.
 
     Returns a :class:`TournamentResult`.  If tasks fail, raises
     :class:`TournamentError` naming the pairings, games and seeds, with every
@@ -403,6 +452,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     if opening_plies is not None and openings is None:
         raise ValueError("opening_plies= needs openings= (a number of random openings)")
     openings = _check_openings(game, openings, opening_plies, options)
+    suite = None if yardstick is None else check_yardstick(game, yardstick, options)
     for e in specs:
         check_picklable(f"entrant {e.name!r}", e)
     if not isinstance(game, str):
@@ -480,5 +530,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
         raise TournamentError(f"{len(errors)} task(s) failed; the {len(result.records)} "
                               "finished games are kept" + (f" in {out}" if out else "")
                               + ":\n  " + "\n  ".join(lines), result)
+    if suite is not None:
+        result.yardstick = _measure(game, specs, suite, yardstick, seed,
+                                    (simulations, time_per_move), progress)
     return result
 
