@@ -12,6 +12,12 @@ process, so the table is exactly what that command prints::
     nice -n 15 python bench/engines_table.py --game clobber --time 0.1 --openings 50
     nice -n 15 python bench/engines_table.py --game quixo --time 0.1 --openings 50
     nice -n 15 python bench/engines_table.py --game uttt --time 0.1 --openings 50 --dry-run
+    nice -n 15 python bench/engines_table.py --game connect4 --time 0.1 --openings 50 \\
+        --yardstick 200
+
+``--yardstick N`` also measures every engine on N positions of the game's
+exact yardstick suite (for a game that ships one) and adds the share of its
+moves that keep the value, and of optimal ones, to the table.
 
 ``--games`` defaults to twice ``--openings``.  ``--workers 1`` (default)
 plays one game at a time: with time budgets, parallel games would take CPU
@@ -30,6 +36,7 @@ ENGINES = {
     "uttt": ["best", "mcts", "treeq", "sarsa", "random"],
     "clobber": ["best", "mcts", "alphabeta", "minimax", "random"],
     "quixo": ["best", "mcts", "alphabeta", "greedy", "heuristic", "random"],
+    "connect4": ["best", "mcts", "alphabeta", "random"],
 }
 
 
@@ -40,7 +47,8 @@ def command(args):
     return ["tournament", "--game", args.game, "--agents", engines, "--time", f"{args.time:g}",
             "--games", str(games), "--openings", str(args.openings), "--workers",
             str(args.workers), "--seed", str(args.seed), "--out", out + ".jsonl",
-            "--json", out + ".json"] + (["--quiet"] if args.quiet else [])
+            "--json", out + ".json"] + (["--quiet"] if args.quiet else []) \
+        + (["--yardstick", str(args.yardstick)] if args.yardstick else [])
 
 
 def main(argv=None):
@@ -55,6 +63,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--docs", default="results",
                    help="folder of the output files (default results)")
+    p.add_argument("--yardstick", type=int, default=None, metavar="N",
+                   help="also measure every engine on N positions of the game's yardstick suite")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command and stop")
     args = p.parse_args(argv)

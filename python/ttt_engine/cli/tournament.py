@@ -60,6 +60,11 @@ def _report(console, result, args):
                 f"{budget or 'engine defaults'}, seed {result.seed}; "
                 f"{result.games} games played:")
     console.say(result.markdown())
+    if result.yardstick:
+        n = next(iter(result.yardstick.values())).positions
+        console.say(f"(keeps value / optimal: share of each engine's moves on {n:,} positions of "
+                    f"the exact yardstick suite, drawn with seed {result.seed}, that keep the "
+                    "game-theoretic value / are optimal)")
     console.say("\nBy colour (row moving first / moving second):")
     console.say(result.colour_markdown())
     r = result.rating
@@ -75,6 +80,12 @@ def run(args):
     names = _agents(args.agents, args.game)
     if args.opening_plies is not None and args.openings is None:
         raise CLIError("--opening-plies needs --openings N", EXIT_USAGE)
+    if args.yardstick is not None:
+        from ttt_engine.tournament import check_yardstick
+        try:
+            check_yardstick(args.game, args.yardstick)
+        except ValueError as e:
+            raise CLIError(str(e), EXIT_USAGE) from None
     if args.out:
         _files.check_output(args.out, "results file")
     if args.json:
@@ -85,7 +96,8 @@ def run(args):
                                simulations=args.simulations, seed=args.seed, executor=ex,
                                progress=not args.quiet, out=args.out, block=args.block,
                                bootstrap=args.bootstrap, workers=args.workers,
-                               openings=args.openings, opening_plies=args.opening_plies),
+                               openings=args.openings, opening_plies=args.opening_plies,
+                               yardstick=args.yardstick),
         TournamentError, "games")
     if result.games:
         _report(console, result, args)
@@ -128,6 +140,10 @@ def add_parser(subparsers):
     p.add_argument("--opening-plies", type=O.count(0, 1000), metavar="K",
                    help="plies of each opening (default: "
                         f"{O.per_game(lambda g: g.opening_plies)})")
+    p.add_argument("--yardstick", type=O.count(1, 10**6), metavar="N",
+                   help="after the games, measure every engine on N positions of the game's "
+                        "exact yardstick suite (Connect Four ships one): the share of its "
+                        "moves that keep the value and that are optimal")
     p.add_argument("--bootstrap", type=O.count(0, 100_000), default=1000, metavar="N",
                    help="bootstrap resamples for the rating intervals (default 1000)")
     add_executor_options(p)

@@ -371,8 +371,8 @@ def check_yardstick(game, positions, options=None):
     if not (isinstance(game, str) and _yardstick.has_suite(game)):
         title = games.get(game).title if isinstance(game, str) else \
             getattr(game, "__name__", repr(game))
-        raise ValueError(f"no yardstick suite ships for {title}, so yardstick= (--yardstick) "
-                         "cannot measure its entrants")
+        raise ValueError(f"no yardstick suite ships for {title}, so its entrants cannot be "
+                         "measured on one (see ttt_engine.yardstick)")
     if options:
         raise ValueError("yardstick= measures on the game's default board; it cannot be "
                          "combined with board options")
