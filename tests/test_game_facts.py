@@ -66,6 +66,10 @@ FACTS = {
                        and not isinstance(v, bool) and v > 0),
     "exact_values": ("a function or None", lambda g, v: _optional_function(v)),
     "endgame_cells": ("a function or None", lambda g, v: _optional_function(v)),
+    # the game's own endgame solve is used only where endgame_cells opens the policy
+    "endgame_solve": ("a function or None, set only with endgame_cells",
+                      lambda g, v: _optional_function(v)
+                      and (v is None or g.endgame_cells is not None)),
     "oracle": ("a bool", lambda g, v: isinstance(v, bool)),
     "text": ("None or five functions (parse, format, draw, legend, hint)",
              lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 5

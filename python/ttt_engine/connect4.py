@@ -41,6 +41,31 @@ def analyse(board, *, time_limit=None, max_nodes=None,
                                   table_mb=table_mb, threads=threads)
 
 
+#: The table of the endgame solves of the tree searches (``endgame=``): a 28-cell
+#: endgame needs well under a million positions, and a small table is cleared fast.
+ENDGAME_TABLE_MB = 64
+#: Their bound on a simulation budget: positions, not seconds, so that a seeded
+#: search repeats (about 0.5 s; a 28-cell endgame takes 0.01-0.1 s).
+ENDGAME_NODES = 4_000_000
+
+
+def _endgame_cells(board):
+    """The empty cells: every one can still be played."""
+    return COLS * ROWS - board.ply
+
+
+def _endgame_solve(board, time_limit):
+    """``(value, column)`` from the exact solver (the fastest win, the slowest
+    loss, a drawing column), or None when ``time_limit`` seconds (None:
+    ``ENDGAME_NODES`` positions) run out first."""
+    r = connect4_solve.solve(board, time_limit=time_limit,
+                             max_nodes=ENDGAME_NODES if time_limit is None else None,
+                             table_mb=ENDGAME_TABLE_MB)
+    if not r.exact or r.best_move is None:
+        return None
+    return (r.score > 0) - (r.score < 0), r.best_move
+
+
 def _perfect(seed=None, randomize=True, book=None):
     """Exact play from the opening book and the solver (``connect4_book.PerfectAgent``)."""
     from ttt_engine.connect4_book import PerfectAgent
@@ -62,6 +87,8 @@ GAME = Game(
     default_engine="best",
     best_mcts={"solver": True, "playout": "decisive"},
     move_list=(read_columns, write_columns),
+    endgame_cells=_endgame_cells,
+    endgame_solve=_endgame_solve,
     # seven moves a ply: a flatter root noise; half the leaf value from one
     # random playout (as for Clobber and Quixo's first runs)
     training=dict(MIDDLE_TRAINING, temperature_moves=8, dirichlet_alpha=1.0,

@@ -108,6 +108,12 @@ class Game:
     #: ``board -> int``: the empty cells that the exact endgame solve
     #: (``endgame=`` of MCTS and PUCT) counts; None: the game has no such solve
     endgame_cells: Callable = None
+    #: ``(board, time_limit) -> (value, move) or None``: the game's own exact solve for
+    #: that policy, in place of the generic alpha-beta: ``value`` +1 / 0 / -1 for the
+    #: side to move, ``move`` keeping it (the fastest win, the slowest loss, a drawing
+    #: move); None when not proven within ``time_limit`` seconds (None: a simulation
+    #: budget, bounded by work, not time, so that a seeded search repeats).  None: alpha-beta
+    endgame_solve: Callable = None
     #: the game is solved by ``ttt_engine.exact``'s oracle, which scores a policy exactly
     oracle: bool = False
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of

@@ -1,10 +1,12 @@
 """The exact endgame policy of :class:`MCTS <ttt_engine.search.MCTS>` and
 :class:`PUCT <ttt_engine.search.PUCT>` (``endgame=``): once few cells are left,
-an exact alpha-beta solve before the tree search or beside it, a proven win
-played at once, and the tree's move checked against the proof."""
+an exact solve before the tree search or beside it, a proven win played at
+once, and the tree's move checked against the proof.  The solve is the game's
+own where it has one (``Game.endgame_solve``), else the generic alpha-beta."""
 from __future__ import annotations
 
 import time as _time
+from typing import NamedTuple
 
 from ttt_engine import _parallel
 from ttt_engine import _registry as games
@@ -34,18 +36,51 @@ def _endgame_cells(who, board):
     return cells
 
 
+class Proof(NamedTuple):
+    """A position's value proven by the game's own solve (``Game.endgame_solve``):
+    ``outcome`` +1 / 0 / -1 for the side to move, ``best_move`` keeping it,
+    ``time`` the seconds the solve took."""
+    outcome: int
+    best_move: object
+    time: float
+
+
+def _own_solve(board, limit):
+    """The game's own exact solve of ``board`` (``Game.endgame_solve``) within
+    ``limit`` seconds (None: the game's bound of work): a :class:`Proof`, or
+    None if it proved nothing; ``False`` for a game without one (alpha-beta
+    solves its endgames)."""
+    solve = games.of_board(board).endgame_solve
+    if solve is None:
+        return False
+    start = _time.perf_counter()
+    found = solve(board, limit)
+    if found is None:
+        return None
+    return Proof(found[0], found[1], _time.perf_counter() - start)
+
+
 def endgame_solve(who, board, endgame, limit, searcher=None, stop=None):
-    """``(result, seconds)``: the exact alpha-beta result of ``board`` if it
-    has at most ``endgame`` empty cells and the solve proves its value within
-    ``limit`` seconds, else ``(None, seconds spent)``.  A ``ValueError``
-    naming ``who`` for a game without an endgame solve (``Game.endgame_cells``).
-    ``searcher``: the :class:`ABSearcher` to use (None: this thread's);
-    ``stop``: a shared stop flag that ends the solve early (unproven), for a
-    solve in a thread that does not see Ctrl-C."""
+    """``(result, seconds)``: the exact result of ``board`` (with ``outcome``
+    and ``best_move``) if it has at most ``endgame`` empty cells and the solve
+    proves its value within ``limit`` seconds, else ``(None, seconds spent)``.
+    The solve is the game's own (``Game.endgame_solve``: a :class:`Proof`;
+    ``limit`` None, a simulation budget, leaves it its bound of work), else
+    alpha-beta (``limit`` None: 0.05 s).  A ``ValueError`` naming ``who``
+    for a game without an endgame solve (``Game.endgame_cells``).
+    ``searcher``: the :class:`ABSearcher` of alpha-beta (None: this thread's);
+    ``stop``: a shared stop flag that ends an alpha-beta solve early
+    (unproven), for a solve in a thread that does not see Ctrl-C (a game's
+    own solve ends at its limit)."""
     if _endgame_cells(who, board)(board) > endgame:
         return None, 0.0
+    start = _time.perf_counter()
+    own = _own_solve(board, limit)
+    if own is not False:
+        return own, _time.perf_counter() - start
     # alphabeta(board, time_limit=limit, searcher=searcher), watching ``stop``
-    r = _run(board, 2, None, 0, True, True, True, limit, True, searcher, pvs=True, stop=stop)
+    r = _run(board, 2, None, 0, True, True, True, 0.05 if limit is None else limit, True,
+             searcher, pvs=True, stop=stop)
     if r.exact and r.best_move is not None:
         return r, r.time
     return None, r.time
@@ -63,7 +98,7 @@ def endgame_search(who, board, endgame, share, t, search_tree, won, searcher=Non
     losses but never draws).  A proven loss is left to the tree, for the same
     reason.  ``searcher``: the :class:`ABSearcher` of the solves (None: this
     thread's)."""
-    exact, spent = endgame_solve(who, board, endgame, t * share if t else 0.05, searcher)
+    exact, spent = endgame_solve(who, board, endgame, t * share if t else None, searcher)
     value = None if exact is None else exact.outcome
     if value == 1:
         won(exact, spent)
@@ -73,19 +108,24 @@ def endgame_search(who, board, endgame, share, t, search_tree, won, searcher=Non
         t = max(t - spent * (2 if value == 0 else 1), 1e-3)
     move = search_tree(t)
     if value == 0:
-        move = _keep_draw(board, move, exact, spent, searcher)
+        move = _keep_draw(board, move, exact, spent, searcher, timed=bool(t))
     return move, value
 
 
-def _keep_draw(board, move, exact, spent, searcher):
+def _keep_draw(board, move, exact, spent, searcher, timed=True):
     """In a proven draw: the tree's ``move`` if it draws too (checked within
-    about the solve's time ``spent``), else the solve's drawing move."""
+    about the solve's time ``spent``; a game's own solve, on a simulation
+    budget (not ``timed``), within its bound of work), else the solve's
+    drawing move."""
     if move == exact.best_move:
         return move
     after = board.copy()
     after.push(move)
     if after.is_terminal():             # it ends the game: in a proven draw, with a draw
         return move if after.winner == "draw" else exact.best_move
+    own = _own_solve(after, max(spent, 0.005) if timed else None)
+    if own is not False:
+        return move if own is not None and own.outcome == 0 else exact.best_move
     check = alphabeta(after, time_limit=max(spent, 0.005), searcher=searcher)
     return move if check.exact and check.outcome == 0 else exact.best_move
 
@@ -109,6 +149,11 @@ def _avoid_loss(board, ranked, limit, searcher):
         after.push(move)
         if after.is_terminal():
             return move
+        own = _own_solve(after, left)
+        if own is not False:
+            if not (own is not None and own.outcome == 1):
+                return move
+            continue
         r = alphabeta(after, time_limit=left, searcher=searcher)
         if not (r.exact and r.outcome == 1):
             return move
