@@ -61,9 +61,11 @@ def _endgame_solve(board, time_limit):
     r = connect4_solve.solve(board, time_limit=time_limit,
                              max_nodes=ENDGAME_NODES if time_limit is None else None,
                              table_mb=ENDGAME_TABLE_MB)
-    if not r.exact or r.best_move is None:
+    if not r.exact:
         return None
-    return (r.score > 0) - (r.score < 0), r.best_move
+    # a position lost at once (two threats) has no slowest loss: any column
+    return (r.score > 0) - (r.score < 0), (r.best_move if r.best_move is not None
+                                           else board.legal_moves[0])
 
 
 def _perfect(seed=None, randomize=True, book=None):
