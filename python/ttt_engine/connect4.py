@@ -87,7 +87,9 @@ GAME = Game(
                "default 12; time for iterative deepening)", engines.alphabeta(12),
                engines.DEPTH)),
     default_engine="best",
-    best_mcts={"solver": True, "playout": "decisive"},
+    # the exact solve once 28 cells are empty: 0.59 against the same search
+    # without it over 200 games at 0.05 s a move (docs/connect4.md)
+    best_mcts={"solver": True, "playout": "decisive", "endgame": 28},
     move_list=(read_columns, write_columns),
     endgame_cells=_endgame_cells,
     endgame_solve=_endgame_solve,
