@@ -217,8 +217,8 @@ class MCTSAgent(Agent):
     :class:`ttt_engine.search.MCTS`); playout: the simulation step
     (``"random"``, the default, or ``"decisive"`` where the game has it,
     ``Board.PLAYOUTS``; see
-    :class:`ttt_engine.search.MCTS`); endgame: exact alpha-beta once that few
-    cells are empty (UTTT); prior: a network (``Network``, a path to a saved
+    :class:`ttt_engine.search.MCTS`); endgame: an exact solve once that few
+    cells are empty (UTTT, Connect Four); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
     ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
@@ -333,7 +333,7 @@ class AZAgent(Agent):
         expand_after: the visits a leaf is valued by playouts alone before it
         goes to the network, solver: MCTS-Solver proofs, playout: the
         playouts' policy, "random" or "decisive", endgame: the exact endgame
-        solve from that many empty cells (UTTT; one tree only), endgame_share:
+        solve from that many empty cells (UTTT, Connect Four; one tree only), endgame_share:
         the share of a timed move that solve may take (see
         :class:`ttt_engine.search.PUCT`).  For these eight, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)

@@ -57,11 +57,13 @@ class MCTS(_OneSearchAtATime):
         playouts of each game (``Board.PLAYOUTS``, ``games.get(key).playouts``); asking for one a
         game does not have is a ``ValueError`` at the search, naming the valid
         ones.
-    endgame: Ultimate Tic-Tac-Toe only (0, the default, is off): once at most
-        this many cells are empty in the open local boards, each search first
-        tries an exact alpha-beta solve (:func:`alphabeta`, iterative deepening)
-        for ``endgame_share`` of the move's time (0.05 s with a simulation
-        budget).  A proven win is played at once (the fastest; no tree
+    endgame: the games with an exact endgame solve (``Game.endgame_cells``:
+        Ultimate Tic-Tac-Toe, Connect Four; 0, the default, is off): once at
+        most this many cells are empty (in UTTT those of the open local boards),
+        each search first tries an exact solve (the game's own,
+        ``Game.endgame_solve``, else :func:`alphabeta`, iterative deepening)
+        for ``endgame_share`` of the move's time (with a simulation budget:
+        0.05 s, or the game's own solve's bound of work).  A proven win is played at once (the fastest; no tree
         search).  In a proven draw the tree searches as usual and its move
         stands if it draws too, else a drawing move is played (among drawing
         moves the tree's gives a fallible opponent the most ways to go wrong;
