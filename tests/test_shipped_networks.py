@@ -76,3 +76,20 @@ def test_no_network_ships_says_how_to_train(lost):
     key = next(k for k in games.GAMES if not games.get(k).ships_network)
     with pytest.raises(ValueError, match="no trained network ships.*az train"):
         games.get(key).make_agent("az", seed=1, simulations=10)
+
+
+def test_shipped_network_read_once_and_again_when_the_file_changes(monkeypatch, tmp_path):
+    import os
+    import shutil
+    monkeypatch.setattr(agents, "shipped_path", lambda key: str(tmp_path / f"{key}.npz"))
+    path = tmp_path / "ttt.npz"
+    shutil.copy(_real_path("ttt"), path)
+    first = agents.load_shipped("ttt")
+    assert agents.load_shipped("ttt") is first  # the engines' check and the agent share it
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    again = agents.load_shipped("ttt")
+    assert again is not first and again.game_key == "ttt"
+    path.write_bytes(b"PK\x03\x04 damaged after the first read")
+    with pytest.raises(ValueError, match="cannot be read.*reinstall"):
+        agents.load_shipped("ttt")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import math
 import random
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -565,13 +566,31 @@ def shipped_network(game):
     return path
 
 
+#: shipped networks already read: (game key, path) -> ((mtime, size), Network)
+_SHIPPED_CACHE = {}
+_SHIPPED_LOCK = threading.Lock()
+
+
 def load_shipped(game):
     """The network that ships for ``game``, loaded; ``ValueError`` naming the
-    file and how to reinstall where it is missing or damaged."""
+    file and how to reinstall where it is missing or damaged.
+
+    The file is read once per process (again only if it changes on disk):
+    every agent of the game shares the one object, so treat it as read-only."""
+    import os
     from ttt_engine import network as _network
     path = shipped_network(game)
+    key = games.get(game).key
     try:
-        return _network.Network.load(path, games.get(game).key)
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+        with _SHIPPED_LOCK:
+            hit = _SHIPPED_CACHE.get((key, path))
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+            net = _network.Network.load(path, key)
+            _SHIPPED_CACHE[key, path] = (stamp, net)
+            return net
     except (ValueError, OSError) as e:
         raise ValueError(f"the network that ships for {games.get(game).title} cannot be "
                          f"read ({path}: {str(e).removeprefix(path + ': ')}): {REINSTALL}") \
