@@ -315,9 +315,13 @@ def test_best_default_and_random_play_legal_moves():
     assert GAME.make_agent("random", seed=1).select_move(b) in b.legal_moves
 
 
-def test_az_without_a_network_is_a_clear_error():
-    with pytest.raises(ValueError, match="no trained network ships for Connect Four"):
-        GAME.make_agent("az")
+def test_az_plays_the_shipped_network():
+    agent = GAME.make_agent("az", seed=1, simulations=200)
+    b = board_of([3, 3, 2, 4])
+    assert agent.select_move(b) in b.legal_moves
+    assert agent.playout_weight == 0.5        # as the shipped network was measured
+    win = board_of([3, 3, 2, 2, 4, 4])        # X: c1 d1 e1, to move: b1 or f1 wins
+    assert GAME.make_agent("az", seed=2, simulations=200).select_move(win) in (1, 5)
 
 
 def test_batch_env_steps_random_games_to_the_end():
@@ -454,6 +458,7 @@ REGISTRY_CASES = registry_row(
     # (docs/connect4.md); without it the start is solved for hours
     # (tests/test_connect4_book.py tests it)
     trained_engines=["perfect"],
+    ships_network=True,
     sample_move="d",
     syntax="column letter a-g",
     perft=(7, 49),

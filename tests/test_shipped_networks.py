@@ -93,3 +93,13 @@ def test_shipped_network_read_once_and_again_when_the_file_changes(monkeypatch, 
     path.write_bytes(b"PK\x03\x04 damaged after the first read")
     with pytest.raises(ValueError, match="cannot be read.*reinstall"):
         agents.load_shipped("ttt")
+
+
+def test_shipped_network_of_another_board_size_says_so():
+    g = games.get("clobber")
+    agent = g.make_agent("az", seed=1, simulations=20)
+    with pytest.raises(ValueError) as e:
+        agent.select_move(g.new_board(rows=5, cols=5))
+    msg = str(e.value)
+    assert "rows=6, cols=5 only" in msg and "az train --game clobber" in msg and "\n" not in msg
+    assert agent.select_move(g.new_board()) in g.new_board().legal_moves

@@ -435,7 +435,16 @@ class AZAgent(Agent):
     def _search_for(self, board):
         if self._evaluator is None:
             key = games.of_board(board).key
-            self._evaluator = load_shipped(key)
+            net = load_shipped(key)
+            try:
+                net.check_board(board)
+            except ValueError:
+                opts = ", ".join(f"{k}={v}" for k, v in net.board_options.items())
+                raise ValueError(f"the network that ships for {games.get(key).title} plays "
+                                 f"its boards with {opts} only: train one for this board "
+                                 f"with 'ttt-engine az train --game {key} ...' and pass "
+                                 f"network='net.npz'") from None
+            self._evaluator = net
             self._resolve(games.get(key).network_settings)
         else:
             check = getattr(self._evaluator, "check_board", None)

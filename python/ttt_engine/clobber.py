@@ -183,4 +183,8 @@ GAME = Game(
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,
     best_mcts={"solver": True, "c": 0.8},
+    # the network of a 2-hour run on the 6x5 board (docs/alphazero.md), searched
+    # as it was trained: half the leaf value from one random playout
+    ships_network=True,
+    network_settings={"playout_weight": 0.5},
 )
