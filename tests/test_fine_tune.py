@@ -1,5 +1,5 @@
 """Supervised fine-tuning (``alphazero.fine_tune``) and the UTTT distillation
-script built on it (``examples/distill_uttt.py``)."""
+script built on it (``examples/distill.py``)."""
 import os
 import subprocess
 import sys
@@ -83,7 +83,7 @@ def test_fine_tune_refuses_bad_settings():
 
 
 def _script(*args, cwd, env):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", "distill_uttt.py"),
+    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", "distill.py"),
                            *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
 
@@ -120,3 +120,16 @@ def test_distill_script_errors_are_one_line(tmp_path, cli_env):
     r = _script("positions", "--out", "d", "--games", "0", cwd=tmp_path, env=cli_env)
     assert r.returncode != 0 and r.stderr.strip().startswith("error: games") \
         and "Traceback" not in r.stderr
+
+
+def test_distill_script_plays_any_game_with_a_network_guided_preset(tmp_path, cli_env):
+    r = _script("positions", "--game", "connect4", "--out", "c4", "--games", "2",
+                "--time", "0.005", cwd=tmp_path, env=cli_env)
+    assert r.returncode == 0, r.stderr
+    d = np.load(tmp_path / "c4" / "g000000.npz")
+    assert d["obs"].shape[1:] == (2, 6, 7) and d["pi"].shape[1] == 7
+    np.testing.assert_allclose(d["pi"].sum(1), 1.0, atol=1e-5)
+    r = _script("positions", "--game", "clobber", "--out", "cl", "--games", "1",
+                cwd=tmp_path, env=cli_env)
+    assert r.returncode != 0 and r.stderr.strip() == (
+        "error: Clobber has no network-guided preset (best_az) to distil")

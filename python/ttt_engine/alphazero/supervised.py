@@ -43,7 +43,7 @@ def fine_tune(network, train, held_out=None, *, epochs=8, learning_rate=1e-3,
     """Supervised training of a copy of ``network`` on given targets, e.g. the
     root visit distributions of long searches (policy distillation: the
     network learns to propose what a search with far more simulations than
-    self-play's chose; ``examples/distill_uttt.py`` makes such positions).
+    self-play's chose; ``examples/distill.py`` makes such positions).
 
     train / held_out: ``(observations, masks, policies, values)`` arrays (the
     layout of self-play data: int8 observations, bool legal masks, policies

@@ -1,15 +1,16 @@
-"""Distil the UTTT preset's search into its policy network.
+"""Distil a game's network-guided search into its policy network.
 
-Self-play trains the shipped network on the visit counts of 200-simulation
-searches; the preset plays with about 15-40 thousand simulations a move.  This
-script records the preset's own root visit distributions and fine-tunes a
-network on them (``ttt_engine.alphazero.fine_tune``):
+Self-play trains a network on the visit counts of 100-200-simulation searches;
+the game's ``best`` preset plays with thousands to tens of thousands of
+simulations a move.  This script records that search's own root visit
+distributions (the ``best_az`` settings of the game, on one thread) and
+fine-tunes a network on them (``ttt_engine.alphazero.fine_tune``):
 
     # positions: games of the preset against itself (0.1 s a move, one thread),
     # each from a random opening of 2-10 plies; one file per game, resumable
-    python examples/distill_uttt.py positions --out distill-data --first 0 --games 600
+    python examples/distill.py positions --game uttt --out distill-data --first 0 --games 600
     # fit: the shipped network fine-tuned on them (needs the [nn] extra)
-    python examples/distill_uttt.py fit --data distill-data --out uttt-distilled.npz
+    python examples/distill.py fit --game uttt --data distill-data --out uttt-distilled.npz
 
 Every game is played from its own seed (its number), and in the first 16
 searched plies a quarter of the moves are drawn from the visit distribution
@@ -34,18 +35,37 @@ SAMPLED_PLIES = 16          # plies in which a quarter of the moves are sampled
 SAMPLED_SHARE = 0.25
 
 
-def play_game(number, seconds, network=None):
+def _timed(settings):
+    """A game's settings as they apply on a time budget."""
+    return {k: v["time"] if isinstance(v, dict) else v for k, v in settings.items()}
+
+
+def preset_agent(game, seconds, seed, network=None):
+    """The game's network-guided preset on one thread: its ``best_az`` settings,
+    and the shipped network's settings for ``network`` (the shipped one if None)."""
+    g = games.get(game)
+    if g.best_az is None:
+        raise ValueError(f"{g.title} has no network-guided preset (best_az) to distil")
+    settings = _timed(g.best_az)
+    settings["parallel"] = "tree"
+    if network is not None:
+        settings = {**_timed(g.network_settings), **settings}
+    return AZAgent(network, time=seconds, seed=seed, threads=1, **settings)
+
+
+def play_game(number, seconds, network=None, game="uttt"):
     """One game of the preset against itself from a random opening: the rows
     (observation, legal mask, root visit distribution, value for the side to
     move) of every searched position."""
     rng = np.random.default_rng(number)
-    board = games.get("uttt").new_board()
+    board = games.get(game).new_board()
     for _ in range(int(rng.integers(2, 11))):
         moves = board.legal_moves
         board.push(moves[int(rng.integers(len(moves)))])
-    agent = AZAgent(network, time=seconds, solver=True, endgame=25, seed=number,
-                    **({} if network is None else dict(
-                        playout_weight=1.0, mixed_playouts=8, batch_size=64, expand_after=1)))
+        if board.is_terminal():
+            board.pop()
+            break
+    agent = preset_agent(game, seconds, number, network)
     searched = []
     ply = 0
     while not board.is_terminal():
@@ -74,7 +94,7 @@ def positions(args):
     todo = [k for k in range(args.first, args.first + args.games)
             if not os.path.exists(os.path.join(args.out, f"g{k:06d}.npz"))]
     for k in tqdm(todo, unit="game", desc="positions"):
-        (obs, masks, pi, z), _ = play_game(k, args.time, args.network)
+        (obs, masks, pi, z), _ = play_game(k, args.time, args.network, args.game)
         path = os.path.join(args.out, f"g{k:06d}.npz")
         _util.atomic_write(path, lambda f: np.savez(f, obs=obs, mask=masks, pi=pi, z=z))
     n = len(glob.glob(os.path.join(args.out, "g*.npz")))
@@ -96,7 +116,7 @@ def fit(args):
     train = [f for f in files if f not in set(held)]
     if not train or not held:
         raise SystemExit(f"error: {len(files)} games are too few to hold some out")
-    base = Network.load(args.base or shipped_network("uttt"))
+    base = Network.load(args.base or shipped_network(args.game))
     net, history = alphazero.fine_tune(base, load(train), load(held), epochs=args.epochs,
                                        learning_rate=args.lr, value_weight=args.value_weight)
     for h in history:
@@ -110,12 +130,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("positions", help="record the preset's searches")
+    a.add_argument("--game", default="uttt", choices=sorted(games.GAMES),
+                   help="the game (default uttt)")
     a.add_argument("--out", required=True, help="folder of position files (one per game)")
     a.add_argument("--first", type=int, default=0, help="number (seed) of the first game")
     a.add_argument("--games", type=int, default=100)
     a.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
     a.add_argument("--network", default=None, help="network file (default: the shipped one)")
     b = sub.add_parser("fit", help="fine-tune a network on recorded positions")
+    b.add_argument("--game", default="uttt", choices=sorted(games.GAMES),
+                   help="the game whose shipped network is the default base (default uttt)")
     b.add_argument("--data", required=True)
     b.add_argument("--out", required=True, help="the new network file")
     b.add_argument("--base", default=None, help="network to start from (default: shipped)")
@@ -128,6 +152,7 @@ def main(argv=None):
             _util.check_int("games", args.games, min=1)
             _util.check_int("first", args.first, min=0)
             _util.check_real("time", args.time, low=0, low_open=True)
+            preset_agent(args.game, args.time, 0)     # a game without a preset: one line
             positions(args)
         else:
             fit(args)
