@@ -53,14 +53,6 @@ def make(game, spec, network, budget, seed, simulations=None):
     return a
 
 
-def _row(r):
-    out = {"agent": r.agent, "positions": r.positions, "seconds": round(r.seconds, 1)}
-    for p in ("all", *yardstick.PHASES):
-        out[p] = {"keeps": [r.keeps[p].k, r.keeps[p].n],
-                  "optimal": [r.optimal[p].k, r.optimal[p].n]}
-    return out
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default="connect4")
@@ -92,19 +84,15 @@ def main(argv=None):
         r = yardstick.yardstick(agent, game=args.game, sample=args.sample, seed=args.seed,
                                 progress=True)
         print(r, file=sys.stderr)
-        d = dict(_row(r), spec=spec, network=args.network, time=args.time,
+        d = dict(r.to_dict(), spec=spec, network=args.network, time=args.time,
                  simulations=args.simulations, sample=args.sample)
         rows.append(d)
         if args.out:
             with open(args.out, "a") as f:
                 f.write(json.dumps(d) + "\n")
-    print("| agent | positions | keeps / optimal, all | opening | middle | end |")
-    print("|---|---|---|---|---|---|")
+    print(yardstick.Result.TABLE_HEAD)
     for d in rows:
-        cells = [f"{100 * d[p]['keeps'][0] / max(1, d[p]['keeps'][1]):.1f} / "
-                 f"{100 * d[p]['optimal'][0] / max(1, d[p]['optimal'][1]):.1f}"
-                 for p in ("all", *yardstick.PHASES)]
-        print(f"| {d['agent']} | {d['positions']} | " + " | ".join(cells) + " |")
+        print(yardstick.Result.from_dict(d, args.game).row())
     return 0
 
 

@@ -138,3 +138,16 @@ def test_shipped_connect4_suite():
         stored = suite.scores[i]
         assert {c for c in exact if exact[c] == best} == \
             {c for c in stored if stored[c] == max(stored.values())}
+
+
+def test_result_round_trips_through_plain_data_and_writes_its_table_row():
+    import json
+    from ttt_engine.yardstick import PHASES, Result, Share
+    phases = ("all", *PHASES)
+    r = Result("x", "connect4", {p: Share(3 + i, 4 + i) for i, p in enumerate(phases)},
+               {p: Share(1, 4 + i) for i, p in enumerate(phases)}, 10, 1.25)
+    back = Result.from_dict(json.loads(json.dumps(r.to_dict())))
+    assert back.to_dict() == r.to_dict() and back.row() == r.row()
+    assert r.row() == "| x | 75.0 / 25.0 | 80.0 / 20.0 | 83.3 / 16.7 | 85.7 / 14.3 |"
+    head = Result.TABLE_HEAD.splitlines()
+    assert head[0].count("|") == r.row().count("|") == head[1].count("|")

@@ -210,6 +210,28 @@ class Result:
     positions: int
     seconds: float
 
+    def to_dict(self):
+        """The result as plain data (JSON): counts, not rates, so nothing is lost."""
+        out = {"agent": self.agent, "game": self.game, "positions": self.positions,
+               "seconds": round(self.seconds, 1)}
+        for p in ("all", *PHASES):
+            out[p] = {"keeps": [self.keeps[p].k, self.keeps[p].n],
+                      "optimal": [self.optimal[p].k, self.optimal[p].n]}
+        return out
+
+    @classmethod
+    def from_dict(cls, d, game=None):
+        """The result :meth:`to_dict` wrote (``game`` where the dict has none)."""
+        phases = ("all", *PHASES)
+        return cls(d["agent"], d.get("game", game),
+                   {p: Share(*d[p]["keeps"]) for p in phases},
+                   {p: Share(*d[p]["optimal"]) for p in phases},
+                   d["positions"], d["seconds"])
+
+    #: the head of the Markdown table whose rows :meth:`row` writes
+    TABLE_HEAD = ("| agent | keeps / optimal, all | " + " | ".join(PHASES) + " |\n"
+                  + "|---" * (2 + len(PHASES)) + "|")
+
     def row(self):
         """One Markdown table row: agent, then keeps / optimal for all and by phase."""
         cells = [self.agent] + [f"{100 * self.keeps[p].rate:.1f} / "
