@@ -84,7 +84,10 @@ def main(argv=None):
     if os.path.isfile(args.out):
         with open(args.out) as f:
             for line in f:
-                r = json.loads(line)
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError:
+                    continue                  # a line cut by an interruption: replayed
                 done[r["seed"]] = r
     for seed in range(1, args.games + 1):
         if seed in done:
