@@ -461,6 +461,7 @@ REGISTRY_CASES = registry_row(
     options={"size": 5, "max_plies": 200},
     engines=["greedy", "heuristic", "alphabeta", "mcts", "az", "best", "random"],
     trained_engines=["greedy"],
+    ships_network=True,
     sample_move="a1R",
     syntax="'a1R'",
     from_string_kw=lambda board: {"to_move": board.to_move},

@@ -470,4 +470,8 @@ GAME = Game(
                               "ttt_engine.quixo.solution(4) once, in Python")
     if board.size == 4 else None,
     best_mcts={"solver": True, "playout": "decisive"},
+    # the network of a 110-minute run on the 5x5 board (docs/alphazero.md),
+    # searched as it was trained: half the leaf value from one random playout
+    ships_network=True,
+    network_settings={"playout_weight": 0.5},
 )
