@@ -322,8 +322,7 @@ class AZAgent(Agent):
 
     network: a ``ttt_engine.network.Network``, a path to a saved one, any
         evaluator callable, or None for the network that ships with the
-        package for the game (Tic-Tac-Toe, Ultimate Tic-Tac-Toe; chosen at the
-        first move).
+        package for the game (one for every game; chosen at the first move).
     simulations / time: budget per move (either, both = whichever ends first,
         neither = 800 simulations).  batch_size: leaves per network call
         (virtual loss).  max_nodes: node arena of each tree (32 bytes a node,
