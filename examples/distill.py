@@ -35,21 +35,16 @@ SAMPLED_PLIES = 16          # plies in which a quarter of the moves are sampled
 SAMPLED_SHARE = 0.25
 
 
-def _timed(settings):
-    """A game's settings as they apply on a time budget."""
-    return {k: v["time"] if isinstance(v, dict) else v for k, v in settings.items()}
-
-
 def preset_agent(game, seconds, seed, network=None):
     """The game's network-guided preset on one thread: its ``best_az`` settings,
     and the shipped network's settings for ``network`` (the shipped one if None)."""
     g = games.get(game)
     if g.best_az is None:
         raise ValueError(f"{g.title} has no network-guided preset (best_az) to distil")
-    settings = _timed(g.best_az)
+    settings = games.for_budget(g.best_az, timed=True)
     settings["parallel"] = "tree"
     if network is not None:
-        settings = {**_timed(g.network_settings), **settings}
+        settings = {**games.for_budget(g.network_settings, timed=True), **settings}
     return AZAgent(network, time=seconds, seed=seed, threads=1, **settings)
 
 

@@ -403,12 +403,10 @@ class AZAgent(Agent):
         """Fill the settings left at None: from ``settings`` (those the shipped
         network was measured with; a ``{"simulations": x, "time": y}`` entry
         depends on the kind of budget), else the plain defaults."""
+        settings = games.for_budget(settings, timed=self.simulations is None)
         for name, default in self.DEFAULTS.items():
             if getattr(self, name) is None:
-                value = settings.get(name, default)
-                if isinstance(value, dict):
-                    value = value["simulations" if self.simulations is not None else "time"]
-                setattr(self, name, value)
+                setattr(self, name, settings.get(name, default))
 
     @property
     def last_stats(self):

@@ -132,9 +132,7 @@ def _best(key):
         if game.best_az is not None and _shipped_readable(game):
             if threads is None:
                 threads = 1 if time is None else _default_threads(True)
-            kind = "simulations" if time is None else "time"
-            settings = {k: v[kind] if isinstance(v, dict) else v
-                        for k, v in game.best_az.items()}
+            settings = games.for_budget(game.best_az, timed=time is not None)
             if time is not None and threads > 1:
                 settings.update(game.best_az_beside)
             agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,

@@ -40,11 +40,19 @@ from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
 from ttt_engine._util import check_board
 
 __all__ = ["GAMES", "Game", "Engine", "get", "of_board", "BUDGETS", "game_list", "FactView",
-           "unknown_options", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
+           "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
 #: does not use are refused by :meth:`Game.make_agent`).
 BUDGETS = ("simulations", "time", "depth")
+
+
+def for_budget(settings, timed):
+    """``settings`` (a game's ``network_settings`` or ``best_az``) as they apply
+    to one kind of budget: a ``{"simulations": x, "time": y}`` value becomes
+    ``y`` when ``timed``, else ``x``; other values stay."""
+    kind = "time" if timed else "simulations"
+    return {k: v[kind] if isinstance(v, dict) else v for k, v in settings.items()}
 
 
 def unknown_options(what, bad, valid, label="valid"):
