@@ -29,13 +29,16 @@ The search:
   positions share an entry (the smaller of the key and its mirror is used),
   and a symmetric position searches only columns 0..3.  Each entry is one
   word, written and read atomically, so threads share the table lock-free;
-* helper threads (lazy SMP) search the same root with the moves near the
-  root in another order, filling the shared table for the main thread.
+* threads share the table and split the moves near the root (a simplified
+  ABDADA): within ``SPLIT_PLIES`` of the root a move that another thread is
+  searching waits for a second pass, so the threads search different
+  subtrees instead of repeating one, and a thread leaves a node once the
+  table shows another thread has settled it.
 
 Everything in the search is ``nogil`` and allocates nothing.
 """
 from libc.stdint cimport uint64_t, uint32_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.core.clock cimport now_monotonic
@@ -53,12 +56,16 @@ cdef extern from *:
     static inline int c4s_log2(unsigned long long x) { return 63 - __builtin_clzll(x | 1); }
     #define C4S_USED 0x8000000000000000ULL
     #define C4S_PREFETCH(p) __builtin_prefetch((p), 1, 3)
+    #define C4S_LOAD32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define C4S_ADD32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
     """
     void prefetch "C4S_PREFETCH"(const void* p) noexcept nogil
     const uint64_t USED "C4S_USED"
     uint64_t tt_load "C4S_LOAD"(const uint64_t* p) noexcept nogil
     void tt_store "C4S_STORE"(uint64_t* p, uint64_t v) noexcept nogil
     int log2_floor "c4s_log2"(uint64_t x) noexcept nogil
+    uint32_t busy_load "C4S_LOAD32"(const uint32_t* p) noexcept nogil
+    uint32_t busy_add "C4S_ADD32"(uint32_t* p, int v) noexcept nogil
 
 cdef enum:
     CELLS = 42
@@ -66,6 +73,8 @@ cdef enum:
     LOG_CAPACITY = 1 << 22       # buckets remembered for a cheap reset (16 MB)
     ABORTED = -1000
     ETC_MOVES = 20               # enhanced transposition cutoffs below this many discs
+    SPLIT_PLIES = 12             # threads split the moves of nodes this near the root
+    BUSY_BITS = 16               # the searching-now counters: 2**16 of them
 
 # columns, centre first: they take part in the most lines
 cdef int ORDER[7]
@@ -87,6 +96,7 @@ cdef struct Table:
     uint32_t* log            # buckets that got a new word since the last clear
     uint64_t nlog
     bint log_full            # more than LOG_CAPACITY: clear by remapping
+    uint32_t* busy           # threads searching a position now, by its key's hash
 
 
 cdef struct Ctx:
@@ -98,6 +108,7 @@ cdef struct Ctx:
     interrupt_t* it
     bint aborted
     int helper               # 0 the main thread; k > 0 the k-th helper
+    bint shared              # other threads search the same root
     int root_moves
     bint logging             # record new buckets (one thread only)
 
@@ -191,9 +202,10 @@ cdef int table_open(Table* t, uint64_t mb) except -1:
     t.check_mask = ((<uint64_t>1) << (KEY_BITS - bits)) - 1
     t.slots = <uint64_t*>big_alloc(t.bytes)
     t.log = <uint32_t*>malloc(LOG_CAPACITY * sizeof(uint32_t))
+    t.busy = <uint32_t*>calloc(1 << BUSY_BITS, sizeof(uint32_t))
     t.nlog = 0
     t.log_full = False
-    if t.slots == NULL or t.log == NULL:
+    if t.slots == NULL or t.log == NULL or t.busy == NULL:
         table_close(t)
         raise MemoryError(f"cannot allocate a Connect Four table of {mb} MB")
     return 0
@@ -206,6 +218,9 @@ cdef void table_close(Table* t) noexcept:
     if t.log != NULL:
         free(t.log)
         t.log = NULL
+    if t.busy != NULL:
+        free(t.busy)
+        t.busy = NULL
 
 
 cdef void table_clear_nogil(Table* t) noexcept nogil:
@@ -352,11 +367,9 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
                 if s >= beta:
                     tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i], 0)
                     return s
-    if c.helper and n > 2 and moves - c.root_moves < 8:
-        # a helper thread takes the moves after the first in another order
-        j = 1 + <int>((ck ^ <uint64_t>c.helper) % <uint64_t>(n - 1))
-        m = mv[1]; mv[1] = mv[j]; mv[j] = m
-        cm = col[1]; col[1] = col[j]; col[j] = cm
+    if c.shared and n > 1 and moves - c.root_moves < SPLIT_PLIES:
+        return split_moves(c, cur, mask, moves, alpha, beta, mv, col, n, bucket, check,
+                           flip, start)
 
     for i in range(n):
         s = -negamax(c, cur ^ mask, mask | mv[i], moves + 1, -beta, -alpha)
@@ -372,6 +385,63 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
     work = log2_floor(c.nodes - start)
     tt_put(c, bucket, check, -32, alpha, -1, work if work < 31 else 31)
     return alpha
+
+
+cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int beta,
+                     const uint64_t* mv, const int* col, int n, uint64_t* bucket,
+                     uint64_t check, bint flip, uint64_t start) noexcept nogil:
+    """negamax's move loop where threads share the node: a move that another
+    thread is searching now (its counter in ``busy``) waits for a second pass,
+    except the first move, which usually settles the node alone; after each
+    move the node's table word may show another thread has settled it."""
+    cdef uint32_t* slot[7]
+    cdef uint32_t later = 0
+    cdef int i, s, sweep, work, v
+    cdef uint64_t e
+    for sweep in range(2):
+        for i in range(n):
+            if sweep == 0:
+                slot[i] = c.tt.busy + (key_mix((cur ^ mask) + (mask | mv[i]))
+                                       >> (KEY_BITS - BUSY_BITS))
+                if i > 0 and busy_load(slot[i]) != 0:
+                    later |= 1u << i
+                    continue
+            elif not (later >> i) & 1:
+                continue
+            busy_add(slot[i], 1)
+            s = -negamax(c, cur ^ mask, mask | mv[i], moves + 1, -beta, -alpha)
+            busy_add(slot[i], -1)
+            if c.aborted:
+                return 0
+            if s >= beta:
+                work = log2_floor(c.nodes - start)
+                tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i],
+                       work if work < 31 else 31)
+                return s
+            if s > alpha:
+                alpha = s
+            e = word_in(c.tt, bucket, check)
+            if e:
+                v = <int>((e >> 40) & 63) - 32
+                if v >= beta:
+                    return v
+                v = <int>((e >> 46) & 63) - 32
+                if v <= alpha:
+                    return v
+    work = log2_floor(c.nodes - start)
+    tt_put(c, bucket, check, -32, alpha, -1, work if work < 31 else 31)
+    return alpha
+
+
+cdef inline uint64_t word_in(const Table* t, const uint64_t* bucket, uint64_t check) noexcept nogil:
+    """The word of ``check`` in ``bucket``, 0 if none."""
+    cdef uint64_t e
+    cdef int i
+    for i in range(4):
+        e = tt_load(bucket + i)
+        if (e & (USED | t.check_mask)) == (USED | check):
+            return e
+    return 0
 
 
 cdef inline bint wins_now(uint64_t cur, uint64_t mask) noexcept nogil:
@@ -517,6 +587,7 @@ cdef class _Search:
         self.ctx.deadline = now_monotonic() + time_limit if time_limit is not None else 0.0
         self.ctx.aborted = False
         self.ctx.helper = helper
+        self.ctx.shared = False
         self.ctx.logging = helper == 0
         self.ctx.it = &self.it
         self.result = ABORTED
@@ -543,8 +614,10 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
     cdef bint move = score != ABORTED
     cdef _Search h
     threads = []
+    main.ctx.shared = len(helpers) > 0
     for h in helpers:
         h.ctx.aborted = False
+        h.ctx.shared = True
         threads.append(threading.Thread(target=h.run_helper, args=(cur, mask, moves, weak, main),
                                         daemon=True))
     main.stop_flag = 0
