@@ -72,7 +72,6 @@ from ttt_engine._core.algorithms.network cimport (
 )
 from ttt_engine._core.algorithms.puct_tree cimport (
     PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
-    child_priors, add_children,
     add_noise, add_pending, GumbelParams, gumbel_select, gumbel_sample,
 )
 
@@ -89,7 +88,6 @@ cdef inline void* _data(cnp.ndarray a):
 
 cdef enum:
     YOUNG_BATCH = 16    # young leaves valued per release of the lock
-    EXPAND_CHUNK = 8    # leaves expanded per hold of the lock (their priors made before)
 
 
 cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
@@ -605,12 +603,9 @@ cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const 
     cdef int32_t* leaf_slot = f.leaf_slot + base
     cdef double* v = f.leaf_values + base
     cdef int* lock = &f.lock if f.lanes > 1 else NULL
-    cdef int j, i, start, stop, count = f.lane_leaves[lane]
+    cdef int j, i, count = f.lane_leaves[lane]
     cdef double lam = f.p.playout_weight
     cdef PTree* t
-    cdef int moves[EXPAND_CHUNK * MAX_MOVES]
-    cdef float priors[EXPAND_CHUNK * MAX_MOVES]
-    cdef int nmoves[EXPAND_CHUNK]
     # the playouts first, outside the lock: they do not touch the tree
     for j in range(count):
         v[j] = <double>values[j]
@@ -618,35 +613,18 @@ cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const 
             # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
             v[j] = (1.0 - lam) * v[j] + lam * playout_value(
                 &leaves[j], f.p.mix_playouts, f.p.playout_policy, &f.rngs[leaf_slot[j] + lane * f.n])
-    if lock == NULL:
-        for j in range(count):
-            i = leaf_slot[j]
-            t = &f.trees[i]
-            expand(t, leaf_nodes[j], &leaves[j],
-                   NULL if uniform else logits + <size_t>j * f.num_actions)
-            backup(t.nodes, leaf_nodes[j], v[j], True)
-            f.done[i] += 1
-    else:
-        # threads on one tree: the children's moves and priors are worked out
-        # before the lock, so that it is held only to link them in and back up
-        start = 0
-        while start < count:
-            stop = min(start + EXPAND_CHUNK, count)
-            for j in range(start, stop):
-                nmoves[j - start] = child_priors(
-                    &leaves[j], NULL if uniform else logits + <size_t>j * f.num_actions,
-                    moves + (j - start) * MAX_MOVES, priors + (j - start) * MAX_MOVES)
-            spin_lock(lock)
-            for j in range(start, stop):
-                i = leaf_slot[j]
-                t = &f.trees[i]
-                add_children(t, leaf_nodes[j], moves + (j - start) * MAX_MOVES,
-                             priors + (j - start) * MAX_MOVES, nmoves[j - start])
-                backup(t.nodes, leaf_nodes[j], v[j], True)
-                f.done[i] += 1
-            spin_unlock(lock)
-            start = stop
+    if lock != NULL:
+        spin_lock(lock)
+    for j in range(count):
+        i = leaf_slot[j]
+        t = &f.trees[i]
+        expand(t, leaf_nodes[j], &leaves[j],
+               NULL if uniform else logits + <size_t>j * f.num_actions)
+        backup(t.nodes, leaf_nodes[j], v[j], True)
+        f.done[i] += 1
     f.lane_leaves[lane] = 0
+    if lock != NULL:
+        spin_unlock(lock)
 
 
 def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
