@@ -256,6 +256,20 @@ def test_limits_give_unknown(limits, weak):
     assert not r.exact
 
 
+def test_threads_stopped_by_a_limit_leave_no_count_behind():
+    """Threads that split the moves count the positions they are searching; a
+    search stopped by its time limit must leave every count at 0, or later
+    searches would keep putting those moves last."""
+    from ttt_engine._core.solvers.connect4 import solve as compiled
+    for limit in (1e-3, 0.02, 0.05):
+        r = connect4.solve(board_of(FAR), threads=2, time_limit=limit, table_mb=TABLE_MB)
+        assert r.value == "unknown"
+        assert compiled.searching_now() == 0
+    moves, score = "53375532", 12          # begin-easy: the first row of bench/data
+    assert connect4.solve(board_of(moves), threads=2, table_mb=TABLE_MB).score == score
+    assert compiled.searching_now() == 0
+
+
 def test_generous_limits_stay_exact():
     moves = LATE[0]
     r = connect4.solve(board_of(moves), max_nodes=10**9, time_limit=600)

@@ -536,6 +536,7 @@ cdef class _Tables:
     def __cinit__(self, uint64_t mb):
         self.t.slots = NULL
         self.t.log = NULL
+        self.t.busy = NULL
         table_open(&self.t, mb)
         self.mb = mb
         self.busy = False
@@ -546,6 +547,18 @@ cdef class _Tables:
 
 
 _cached = None
+
+
+def searching_now():
+    """The sum of the cached table's searching-now counters: 0 between solves,
+    however the last one ended (a limit or Ctrl-C included)."""
+    cdef _Tables t = _cached
+    cdef uint64_t total = 0, i
+    if t is None:
+        return 0
+    for i in range(1 << BUSY_BITS):
+        total += t.t.busy[i]
+    return total
 
 
 cdef _Tables _take_table(uint64_t mb, bint keep=False):
