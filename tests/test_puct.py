@@ -786,7 +786,8 @@ def test_a_full_arena_values_leaves_by_playouts_when_the_network_value_is_unused
     would only buy a value; with playout_weight=1 that value is the playouts'
     alone, so such leaves are valued by playouts without the call (every
     simulation still counts).  With a network value in the mix the leaves
-    still go to the evaluator."""
+    still go to the evaluator (their playouts differ from call to call); with
+    the network's value alone, a leaf valued before backs up its mean."""
     calls = []
 
     def counting(observations, legal_mask):
@@ -806,6 +807,36 @@ def test_a_full_arena_values_leaves_by_playouts_when_the_network_value_is_unused
         assert st["nodes_used"] > 2048 - 600         # the arena did fill
         evaluations[w] = st["evaluations"]
     assert evaluations[1.0] < 400 < 2500 < evaluations[0.5]
+
+
+def test_a_full_arena_keeps_the_compiled_networks_leaf_values():
+    """The compiled network gives a position the same value every time, so a
+    leaf that the full arena cannot grow backs up the mean of its values
+    instead of a new call: one leaf a batch, the same tree as the search that
+    calls the same forward pass from Python for every leaf, with a fraction of
+    the calls; and two threads in that regime still finish their budget."""
+    from ttt_engine.network import Network
+    net = Network.init("uttt", hidden=(16,), seed=4)
+
+    class FromPython:          # the same pass, but not seen as compiled
+        def __call__(self, observations, legal_mask):
+            return net.compiled.forward(observations)
+
+    b = games.get("uttt").new_board()
+    runs = {}
+    for name, evaluator in (("compiled", net), ("python", FromPython())):
+        p = PUCT(evaluator, seed=3, max_nodes=2048, batch_size=1, reuse=False)
+        p.search(b, simulations=3000)
+        runs[name] = p.stats
+    c, py = runs["compiled"], runs["python"]
+    assert c["nodes_used"] > 2048 - 600 and c["simulations"] == py["simulations"] == 3000
+    assert [(ch["visits"], round(ch["mean"], 9)) for ch in c["children"]] == \
+        [(ch["visits"], round(ch["mean"], 9)) for ch in py["children"]]
+    assert c["evaluations"] < 2000 < py["evaluations"]
+    p = PUCT(net, seed=3, max_nodes=2048, batch_size=8, reuse=False, threads=2)
+    p.search(b, simulations=3000)
+    assert p.stats["simulations"] == 3000
+    assert sum(ch["visits"] for ch in p.stats["children"]) == 2999
 
 
 def test_expand_after_in_the_agent_and_the_registry():

@@ -60,6 +60,7 @@ from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
     game_to_move, game_make, game_status, game_playout, game_init_tables, game_playout_decisive,
+    game_legal_moves,
 )
 from ttt_engine._core.algorithms.mcts cimport PLAYOUT_DECISIVE
 from ttt_engine._core.algorithms.game_actions cimport (
@@ -129,6 +130,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     cdef double v
     cdef GameState young_states[YOUNG_BATCH]
     cdef int32_t young_nodes[YOUNG_BATCH]
+    cdef int moves[MAX_MOVES]
     if lock != NULL:
         spin_lock(lock)
     # a fully explored tree reaches only finished games: return now and then
@@ -171,6 +173,17 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
                 t.nodes[node].proven = -1 if v > 0.0 else 1
                 propagate_proof(t.nodes, node)
             backup(t.nodes, node, v, False)
+            done[0] += 1
+            continue
+        if (p.keep_leaf_values and node != 0 and t.nodes[node].visits > 0
+                and t.used + MAX_MOVES > t.cap
+                and t.used + game_legal_moves(&work, moves) > t.cap):
+            # the arena cannot take this leaf's children and the evaluator
+            # valued it before: called again it would give the same value;
+            # its mean stands in (else every batch would shrink to the few
+            # leaves the selection meets once, and threads would queue on the
+            # lock for them)
+            backup(t.nodes, node, -t.nodes[node].wsum / t.nodes[node].visits, False)
             done[0] += 1
             continue
         if t.nodes[node].pending > 0:
@@ -326,7 +339,8 @@ cdef class PUCTForest:
         self.n, self.k, self.cap, self.seed, self.lanes = n, k, cap, seed, lanes
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
                          noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
-                         mix_playouts=1, playout_policy=0, expand_after=0, solver=False)
+                         mix_playouts=1, playout_policy=0, expand_after=0, solver=False,
+                         keep_leaf_values=False)
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -655,6 +669,8 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     cdef int got
     net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
                      f.net_ints + lane * net_scratch_ints(f.net))
+    # the compiled network gives a position the same output every time
+    f.p.keep_leaf_values = f.p.playout_weight <= 0.0
     while f.done[0] < budget:
         gather_all(proto, f, budget, lane)
         got = f.lane_leaves[lane]

@@ -28,6 +28,9 @@ cdef struct PParams:
     int playout_policy      # PLAYOUT_RANDOM or PLAYOUT_DECISIVE (mcts.pxd)
     int expand_after        # a leaf goes to the evaluator once it has this many visits
     bint solver             # MCTS-Solver proofs (finished games prove their nodes)
+    bint keep_leaf_values   # a leaf the full arena cannot grow backs up its mean
+                            # instead of a new call (a deterministic evaluator's
+                            # value alone: the compiled network's)
 
 
 cdef struct PTree:
