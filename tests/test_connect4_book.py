@@ -221,6 +221,19 @@ def test_console_solve_and_analyse(capsys):
     assert "column 4" not in out                                   # full
 
 
+def test_console_says_a_library_warning_in_one_line(capsys, monkeypatch):
+    """Without a shipped book the console's analyse says so on one line of its
+    own (``ttt-engine: warning: ...``), not with a source file and line, and
+    still answers by search; ``--threads 2`` gives the same scores."""
+    monkeypatch.setattr(connect4_book, "SHIPPED", os.path.join(os.sep, "nonexistent", "book.bin"))
+    monkeypatch.setattr(connect4_book, "_shipped", {})
+    assert main(["connect4", "analyse", "444444555555", "--threads", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "column 3: win in 3 plies (+14)" in out
+    assert err.startswith("ttt-engine: warning: Connect Four book ") and err.count("\n") == 1
+    assert "solves every position instead" in err and ".py" not in err
+
+
 @pytest.mark.parametrize("moves, why", [("4458", "'8'.*column out of range"),
                                         ("44x", "'x'.*not a column digit"),
                                         ("4444444", "column 4 is full")])

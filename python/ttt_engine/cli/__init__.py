@@ -32,6 +32,7 @@ import os
 import pkgutil
 import sys
 import textwrap
+import warnings
 
 from ttt_engine.cli._errors import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, PROG, CLIError, EndOfInput, Quit,
@@ -133,12 +134,25 @@ def _output_error(prog, e):
     return EXIT_ERROR
 
 
+def _warning_line(prog):
+    """A ``warnings.showwarning`` that writes ``prog: warning: message`` on one line."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        with contextlib.suppress(OSError, ValueError):
+            print(f"{prog}: warning: {text}", file=sys.stderr, flush=True)
+    return show
+
+
 def _guarded(run, args, prog):
     """Run a command with the exit-status conventions: q/Ctrl-D 0, Ctrl-C 130,
     a ``CLIError`` or a library's ``ValueError`` one line, an output error one
     line and 1; never a traceback."""
     try:
-        code = run(args) or EXIT_OK
+        with warnings.catch_warnings():
+            # a library's warning ("no book ships: solving instead") is one line
+            # for the console user, not a source file and line of our code
+            warnings.showwarning = _warning_line(prog)
+            code = run(args) or EXIT_OK
         sys.stdout.flush()
         return code
     except Quit:

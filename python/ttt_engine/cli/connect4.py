@@ -15,6 +15,8 @@ from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 
 __all__ = ["add_parser", "run", "configure"]
 
+MAX_THREADS = 8      # the solver's limit (connect4_solve)
+
 EPILOG = ("Positions are move strings of the test sets: one digit 1-7 per disc, the column "
           "from the left, from the empty board ('' or - for the empty board). Scores: 0 a "
           "draw, 22 - k when the side to move wins with its k-th disc, minus that for a loss.")
@@ -30,6 +32,9 @@ def configure(p):
                         "(e.g. 4453; '-' the empty board)")
         sp.add_argument("--time", type=O.seconds(), default=None, metavar="SECONDS",
                         help="give up after this long (default: solve to the end)")
+        sp.add_argument("--threads", type=O.count(1, MAX_THREADS), default=1, metavar="N",
+                        help=f"threads searching one shared table (1-{MAX_THREADS}, "
+                        "default 1; 2 uses both cores of a 2-core machine)")
     sb = sub.add_parser("book", help="generate the opening book (resumable, atomic)",
                         description="Score every unfinished position with at most N discs "
                         "exactly and write the book FILE. Progress is kept in "
@@ -69,7 +74,7 @@ def _score_words(ply, score):
     return f"{word} in {scores_to_plies(ply, score)} plies ({score:+d})"
 
 
-def _scores(board, limit):
+def _scores(board, limit, threads=1):
     """Every column's exact score: from the shipped book where it holds the
     children, else by the solver."""
     from ttt_engine import connect4
@@ -77,7 +82,7 @@ def _scores(board, limit):
     book = shipped_book()
     scores = book.column_scores(board) if book is not None else None
     if scores is None:
-        scores = connect4.analyse(board, time_limit=limit)
+        scores = connect4.analyse(board, time_limit=limit, threads=threads)
     return scores
 
 
@@ -100,13 +105,13 @@ def run(args):
         print(f"the game is over ({game_over(board.winner)})")
         return EXIT_OK
     if args.mode == "analyse":
-        scores = _scores(board, args.time)
+        scores = _scores(board, args.time, args.threads)
         print(f"{side} to move, {board.ply} discs")
         for col in sorted(scores):
             print(f"  column {col + 1}: {_score_words(board.ply, scores[col])}")
         return EXIT_OK
     from ttt_engine import connect4
-    r = connect4.solve(board, time_limit=args.time)
+    r = connect4.solve(board, time_limit=args.time, threads=args.threads)
     if r.score is None:
         print(f"{side} to move: unknown (the time ran out)")
         return EXIT_OK
