@@ -15,15 +15,18 @@ cdef class PUCTForest:
     cdef PNode* arena
     cdef PNode* arena2
     cdef PTree* trees
-    cdef rng_t* rngs
+    cdef rng_t* rngs             # lane l's tree i: rngs[i + l * rng_stride]
+    cdef int rng_stride
     cdef void* roots             # n GameState
     cdef void* leaf_states       # n * k GameState
     cdef size_t state_size
     cdef int32_t* leaf_nodes     # n * k (times lanes)
     cdef int32_t* leaf_slot      # n * k (times lanes)
     cdef double* leaf_values     # n * k (times lanes): the leaves' values during a backup
-    cdef int32_t* lane_leaves    # leaves gathered in each lane
-    cdef int lock                # held while a lane changes the tree (lanes > 1)
+    cdef int32_t* lane_leaves    # leaves gathered in lane l: lane_leaves[l * LANE_INTS]
+    cdef int* lock               # held while a lane changes the tree (lanes > 1); on
+                                 # a cache line of its own (its own page): no other
+                                 # field's reads miss whenever a lane takes it
     cdef int64_t* done           # simulations of each tree's current search
     cdef uint8_t* active
     cdef uint8_t* noise_due      # the root's priors still need their noise

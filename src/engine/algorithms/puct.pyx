@@ -89,6 +89,8 @@ cdef inline void* _data(cnp.ndarray a):
 
 cdef enum:
     YOUNG_BATCH = 16    # young leaves valued per release of the lock
+    LANE_INTS = 16      # lane_leaves' stride: a lane's count on a cache line of its own
+    RNGS_PER_LINE = 2   # generators (32 bytes) in a cache line
 
 
 cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
@@ -350,20 +352,24 @@ cdef class PUCTForest:
         self.arena = <PNode*>big_alloc(total)
         self.arena2 = <PNode*>big_alloc(total)
         self.trees = <PTree*>big_alloc(n * sizeof(PTree))
-        self.rngs = <rng_t*>big_alloc(<size_t>lanes * n * sizeof(rng_t))   # per tree and lane
+        # per tree and lane; each lane's generators start a cache line of their
+        # own (a lane draws from them in every playout, without the lock)
+        self.rng_stride = (n + RNGS_PER_LINE - 1) // RNGS_PER_LINE * RNGS_PER_LINE
+        self.rngs = <rng_t*>big_alloc(<size_t>lanes * self.rng_stride * sizeof(rng_t))
         self.roots = big_alloc(n * self.state_size)
         self.leaf_states = big_alloc(rows * self.state_size)
         self.leaf_nodes = <int32_t*>big_alloc(rows * sizeof(int32_t))
         self.leaf_slot = <int32_t*>big_alloc(rows * sizeof(int32_t))
         self.leaf_values = <double*>big_alloc(rows * sizeof(double))
-        self.lane_leaves = <int32_t*>big_alloc(lanes * sizeof(int32_t))
+        self.lane_leaves = <int32_t*>big_alloc(<size_t>lanes * LANE_INTS * sizeof(int32_t))
+        self.lock = <int*>big_alloc(sizeof(int))
         self.done = <int64_t*>big_alloc(n * sizeof(int64_t))
         self.active = <uint8_t*>big_alloc(n)
         self.noise_due = <uint8_t*>big_alloc(n)
         if (self.arena == NULL or self.arena2 == NULL or self.trees == NULL or self.rngs == NULL
                 or self.roots == NULL or self.leaf_states == NULL or self.leaf_nodes == NULL
                 or self.leaf_slot == NULL or self.leaf_values == NULL
-                or self.lane_leaves == NULL or self.done == NULL
+                or self.lane_leaves == NULL or self.done == NULL or self.lock == NULL
                 or self.active == NULL or self.noise_due == NULL):
             raise MemoryError(f"cannot allocate {n} PUCT trees of {cap} nodes")
         for i in range(n):
@@ -395,14 +401,15 @@ cdef class PUCTForest:
         big_free(self.arena, total)
         big_free(self.arena2, total)
         big_free(self.trees, self.n * sizeof(PTree))
-        big_free(self.rngs, <size_t>self.lanes * self.n * sizeof(rng_t))
+        big_free(self.rngs, <size_t>self.lanes * self.rng_stride * sizeof(rng_t))
         big_free(self.roots, self.n * self.state_size)
         cdef size_t rows = <size_t>self.lanes * self.n * self.k
         big_free(self.leaf_states, rows * self.state_size)
         big_free(self.leaf_nodes, rows * sizeof(int32_t))
         big_free(self.leaf_slot, rows * sizeof(int32_t))
         big_free(self.leaf_values, rows * sizeof(double))
-        big_free(self.lane_leaves, self.lanes * sizeof(int32_t))
+        big_free(self.lane_leaves, <size_t>self.lanes * LANE_INTS * sizeof(int32_t))
+        big_free(self.lock, sizeof(int))
         big_free(self.done, self.n * sizeof(int64_t))
         big_free(self.active, self.n)
         big_free(self.noise_due, self.n)
@@ -474,10 +481,12 @@ cdef class PUCTForest:
         self.p.expand_after = visits
 
     def reseed(self, uint64_t seed):
-        cdef int i
+        cdef int i, lane
         self.seed = seed
-        for i in range(self.lanes * self.n):
-            rng_seed(&self.rngs[i], seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL)
+        for lane in range(self.lanes):
+            for i in range(self.n):
+                rng_seed(&self.rngs[i + lane * self.rng_stride],
+                         seed + <uint64_t>(i + lane * self.n) * <uint64_t>0x9E3779B97F4A7C15ULL)
 
     def clear(self, int slot):
         """Empty tree ``slot`` (its root position stays)."""
@@ -572,7 +581,7 @@ cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) n
     cdef GameState* leaves = <GameState*>f.leaf_states + base
     cdef int32_t* leaf_nodes = f.leaf_nodes + base
     cdef int32_t* leaf_slot = f.leaf_slot + base
-    cdef int* lock = &f.lock if f.lanes > 1 else NULL
+    cdef int* lock = f.lock if f.lanes > 1 else NULL
     cdef int i, got, j, total = 0
     cdef PTree* t
     for i in range(f.n):
@@ -583,10 +592,10 @@ cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) n
             if lock != NULL:
                 spin_lock(lock)
             if f.noise_due[i] and t.nodes[0].first_child >= 0:
-                _root_noise(f, i, &f.rngs[i + lane * f.n])
+                _root_noise(f, i, &f.rngs[i + lane * f.rng_stride])
             if lock != NULL:
                 spin_unlock(lock)
-        got = gather(&roots[i], t, &f.p, &f.rngs[i + lane * f.n], f.k, &f.done[i], budget,
+        got = gather(&roots[i], t, &f.p, &f.rngs[i + lane * f.rng_stride], f.k, &f.done[i], budget,
                      leaves + total, leaf_nodes + total, lock, &f.gp if f.gumbel else NULL,
                      f.gumbel_g + <size_t>i * MAX_MOVES if f.gumbel else NULL)
         for j in range(got):
@@ -595,7 +604,7 @@ cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) n
                               f.obs_p + (base + total + j) * f.obs_size,
                               f.mask_p + (base + total + j) * f.num_actions)
         total += got
-    f.lane_leaves[lane] = total
+    f.lane_leaves[lane * LANE_INTS] = total
 
 
 def forest_gather(PUCTForest f, GameBoard proto, int64_t budget, int lane=0):
@@ -606,7 +615,7 @@ def forest_gather(PUCTForest f, GameBoard proto, int64_t budget, int lane=0):
         raise ValueError(f"lane {lane} of a forest with {f.lanes} lanes")
     with nogil:
         gather_all(&proto.state, f, budget, lane)
-    return f.lane_leaves[lane]
+    return f.lane_leaves[lane * LANE_INTS]
 
 
 cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
@@ -616,8 +625,8 @@ cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const 
     cdef int32_t* leaf_nodes = f.leaf_nodes + base
     cdef int32_t* leaf_slot = f.leaf_slot + base
     cdef double* v = f.leaf_values + base
-    cdef int* lock = &f.lock if f.lanes > 1 else NULL
-    cdef int j, i, count = f.lane_leaves[lane]
+    cdef int* lock = f.lock if f.lanes > 1 else NULL
+    cdef int j, i, count = f.lane_leaves[lane * LANE_INTS]
     cdef double lam = f.p.playout_weight
     cdef PTree* t
     # the playouts first, outside the lock: they do not touch the tree
@@ -626,7 +635,7 @@ cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const 
         if lam > 0.0:
             # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
             v[j] = (1.0 - lam) * v[j] + lam * playout_value(
-                &leaves[j], f.p.mix_playouts, f.p.playout_policy, &f.rngs[leaf_slot[j] + lane * f.n])
+                &leaves[j], f.p.mix_playouts, f.p.playout_policy, &f.rngs[leaf_slot[j] + lane * f.rng_stride])
     if lock != NULL:
         spin_lock(lock)
     for j in range(count):
@@ -636,7 +645,7 @@ cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const 
                NULL if uniform else logits + <size_t>j * f.num_actions)
         backup(t.nodes, leaf_nodes[j], v[j], True)
         f.done[i] += 1
-    f.lane_leaves[lane] = 0
+    f.lane_leaves[lane * LANE_INTS] = 0
     if lock != NULL:
         spin_unlock(lock)
 
@@ -649,7 +658,7 @@ def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
     cdef const float* lp = NULL
     if not 0 <= lane < f.lanes:
         raise ValueError(f"lane {lane} of a forest with {f.lanes} lanes")
-    if f.lane_leaves[lane] == 0:
+    if f.lane_leaves[lane * LANE_INTS] == 0:
         return
     if logits is not None:
         lp = &logits[0, 0]
@@ -673,7 +682,7 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     f.p.keep_leaf_values = f.p.playout_weight <= 0.0
     while f.done[0] < budget:
         gather_all(proto, f, budget, lane)
-        got = f.lane_leaves[lane]
+        got = f.lane_leaves[lane * LANE_INTS]
         if got == 0 and f.trees[0].nodes[0].proven != 0:
             break                   # solved (the solver): nothing left to learn
         if got:
