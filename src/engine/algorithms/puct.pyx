@@ -111,7 +111,7 @@ cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
 
 cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, int max_leaves,
                 int64_t* done, int64_t budget, GameState* leaf_states, int32_t* leaf_nodes,
-                int* lock, const GumbelParams* gp, const double* g) noexcept nogil:
+                int* lock, bint held, const GumbelParams* gp, const double* g) noexcept nogil:
     """Select up to ``max_leaves`` leaves to evaluate (pending on their paths);
     finished games reached are backed up at once and counted in ``done``, and
     so are leaves below the root with fewer than ``expand_after`` visits
@@ -121,7 +121,8 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     With a ``lock`` (tree parallelism), the tree is touched only while it is
     held; young leaves wait pending, ``YOUNG_BATCH`` at a time, and their
     playouts run without it (one release per batch, not per leaf: less
-    traffic on the lock's cache line).
+    traffic on the lock's cache line).  ``held``: the caller holds it already
+    (it is released at the end all the same).
 
     With ``gp`` (Gumbel root search), the root's child is chosen by
     sequential halving with the Gumbel noise ``g`` (puct_tree.pxd), the
@@ -133,7 +134,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
     cdef GameState young_states[YOUNG_BATCH]
     cdef int32_t young_nodes[YOUNG_BATCH]
     cdef int moves[MAX_MOVES]
-    if lock != NULL:
+    if lock != NULL and not held:
         spin_lock(lock)
     # a fully explored tree reaches only finished games: return now and then
     # so that the caller can look at its clock; the root's pending count
@@ -260,7 +261,7 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
         if p.solver and t.nodes[0].proven != 0:
             break
         n += 1
-        if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL, gp, g) == 0:
+        if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL, False, gp, g) == 0:
             continue
         expand(t, node, &leaf, NULL)
         backup(t.nodes, node, playout_value(&leaf, p.playouts, p.playout_policy, rng), True)
@@ -576,6 +577,13 @@ cdef inline void _root_noise(PUCTForest f, int i, rng_t* rng) noexcept nogil:
 
 
 cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil:
+    _gather_lane(proto, f, budget, lane, False)
+
+
+cdef void _gather_lane(GameState* proto, PUCTForest f, int64_t budget, int lane,
+                       bint held) noexcept nogil:
+    """gather_all; ``held``: the lane holds the tree's lock already (it has
+    just backed up its last batch), and it is released during the gathering."""
     cdef GameState* roots = <GameState*>f.roots
     cdef size_t base = <size_t>lane * f.n * f.k      # the lane's first row
     cdef GameState* leaves = <GameState*>f.leaf_states + base
@@ -589,15 +597,16 @@ cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) n
             continue
         t = &f.trees[i]
         if f.noise_due[i]:
-            if lock != NULL:
+            if lock != NULL and not held:
                 spin_lock(lock)
             if f.noise_due[i] and t.nodes[0].first_child >= 0:
                 _root_noise(f, i, &f.rngs[i + lane * f.rng_stride])
-            if lock != NULL:
+            if lock != NULL and not held:
                 spin_unlock(lock)
         got = gather(&roots[i], t, &f.p, &f.rngs[i + lane * f.rng_stride], f.k, &f.done[i], budget,
-                     leaves + total, leaf_nodes + total, lock, &f.gp if f.gumbel else NULL,
+                     leaves + total, leaf_nodes + total, lock, held, &f.gp if f.gumbel else NULL,
                      f.gumbel_g + <size_t>i * MAX_MOVES if f.gumbel else NULL)
+        held = False                # gather released it
         for j in range(got):
             leaf_slot[total + j] = i
             game_write_planes(&leaves[total + j],
@@ -620,6 +629,14 @@ def forest_gather(PUCTForest f, GameBoard proto, int64_t budget, int lane=0):
 
 cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
                      bint uniform, int lane) noexcept nogil:
+    _backup_lane(proto, f, logits, values, uniform, lane, False)
+
+
+cdef void _backup_lane(GameState* proto, PUCTForest f, const float* logits, const float* values,
+                       bint uniform, int lane, bint keep) noexcept nogil:
+    """backup_all; ``keep``: return holding the tree's lock (lanes > 1), for
+    the lane's next gathering to follow the back-up in one hold: the top of
+    the tree then moves between the cores' caches once a batch, not twice."""
     cdef size_t base = <size_t>lane * f.n * f.k
     cdef GameState* leaves = <GameState*>f.leaf_states + base
     cdef int32_t* leaf_nodes = f.leaf_nodes + base
@@ -646,7 +663,7 @@ cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const 
         backup(t.nodes, leaf_nodes[j], v[j], True)
         f.done[i] += 1
     f.lane_leaves[lane * LANE_INTS] = 0
-    if lock != NULL:
+    if lock != NULL and not keep:
         spin_unlock(lock)
 
 
@@ -676,12 +693,14 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     cdef size_t base = <size_t>lane * f.n * f.k
     cdef NetScratch s
     cdef int got
+    cdef bint held = False          # the lane holds the tree's lock from a back-up
     net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
                      f.net_ints + lane * net_scratch_ints(f.net))
     # the compiled network gives a position the same output every time
     f.p.keep_leaf_values = f.p.playout_weight <= 0.0
     while f.done[0] < budget:
-        gather_all(proto, f, budget, lane)
+        _gather_lane(proto, f, budget, lane, held)
+        held = False
         got = f.lane_leaves[lane * LANE_INTS]
         if got == 0 and f.trees[0].nodes[0].proven != 0:
             break                   # solved (the solver): nothing left to learn
@@ -689,14 +708,17 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
             if not net_forward(f.net, f.obs_p + base * f.obs_size, got,
                                f.net_logits + base * f.num_actions, f.net_values + base, &s):
                 return -1
-            backup_all(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
-                        False, lane)
+            _backup_lane(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
+                         False, lane, True)
+            held = f.lanes > 1
             calls[0] += 1
             evaluations[0] += got
         if deadline > 0.0 and now_monotonic() >= deadline:
             break
         if interrupt_poll(it) or (other_stop != NULL and other_stop[0] != 0):
             break
+    if held:
+        spin_unlock(f.lock)
     return 0
 
 
