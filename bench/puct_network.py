@@ -3,6 +3,14 @@
 Usage::
 
     python bench/puct_network.py OLD_PYTHON_DIR NEW_PYTHON_DIR [--rounds 5] [--cores 0,1]
+    python bench/puct_network.py --threads-ratio [--rounds 41]
+
+``--threads-ratio``: this build only (the first ``python`` on the path), one
+process, one-thread and two-thread searches of the same kind alternating
+(``--rounds`` of each, the order swapped every round, each search object warmed
+up once): the medians and threads=2 / threads=1.  One process with many
+alternations follows a host whose speed drifts from minute to minute better
+than one search a process.
 
 Every leaf goes to the network (``playout_weight=0``, ``expand_after=0``),
 batches of 8, 20,000 simulations from the start position after a warm-up search
@@ -82,17 +90,65 @@ print(json.dumps(best))
 """
 
 
+RATIO = """
+import statistics, warnings
+from time import perf_counter as clock, process_time
+from ttt_engine import uttt
+from ttt_engine.network import Network
+from ttt_engine.search import PUCT
+warnings.simplefilter("ignore")
+net = Network.load({path!r})
+ps = {{k: PUCT(net, batch_size=8, playout_weight=0.0, expand_after=0, seed=1, reuse=False,
+              max_nodes=1_000_000, threads=k) for k in (1, 2)}}
+for p in ps.values():
+    p.search(uttt.Board(), simulations={sims})
+rate = {{1: [], 2: []}}
+cpu = {{1: [], 2: []}}
+for r in range({rounds}):
+    for k in ((1, 2) if r % 2 == 0 else (2, 1)):
+        c = process_time(); t = clock(); ps[k].search(uttt.Board(), simulations={sims})
+        dt = clock() - t; dc = process_time() - c
+        rate[k].append({sims} / dt); cpu[k].append({sims} / dc)
+print(json.dumps({{"rate": {{k: statistics.median(v) for k, v in rate.items()}},
+                  "cpu": {{k: statistics.median(v) for k, v in cpu.items()}}}}))
+"""
+
+
+def threads_ratio(rounds):
+    """threads=2 / threads=1 of this build, alternating in one process."""
+    import json
+    import subprocess
+    code = "import json\n" + RATIO.format(path=os.path.abspath(NETWORK), sims=SIMULATIONS,
+                                          rounds=rounds)
+    out = json.loads(subprocess.run([sys.executable, "-c", code], check=True,
+                                    capture_output=True, text=True).stdout)
+    r, c = out["rate"], out["cpu"]
+    print(f"PUCT uttt shipped network, batch 8, {SIMULATIONS:,} simulations, {rounds} rounds "
+          f"alternating in one process (load average {os.getloadavg()[0]:.2f}):")
+    print(f"  threads=1 {r['1']:,.0f} simulations/s ({c['1']:,.0f} a CPU second)")
+    print(f"  threads=2 {r['2']:,.0f} simulations/s ({c['2']:,.0f} a CPU second)")
+    print(f"  threads=2 / threads=1 = {r['2'] / r['1']:.3f}")
+
+
 def run(pydir, code, cores):
     return run_source(pydir, "import json\n" + code, cores)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("a")
-    ap.add_argument("b")
+    ap.add_argument("a", nargs="?")
+    ap.add_argument("b", nargs="?")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--cores", default="0,1", help="two cores: the first runs one thread")
+    ap.add_argument("--threads-ratio", action="store_true",
+                    help="this build only: threads=2 / threads=1 alternating in one process")
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.threads_ratio:
+        return threads_ratio(args.rounds)
+    if not (args.a and args.b):
+        ap.error("two builds' python folders (OLD NEW) are needed, or --threads-ratio")
     one_core = args.cores.split(",")[0]
     path = os.path.abspath(NETWORK)
     work = {1: (SEARCH.format(path=path, threads=1, sims=SIMULATIONS), one_core),
