@@ -613,6 +613,8 @@ cdef void _gather_lane(GameState* proto, PUCTForest f, int64_t budget, int lane,
                               f.obs_p + (base + total + j) * f.obs_size,
                               f.mask_p + (base + total + j) * f.num_actions)
         total += got
+    if held and lock != NULL:       # no active tree took it over: release it here
+        spin_unlock(lock)
     f.lane_leaves[lane * LANE_INTS] = total
 
 
