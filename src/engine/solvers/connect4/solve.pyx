@@ -136,19 +136,22 @@ cdef inline uint64_t* bucket_of(const Table* t, uint64_t key) noexcept nogil:
     return t.slots + ((key_mix(mk if mk < key else key) >> (KEY_BITS - t.bits)) << 2)
 
 
-cdef inline uint64_t tt_find(const Table* t, uint64_t key) noexcept nogil:
-    """The word of a position (0 if absent); its move is in canonical orientation."""
-    cdef uint64_t mk = mirror_key(key), h, chk, e
-    cdef uint64_t* b
+cdef inline uint64_t word_in(const Table* t, const uint64_t* bucket, uint64_t check) noexcept nogil:
+    """The word of ``check`` in ``bucket``, 0 if none."""
+    cdef uint64_t e
     cdef int i
-    h = key_mix(mk if mk < key else key)
-    b = t.slots + ((h >> (KEY_BITS - t.bits)) << 2)
-    chk = USED | (h & t.check_mask)
     for i in range(4):
-        e = tt_load(b + i)
-        if (e & (USED | t.check_mask)) == chk:
+        e = tt_load(bucket + i)
+        if (e & (USED | t.check_mask)) == (USED | check):
             return e
     return 0
+
+
+cdef inline uint64_t tt_find(const Table* t, uint64_t key) noexcept nogil:
+    """The word of a position (0 if absent); its move is in canonical orientation."""
+    cdef uint64_t mk = mirror_key(key)
+    cdef uint64_t h = key_mix(mk if mk < key else key)
+    return word_in(t, t.slots + ((h >> (KEY_BITS - t.bits)) << 2), h & t.check_mask)
 
 
 cdef inline uint64_t pack(uint64_t check, int lower, int upper, int move, int work) noexcept nogil:
@@ -281,7 +284,7 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
     cdef uint64_t mv[7]
     cdef int sc[7]
     cdef int col[7]
-    cdef int n = 0, i, j, s, lo, hi, ttmove = -1, work, cm
+    cdef int n = 0, i, j, s, lo, hi, ttmove = -1, cm
     cdef bint flip
     cdef uint64_t start = c.nodes
 
@@ -318,23 +321,21 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
     h = key_mix(ck)
     bucket = c.tt.slots + ((h >> (KEY_BITS - c.tt.bits)) << 2)
     check = h & c.tt.check_mask
-    for i in range(4):
-        e = tt_load(bucket + i)
-        if (e & (USED | c.tt.check_mask)) == (USED | check):
-            s = <int>((e >> 40) & 63) - 32
-            if s > alpha:
-                alpha = s
-                if alpha >= beta:
-                    return alpha
-            s = <int>((e >> 46) & 63) - 32
-            if s < beta:
-                beta = s
-                if alpha >= beta:
-                    return beta
-            ttmove = <int>((e >> 52) & 7) - 1
-            if flip and ttmove >= 0:
-                ttmove = 6 - ttmove
-            break
+    e = word_in(c.tt, bucket, check)
+    if e:
+        s = <int>((e >> 40) & 63) - 32
+        if s > alpha:
+            alpha = s
+            if alpha >= beta:
+                return alpha
+        s = <int>((e >> 46) & 63) - 32
+        if s < beta:
+            beta = s
+            if alpha >= beta:
+                return beta
+        ttmove = <int>((e >> 52) & 7) - 1
+        if flip and ttmove >= 0:
+            ttmove = 6 - ttmove
     if mkey == key:
         nonlosing &= (<uint64_t>1 << 28) - 1     # symmetric: columns 0..3 suffice
 
@@ -376,13 +377,25 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
         if c.aborted:
             return 0
         if s >= beta:
-            work = log2_floor(c.nodes - start)
-            tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i],
-                   work if work < 31 else 31)
-            return s
+            return store_cut(c, bucket, check, s, 6 - col[i] if flip else col[i], start)
         if s > alpha:
             alpha = s
-    work = log2_floor(c.nodes - start)
+    return store_upper(c, bucket, check, alpha, start)
+
+
+cdef inline int store_cut(Ctx* c, uint64_t* bucket, uint64_t check, int s, int col,
+                          uint64_t start) noexcept nogil:
+    """Record the lower bound ``s`` that column ``col`` (canonical) gave the
+    node, with the log of the node's work; returns ``s``."""
+    cdef int work = log2_floor(c.nodes - start)
+    tt_put(c, bucket, check, s, 31, col, work if work < 31 else 31)
+    return s
+
+
+cdef inline int store_upper(Ctx* c, uint64_t* bucket, uint64_t check, int alpha,
+                            uint64_t start) noexcept nogil:
+    """Record that no move lifted the node above ``alpha``; returns ``alpha``."""
+    cdef int work = log2_floor(c.nodes - start)
     tt_put(c, bucket, check, -32, alpha, -1, work if work < 31 else 31)
     return alpha
 
@@ -396,7 +409,7 @@ cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, 
     move the node's table word may show another thread has settled it."""
     cdef uint32_t* slot[7]
     cdef uint32_t later = 0
-    cdef int i, s, sweep, work, v
+    cdef int i, s, sweep, v
     cdef uint64_t e
     for sweep in range(2):
         for i in range(n):
@@ -414,10 +427,7 @@ cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, 
             if c.aborted:
                 return 0
             if s >= beta:
-                work = log2_floor(c.nodes - start)
-                tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i],
-                       work if work < 31 else 31)
-                return s
+                return store_cut(c, bucket, check, s, 6 - col[i] if flip else col[i], start)
             if s > alpha:
                 alpha = s
             e = word_in(c.tt, bucket, check)
@@ -428,20 +438,7 @@ cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, 
                 v = <int>((e >> 46) & 63) - 32
                 if v <= alpha:
                     return v
-    work = log2_floor(c.nodes - start)
-    tt_put(c, bucket, check, -32, alpha, -1, work if work < 31 else 31)
-    return alpha
-
-
-cdef inline uint64_t word_in(const Table* t, const uint64_t* bucket, uint64_t check) noexcept nogil:
-    """The word of ``check`` in ``bucket``, 0 if none."""
-    cdef uint64_t e
-    cdef int i
-    for i in range(4):
-        e = tt_load(bucket + i)
-        if (e & (USED | t.check_mask)) == (USED | check):
-            return e
-    return 0
+    return store_upper(c, bucket, check, alpha, start)
 
 
 cdef inline bint wins_now(uint64_t cur, uint64_t mask) noexcept nogil:
