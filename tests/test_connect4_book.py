@@ -221,6 +221,12 @@ def test_console_solve_and_analyse(capsys):
     assert "column 4" not in out                                   # full
 
 
+def test_console_threads_limit_is_the_solvers():
+    from ttt_engine.cli import connect4 as cli_connect4
+    from ttt_engine._core.solvers.connect4 import solve as compiled
+    assert cli_connect4.MAX_THREADS == compiled.MAX_THREADS
+
+
 def test_console_says_a_library_warning_in_one_line(capsys, monkeypatch):
     """Without a shipped book the console's analyse says so on one line of its
     own (``ttt-engine: warning: ...``), not with a source file and line, and

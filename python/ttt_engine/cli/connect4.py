@@ -15,7 +15,9 @@ from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 
 __all__ = ["add_parser", "run", "configure"]
 
-MAX_THREADS = 8      # the solver's limit (connect4_solve)
+# the solver's limit, written here so that building the parser does not load
+# the solver (a test keeps the two equal)
+MAX_THREADS = 8
 
 EPILOG = ("Positions are move strings of the test sets: one digit 1-7 per disc, the column "
           "from the left, from the empty board ('' or - for the empty board). Scores: 0 a "

@@ -698,8 +698,6 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     cdef bint held = False          # the lane holds the tree's lock from a back-up
     net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
                      f.net_ints + lane * net_scratch_ints(f.net))
-    # the compiled network gives a position the same output every time
-    f.p.keep_leaf_values = f.p.playout_weight <= 0.0
     while f.done[0] < budget:
         _gather_lane(proto, f, budget, lane, held)
         held = False
@@ -756,6 +754,9 @@ def forest_run_network(PUCTForest f, GameBoard proto, int64_t budget, seconds, i
             other = <volatile int*>&flag[0]
     if seconds is not None:
         deadline = now_monotonic() + max(<double>seconds, 1e-9)
+    # the compiled network gives a position the same output every time (set
+    # here, with the GIL, not by each lane's thread on the shared parameters)
+    f.p.keep_leaf_values = f.p.playout_weight <= 0.0
     interrupt_init(&it, 1, watched)
     with nogil:
         rc = _network_lane(&proto.state, f, budget, deadline, lane, &it, other, &calls,
