@@ -218,6 +218,21 @@ def test_ttt_table_evaluator_answers_as_the_network():
         np.testing.assert_allclose(a, b, atol=1e-6)
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_policy_yardstick_is_the_policy_agents_yardstick(seed):
+    """The training's batched pass over the Connect Four suite scores the policy
+    as the yardstick scores PolicyAgent, move by move (two untrained networks,
+    whose moves are far from always right, so the shares separate)."""
+    from ttt_engine import yardstick
+    from ttt_engine.agents import PolicyAgent
+    net = Network.init("connect4", hidden=(16,), seed=seed)
+    fast = alphazero.evaluation.policy_yardstick(net)
+    slow = yardstick.yardstick(PolicyAgent(net), game="connect4")
+    assert fast["policy_keeps"] == slow.keeps["all"].rate
+    assert fast["policy_optimal"] == slow.optimal["all"].rate
+    assert 0.2 < fast["policy_optimal"] < 0.9
+
+
 def test_learning_curve_plot(tmp_path):
     r = train("ttt", out=tmp_path / "p.npz", iterations=2, seed=3, progress=False,
               plot=tmp_path / "curves.png", **TINY)

@@ -112,7 +112,9 @@ def plot_alphazero(records, path, title=None):
     (``Training.records``, or a metrics ``.jsonl`` path).  Panels against
     training time: the loss parts (policy cross-entropy, value MSE); the
     evaluation score (Tic-Tac-Toe: optimal moves of PUCT and of the raw
-    policy over the 4520 positions; other games: the score against MCTS);
+    policy over the 4520 positions; other games: the score against MCTS, and
+    where the game has a yardstick, the raw policy's value-keeping and optimal
+    moves on it);
     self-play outcomes and speed.  Written atomically; returns ``path``."""
     _require_matplotlib("plot_alphazero")
     import matplotlib
@@ -145,7 +147,9 @@ def plot_alphazero(records, path, title=None):
     shown = False
     for key, label in (("eval_optimality", "PUCT: optimal moves (4520 positions)"),
                        ("eval_prior_optimality", "raw policy: optimal moves"),
-                       ("eval_score", "score vs MCTS")):
+                       ("eval_score", "score vs MCTS"),
+                       ("eval_policy_keeps", "raw policy: keeps the value (yardstick)"),
+                       ("eval_policy_optimal", "raw policy: optimal (yardstick)")):
         x, y = series(key, 100.0)
         if x:
             ax.plot(x, y, marker="o", label=label)

@@ -1,6 +1,7 @@
 """Evaluation of a network: PUCT with it against ``ttt_engine.exact``'s oracle
 where the game has one (its ``oracle`` fact: Tic-Tac-Toe), else a few games
-against MCTS."""
+against MCTS, and the policy alone on the game's exact yardstick where one
+ships (:mod:`ttt_engine.yardstick`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,7 +66,9 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     the raw policy's best move), ``worst_x`` / ``worst_o`` (its result against
     the most damaging opponent as X and as O: "win", "draw" or "loss").
     Other games: ``score`` (wins + draws/2 over ``games`` games against
-    ``MCTSAgent(mcts_simulations)``, colours alternating) and its W/D/L."""
+    ``MCTSAgent(mcts_simulations)``, colours alternating) and its W/D/L; where
+    the game has a yardstick suite, also ``policy_keeps`` / ``policy_optimal``
+    (:func:`policy_yardstick`)."""
     simulations = _util.check_int("simulations", simulations, min=1)
     g = _games.get(network.game_key)
     if g.oracle:
@@ -91,8 +94,49 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     r = play_match(player, mcts, games=games, seed=seed,
                    board_factory=lambda: g.new_board(**network.board_options))
     n = max(1, r.wins + r.draws + r.losses)
-    return {"score": (r.wins + 0.5 * r.draws) / n, "wins": r.wins, "draws": r.draws,
-            "losses": r.losses, "opponent": f"mcts{mcts_simulations}"}
+    out = {"score": (r.wins + 0.5 * r.draws) / n, "wins": r.wins, "draws": r.draws,
+           "losses": r.losses, "opponent": f"mcts{mcts_simulations}"}
+    from ttt_engine import yardstick
+    if yardstick.has_suite(g.key) and not network.board_options:
+        out.update(policy_yardstick(network))
+    return out
+
+
+_SUITE_ARRAYS = {}
+
+
+def _suite_arrays(game):
+    """The shipped yardstick suite of ``game`` as arrays, made once: every
+    position's observation and each action's exact score (NaN where illegal)."""
+    if game not in _SUITE_ARRAYS:
+        from ttt_engine import yardstick
+        suite = yardstick.load(yardstick.suite_path(game))
+        obs, scores = [], []
+        for i in range(len(suite)):
+            b = suite.board(i)
+            obs.append(np.asarray(b.observation()))
+            row = np.full(b.num_actions, np.nan)
+            for move, v in suite.scores[i].items():
+                row[b.move_to_action(move)] = v
+            scores.append(row)
+        _SUITE_ARRAYS[game] = (np.stack(obs), np.stack(scores))
+    return _SUITE_ARRAYS[game]
+
+
+def policy_yardstick(network):
+    """``{"policy_keeps", "policy_optimal"}``: the shares of the game's shipped
+    yardstick positions where the network's policy alone (its legal action of
+    largest logit, ties the first) keeps the game-theoretic value / is optimal --
+    what ``yardstick.yardstick(PolicyAgent(network))`` measures over the whole
+    suite, in one batched pass."""
+    obs, scores = _suite_arrays(network.game_key)
+    logits, _ = network(obs)
+    legal = ~np.isnan(scores)
+    pick = np.argmax(np.where(legal, logits, -np.inf), axis=1)
+    chosen = scores[np.arange(len(scores)), pick]
+    best = np.nanmax(scores, axis=1)
+    return {"policy_keeps": float(np.mean(np.sign(chosen) == np.sign(best))),
+            "policy_optimal": float(np.mean(chosen == best))}
 
 
 _TTT_DECISIONS = None

@@ -122,9 +122,13 @@ def _eval_rows(scores):
                 ["worst case as X vs any player", scores["worst_x"]],
                 ["worst case as O vs any player", scores["worst_o"]]]
     n = scores["wins"] + scores["draws"] + scores["losses"]
-    return [[f"vs {scores['opponent']}: W/D/L ({n} games)",
+    rows = [[f"vs {scores['opponent']}: W/D/L ({n} games)",
              f"{scores['wins']} / {scores['draws']} / {scores['losses']}"],
             ["score", f"{scores['score']:.3f}"]]
+    if "policy_keeps" in scores:
+        rows += [["raw policy: keeps the value (yardstick)", f"{scores['policy_keeps']:.2%}"],
+                 ["raw policy: optimal moves (yardstick)", f"{scores['policy_optimal']:.2%}"]]
+    return rows
 
 
 def run_train(args):
