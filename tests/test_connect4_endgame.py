@@ -183,6 +183,6 @@ def test_a_seeded_game_through_the_endgame_repeats(kind):
 def test_a_game_without_an_endgame_solve_refuses_the_option():
     with pytest.raises(ValueError) as e:
         MCTSAgent(seed=1, simulations=10, endgame=5).select_move(quixo.Board())
-    assert str(e.value) == ("MCTS endgame= applies to Ultimate Tic-Tac-Toe or Connect Four "
-                            "only, not Quixo; use endgame=0")
+    assert str(e.value) == ("MCTS endgame= applies to Ultimate Tic-Tac-Toe, Clobber or "
+                            "Connect Four only, not Quixo; use endgame=0")
     assert "\n" not in str(e.value)

@@ -285,8 +285,8 @@ def test_endgame_plays_wins_and_vetoes_moves_that_lose_a_draw(kind):
     p.search(uttt.Board(), simulations=50)
     assert p.stats["endgame"] is None and p.stats["simulations"] == 50
     what = kind.upper()
-    with pytest.raises(ValueError, match=f"{what} endgame= applies to Ultimate Tic-Tac-Toe or "
-                       "Connect Four only, not Quixo; use endgame=0"):
+    with pytest.raises(ValueError, match=f"{what} endgame= applies to Ultimate Tic-Tac-Toe, "
+                       "Clobber or Connect Four only, not Quixo; use endgame=0"):
         p.search(quixo.Board(), simulations=10)
     with pytest.raises(ValueError, match="endgame"):
         _engine(kind, endgame=82)

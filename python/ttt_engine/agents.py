@@ -333,7 +333,7 @@ class AZAgent(Agent):
         expand_after: the visits a leaf is valued by playouts alone before it
         goes to the network, solver: MCTS-Solver proofs, playout: the
         playouts' policy, "random" or "decisive", endgame: the exact endgame
-        solve from that many empty cells (UTTT, Connect Four; one tree only), endgame_share:
+        solve from that many empty cells (UTTT, Connect Four; Clobber: stones left; one tree only), endgame_share:
         the share of a timed move that solve may take (see
         :class:`ttt_engine.search.PUCT`).  For these eight, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)

@@ -156,6 +156,33 @@ def _move_geometry(board, move):
     return tuple(a), tuple(b), None
 
 
+#: The exact endgame solve of the tree searches (``endgame=``, counted in
+#: stones): its table, fresh for every solve so that a seeded search repeats
+#: (2^18 entries: a 24-stone 6x5 position takes 5-150 ms), and its bound on a
+#: simulation budget (positions, not seconds).
+ENDGAME_TABLE_BITS = 18
+ENDGAME_NODES = 2_000_000
+
+
+def _endgame_stones(board):
+    """The stones left: the solve's work grows with them (empty squares only grow)."""
+    return board.stones("B") + board.stones("W")
+
+
+def _endgame_solve(board, time_limit):
+    """``(value, move)`` from the exact solver (+1 with a winning move, -1 a
+    loss: Clobber has no draws), or None when ``time_limit`` seconds (None:
+    ``ENDGAME_NODES`` positions) run out first."""
+    solver = Solver(ENDGAME_TABLE_BITS, db_bits=ENDGAME_TABLE_BITS - 2)
+    r = solver.solve(board, max_nodes=ENDGAME_NODES if time_limit is None else None,
+                     time_limit=time_limit)
+    if r.win is None:
+        return None
+    # a lost position has no preferred move: the search's own choice stands
+    return (1 if r.win else -1), (r.best_move if r.best_move is not None
+                                  else board.legal_moves[0])
+
+
 def _search(algorithm):
     def build(seed=None, depth=None, time=None, heuristic="adaptive"):
         from ttt_engine.clobber_play import ClobberAgent
@@ -183,6 +210,8 @@ GAME = Game(
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,
     best_mcts={"solver": True, "c": 0.8},
+    endgame_cells=_endgame_stones,
+    endgame_solve=_endgame_solve,
     # the network of a 2-hour run on the 6x5 board (docs/alphazero.md), searched
     # as it was trained: half the leaf value from one random playout
     ships_network=True,

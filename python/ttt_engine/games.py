@@ -113,8 +113,9 @@ class Game:
     #: ``board -> {move: exact score} or None``: exact move values for positions an
     #: exhaustive search cannot finish but the game answers otherwise (None: none)
     exact_values: Callable = None
-    #: ``board -> int``: the empty cells that the exact endgame solve
-    #: (``endgame=`` of MCTS and PUCT) counts; None: the game has no such solve
+    #: ``board -> int``: the cells that the exact endgame solve (``endgame=`` of
+    #: MCTS and PUCT) counts, the ones its work grows with: the empty cells, or
+    #: where those only grow (Clobber) the stones left; None: no such solve
     endgame_cells: Callable = None
     #: ``(board, time_limit) -> (value, move) or None``: the game's own exact solve for
     #: that policy, in place of the generic alpha-beta: ``value`` +1 / 0 / -1 for the

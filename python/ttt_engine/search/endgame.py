@@ -30,7 +30,8 @@ def _endgame_cells(who, board):
     cells = games.of_board(board).endgame_cells
     if cells is None:
         # the games that have one, from the registry (this loads every game: an error path)
-        having = " or ".join(g.title for g in games.GAMES.values() if g.endgame_cells is not None)
+        titles = [g.title for g in games.GAMES.values() if g.endgame_cells is not None]
+        having = " or ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
         raise ValueError(f"{who} endgame= applies to {having} only, not "
                          f"{game_title(board)}; use endgame=0")
     return cells

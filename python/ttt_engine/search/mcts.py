@@ -58,8 +58,9 @@ class MCTS(_OneSearchAtATime):
         game does not have is a ``ValueError`` at the search, naming the valid
         ones.
     endgame: the games with an exact endgame solve (``Game.endgame_cells``:
-        Ultimate Tic-Tac-Toe, Connect Four; 0, the default, is off): once at
-        most this many cells are empty (in UTTT those of the open local boards),
+        Ultimate Tic-Tac-Toe, Connect Four, Clobber; 0, the default, is off): once at
+        most this many cells are empty (in UTTT those of the open local boards;
+        Clobber counts the stones left),
         each search first tries an exact solve (the game's own,
         ``Game.endgame_solve``, else :func:`alphabeta`, iterative deepening)
         for ``endgame_share`` of the move's time (with a simulation budget:

@@ -61,7 +61,7 @@ class PUCT(_OneSearchAtATime):
         :class:`MCTS`'s: ``"random"`` (default) or ``"decisive"`` (a move that
         wins at once is played; in UTTT never one that lets the opponent win at
         once); a game without it is a ``ValueError`` at the search.
-    endgame, endgame_share: the exact endgame solve (UTTT, Connect Four), as
+    endgame, endgame_share: the exact endgame solve (UTTT, Connect Four, Clobber), as
         :class:`MCTS`'s (the same rule: a proven win played at once, a proven
         draw kept, ``stats["endgame"]`` the proven value or None).  With
         ``threads`` > 1 on a time budget the solve runs beside the tree, in a
