@@ -29,11 +29,14 @@ from ttt_engine.agents import AZAgent, MCTSAgent
 from ttt_engine.tournament import Entrant, round_robin
 
 
-def entrants(game, network, settings, threads, challenger="network"):
+def entrants(game, network, settings, threads, challenger="network", classical=None):
     """The two sides: ``network`` (PUCT with ``settings``; with ``challenger``
-    "mcts", MCTS-Solver with ``best_mcts`` and ``settings``) and ``classical``."""
+    "mcts", MCTS-Solver with ``best_mcts`` and ``settings``) and ``classical``
+    (MCTS-Solver with ``classical``, default the game's ``best_mcts``)."""
     g = games.get(game)
-    classical = dict(g.best_mcts or {"solver": True}, threads=threads, max_nodes=2_000_000)
+    if classical is None:
+        classical = g.best_mcts or {"solver": True}
+    classical = dict(classical, threads=threads, max_nodes=2_000_000)
     if challenger == "mcts":
         return [Entrant("challenger", MCTSAgent, dict(classical, **settings)),
                 Entrant("classical", MCTSAgent, classical)]
@@ -51,6 +54,9 @@ def main(argv=None):
     ap.add_argument("--settings", default="{}",
                     help="AZAgent settings as JSON (default: the agent's own); with "
                     "--challenger mcts, MCTSAgent settings over best_mcts")
+    ap.add_argument("--classical", default=None,
+                    help="the classical side's MCTSAgent settings as JSON (default: the "
+                    "game's best_mcts), e.g. to replay a match against an earlier preset")
     ap.add_argument("--games", type=int, default=100, help="games (an even number)")
     ap.add_argument("--time", type=float, default=0.1, help="seconds a move, each side")
     ap.add_argument("--threads", type=int, default=2)
@@ -73,14 +79,23 @@ def main(argv=None):
         ap.error(f"--settings is not JSON: {e}")
     if not isinstance(settings, dict):
         ap.error("--settings must be a JSON object of AZAgent settings")
+    classical = None
+    if args.classical is not None:
+        try:
+            classical = json.loads(args.classical)
+        except json.JSONDecodeError as e:
+            ap.error(f"--classical is not JSON: {e}")
+        if not isinstance(classical, dict):
+            ap.error("--classical must be a JSON object of MCTSAgent settings")
     r = round_robin(args.game, entrants(args.game, args.network, settings, args.threads,
-                                        args.challenger),
+                                        args.challenger, classical),
                     args.games, time_per_move=args.time, seed=args.seed, out=args.out,
                     workers=1, openings=args.games // 2)
     side = (f"network ({args.network}, {settings})" if args.challenger == "network"
             else f"MCTS-Solver with {settings}")
     print(f"\n{args.game}: {side} against classical "
-          f"MCTS-Solver {games.get(args.game).best_mcts or {'solver': True}}, {args.time} s a move, "
+          f"MCTS-Solver {classical or games.get(args.game).best_mcts or {'solver': True}}, "
+          f"{args.time} s a move, "
           f"{args.threads} threads each")
     print(r.markdown())
     return 0
