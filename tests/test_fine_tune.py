@@ -129,7 +129,7 @@ def test_distill_script_plays_any_game_with_a_network_guided_preset(tmp_path, cl
     d = np.load(tmp_path / "c4" / "g000000.npz")
     assert d["obs"].shape[1:] == (2, 6, 7) and d["pi"].shape[1] == 7
     np.testing.assert_allclose(d["pi"].sum(1), 1.0, atol=1e-5)
-    r = _script("positions", "--game", "clobber", "--out", "cl", "--games", "1",
+    r = _script("positions", "--game", "quixo", "--out", "qx", "--games", "1",
                 cwd=tmp_path, env=cli_env)
     assert r.returncode != 0 and r.stderr.strip() == (
-        "error: Clobber has no network-guided preset (best_az) to distil")
+        "error: Quixo has no network-guided preset (best_az) to distil")

@@ -187,13 +187,21 @@ def test_best_preset_plays_and_refuses_foreign_options(key, monkeypatch):
             monkeypatch.setattr(engines, "_default_threads", lambda timed, n=n: n if timed else 0)
             timed = g.make_agent("best", time=0.05, seed=1)
             assert timed.threads == n and timed.parallel == "tree"
-            # exact endgames on a time budget; with two threads the solve runs
-            # beside the tree, from more empty cells and with more of the move
-            assert (timed.endgame, timed.endgame_share) == ((30, 0.8) if n == 2
-                                                            else (25, None))
+            # exact endgames on a time budget, as the game's facts say (UTTT: with
+            # two threads the solve runs beside the tree, from more empty cells
+            # and with more of the move)
+            facts = games.for_budget(g.best_az, timed=True)
+            if n == 2:
+                facts.update(g.best_az_beside)
+            assert (timed.endgame, timed.endgame_share) == (facts.get("endgame", 0),
+                                                            facts.get("endgame_share"))
+            if key == "uttt":
+                assert facts["endgame"] == (30 if n == 2 else 25)
             assert timed.select_move(board) in list(board.legal_moves)
-        # a simulation budget keeps the clock out of the moves: no timed solve
-        assert agent.endgame == 0
+        # a simulation budget: UTTT keeps the clock out of the moves (no timed
+        # alpha-beta solve); a game's own solve is bounded by work and stays
+        untimed = games.for_budget(g.best_az, timed=False).get("endgame", 0)
+        assert agent.endgame == untimed and (key != "uttt" or untimed == 0)
     assert g.make_agent("best", simulations=400, seed=1, threads=2).threads == 2
     with pytest.raises(ValueError, match="valid: threads"):
         g.make_agent("best", time=0.1, heuristic="pieces")

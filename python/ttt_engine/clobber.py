@@ -209,11 +209,18 @@ GAME = Game(
     temperature_moves=8,
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,
-    best_mcts={"solver": True, "c": 0.8},
+    # the exact solve once 24 stones are left: 182-0-118 (0.607) against the same
+    # search without it over 300 games at 0.1 s a move, two threads each
+    # (results/clobber_endgame/; docs/clobber.md)
+    best_mcts={"solver": True, "c": 0.8, "endgame": 24},
     endgame_cells=_endgame_stones,
     endgame_solve=_endgame_solve,
     # the network of a 2-hour run on the 6x5 board (docs/alphazero.md), searched
     # as it was trained: half the leaf value from one random playout
     ships_network=True,
     network_settings={"playout_weight": 0.5},
+    # the network-guided search with proofs and the same endgame solve: 188-0-112
+    # (0.627) against the classical preset without the solve and 151-0-149 against
+    # best_mcts, 300 games each at 0.1 s a move, two threads each (docs/alphazero.md)
+    best_az={"solver": True, "parallel": "tree", "endgame": 24},
 )
