@@ -44,6 +44,17 @@ def entrants(game, network, settings, threads, challenger="network", classical=N
     return [Entrant("network", AZAgent, net), Entrant("classical", MCTSAgent, classical)]
 
 
+def _json_object(ap, flag, text, agent):
+    """The JSON object of ``flag``'s ``text``; a parser error in one line otherwise."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        ap.error(f"{flag} is not JSON: {e}")
+    if not isinstance(value, dict):
+        ap.error(f"{flag} must be a JSON object of {agent} settings")
+    return value
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", required=True, choices=sorted(games.GAMES))
@@ -73,20 +84,9 @@ def main(argv=None):
             ap.error(f"--network: no such file: {args.network}")
     elif args.network is not None:
         ap.error("--network does not apply to --challenger mcts")
-    try:
-        settings = json.loads(args.settings)
-    except json.JSONDecodeError as e:
-        ap.error(f"--settings is not JSON: {e}")
-    if not isinstance(settings, dict):
-        ap.error("--settings must be a JSON object of AZAgent settings")
-    classical = None
-    if args.classical is not None:
-        try:
-            classical = json.loads(args.classical)
-        except json.JSONDecodeError as e:
-            ap.error(f"--classical is not JSON: {e}")
-        if not isinstance(classical, dict):
-            ap.error("--classical must be a JSON object of MCTSAgent settings")
+    settings = _json_object(ap, "--settings", args.settings, "AZAgent")
+    classical = (None if args.classical is None
+                 else _json_object(ap, "--classical", args.classical, "MCTSAgent"))
     r = round_robin(args.game, entrants(args.game, args.network, settings, args.threads,
                                         args.challenger, classical),
                     args.games, time_per_move=args.time, seed=args.seed, out=args.out,
