@@ -1,6 +1,7 @@
 """Helpers shared by the test files."""
 import importlib
 import os
+import random
 import signal
 import sys
 import time
@@ -136,6 +137,18 @@ def play_randomly(board, rng, plies):
     return board
 
 
+def unfinished_positions(new_board, count, seed, plies):
+    """``count`` boards (``new_board()`` each) after ``plies`` random moves,
+    games that ended on the way skipped; ``seed`` seeds a ``random.Random``."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        b = play_randomly(new_board(), rng, plies)
+        if not b.is_terminal():
+            out.append(b)
+    return out
+
+
 def random_positions(game, n, seed=0, **options):
     """Observations and masks of ``n`` positions reached by random play."""
     g = ttt_engine.games.get(game)
@@ -219,6 +232,18 @@ def self_play_moves(agent, board, plies):
         out.append(agent.select_move(board))
         board.push(out[-1])
     return out
+
+
+def duel_with_stat(agents, board, stat):
+    """Two ``agents`` (X's first) play ``board`` to its end; returns the moves
+    and each mover's ``last_stats[stat]`` after its move."""
+    moves, values = [], []
+    while not board.is_terminal():
+        agent = agents[board.ply % 2]
+        moves.append(agent.select_move(board.copy()))
+        values.append(agent.last_stats[stat])
+        board.push(moves[-1])
+    return moves, values
 
 
 def uttt_winning_position():

@@ -2,7 +2,6 @@
 game gives the generic policy its own solver, counted in stones, so a search
 with ``endgame=N`` plays a winning move whenever one exists once at most N
 stones are left, and repeats from a seed on a simulation budget."""
-import random
 
 import pytest
 
@@ -10,22 +9,13 @@ from ttt_engine import clobber, games
 from ttt_engine.agents import MCTSAgent
 from ttt_engine.search import MCTS
 
+from conftest import duel_with_stat, unfinished_positions
+
 GAME = games.get("clobber")
 
 
 def _positions(count, seed, plies, rows=6, cols=5):
-    """``count`` random unfinished positions after ``plies`` random moves."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        b = clobber.Board(rows, cols)
-        for _ in range(plies):
-            b.push(rng.choice(b.legal_moves))
-            if b.is_terminal():
-                break
-        if not b.is_terminal():
-            out.append(b)
-    return out
+    return unfinished_positions(lambda: clobber.Board(rows, cols), count, seed, plies)
 
 
 def test_the_endgame_counts_stones():
@@ -91,14 +81,7 @@ def test_a_seeded_game_through_the_endgame_repeats(threads):
     def game():
         agents = [MCTSAgent(seed=9, simulations=300, solver=True, endgame=24, threads=threads)
                   for _ in range(2)]
-        b = clobber.Board(6, 5)
-        moves, values = [], []
-        while not b.is_terminal():
-            agent = agents[b.ply % 2]
-            moves.append(agent.select_move(b.copy()))
-            values.append(agent.last_stats["endgame"])
-            b.push(moves[-1])
-        return moves, values
+        return duel_with_stat(agents, clobber.Board(6, 5), "endgame")
     moves, values = game()
     assert any(v is not None for v in values)
     assert game() == (moves, values)

@@ -2,7 +2,6 @@
 the game gives the generic policy its own solver (``Game.endgame_solve``), so a
 search with ``endgame=N`` plays optimally once at most N cells are empty, and
 searches as before above that."""
-import random
 
 import numpy as np
 import pytest
@@ -10,6 +9,8 @@ import pytest
 from ttt_engine import connect4, games, quixo
 from ttt_engine.agents import AZAgent, MCTSAgent
 from ttt_engine.search import MCTS, PUCT
+
+from conftest import duel_with_stat, unfinished_positions
 
 GAME = games.get("connect4")
 
@@ -21,18 +22,7 @@ def _uniform_logits(observations, legal_mask):
 
 
 def _positions(count, seed, plies):
-    """``count`` random unfinished positions after ``plies`` random moves."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        b = connect4.Board()
-        for _ in range(plies):
-            b.push(rng.choice(b.legal_moves))
-            if b.is_terminal():
-                break
-        if not b.is_terminal():
-            out.append(b)
-    return out
+    return unfinished_positions(connect4.Board, count, seed, plies)
 
 
 def _won_positions(count, seed, plies=16):
@@ -72,13 +62,13 @@ def _searchers():
     timed ones give the solve most of half a second: a loaded machine still
     finishes it (a 28-cell endgame takes 0.01-0.1 s, the first solve of a
     process more: it pages its table in)."""
-    timed = {"time": 0.5, "endgame_share": 0.9}    # MCTSAgent's share is MCTS's 0.3
+    timed = {"time": 0.5, "endgame_share": 0.9}    # not the default 0.3: a loaded CI host
     return [
         ("mcts simulations", lambda n: MCTSAgent(seed=2, simulations=100, solver=True,
                                                  endgame=n)),
-        ("mcts time", lambda n: MCTSAgent(seed=2, solver=True, endgame=n, time=0.5)),
+        ("mcts time", lambda n: MCTSAgent(seed=2, solver=True, endgame=n, **timed)),
         ("mcts two threads", lambda n: MCTSAgent(seed=2, solver=True, threads=2, endgame=n,
-                                                 time=0.5)),
+                                                 **timed)),
         ("az simulations", lambda n: AZAgent(_uniform_logits, seed=2, simulations=50,
                                              endgame=n)),
         ("az beside", lambda n: AZAgent(_uniform_logits, seed=2, threads=2, parallel="tree",
@@ -167,14 +157,7 @@ def test_a_seeded_game_through_the_endgame_repeats(kind):
         else:
             agents = [AZAgent(_uniform_logits, seed=9, simulations=100, endgame=28)
                       for _ in range(2)]
-        b = connect4.from_moves("4444")
-        moves, values = [], []
-        while not b.is_terminal():
-            agent = agents[b.ply % 2]
-            moves.append(agent.select_move(b.copy()))
-            values.append(agent.last_stats["endgame"])
-            b.push(moves[-1])
-        return moves, values
+        return duel_with_stat(agents, connect4.from_moves("4444"), "endgame")
     moves, values = game()
     assert any(v is not None for v in values)         # the solve played its part
     assert game() == (moves, values)

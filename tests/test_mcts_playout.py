@@ -368,3 +368,14 @@ def test_az_agent_endgame_option():
     assert agent.select_move(b.copy()) in b.legal_moves
     with pytest.raises(ValueError, match=r"endgame_share must be in \(0, 1\]"):
         AZAgent(_uniform_logits, endgame_share=0)
+
+
+def test_mcts_agent_endgame_share_option():
+    """The same option, the same name and check, on the MCTS agent."""
+    agent = MCTSAgent(time=0.05, endgame=14, endgame_share=0.5, seed=1)
+    assert agent._config()["endgame_share"] == 0.5
+    b = _position_won_in_one(5)
+    assert agent.select_move(b.copy()) in b.legal_moves
+    assert MCTSAgent(simulations=10)._config()["endgame_share"] == 0.3
+    with pytest.raises(ValueError, match=r"endgame_share must be in \(0, 1\]"):
+        MCTSAgent(endgame_share=1.5)

@@ -219,7 +219,8 @@ class MCTSAgent(Agent):
     (``"random"``, the default, or ``"decisive"`` where the game has it,
     ``Board.PLAYOUTS``; see
     :class:`ttt_engine.search.MCTS`); endgame: an exact solve once that few
-    cells are empty (UTTT, Connect Four); prior: a network (``Network``, a path to a saved
+    cells are empty (UTTT, Connect Four; Clobber: stones left), endgame_share:
+    the share of a timed move that solve may take (default 0.3); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
     ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
@@ -233,8 +234,8 @@ class MCTSAgent(Agent):
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
-                 *, depth=None, playout="random", endgame=0, prior=None, prior_visits=16,
-                 prior_batch=16, c_puct=1.25):
+                 *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
+                 prior_visits=16, prior_batch=16, c_puct=1.25):
         no_budget("MCTSAgent", depth=depth)
         self.prior = prior
         self._prior_key = None
@@ -245,6 +246,7 @@ class MCTSAgent(Agent):
         self._mcts = _search.MCTS(c=c, max_nodes=max_nodes, seed=seed, reuse=reuse,
                                   expand_after=expand_after, solver=solver, threads=threads,
                                   playout=playout, endgame=endgame,
+                                  endgame_share=endgame_share,
                                   prior=None if prior is None or _is_shipped(prior)
                                   else _load_evaluator(prior),
                                   prior_visits=prior_visits, prior_batch=prior_batch,
@@ -297,7 +299,8 @@ class MCTSAgent(Agent):
         return {"simulations": self.simulations, "time": self.time, "c": self.c,
                 "seed": m.seed, "max_nodes": m.max_nodes, "reuse": m.reuse,
                 "expand_after": m.expand_after, "solver": m.solver, "threads": m.threads,
-                "playout": m.playout, "endgame": m.endgame, "prior": self._prior_config(),
+                "playout": m.playout, "endgame": m.endgame, "endgame_share": m.endgame_share,
+                "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
                 "c_puct": m.c_puct}
 
