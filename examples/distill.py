@@ -12,6 +12,16 @@ fine-tunes a network on them (``ttt_engine.alphazero.fine_tune``):
     # fit: the shipped network fine-tuned on them (needs the [nn] extra)
     python examples/distill.py fit --game uttt --data distill-data --out uttt-distilled.npz
 
+A third way distils another network's policy (say a slower, convolutional one)
+into a network of the shipped shape, on positions of games the teacher plays:
+
+    python examples/distill.py teacher --game connect4 --teacher conv.npz \
+        --out connect4-student.npz --games 18000 --epochs 12 --seed 11
+
+(a share of the games uniformly random, the rest sampled from the teacher's
+policy with some random moves; the policy targets are the teacher's, the value
+targets the student's own, so its value head stays as it was trained.)
+
 Every game is played from its own seed (its number), and in the first 16
 searched plies a quarter of the moves are drawn from the visit distribution
 instead of the most visited, so the games spread.  A time budget makes the
@@ -121,6 +131,75 @@ def fit(args):
     print(f"{args.out}: {len(train)} games trained on, {len(held)} held out")
 
 
+RANDOM_GAMES = 0.4          # teacher data: the share of uniformly random games
+RANDOM_MOVES = 0.15         # and of random moves in the teacher's games
+
+
+def _softmax(logits, masks):
+    z = np.where(masks, np.asarray(logits, np.float64), -np.inf)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def teacher_games(teacher, game, count, seed):
+    """Observations and masks of every position of ``count`` games: a share
+    uniformly random, the others sampled from ``teacher``'s policy (with some
+    uniformly random moves), all from one ``seed``."""
+    rng = np.random.default_rng(seed)
+    g = games.get(game)
+    obs, masks = [], []
+    for _ in range(count):
+        b = g.new_board()
+        random_game = rng.random() < RANDOM_GAMES
+        while not b.is_terminal():
+            o, m = b.observation(), b.action_mask()
+            obs.append(o)
+            masks.append(m)
+            if random_game:
+                move = b.legal_moves[rng.integers(len(b.legal_moves))]
+            else:
+                logits, _ = teacher(o[None], m[None])
+                p = _softmax(logits, m[None])[0]
+                if rng.random() < RANDOM_MOVES:
+                    move = int(rng.choice(np.flatnonzero(m)))
+                else:
+                    move = int(rng.choice(len(p), p=p))
+            b.push(move)
+    return np.stack(obs), np.stack(masks)
+
+
+def teacher(args):
+    from ttt_engine import alphazero, yardstick
+    from ttt_engine.network import Network
+    teacher_net = Network.load(args.teacher, args.game)
+    student = Network.load(args.base or shipped_network(args.game), args.game)
+    obs, masks = teacher_games(teacher_net, args.game, args.games, args.seed)
+    pi, z = [], []
+    for i in range(0, len(obs), 4096):
+        logits, _ = teacher_net(obs[i:i + 4096], masks[i:i + 4096])
+        pi.append(_softmax(logits, masks[i:i + 4096]).astype(np.float32))
+        _, v = student(obs[i:i + 4096], masks[i:i + 4096])
+        z.append(np.asarray(v, np.float32).reshape(-1))
+    pi, z = np.concatenate(pi), np.concatenate(z)
+    k = len(obs) * 9 // 10                  # the last tenth (the last games) held out
+    print(f"{len(obs):,} positions of {args.games:,} games")
+    net, history = alphazero.fine_tune(
+        student, (obs[:k], masks[:k], pi[:k], z[:k]), (obs[k:], masks[k:], pi[k:], z[k:]),
+        epochs=args.epochs, learning_rate=args.lr, value_weight=args.value_weight,
+        progress=False)
+    for h in history:
+        print("epoch {epoch}: held-out policy cross-entropy {policy_ce:.4f}, KL {policy_kl:.4f}, "
+              "top-1 {top1:.3f}, value MSE {value_mse:.3f}".format(**h))
+    net.save(args.out)
+    if yardstick.has_suite(args.game):
+        from ttt_engine.alphazero.evaluation import policy_yardstick
+        for name, n in (("before", student), ("after", net)):
+            r = policy_yardstick(n)
+            print(f"the policy alone {name}: keeps the value {r['policy_keeps']:.1%}, "
+                  f"optimal {r['policy_optimal']:.1%}")
+    print(f"{args.out}: written")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -141,9 +220,24 @@ def main(argv=None):
     b.add_argument("--epochs", type=int, default=8)
     b.add_argument("--lr", type=float, default=1e-3)
     b.add_argument("--value-weight", type=float, default=0.25)
+    t = sub.add_parser("teacher", help="distil another network's policy into one of the "
+                                       "shipped shape")
+    t.add_argument("--game", default="connect4", choices=sorted(games.GAMES))
+    t.add_argument("--teacher", required=True, help="the teacher network file")
+    t.add_argument("--out", required=True, help="the new network file")
+    t.add_argument("--base", default=None, help="network to start from (default: shipped)")
+    t.add_argument("--games", type=int, default=18000)
+    t.add_argument("--epochs", type=int, default=12)
+    t.add_argument("--lr", type=float, default=1e-3)
+    t.add_argument("--value-weight", type=float, default=1.0)
+    t.add_argument("--seed", type=int, default=11)
     args = p.parse_args(argv)
     try:
-        if args.command == "positions":
+        if args.command == "teacher":
+            _util.check_int("games", args.games, min=10)
+            _util.check_int("epochs", args.epochs, min=1)
+            teacher(args)
+        elif args.command == "positions":
             _util.check_int("games", args.games, min=1)
             _util.check_int("first", args.first, min=0)
             _util.check_real("time", args.time, low=0, low_open=True)

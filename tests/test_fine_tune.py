@@ -133,3 +133,32 @@ def test_distill_script_plays_any_game_with_a_network_guided_preset(tmp_path, cl
                 cwd=tmp_path, env=cli_env)
     assert r.returncode != 0 and r.stderr.strip() == (
         "error: Quixo has no network-guided preset (best_az) to distil")
+
+
+def test_distill_script_teacher_moves_the_student_towards_the_teacher(tmp_path, cli_env):
+    Network.init("connect4", hidden=(16,), seed=1).save(tmp_path / "teacher.npz")
+    Network.init("connect4", hidden=(8,), seed=2).save(tmp_path / "student.npz")
+    args = ("teacher", "--game", "connect4", "--teacher", "teacher.npz", "--base",
+            "student.npz", "--games", "40", "--epochs", "3", "--seed", "3")
+    r = _script(*args, "--out", "a.npz", cwd=tmp_path, env=cli_env)
+    assert r.returncode == 0, r.stderr
+    kl = [float(line.split("KL ")[1].split(",")[0]) for line in r.stdout.splitlines()
+          if line.startswith("epoch ")]
+    assert len(kl) == 4 and min(kl[1:]) < kl[0]          # closer to the teacher's policy
+    assert "the policy alone after: keeps the value" in r.stdout
+    a = Network.load(tmp_path / "a.npz")
+    assert a.game_key == "connect4" and a.hidden == (8,)     # the student's shape
+    # the same seed, the same data and fit
+    r = _script(*args, "--out", "b.npz", cwd=tmp_path, env=cli_env)
+    assert r.returncode == 0, r.stderr
+    obs, masks = random_positions("connect4", 64, seed=4)
+    b = Network.load(tmp_path / "b.npz")
+    np.testing.assert_allclose(a(obs, masks)[0], b(obs, masks)[0], atol=1e-5)
+
+
+def test_distill_script_teacher_of_another_game_is_one_line(tmp_path, cli_env):
+    Network.init("ttt", hidden=(8,), seed=1).save(tmp_path / "t.npz")
+    r = _script("teacher", "--game", "connect4", "--teacher", "t.npz", "--out", "x.npz",
+                cwd=tmp_path, env=cli_env)
+    assert r.returncode != 0 and r.stderr.strip().startswith("error: ") \
+        and len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.npz").exists()

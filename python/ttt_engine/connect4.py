@@ -99,12 +99,13 @@ GAME = Game(
                   playout_weight=0.5, eval_every=900.0, time=7200.0),
     # the window heuristic's values run to a few dozen in open middlegames
     analysis_scale=30.0,
-    # the network of the preset's 2-hour run (docs/alphazero.md), searched as it
-    # was trained: half the leaf value from one random playout
+    # the preset's 2-hour self-play network with a conv network's policy distilled
+    # into it (docs/alphazero.md), searched as it was trained: half the leaf value
+    # from one random playout
     ships_network=True,
     network_settings={"playout_weight": 0.5},
-    # the network-guided search with the same proofs and endgame solve: 58-11-31
-    # (0.635) against best_mcts over 100 games at 0.1 s a move, two threads each
-    # (results/best_vs_classical_connect4.jsonl; docs/alphazero.md)
+    # the network-guided search with the same proofs and endgame solve: 115-16-69
+    # (0.615) against best_mcts over 200 games at 0.1 s a move, two threads each
+    # (results/connect4_distilled_best_vs_classical_seed*.jsonl; docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 28},
 )
