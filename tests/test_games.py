@@ -224,3 +224,16 @@ def test_from_string_reads_the_games_text(key):
     assert g.from_string(b.to_string() + "\n", **kw) == b
     with pytest.raises(TypeError):
         g.from_string(None)
+
+
+def test_learned_engines_say_what_they_learn(monkeypatch, tmp_path):
+    """The registry says which engines learn (and what), and the console and the
+    web view find their files in one cache folder."""
+    from ttt_engine import _modelfile
+    assert games.get("ttt").engines["q"].learned == "model"
+    assert games.get("quixo").engines["greedy"].learned == "values"
+    assert all(e.learned is None for e in games.get("uttt").engines.values())
+    monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    assert _modelfile.model_path("ttt", "q") == str(tmp_path / "cache" / "ttt-q.npz")
+    assert _modelfile.values_path("quixo", 4) == str(tmp_path / "cache" / "quixo-states-4x4.npz")
+    assert _modelfile.values_path("quixo") == str(tmp_path / "cache" / "quixo-states.npz")

@@ -21,7 +21,34 @@ import numpy as np
 
 from ttt_engine import _util
 
-__all__ = ["KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings"]
+__all__ = ["KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings",
+           "CACHE_ENV", "cache_dir", "model_path", "values_path"]
+
+#: the environment variable naming the folder of the learned engines' files
+CACHE_ENV = "TTT_ENGINE_CACHE_DIR"
+
+
+def cache_dir():
+    """Where the console and the web view keep the learned engines' files:
+    ``$TTT_ENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttt_engine``, else
+    ``~/.cache/ttt_engine``."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ttt_engine")
+
+
+def model_path(game_key="ttt", engine="q"):
+    """The cache file of a learned engine's model (``ttt-q.npz``: the model
+    ``play --opponent q`` loads and ``train`` writes by default)."""
+    return os.path.join(cache_dir(), f"{game_key}-{engine}.npz")
+
+
+def values_path(game_key, size=None):
+    """The cache file of a game's state values (``quixo-states-5x5.npz``)."""
+    tag = f"-{size}x{size}" if size else ""
+    return os.path.join(cache_dir(), f"{game_key}-states{tag}.npz")
 
 #: kind -> (what it is, "module:attribute" of its reader ``f(path) -> object``)
 KINDS = {

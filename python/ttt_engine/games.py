@@ -83,6 +83,15 @@ class Engine:
     budgets: tuple = ()
     extra: tuple = ()
 
+    @property
+    def learned(self):
+        """``"model"`` for an engine loaded from a model file or trained on first
+        use, ``"values"`` for one played from a state-value table, else None."""
+        for kind in ("model", "values"):
+            if kind in self.extra:
+                return kind
+        return None
+
 
 @dataclass(frozen=True)
 class Game:

@@ -10,12 +10,10 @@ import time
 
 from ttt_engine.cli import _files
 from ttt_engine.cli._errors import EXIT_USAGE, CLIError
-from ttt_engine.cli._games import ENGINE_OPTIONS, learned_kind
+from ttt_engine._modelfile import CACHE_ENV, model_path, values_path
+from ttt_engine.cli._games import ENGINE_OPTIONS
 
-__all__ = ["build_agent", "cache_dir", "default_model_path", "engine_seed", "trained_side",
-           "CACHE_ENV", "CACHE_HELP", "DEFAULT_SIMULATIONS"]
-
-CACHE_ENV = "TTT_ENGINE_CACHE_DIR"
+__all__ = ["build_agent", "engine_seed", "trained_side", "CACHE_HELP", "DEFAULT_SIMULATIONS"]
 
 #: MCTS simulations per move when neither --simulations nor --time is given
 DEFAULT_SIMULATIONS = 20_000
@@ -40,7 +38,7 @@ def build_agent(game, name, args, side_index, board, console):
     ``args`` that it takes (``check_engine_options`` has refused the others);
     ``board`` is the start position (its size picks a learned engine's file)."""
     engine = game.engines[name]
-    kind = learned_kind(engine)
+    kind = engine.learned
     if kind == "model":
         return load_or_train(game, name, args, game.sides[side_index], console)
     if kind == "values":
@@ -61,22 +59,6 @@ CACHE_HELP = textwrap.fill(
     f"Learned engines keep their model in ${CACHE_ENV} if set, else in "
     "$XDG_CACHE_HOME/ttt_engine, else in ~/.cache/ttt_engine; the first run trains and "
     "saves it (creating that folder, and saying so), later runs load it at once.", 79)
-
-
-def cache_dir():
-    """``$TTT_ENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttt_engine``, else
-    ``~/.cache/ttt_engine``."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return os.path.abspath(os.path.expanduser(override))
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "ttt_engine")
-
-
-def default_model_path(game_key="ttt", engine="q"):
-    """The cache file of a learned engine's model (``ttt-q.npz``: the model
-    ``play --opponent q`` loads and ``train`` writes by default)."""
-    return os.path.join(cache_dir(), f"{game_key}-{engine}.npz")
 
 
 def _output(args, console, default_path, what):
@@ -111,7 +93,7 @@ def load_or_train(game, name, args, side, console):
     train one and save it; ``--retrain`` trains anew.  The output is checked
     before any training."""
     label = _label(game.engines[name])
-    path = args.model or default_model_path(game.key, name)
+    path = args.model or model_path(game.key, name)
 
     def train():
         return _train(game, name, args, console, _output(args, console, path, "model file"))
@@ -155,8 +137,7 @@ def _values(game, args, console, size):
     """State values for a value engine: loaded from the cache (or --model), else
     collected from random games and saved."""
     mod = game.module
-    tag = f"-{size}x{size}" if size else ""
-    path = args.model or os.path.join(cache_dir(), f"{game.key}-states{tag}.npz")
+    path = args.model or values_path(game.key, size)
     games = args.train_episodes or 100_000
     if os.path.exists(path) and not args.retrain:
         try:

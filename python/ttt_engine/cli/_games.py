@@ -12,7 +12,7 @@ from ttt_engine.cli._errors import EXIT_USAGE, CLIError, shorten
 from ttt_engine.cli._files import board_error, read_board_text
 
 __all__ = ["GAMES", "engine_help", "resolve_engine", "new_board", "notation",
-           "check_engine_options", "learned_kind", "ENGINE_OPTIONS"]
+           "check_engine_options", "ENGINE_OPTIONS"]
 
 GAMES = games.GAMES
 
@@ -104,17 +104,10 @@ def check_engine_options(game, names, args):
         if getattr(args, key, None) is not None and option not in takes:
             _refuse(option, f"{where} of {game.title} (engine options there: "
                             f"{', '.join(takes) or 'none'})")
-    learned = any(learned_kind(e) for e in engines)
+    learned = any(e.learned for e in engines)
     for option, key in (("--model", "model"), ("--train-episodes", "train_episodes"),
                         ("--retrain", "retrain")):
         if getattr(args, key, None) and not learned:
             _refuse(option, f"{where} of {game.title} (only to engines that learn a model)")
 
 
-def learned_kind(engine):
-    """``"model"`` for an engine loaded from a model file or trained, ``"values"``
-    for one played from a state-value table, else None."""
-    for kind in ("model", "values"):
-        if kind in engine.extra:
-            return kind
-    return None

@@ -9,7 +9,7 @@ from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import build_agent
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError, shorten
 from ttt_engine.cli._games import (
-    GAMES, check_engine_options, engine_help, learned_kind, new_board, resolve_engine,
+    GAMES, check_engine_options, engine_help, new_board, resolve_engine,
 )
 from ttt_engine.cli._report import pct, table
 from ttt_engine.cli.console import Console
@@ -52,7 +52,7 @@ def _play_games(game, start, agent_a, agent_b, n, a_side):
 def _model_engine(game):
     """The engine of ``game`` that plays a saved model (``--model``)."""
     for name, engine in game.engines.items():
-        if learned_kind(engine) == "model":
+        if engine.learned == "model":
             return name
     raise CLIError(f"--model does not apply to {game.title}: none of its engines plays a "
                    "saved model", EXIT_USAGE)

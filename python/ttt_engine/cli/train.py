@@ -6,7 +6,8 @@ import time
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._engines import CACHE_HELP, default_model_path, trained_side
+from ttt_engine._modelfile import model_path
+from ttt_engine.cli._engines import CACHE_HELP, trained_side
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 from ttt_engine.cli._report import pct, table
 from ttt_engine.cli.console import Console
@@ -88,7 +89,7 @@ def run(args):
     if args.out:
         out = _files.check_output(args.out, "model file")
     else:
-        out = _files.check_output(default_model_path(), "model file", create_folder=console)
+        out = _files.check_output(model_path(), "model file", create_folder=console)
     episodes = options.get("episodes", DEFAULT_EPISODES)
     console.say(f"Training {episodes:,} episodes; the model goes to {out}.")
     t0 = time.perf_counter()

@@ -152,9 +152,7 @@ class _Learned:
         self.agents = {}
 
     def get(self, game, name, board, seed):
-        from ttt_engine.cli._games import learned_kind
-        engine = game.engines[name]
-        kind = learned_kind(engine)
+        kind = game.engines[name].learned
         key = (game.key, name, getattr(board, "size", None))
         with self.lock:
             agent = self.agents.get(key)
@@ -164,9 +162,9 @@ class _Learned:
 
     def _build(self, game, name, kind, board, seed):
         import os
-        from ttt_engine.cli._engines import cache_dir, default_model_path
+        from ttt_engine._modelfile import model_path, values_path
         if kind == "model":
-            path = default_model_path(game.key, name)
+            path = model_path(game.key, name)
             if os.path.exists(path):
                 try:
                     return game.make_agent(name, model=path)
@@ -175,7 +173,7 @@ class _Learned:
             return game.make_agent(name, seed=seed)
         size = getattr(board, "size", None)
         mod = game.module
-        path = os.path.join(cache_dir(), f"{game.key}-states-{size}x{size}.npz")
+        path = values_path(game.key, size)
         table = None
         if os.path.exists(path):
             try:
@@ -188,12 +186,11 @@ class _Learned:
 
 
 def _agent(app, game, name, board, budgets, seed):
-    from ttt_engine.cli._games import learned_kind
     engine = game.engines.get(name) if isinstance(name, str) else None
     if engine is None:
         raise BadRequest(f"unknown {game.title} engine {str(name)[:40]!r}; engines: "
                          f"{', '.join(game.engines)}")
-    if learned_kind(engine):
+    if engine.learned:
         return app.state.learned.get(game, name, board, seed)
     kw = {k: v for k, v in budgets.items() if not k.startswith("_")}
     try:
@@ -380,8 +377,7 @@ async def api_review(request):
 
 
 def _learned(game, name):
-    from ttt_engine.cli._games import learned_kind
-    return bool(learned_kind(game.engines[name]))
+    return bool(game.engines[name].learned)
 
 
 async def api_record(request):
