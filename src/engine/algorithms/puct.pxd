@@ -23,6 +23,9 @@ cdef class PUCTForest:
     cdef int32_t* leaf_nodes     # n * k (times lanes)
     cdef int32_t* leaf_slot      # n * k (times lanes)
     cdef double* leaf_values     # n * k (times lanes): the leaves' values during a backup
+    cdef int* leaf_moves         # lanes > 1: each leaf's legal moves, their priors
+    cdef float* leaf_priors      # (MAX_MOVES a leaf) and their number, made before
+    cdef int32_t* leaf_nmoves    # the lock is taken
     cdef int32_t* lane_leaves    # leaves gathered in lane l: lane_leaves[l * LANE_INTS]
     cdef int* lock               # held while a lane changes the tree (lanes > 1); on
                                  # a cache line of its own (its own page): no other

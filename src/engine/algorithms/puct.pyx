@@ -73,7 +73,7 @@ from ttt_engine._core.algorithms.network cimport (
 )
 from ttt_engine._core.algorithms.puct_tree cimport (
     PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
-    add_noise, add_pending, GumbelParams, gumbel_select, gumbel_sample,
+    leaf_priors, expand_with, add_noise, add_pending, GumbelParams, gumbel_select, gumbel_sample,
 )
 
 cnp.import_array()
@@ -362,6 +362,12 @@ cdef class PUCTForest:
         self.leaf_nodes = <int32_t*>big_alloc(rows * sizeof(int32_t))
         self.leaf_slot = <int32_t*>big_alloc(rows * sizeof(int32_t))
         self.leaf_values = <double*>big_alloc(rows * sizeof(double))
+        if lanes > 1:
+            self.leaf_moves = <int*>big_alloc(rows * MAX_MOVES * sizeof(int))
+            self.leaf_priors = <float*>big_alloc(rows * MAX_MOVES * sizeof(float))
+            self.leaf_nmoves = <int32_t*>big_alloc(rows * sizeof(int32_t))
+            if self.leaf_moves == NULL or self.leaf_priors == NULL or self.leaf_nmoves == NULL:
+                raise MemoryError(f"cannot allocate {lanes} lanes of {k} leaves")
         self.lane_leaves = <int32_t*>big_alloc(<size_t>lanes * LANE_INTS * sizeof(int32_t))
         self.lock = <int*>big_alloc(sizeof(int))
         self.done = <int64_t*>big_alloc(n * sizeof(int64_t))
@@ -409,6 +415,12 @@ cdef class PUCTForest:
         big_free(self.leaf_nodes, rows * sizeof(int32_t))
         big_free(self.leaf_slot, rows * sizeof(int32_t))
         big_free(self.leaf_values, rows * sizeof(double))
+        if self.leaf_moves != NULL:
+            big_free(self.leaf_moves, rows * MAX_MOVES * sizeof(int))
+        if self.leaf_priors != NULL:
+            big_free(self.leaf_priors, rows * MAX_MOVES * sizeof(float))
+        if self.leaf_nmoves != NULL:
+            big_free(self.leaf_nmoves, rows * sizeof(int32_t))
         big_free(self.lane_leaves, <size_t>self.lanes * LANE_INTS * sizeof(int32_t))
         big_free(self.lock, sizeof(int))
         big_free(self.done, self.n * sizeof(int64_t))
@@ -656,14 +668,28 @@ cdef void _backup_lane(GameState* proto, PUCTForest f, const float* logits, cons
             v[j] = (1.0 - lam) * v[j] + lam * playout_value(
                 &leaves[j], f.p.mix_playouts, f.p.playout_policy, &f.rngs[leaf_slot[j] + lane * f.rng_stride])
     if lock != NULL:
+        # the children's moves and priors too: the lock then covers only the
+        # writes into the tree, and the other lane waits less for it
+        for j in range(count):
+            f.leaf_nmoves[base + j] = leaf_priors(&leaves[j], NULL if uniform else logits + <size_t>j * f.num_actions,
+                                    f.leaf_moves + (base + j) * MAX_MOVES,
+                                    f.leaf_priors + (base + j) * MAX_MOVES)
         spin_lock(lock)
-    for j in range(count):
-        i = leaf_slot[j]
-        t = &f.trees[i]
-        expand(t, leaf_nodes[j], &leaves[j],
-               NULL if uniform else logits + <size_t>j * f.num_actions)
-        backup(t.nodes, leaf_nodes[j], v[j], True)
-        f.done[i] += 1
+        for j in range(count):
+            i = leaf_slot[j]
+            t = &f.trees[i]
+            expand_with(t, leaf_nodes[j], f.leaf_moves + (base + j) * MAX_MOVES,
+                        f.leaf_priors + (base + j) * MAX_MOVES, f.leaf_nmoves[base + j])
+            backup(t.nodes, leaf_nodes[j], v[j], True)
+            f.done[i] += 1
+    else:
+        for j in range(count):
+            i = leaf_slot[j]
+            t = &f.trees[i]
+            expand(t, leaf_nodes[j], &leaves[j],
+                   NULL if uniform else logits + <size_t>j * f.num_actions)
+            backup(t.nodes, leaf_nodes[j], v[j], True)
+            f.done[i] += 1
     f.lane_leaves[lane * LANE_INTS] = 0
     if lock != NULL and not keep:
         spin_unlock(lock)

@@ -134,41 +134,57 @@ cdef inline void backup(PNode* nodes, int32_t node, double v, bint was_pending) 
         node = nd.parent
 
 
+cdef inline int leaf_priors(const GameState* s, const float* logits, int* moves,
+                            float* priors) noexcept nogil:
+    """The legal moves of ``s`` in ascending order (the order of
+    ``Board.legal_moves``; UTTT generates them board by board, the others
+    already sorted) and their priors: the softmax of ``logits`` (indexed by
+    action) over them, or uniform when ``logits`` is NULL.  Returns their
+    number.  Touches no tree, so tree parallelism runs it outside the lock."""
+    cdef double e[MAX_MOVES]
+    cdef int n = game_legal_moves(s, moves), i
+    cdef double m = -INFINITY, total = 0.0
+    sort_ints(moves, n)
+    if logits != NULL:
+        for i in range(n):
+            e[i] = <double>logits[game_move_to_action(s, moves[i])]
+            if e[i] > m:
+                m = e[i]
+    if m == -INFINITY:          # no logits, or every legal one -inf: no preference
+        for i in range(n):
+            priors[i] = <float>(1.0 / n)
+        return n
+    for i in range(n):
+        e[i] = exp(e[i] - m)
+        total += e[i]
+    for i in range(n):
+        priors[i] = <float>(e[i] / total)
+    return n
+
+
+cdef inline void expand_with(PTree* t, int32_t node, const int* moves, const float* priors,
+                             int n) noexcept nogil:
+    """Create ``node``'s ``n`` children (``leaf_priors``' moves and priors).
+    Nothing when the arena has no room for them."""
+    cdef int i
+    cdef int32_t first
+    if n == 0 or t.used + n > t.cap:
+        return
+    first = t.used
+    t.used += n
+    t.nodes[node].first_child = first
+    t.nodes[node].nchildren = <uint8_t>n
+    for i in range(n):
+        node_init(&t.nodes[first + i], node, moves[i], priors[i])
+
+
 cdef inline void expand(PTree* t, int32_t node, const GameState* s, const float* logits) noexcept nogil:
     """Create ``node``'s children (position ``s``, ascending move order) with priors: the softmax of
     ``logits`` (indexed by action) over the legal moves, or uniform when
     ``logits`` is NULL.  Nothing when the arena has no room for them."""
     cdef int moves[MAX_MOVES]
-    cdef double e[MAX_MOVES]
-    cdef int n = game_legal_moves(s, moves), i
-    cdef int32_t first
-    cdef double m = -INFINITY, total = 0.0
-    if n == 0 or t.used + n > t.cap:
-        return
-    # children in ascending move order, the order of ``Board.legal_moves``
-    # (UTTT generates moves board by board; the others are already sorted)
-    sort_ints(moves, n)
-    first = t.used
-    t.used += n
-    t.nodes[node].first_child = first
-    t.nodes[node].nchildren = <uint8_t>n
-    if logits == NULL:
-        for i in range(n):
-            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
-        return
-    for i in range(n):
-        e[i] = <double>logits[game_move_to_action(s, moves[i])]
-        if e[i] > m:
-            m = e[i]
-    if m == -INFINITY:          # every legal logit -inf: no preference at all
-        for i in range(n):
-            node_init(&t.nodes[first + i], node, moves[i], <float>(1.0 / n))
-        return
-    for i in range(n):
-        e[i] = exp(e[i] - m)
-        total += e[i]
-    for i in range(n):
-        node_init(&t.nodes[first + i], node, moves[i], <float>(e[i] / total))
+    cdef float priors[MAX_MOVES]
+    expand_with(t, node, moves, priors, leaf_priors(s, logits, moves, priors))
 
 
 cdef inline void add_noise(PTree* t, const PParams* p, rng_t* rng) noexcept nogil:
