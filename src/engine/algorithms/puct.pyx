@@ -671,25 +671,21 @@ cdef void _backup_lane(GameState* proto, PUCTForest f, const float* logits, cons
         # the children's moves and priors too: the lock then covers only the
         # writes into the tree, and the other lane waits less for it
         for j in range(count):
-            f.leaf_nmoves[base + j] = leaf_priors(&leaves[j], NULL if uniform else logits + <size_t>j * f.num_actions,
-                                    f.leaf_moves + (base + j) * MAX_MOVES,
-                                    f.leaf_priors + (base + j) * MAX_MOVES)
+            f.leaf_nmoves[base + j] = leaf_priors(
+                &leaves[j], NULL if uniform else logits + <size_t>j * f.num_actions,
+                f.leaf_moves + (base + j) * MAX_MOVES, f.leaf_priors + (base + j) * MAX_MOVES)
         spin_lock(lock)
-        for j in range(count):
-            i = leaf_slot[j]
-            t = &f.trees[i]
+    for j in range(count):
+        i = leaf_slot[j]
+        t = &f.trees[i]
+        if lock != NULL:
             expand_with(t, leaf_nodes[j], f.leaf_moves + (base + j) * MAX_MOVES,
                         f.leaf_priors + (base + j) * MAX_MOVES, f.leaf_nmoves[base + j])
-            backup(t.nodes, leaf_nodes[j], v[j], True)
-            f.done[i] += 1
-    else:
-        for j in range(count):
-            i = leaf_slot[j]
-            t = &f.trees[i]
+        else:
             expand(t, leaf_nodes[j], &leaves[j],
                    NULL if uniform else logits + <size_t>j * f.num_actions)
-            backup(t.nodes, leaf_nodes[j], v[j], True)
-            f.done[i] += 1
+        backup(t.nodes, leaf_nodes[j], v[j], True)
+        f.done[i] += 1
     f.lane_leaves[lane * LANE_INTS] = 0
     if lock != NULL and not keep:
         spin_unlock(lock)
