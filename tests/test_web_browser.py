@@ -337,6 +337,9 @@ def test_review_marks_an_exact_blunder(page, url, tmp_path):
 def test_flip_board_and_a_phone_sized_window(page, url, tmp_path):
     css(page, "#flip-board").click()
     assert "flipped" in css(page, "#board-wrap").get_attribute("class")
+    # the board turns for 0.2 s: a click during the turn can land on another element
+    wait_for(lambda: page.execute_script(
+        "return document.getElementById('board-wrap').getAnimations().length === 0"), 10)
     css(page, "#cells button[data-r='0'][data-c='0']").click()     # still cell 1
     idle(page)
     assert all_css(page, "#movelist li")[0].text == "1"
