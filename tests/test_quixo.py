@@ -372,6 +372,31 @@ def test_search_engines_play_quixo():
     assert res.total == 2
 
 
+def test_best_expands_lazily_and_its_arena_grows_with_the_time():
+    """The classical ``best`` keeps its tree small (a leaf's ~40 children made
+    at its eighth visit) and its arena grows with a timed move, so that a long
+    move does not fill it."""
+    from ttt_engine import games
+    from ttt_engine.agents import MCTSAgent
+    from ttt_engine.engines import BEST_ARENA, BEST_ARENA_MAX
+    g = games.get("quixo")
+    b = Board()
+    for m in (90, 11, 3, 63):
+        b.push(m)
+    lazy = g.make_agent("best", simulations=4000, seed=1, threads=1)
+    eager = MCTSAgent(simulations=4000, seed=1, solver=True, playout="decisive")
+    for agent in (lazy, eager):
+        assert agent.select_move(b) in list(b.legal_moves)
+    assert lazy.last_stats["simulations"] == eager.last_stats["simulations"] == 4000
+    assert 4 * lazy.last_stats["nodes_used"] < eager.last_stats["nodes_used"]
+    assert g.make_agent("best", time=0.1, threads=1)._mcts.max_nodes == BEST_ARENA
+    assert g.make_agent("best", time=3.0, threads=1)._mcts.max_nodes == 3 * BEST_ARENA
+    assert g.make_agent("best", simulations=10, threads=1)._mcts.max_nodes == BEST_ARENA
+    assert g.make_agent("best", time=3600, threads=1)._mcts.max_nodes == BEST_ARENA_MAX
+    with pytest.raises(ValueError, match="time must be"):
+        g.make_agent("best", time="soon")
+
+
 # ---------------------------------------------------------------- stages command
 def test_stages_command(tmp_path, capsys):
     rc = quixo.main(["stages", "abc", "--games-a", "500", "--games-b", "2000", "--games-c-eval", "500",

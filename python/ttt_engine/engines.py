@@ -18,12 +18,31 @@ import warnings
 
 from ttt_engine import _parallel, games
 from ttt_engine.games import BEST_TIME, Engine
+from ttt_engine._util import check_seconds
 
 __all__ = ["standard", "alphabeta", "perfect", "BEST_TIME", "SEARCH", "DEPTH"]
 
 #: the budget keywords of a search by simulations or time, and by depth or time
 SEARCH = ("simulations", "time")
 DEPTH = ("depth", "time")
+
+#: the node arena of each tree of the classical ``best`` (32 bytes a node), and
+#: as much again per second of a timed move beyond the first, up to
+#: ``BEST_ARENA_MAX`` (1 GB): once an arena is full the tree stops growing and
+#: the search plays worse than with less time (Quixo: a 1-s search with a full
+#: arena lost to a 0.1-s one, docs/alphazero.md).  Pages are touched only as
+#: nodes are made.
+BEST_ARENA = 2_000_000
+BEST_ARENA_MAX = 16 * BEST_ARENA
+
+
+def best_arena(time):
+    """Nodes of each tree's arena for a classical ``best`` move of ``time``
+    seconds (None: a simulation budget)."""
+    time = check_seconds("time", time, allow_none=True)
+    if time is None:
+        return BEST_ARENA
+    return min(BEST_ARENA_MAX, max(BEST_ARENA, int(BEST_ARENA * time)))
 
 _MCTS_HELP = "Monte Carlo tree search (simulations or time per move)"
 _RANDOM_HELP = "uniformly random legal moves"
@@ -123,7 +142,8 @@ def _best(key):
     parallelism); on a simulation budget one thread, so that a seed fixes the
     moves.  A ``{"simulations": x, "time": y}`` value depends on the kind of
     budget; with two threads or more on a time budget ``best_az_beside``
-    settings are added (the exact endgame solve beside the tree)."""
+    settings are added (the exact endgame solve beside the tree).  MCTS-Solver's
+    arenas grow with a timed move (:func:`best_arena`)."""
     def build(seed=None, simulations=None, time=None, threads=None):
         from ttt_engine.agents import AZAgent, MCTSAgent
         game = games.get(key)
@@ -141,8 +161,7 @@ def _best(key):
             if threads is None:
                 threads = _default_threads(simulations is None)
             agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                              max_nodes=2_000_000,
-                              **(game.best_mcts or {"solver": True}))
+                              max_nodes=best_arena(time), **(game.best_mcts or {"solver": True}))
         agent.name = "best(" + agent.name.split("(", 1)[1]
         return agent
     return build

@@ -469,7 +469,10 @@ GAME = Game(
     long_solve=lambda board: ("4x4 Quixo is solved by a retrograde pass of many minutes: use "
                               "ttt_engine.quixo.solution(4) once, in Python")
     if board.size == 4 else None,
-    best_mcts={"solver": True, "playout": "decisive"},
+    # a leaf makes its ~40 children at its eighth visit, not its first: about
+    # 3x the simulations a second, and a 1-s search on two threads stays
+    # within its arenas (docs/alphazero.md, "Quixo 5x5")
+    best_mcts={"solver": True, "playout": "decisive", "expand_after": 8},
     # the network of a 110-minute run on the 5x5 board (docs/alphazero.md),
     # searched as it was trained: half the leaf value from one random playout
     ships_network=True,
