@@ -11,7 +11,7 @@ def test_ctrl_c_during_a_500m_simulation_engine_move_exits_130_within_1_s(spawn_
     child.expect(r"Your move \(X\) \[R, C\]: ")
     child.sendline("4, 4")
     child.expect("O must play in board 4")      # drawn: the engine's search has begun
-    time.sleep(0.5)
+    child.expect(r"mcts \(O\) is thinking\.\.\. \(Ctrl-C stops\)", timeout=10)
     out, elapsed = interrupt(child, timeout=1)
     assert child.exitstatus == 130 and child.signalstatus is None
     assert "Interrupted" in out and "Traceback" not in out

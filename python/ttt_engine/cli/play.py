@@ -5,6 +5,7 @@ the games, the prompts and the score."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -76,6 +77,24 @@ def _stats_text(agent, board, move, elapsed):
     return format_stats(stats, elapsed)
 
 
+#: seconds an engine may think before the console says that it is thinking
+THINKING_NOTICE = 2.0
+
+
+def _engine_move(console, agent, board, who):
+    """``agent``'s move; a line saying that ``who`` is thinking once the search
+    has taken ``THINKING_NOTICE`` seconds (a solve from an opening position can
+    take minutes), so the console is never silent for long."""
+    timer = threading.Timer(THINKING_NOTICE, console.say,
+                            (f"{who} is thinking... (Ctrl-C stops)",))
+    timer.daemon = True
+    timer.start()
+    try:
+        return agent.select_move(board.copy())
+    finally:
+        timer.cancel()
+
+
 def play_one_game(table, agents, names, delay=0.0):
     """Play one game from ``table.start``; ``agents``: symbol -> agent (None for
     the person at the console).  Returns the winner symbol (or "draw")."""
@@ -95,7 +114,7 @@ def play_one_game(table, agents, names, delay=0.0):
             move = _ask_human_move(table, board, side)
         else:
             t0 = time.perf_counter()
-            move = agent.select_move(board.copy())
+            move = _engine_move(console, agent, board, f"{names[side]} ({side})")
             elapsed = time.perf_counter() - t0
             line = f"{names[side]} ({side}) plays {style(table.move_text(board, move), 'bold')}"
             if table.verbose:
