@@ -44,6 +44,7 @@ def best_arena(time):
         return BEST_ARENA
     return min(BEST_ARENA_MAX, max(BEST_ARENA, int(BEST_ARENA * time)))
 
+
 _MCTS_HELP = "Monte Carlo tree search (simulations or time per move)"
 _RANDOM_HELP = "uniformly random legal moves"
 _AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
