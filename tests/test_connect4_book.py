@@ -179,6 +179,30 @@ def test_engine_plays_from_the_book_exactly(small_book):
     assert agent.last_stats["source"] == "solver"
 
 
+def test_engine_moves_past_the_book_by_the_best_columns_alone(small_book, monkeypatch):
+    """Past the book the engine solves the position (or takes its score from the
+    book at the book's deepest level) and tests each column against it: the
+    columns of the best score, as every column's exact score gives them."""
+    book, _ = small_book
+    seen = []
+    real = connect4_solve.optimal_moves
+
+    def spy(board, **kw):
+        seen.append(kw.get("score"))
+        return real(board, **kw)
+
+    monkeypatch.setattr(connect4_solve, "optimal_moves", spy)
+    agent = PerfectAgent(book=book, seed=3)
+    for moves, known in ((ROOT + "717", True), (ROOT + "7173", False)):
+        b = _board(moves)                      # 31 discs (in the book), then 32
+        scores = connect4.analyse(b, table_mb=16)
+        best = max(scores.values())
+        assert agent.optimal_columns(b) == [c for c in sorted(scores) if scores[c] == best]
+        assert agent.last_stats["source"] == "solver"
+        assert (seen[-1] == book.score(b)) if known else seen[-1] is None
+        assert scores[agent.select_move(b)] == best
+
+
 def test_move_scores_agree_with_exact_alpha_beta():
     """Past ``EXHAUSTIVE_PLIES`` discs the generic exact engine finishes:
     the same win distances for every column."""

@@ -107,6 +107,9 @@ def check_position(moves):
     # the fastest win, the slowest loss, a drawing move in a draw
     assert r.best_move in per_column and per_column[r.best_move] == want, (moves, r.best_move)
     assert connect4.analyse(b, table_mb=TABLE_MB) == per_column, moves
+    keeping = sorted(c for c, s in per_column.items() if s == want)
+    assert connect4.optimal_moves(b, table_mb=TABLE_MB) == (want, keeping), moves
+    assert connect4.optimal_moves(b, score=want, table_mb=TABLE_MB) == (want, keeping), moves
     w = connect4.solve(b, weak=True, table_mb=TABLE_MB)
     assert w.value == r.value and w.winner == r.winner and w.score is None, moves
     assert b.moves == [int(ch) - 1 for ch in moves]   # the solve left the board as it was
@@ -119,6 +122,34 @@ def test_late_positions_match_reference():
     scores = [ref.score(m) for m in LATE]
     assert {sign(s) for s in scores} == {-1, 0, 1}
     assert len(set(scores)) >= 8
+
+
+def test_optimal_moves_find_every_tied_column():
+    """``optimal_moves`` tests each column against the root's score: every
+    column of the best score, several of them where several tie."""
+    ties = 0
+    for moves in LATE[:100]:
+        per_column = ref.move_scores(moves)
+        best = max(per_column.values())
+        keeping = [c for c in sorted(per_column) if per_column[c] == best]
+        assert connect4.optimal_moves(board_of(moves), threads=2, table_mb=TABLE_MB) == (
+            best, keeping), moves
+        ties += len(keeping) > 1
+    assert ties >= 10
+
+
+def test_optimal_moves_of_a_finished_game_and_a_wrong_score():
+    won = board_of("1212121")
+    assert connect4.optimal_moves(won) == (-18, [])
+    moves = LATE[0]
+    want = ref.score(moves)
+    assert want < 21
+    b = board_of(moves)
+    # a score above the truth is kept by no column
+    msg = one_line_error(lambda: connect4.optimal_moves(b, score=want + 1, table_mb=TABLE_MB))
+    assert "no column keeps it" in msg
+    for bad in (22, -22, 1.5, "3"):
+        assert "score" in one_line_error(lambda: connect4.optimal_moves(b, score=bad))
 
 
 def test_26_and_27_disc_positions_match_reference():
@@ -254,6 +285,8 @@ def test_limits_give_unknown(limits, weak):
     r = connect4.solve(board_of(FAR), weak=weak, **limits)
     assert (r.value, r.winner, r.best_move, r.score) == ("unknown", None, None, None)
     assert not r.exact
+    if not weak:
+        assert connect4.optimal_moves(board_of(FAR), **limits) == (None, None)
 
 
 def test_threads_stopped_by_a_limit_leave_no_count_behind():
@@ -316,14 +349,14 @@ def test_bad_move_strings(bad, why):
     (dict(table_mb=0), "table_mb"), (dict(table_mb=-8), "table_mb"),
     (dict(table_mb=10**9), "table_mb"),
 ])
-@pytest.mark.parametrize("verb", ["solve", "analyse"])
+@pytest.mark.parametrize("verb", ["solve", "analyse", "optimal_moves"])
 def test_bad_options(kwargs, name, verb):
     b = board_of(LATE[0])
     msg = one_line_error(lambda: getattr(connect4, verb)(b, **kwargs))
     assert name in msg, msg
 
 
-@pytest.mark.parametrize("verb", ["solve", "analyse"])
+@pytest.mark.parametrize("verb", ["solve", "analyse", "optimal_moves"])
 def test_board_of_another_game(verb):
     msg = one_line_error(lambda: getattr(connect4, verb)(uttt.Board()))
     assert "connect four" in msg or "connect4" in msg, msg

@@ -20,7 +20,7 @@ from ttt_engine.connect4_solve import from_moves, read_columns, write_columns
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
-           "analyse", "from_moves", "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
+           "analyse", "optimal_moves", "from_moves", "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
 
 
 perft, random_playouts = _verbs.module_verbs(
@@ -39,6 +39,15 @@ def analyse(board, *, time_limit=None, max_nodes=None,
     """``{column: score}`` of every legal column: see :func:`ttt_engine.connect4_solve.analyse`."""
     return connect4_solve.analyse(board, time_limit=time_limit, max_nodes=max_nodes,
                                   table_mb=table_mb, threads=threads)
+
+
+def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
+                  table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
+    """``(score, columns)``: the exact score and every column keeping it: see
+    :func:`ttt_engine.connect4_solve.optimal_moves`."""
+    return connect4_solve.optimal_moves(board, score=score, time_limit=time_limit,
+                                        max_nodes=max_nodes, table_mb=table_mb,
+                                        threads=threads)
 
 
 #: The table of the endgame solves of the tree searches (``endgame=``): a 28-cell

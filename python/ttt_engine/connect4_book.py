@@ -224,13 +224,15 @@ def shipped_book():
 
 # ---------------------------------------------------------------------------- the agent
 class PerfectAgent(_StreamAgent):
-    """Exact Connect Four from any position: every column is scored exactly,
-    from the opening book while its children are in it (``book``: a
-    :class:`Book`, a path, None for the shipped one, False for none), else by
-    the solver (``connect4.analyse`` on a ``table_mb`` table).  It plays the
-    best score: the fastest win, else a draw, else the slowest loss; among
-    equal scores the first column, or with ``randomize=True`` a random one
-    fixed by ``seed``.  No budget applies (it always answers exactly).
+    """Exact Connect Four from any position, from the opening book while the
+    board's children are in it (``book``: a :class:`Book`, a path, None for
+    the shipped one, False for none), else by the solver on a ``table_mb``
+    table.  It plays the best score: the fastest win, else a draw, else the
+    slowest loss; among equal scores the first column, or with
+    ``randomize=True`` a random one fixed by ``seed``.  To move it finds only
+    the columns of the best score (:meth:`optimal_columns`); the analysis
+    (:meth:`column_scores`) scores every column exactly.  No budget applies
+    (it always answers exactly).
 
     ``move_scores`` gives every column's score in the win-distance scale of
     :class:`ttt_engine.agents.PerfectAgent` (a win in p plies ``WIN_SCORE -
@@ -289,10 +291,30 @@ class PerfectAgent(_StreamAgent):
                 float(np.copysign(WIN_SCORE - scores_to_plies(ply, s), s))
                 for c, s in scores.items()}
 
+    def optimal_columns(self, board):
+        """The columns of the best score (sorted): from the book while the
+        board's children are in it, else by the solver, which needs only the
+        position's score (the book's when it holds the board) and one
+        null-window test a column, not every column's exact score."""
+        from ttt_engine import connect4_solve
+        require_moves(self, board)
+        _util.check_board(board, _Board, "the Connect Four perfect engine")
+        t0 = time.perf_counter()
+        scores = self.book.column_scores(board) if self.book is not None else None
+        if scores is not None:
+            best = max(scores.values())
+            ties = [c for c in sorted(scores) if scores[c] == best]
+            source = "book"
+        else:
+            known = self.book.score(board) if self.book is not None else None
+            _, ties = connect4_solve.optimal_moves(board, score=known, table_mb=self.table_mb)
+            source = "solver"
+        self.last_stats = {"source": source, "exact": True,
+                           "time": time.perf_counter() - t0}
+        return ties
+
     def select_move(self, board):
-        scores = self.column_scores(board)
-        best = max(scores.values())
-        ties = [c for c in sorted(scores) if scores[c] == best]
+        ties = self.optimal_columns(board)
         if self.randomize and len(ties) > 1:
             return self._rng.choice(ties)
         return ties[0]

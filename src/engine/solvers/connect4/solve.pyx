@@ -521,6 +521,31 @@ cdef int best_move(Ctx* c, uint64_t cur, uint64_t mask, int moves, int score, bi
     return first
 
 
+cdef int keeping_columns(Ctx* c, uint64_t cur, uint64_t mask, int moves, int score) noexcept nogil:
+    """The columns whose move keeps ``score``, the position's exact score, as
+    bits (column i: bit i): one null-window test a column, cheaper than each
+    column's exact score; ABORTED when a limit stops it."""
+    cdef uint64_t possible = (mask + C4_BOTTOM) & C4_CELLS, win
+    cdef int i, cm, r, out = 0
+    win = connect4_winning_cells(cur, mask) & possible
+    if win:
+        # only a move that wins at once scores the best score
+        for i in range(7):
+            if win & column_bits(i):
+                out |= 1 << i
+        return out if score == (CELLS + 1 - moves) // 2 else 0
+    for i in range(7):
+        cm = ORDER[i]
+        if not possible & column_bits(cm):
+            continue
+        r = child_at_most(c, cur, mask, moves, cm, -score)
+        if r == ABORTED:
+            return ABORTED
+        if r:
+            out |= 1 << cm
+    return out
+
+
 # ------------------------------------------------------------------ Python side
 cdef class _Tables:
     """The table, kept between solves (allocating and faulting in a large table
@@ -616,9 +641,10 @@ cdef class _Search:
 
 
 def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bint weak,
-         int score=ABORTED):
+         int score=ABORTED, bint every=False):
     """The root score by the main search with the helpers beside it, or (given
-    ``score``) a move that keeps it, by the main search alone."""
+    ``score``) a move that keeps it (``every``: the bits of all the columns
+    that keep it), by the main search alone."""
     import threading
     cdef int r = ABORTED, target = score
     cdef bint move = score != ABORTED
@@ -636,7 +662,9 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
         for t in threads:
             t.start()
         with nogil:
-            if move:
+            if move and every:
+                r = keeping_columns(&main.ctx, cur, mask, moves, target)
+            elif move:
                 r = best_move(&main.ctx, cur, mask, moves, target, weak)
             else:
                 r = solve_root(&main.ctx, cur, mask, moves, weak)
@@ -679,6 +707,33 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
     finally:
         tables.busy = False
     return score, move, nodes
+
+
+def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=None,
+                          uint64_t table_mb=1024, int threads=1):
+    """``(score, columns, nodes)`` for an ongoing board: its exact score (solved
+    unless given, e.g. from a book) and the sorted columns that keep it; None
+    for both when a limit stopped the search."""
+    cdef _Tables tables = _take_table(table_mb)
+    cur, mask, moves = _position(board)
+    tables.t.log_full = tables.t.log_full or threads > 1
+    main = _Search(tables, 0, max_nodes, time_limit)
+    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    columns = None
+    table_focus(&tables.t, moves)
+    try:
+        if score is None:
+            score = _run(main, helpers, cur, mask, moves, False)
+        if score is not None:
+            bits = _run(main, [], cur, mask, moves, False, score, True)
+            if bits is None:
+                score = None
+            else:
+                columns = [col for col in range(7) if bits >> col & 1]
+        nodes = main.nodes + sum(h.nodes for h in helpers)
+    finally:
+        tables.busy = False
+    return score, columns, nodes
 
 
 def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_mb=1024,
