@@ -147,6 +147,35 @@ def test_interrupted_generation_resumes_to_the_same_book(tmp_path, small_book, m
                                start=_board(ROOT))
 
 
+def test_a_run_split_in_parts_makes_the_same_book(tmp_path, small_book, capsys):
+    """Two parts solve disjoint halves in their own side files (each also takes
+    what the other has already saved); the run without a part solves what is
+    left, writes the same book and removes every side file."""
+    book, _ = small_book
+    out = str(tmp_path / "p.bin")
+    assert connect4_book.generate(31, out, start=_board(ROOT), show=False, limit=3) is None
+    assert connect4_book.generate(31, out, start=_board(ROOT), show=False, part=(1, 2)) is None
+    assert os.path.exists(connect4_book.part_progress(out, (1, 2))) and not os.path.exists(out)
+    with np.load(connect4_book.part_progress(out, (1, 2))) as z:
+        first = z["scores"] != -128
+    assert first[0::2].all() and first[:3].all()        # its half, and the whole run's three
+    assert connect4_book.generate(31, out, start=_board(ROOT), show=True, part="2/2",
+                                  stream=__import__("sys").stdout, limit=2) is None
+    assert "part 2 of 2" in capsys.readouterr().out
+    again = connect4_book.generate(31, out, start=_board(ROOT), show=False)
+    assert np.array_equal(again.keys, book.keys) and np.array_equal(again.scores, book.scores)
+    assert [f for f in os.listdir(tmp_path) if "progress" in f] == []
+
+
+@pytest.mark.parametrize("bad", ["3/2", "0/2", "1", "a/b", "1/65"])
+def test_bad_book_part_is_one_line(bad, capsys):
+    with pytest.raises(ValueError, match="part"):
+        connect4_book.parse_part(bad)
+    assert main(["connect4", "book", "--plies", "2", "--out", "x.bin", "--part", bad]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--part" in err and ("I/N" in err or "1 <= I" in err), err
+
+
 def test_shipped_book_entries_re_solve_or_its_absence_is_said(monkeypatch):
     """A random sample of the shipped book's deepest level, solved again; while
     none ships (docs/connect4.md: generating it), the engine says so once and

@@ -385,25 +385,38 @@ class _Progress:
         self.scores = np.full(len(keys), self.UNSOLVED, dtype=np.int8)
         self.seconds = 0.0
 
-    def resume(self):
-        """Take the scores of an earlier run of the same book; False if none."""
-        if not os.path.exists(self.path):
-            return False
+    def _read(self, path):
         try:
-            with np.load(self.path) as z:
+            with np.load(path) as z:
                 same = int(z["version"]) == FORMAT_VERSION and int(z["plies"]) == self.plies \
                     and np.array_equal(z["keys"], self.keys)
                 if not same:
-                    raise BookError(f"progress file {self.path} belongs to another book "
+                    raise BookError(f"progress file {path} belongs to another book "
                                     f"(not {self.plies} plies): remove it or give another --out")
-                self.scores = np.array(z["scores"], dtype=np.int8)
-                self.seconds = float(z["seconds"])
+                return np.array(z["scores"], dtype=np.int8), float(z["seconds"])
         except (OSError, KeyError, ValueError, zlib.error) as e:
             if isinstance(e, BookError):
                 raise
-            raise BookError(f"progress file {self.path}: unreadable ({e}); remove it to "
+            raise BookError(f"progress file {path}: unreadable ({e}); remove it to "
                             "start again") from None
-        return True
+
+    def resume(self, others=()):
+        """Take the scores of an earlier run of the same book, then the ones
+        the side files ``others`` (of the other parts of a split run) hold
+        that this one lacks; False if none of them exists."""
+        found = False
+        if os.path.exists(self.path):
+            self.scores, self.seconds = self._read(self.path)
+            found = True
+        for path in others:
+            if path == self.path or not os.path.exists(path):
+                continue
+            scores, seconds = self._read(path)
+            take = (self.scores == self.UNSOLVED) & (scores != self.UNSOLVED)
+            self.scores[take] = scores[take]
+            self.seconds += seconds
+            found = True
+        return found
 
     def save(self):
         tmp = f"{self.path}.tmp{os.getpid()}.npz"
@@ -432,8 +445,32 @@ def _bar(done, total, seconds, width=30):
             f"{100 * frac:5.1f}%  {seconds / 60:6.1f} min  eta {eta / 60:6.1f} min ")
 
 
+def parse_part(text):
+    """``"I/N"`` -> ``(I, N)``, 1 <= I <= N <= 64, or a one-line ``ValueError``."""
+    try:
+        i, n = (int(x) for x in str(text).split("/"))
+    except ValueError:
+        raise ValueError(f"part must be I/N, e.g. 1/2 (the first of two), got {text!r}") \
+            from None
+    if not 1 <= i <= n <= 64:
+        raise ValueError(f"part {text!r}: needs 1 <= I <= N <= 64")
+    return i, n
+
+
+def part_progress(out, part):
+    """The side file of ``part`` ``(I, N)`` of a split run making ``out``."""
+    return f"{out}.part{part[0]}of{part[1]}.progress.npz"
+
+
+def _part_files(out):
+    folder = os.path.dirname(os.path.abspath(out))
+    stem = os.path.basename(out) + ".part"
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                  if f.startswith(stem) and f.endswith(".progress.npz"))
+
+
 def generate(plies, out, *, start=None, progress=None, save_every=5.0,
-             table_mb=AGENT_TABLE_MB, show=True, stream=None, limit=None):
+             table_mb=AGENT_TABLE_MB, show=True, stream=None, limit=None, part=None):
     """Make the book of every unfinished position with at most ``plies`` discs
     and write it to ``out``: the positions with ``plies`` discs are solved one
     by one (their scores kept in the side file ``progress``, default ``out +
@@ -444,23 +481,36 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
     book is not written; for measuring).  Ctrl-C saves the progress and
     raises ``KeyboardInterrupt``.  ``start``: a board whose subtree alone the
     book covers (for tests and partial books; lookups of other positions then
-    miss and the engine searches).  Returns the :class:`Book`, or None when
-    stopped by ``limit``."""
+    miss and the engine searches).  ``part``: ``(I, N)`` solves only the
+    I-th of N shares of the deepest level, in its own side file
+    (:func:`part_progress`), so N processes (one a core) split the work; a
+    run without ``part`` then takes every part's scores, solves what is left
+    and writes the book.  Every run also takes the scores the other side
+    files of ``out`` hold.  Returns the :class:`Book`, or None when stopped by
+    ``limit`` or when the part is done."""
     from ttt_engine import connect4_solve
     plies = _util.check_int("plies", plies, min=0, max=_CELLS - 1)
+    if part is not None:
+        part = parse_part(part if isinstance(part, str) else "/".join(map(str, part)))
     stream = sys.stderr if stream is None else stream
-    progress = progress or f"{out}.progress.npz"
+    whole = f"{out}.progress.npz"
+    progress = progress or (part_progress(out, part) if part else whole)
     levels = positions(plies, start)
     deepest = levels[-1]
     keys = np.array(sorted(deepest), dtype=np.uint64)
     state = _Progress(progress, plies, keys)
-    resumed = state.resume()
+    resumed = state.resume([whole, *_part_files(out)])
+    share = np.ones(len(keys), dtype=bool)
+    if part:
+        share[:] = False
+        share[part[0] - 1::part[1]] = True
     if show:
-        left = int((state.scores == state.UNSOLVED).sum())
+        left = int(((state.scores == state.UNSOLVED) & share).sum())
+        which = f", part {part[0]} of {part[1]}: {int(share.sum()):,} of them" if part else ""
         print(f"Connect Four book to {plies} discs: {len(keys):,} positions to solve at "
-              f"{plies} discs, {left:,} left" + (" (resumed)" if resumed else ""),
+              f"{plies} discs{which}, {left:,} left" + (" (resumed)" if resumed else ""),
               file=stream, flush=True)
-    todo = np.flatnonzero(state.scores == state.UNSOLVED)
+    todo = np.flatnonzero((state.scores == state.UNSOLVED) & share)
     last_save = time.monotonic()
     t_run = time.monotonic()
     base = state.seconds
@@ -479,8 +529,8 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
                 state.save()
                 last_save = now
                 if show:
-                    done = len(keys) - len(todo) + n + 1
-                    print(_bar(done, len(keys), state.seconds), end="", file=stream,
+                    done = int(share.sum()) - len(todo) + n + 1
+                    print(_bar(done, int(share.sum()), state.seconds), end="", file=stream,
                           flush=True)
     except KeyboardInterrupt:
         state.seconds = base + time.monotonic() - t_run
@@ -493,8 +543,11 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
         if old is not None:
             signal.signal(signal.SIGTERM, old)
     state.seconds = base + time.monotonic() - t_run
-    if (state.scores == state.UNSOLVED).any():
+    if part or (state.scores == state.UNSOLVED).any():
         state.save()
+        if show and part and not ((state.scores == state.UNSOLVED) & share).any():
+            print(f"\npart {part[0]} of {part[1]} done; when every part is, the same "
+                  "command without the part writes the book", file=stream, flush=True)
         return None
     book = _minimax(levels, keys, state.scores)
     book.save(out)
@@ -502,8 +555,9 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
         print(_bar(len(keys), len(keys), state.seconds) +
               f"\nwrote {out}: {len(book):,} positions, {os.path.getsize(out):,} bytes",
               file=stream, flush=True)
-    if os.path.exists(progress):
-        os.remove(progress)
+    for path in {progress, whole, *_part_files(out)}:
+        if os.path.exists(path):
+            os.remove(path)
     return load(out)
 
 

@@ -45,9 +45,24 @@ def configure(p):
     sb.add_argument("--plies", type=O.count(0, 41), required=True, metavar="N",
                     help="the deepest positions in the book (discs on the board)")
     sb.add_argument("--out", required=True, metavar="FILE", help="the book file to write")
+    sb.add_argument("--part", type=_book_part, default=None, metavar="I/N",
+                    help="solve only the I-th of N shares (its own progress file), so that N "
+                    "processes, one a core, split the work; then run without --part to "
+                    "write the book")
     sb.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
     return p
+
+
+def _book_part(text):
+    """An argparse type: ``I/N``, a share of a split book run."""
+    import argparse
+
+    from ttt_engine.connect4_book import parse_part
+    try:
+        return parse_part(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_parser(subparsers):
@@ -94,7 +109,7 @@ def run(args):
         from ttt_engine import connect4_book
         try:
             connect4_book.generate(args.plies, args.out, show=not args.quiet,
-                                   table_mb=connect4_book.BOOK_TABLE_MB)
+                                   table_mb=connect4_book.BOOK_TABLE_MB, part=args.part)
         except connect4_book.BookError as e:
             raise CLIError(str(e), EXIT_USAGE) from None
         except OSError as e:
