@@ -237,6 +237,20 @@ def test_engine_moves_past_the_book_by_the_best_columns_alone(small_book, monkey
         assert scores[agent.select_move(b)] == best
 
 
+def test_engine_keeps_its_table_through_a_game_and_stays_exact():
+    """The engine keeps the solver's table from one move to the next (and other
+    solves between its moves take it away): every move of a game, both sides
+    played by it, is one of the best columns by every column's exact score."""
+    agent = PerfectAgent(book=False, seed=2)
+    b = _board(ROOT[:24])
+    while not b.is_terminal():
+        scores = connect4.analyse(b, table_mb=16) if b.ply % 3 else None
+        move = agent.select_move(b)
+        if scores is not None:
+            assert scores[move] == max(scores.values()), (b.moves, move)
+        b.push(move)
+
+
 def test_move_scores_agree_with_exact_alpha_beta():
     """Past ``EXHAUSTIVE_PLIES`` discs the generic exact engine finishes:
     the same win distances for every column."""

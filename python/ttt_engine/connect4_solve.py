@@ -144,14 +144,15 @@ def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
-                  table_mb=DEFAULT_TABLE_MB, threads=1):
+                  table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False):
     """``(score, columns)``: the exact score of ``board`` for the side to move
     and every column that keeps it (the fastest wins, the draws, the slowest
     losses), sorted.  Faster than :func:`analyse` when only the best columns
     are wanted: one solve, then one null-window test a column.  ``score``:
     the position's exact score when already known (an opening book's), which
     saves the solve.  ``(None, None)`` when ``time_limit`` / ``max_nodes`` run
-    out; ``(score, [])`` for a finished game."""
+    out; ``(score, [])`` for a finished game.  ``keep_table``: as
+    :func:`solve`'s (a game's successive positions share much of their trees)."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.optimal_moves", time_limit, max_nodes, table_mb, threads)
@@ -160,7 +161,7 @@ def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
     if board.winner is not None:
         return _finished(board, start).score, []
     score, columns, _ = _solve.optimal_columns_board(board, score, max_nodes, time_limit,
-                                                     table_mb, threads)
+                                                     table_mb, threads, bool(keep_table))
     if score is not None and not columns:
         raise ValueError(f"score {score} is not the exact score of this position: "
                          "no column keeps it")

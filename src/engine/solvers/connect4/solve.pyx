@@ -710,17 +710,17 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
 
 
 def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=None,
-                          uint64_t table_mb=1024, int threads=1):
+                          uint64_t table_mb=1024, int threads=1, bint keep=False):
     """``(score, columns, nodes)`` for an ongoing board: its exact score (solved
     unless given, e.g. from a book) and the sorted columns that keep it; None
-    for both when a limit stopped the search."""
-    cdef _Tables tables = _take_table(table_mb)
+    for both when a limit stopped the search.  ``keep``: as ``solve_board``'s."""
+    cdef _Tables tables = _take_table(table_mb, keep)
     cur, mask, moves = _position(board)
     tables.t.log_full = tables.t.log_full or threads > 1
     main = _Search(tables, 0, max_nodes, time_limit)
     helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
     columns = None
-    table_focus(&tables.t, moves)
+    table_focus(&tables.t, 0 if keep else moves)
     try:
         if score is None:
             score = _run(main, helpers, cur, mask, moves, False)
