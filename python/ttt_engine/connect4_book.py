@@ -275,7 +275,7 @@ class PerfectAgent(_StreamAgent):
         scores = self.book.column_scores(board) if self.book is not None else None
         source = "book"
         if scores is None:
-            scores = connect4_solve.analyse(board, table_mb=self.table_mb)
+            scores = connect4_solve.analyse(board, table_mb=self.table_mb, keep_table=True)
             source = "solver"
         self.last_stats = {"source": source, "exact": True,
                            "time": time.perf_counter() - t0}

@@ -131,16 +131,19 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
                        score=score)
 
 
-def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB, threads=1):
+def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB, threads=1,
+            keep_table=False):
     """``{column: score}`` for every legal column of ``board``: the exact score
     for the side to move of playing it (a move that wins at once scores 22 - k,
     k the mover's disc count after it).  ``{}`` for a finished game; the
-    columns not solved when ``time_limit`` / ``max_nodes`` run out are None."""
+    columns not solved when ``time_limit`` / ``max_nodes`` run out are None.
+    ``keep_table``: as :func:`solve`'s."""
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.analyse", time_limit, max_nodes, table_mb, threads)
     if board.winner is not None:
         return {}
-    return _solve.analyse_board(board, max_nodes, time_limit, table_mb, threads)[0]
+    return _solve.analyse_board(board, max_nodes, time_limit, table_mb, threads,
+                                bool(keep_table))[0]
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,

@@ -737,10 +737,11 @@ def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=No
 
 
 def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_mb=1024,
-                  int threads=1):
+                  int threads=1, bint keep=False):
     """``({column: exact score of playing it}, nodes)`` for an ongoing board;
-    None for the columns left when a limit stopped the search."""
-    cdef _Tables tables = _take_table(table_mb)
+    None for the columns left when a limit stopped the search.  ``keep``: as
+    ``solve_board``'s."""
+    cdef _Tables tables = _take_table(table_mb, keep)
     cdef uint64_t cur, mask, m
     cdef int moves, col
     cur, mask, moves = _position(board)
@@ -748,7 +749,7 @@ def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_m
     main = _Search(tables, 0, max_nodes, time_limit)
     helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
     out = {}
-    table_focus(&tables.t, moves)
+    table_focus(&tables.t, 0 if keep else moves)
     try:
         for col in range(7):
             m = (mask + C4_BOTTOM) & column_bits(col)
