@@ -208,6 +208,8 @@ def test_engine_plays_from_the_book_exactly(small_book):
         assert agent.last_stats["source"] == "book"
         assert scores == connect4.analyse(b, table_mb=16)
         assert scores[agent.select_move(b)] == max(scores.values())
+        assert agent.last_stats == {**agent.last_stats, "source": "book",
+                                    "score": max(scores.values())}
     b = _board(ROOT + "717")                   # 31 discs: its children are past the book
     assert agent.column_scores(b) == connect4.analyse(b, table_mb=16)
     assert agent.last_stats["source"] == "solver"
@@ -232,7 +234,7 @@ def test_engine_moves_past_the_book_by_the_best_columns_alone(small_book, monkey
         scores = connect4.analyse(b, table_mb=16)
         best = max(scores.values())
         assert agent.optimal_columns(b) == [c for c in sorted(scores) if scores[c] == best]
-        assert agent.last_stats["source"] == "solver"
+        assert agent.last_stats["source"] == "solver" and agent.last_stats["score"] == best
         assert (seen[-1] == book.score(b)) if known else seen[-1] is None
         assert scores[agent.select_move(b)] == best
 
