@@ -295,6 +295,24 @@ def test_console_solve_and_analyse(capsys):
     assert "column 4" not in out                                   # full
 
 
+def test_console_answers_the_opening_from_the_shipped_book(capsys):
+    """The empty board and a book position whose children are past the book:
+    the published result at once (the solver alone takes minutes), the best
+    column centre first among equals."""
+    assert main(["connect4", "solve", "-"]) == 0
+    assert "X to move: win, win in 41 plies (+1); best column 4" in capsys.readouterr().out
+    assert main(["connect4", "analyse", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "column 4: win in 41 plies (+1)" in out and "column 1: loss in 40 plies (-2)" in out
+    b = _board("444444")                        # 6 discs: the book's deepest level
+    score = connect4_book.shipped_book().score(b)
+    _, keeping = connect4.optimal_moves(b, table_mb=64)
+    assert main(["connect4", "solve", "444444"]) == 0
+    out = capsys.readouterr().out
+    best = min(keeping, key=(3, 2, 4, 1, 5, 0, 6).index)
+    assert out.startswith("X to move: ") and f"({score:+d}); best column {best + 1}" in out
+
+
 def test_console_threads_limit_is_the_solvers():
     from ttt_engine.cli import connect4 as cli_connect4
     from ttt_engine._core.solvers.connect4 import solve as compiled

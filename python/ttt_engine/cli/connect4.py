@@ -103,6 +103,31 @@ def _scores(board, limit, threads=1):
     return scores
 
 
+#: the solver's order among equally good columns: centre first
+_CENTRE_FIRST = (3, 2, 4, 1, 5, 0, 6)
+
+
+def _solved(board, limit, threads=1):
+    """``(score, best column)``: from the shipped book where it holds the
+    position, else by the solver; ``(None, None)`` when the time runs out."""
+    from ttt_engine import connect4
+    from ttt_engine.connect4_book import shipped_book
+    book = shipped_book()
+    score = book.score(board) if book is not None else None
+    if score is not None:
+        scores = book.column_scores(board)
+        if scores is not None:
+            ties = [c for c in scores if scores[c] == score]
+        else:
+            _, ties = connect4.optimal_moves(board, score=score, time_limit=limit,
+                                             threads=threads)
+        if ties is None:
+            return None, None
+        return score, min(ties, key=_CENTRE_FIRST.index)
+    r = connect4.solve(board, time_limit=limit, threads=threads)
+    return r.score, r.best_move
+
+
 def run(args):
     """Run the chosen mode; returns the exit status."""
     if args.mode == "book":
@@ -127,11 +152,11 @@ def run(args):
         for col in sorted(scores):
             print(f"  column {col + 1}: {_score_words(board.ply, scores[col])}")
         return EXIT_OK
-    from ttt_engine import connect4
-    r = connect4.solve(board, time_limit=args.time, threads=args.threads)
-    if r.score is None:
+    score, move = _solved(board, args.time, args.threads)
+    if score is None:
         print(f"{side} to move: unknown (the time ran out)")
         return EXIT_OK
-    print(f"{side} to move: {r.value}, {_score_words(board.ply, r.score)}; "
-          f"best column {r.best_move + 1}")
+    value = "win" if score > 0 else "loss" if score < 0 else "draw"
+    print(f"{side} to move: {value}, {_score_words(board.ply, score)}; "
+          f"best column {move + 1}")
     return EXIT_OK
