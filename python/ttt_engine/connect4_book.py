@@ -415,10 +415,9 @@ class _Progress:
         for path in others:
             if path == self.path or not os.path.exists(path):
                 continue
-            scores, seconds = self._read(path)
+            scores, _ = self._read(path)         # its time stays its own
             take = (self.scores == self.UNSOLVED) & (scores != self.UNSOLVED)
             self.scores[take] = scores[take]
-            self.seconds += seconds
             found = True
         return found
 

@@ -149,7 +149,7 @@ def _guarded(run, args, prog):
     line and 1; never a traceback."""
     try:
         with warnings.catch_warnings():
-            # a library's warning ("no book ships: solving instead") is one line
+            # a library's warning ("the book cannot be read: solving instead") is one line
             # for the console user, not a source file and line of our code
             warnings.showwarning = _warning_line(prog)
             code = run(args) or EXIT_OK
