@@ -103,15 +103,12 @@ def _scores(board, limit, threads=1):
     return scores
 
 
-#: the solver's order among equally good columns: centre first
-_CENTRE_FIRST = (3, 2, 4, 1, 5, 0, 6)
-
-
 def _solved(board, limit, threads=1):
     """``(score, best column)``: from the shipped book where it holds the
     position, else by the solver; ``(None, None)`` when the time runs out."""
     from ttt_engine import connect4
     from ttt_engine.connect4_book import shipped_book
+    from ttt_engine.connect4_solve import _solve
     book = shipped_book()
     score = book.score(board) if book is not None else None
     if score is not None:
@@ -123,7 +120,7 @@ def _solved(board, limit, threads=1):
                                              threads=threads)
         if ties is None:
             return None, None
-        return score, min(ties, key=_CENTRE_FIRST.index)
+        return score, min(ties, key=_solve.COLUMN_ORDER.index)
     r = connect4.solve(board, time_limit=limit, threads=threads)
     return r.score, r.best_move
 

@@ -78,7 +78,9 @@ cdef enum:
 
 # columns, centre first: they take part in the most lines
 cdef int ORDER[7]
-ORDER[:] = [3, 2, 4, 1, 5, 0, 6]
+#: the columns in the order the search tries them, and picks among equals
+COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)
+ORDER[:] = COLUMN_ORDER
 
 #: Table sizes accepted (MB): 1 MB up to 16 GB.
 MIN_TABLE_MB = 1
@@ -681,6 +683,19 @@ cdef tuple _position(Board board):
             board.state.ply)
 
 
+cdef tuple _searches(Board board, max_nodes, time_limit, uint64_t table_mb, int threads,
+                     bint keep):
+    """The table (taken: busy until the caller frees it), the position and the
+    main search with its helpers, as every solve below starts."""
+    cdef _Tables tables = _take_table(table_mb, keep)
+    cur, mask, moves = _position(board)
+    tables.t.log_full = tables.t.log_full or threads > 1
+    main = _Search(tables, 0, max_nodes, time_limit)
+    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    table_focus(&tables.t, 0 if keep else moves)
+    return tables, cur, mask, moves, main, helpers
+
+
 def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
                 uint64_t table_mb=1024, int threads=1, bint with_move=True, bint keep=False):
     """``(score, best move, nodes)`` of an ongoing board (checked by the caller):
@@ -688,13 +703,10 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
     score and the move when a limit stopped the search (or ``with_move`` is
     False, for the move).  ``keep``: start from the table of the previous
     ``keep`` solve (an entry bounds its own position's score, whatever the root)."""
-    cdef _Tables tables = _take_table(table_mb, keep)
-    cur, mask, moves = _position(board)
-    tables.t.log_full = tables.t.log_full or threads > 1
-    main = _Search(tables, 0, max_nodes, time_limit)
-    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    cdef _Tables tables
+    tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
+                                                        threads, keep)
     move = None
-    table_focus(&tables.t, 0 if keep else moves)
     try:
         score = _run(main, helpers, cur, mask, moves, weak)
         if weak and score is not None:
@@ -714,13 +726,10 @@ def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=No
     """``(score, columns, nodes)`` for an ongoing board: its exact score (solved
     unless given, e.g. from a book) and the sorted columns that keep it; None
     for both when a limit stopped the search.  ``keep``: as ``solve_board``'s."""
-    cdef _Tables tables = _take_table(table_mb, keep)
-    cur, mask, moves = _position(board)
-    tables.t.log_full = tables.t.log_full or threads > 1
-    main = _Search(tables, 0, max_nodes, time_limit)
-    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    cdef _Tables tables
+    tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
+                                                        threads, keep)
     columns = None
-    table_focus(&tables.t, 0 if keep else moves)
     try:
         if score is None:
             score = _run(main, helpers, cur, mask, moves, False)
@@ -741,15 +750,13 @@ def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_m
     """``({column: exact score of playing it}, nodes)`` for an ongoing board;
     None for the columns left when a limit stopped the search.  ``keep``: as
     ``solve_board``'s."""
-    cdef _Tables tables = _take_table(table_mb, keep)
+    cdef _Tables tables
+    cdef _Search main
     cdef uint64_t cur, mask, m
     cdef int moves, col
-    cur, mask, moves = _position(board)
-    tables.t.log_full = tables.t.log_full or threads > 1
-    main = _Search(tables, 0, max_nodes, time_limit)
-    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
+                                                        threads, keep)
     out = {}
-    table_focus(&tables.t, 0 if keep else moves)
     try:
         for col in range(7):
             m = (mask + C4_BOTTOM) & column_bits(col)
