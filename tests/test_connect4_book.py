@@ -167,6 +167,75 @@ def test_a_run_split_in_parts_makes_the_same_book(tmp_path, small_book, capsys):
     assert [f for f in os.listdir(tmp_path) if "progress" in f] == []
 
 
+def test_a_partial_book_deepens_a_level_across_runs(tmp_path, small_book, monkeypatch):
+    """``partial``: a run that stops early writes the book so far (every
+    position to 30 discs and the solved ones of 31), which answers at once
+    where it holds a position and from which the next run resumes, with no
+    side file left; the last run writes the complete book."""
+    book, _ = small_book
+    out = str(tmp_path / "deeper.bin")
+    connect4_book.generate(30, out, start=_board(ROOT), show=False)
+    got = connect4_book.generate(31, out, start=_board(ROOT), show=False, partial=True, limit=4)
+    assert (got.plies, got.deepest) == (30, 31)
+    again = connect4_book.load(out)
+    assert (again.plies, again.deepest, len(again)) == (30, 31, len(got))
+    level = connect4_book.positions(31, _board(ROOT))[31 - 28]
+    held = [b for b in level.values() if again.score(b) is not None]
+    assert len(held) == 4 and len(level) > 4
+    for b in held:
+        assert again.score(b) == connect4.solve(b).score
+    assert "some of 31" in repr(again)
+    # a 30-disc position answers from the book once all its children are held
+    whole = connect4_book.Book(book.keys, book.scores, 30, deepest=31)
+    b30 = next(iter(connect4_book.positions(30, _board(ROOT))[2].values()))
+    assert whole.column_scores(b30) == connect4.analyse(b30)
+    assert connect4_book.Book(book.keys, book.scores, 30).column_scores(b30) is None
+    # an earlier level's position answers from its children once all are held
+    os.remove(out + ".progress.npz")
+    calls = [0]
+    solve = connect4_solve.solve
+
+    def counted(*a, **kw):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt             # a kill writes the book too
+        return solve(*a, **kw)
+    monkeypatch.setattr(connect4_solve, "solve", counted)
+    with pytest.raises(KeyboardInterrupt):
+        connect4_book.generate(31, out, start=_board(ROOT), show=False, partial=True)
+    assert len(connect4_book.load(out)) == len(got) + 2
+    os.remove(out + ".progress.npz")
+    calls[0] = -10**9
+    done = connect4_book.generate(31, out, start=_board(ROOT), show=False, partial=True)
+    assert calls[0] == -10**9 + len(level) - 6          # only the positions not yet held
+    assert (done.plies, done.deepest) == (31, 31)
+    assert np.array_equal(done.keys, book.keys) and np.array_equal(done.scores, book.scores)
+    assert [f for f in os.listdir(tmp_path) if "progress" in f] == []
+
+
+def test_partial_book_needs_the_levels_below(tmp_path, capsys):
+    out = str(tmp_path / "none.bin")
+    with pytest.raises(BookError, match="does not exist"):
+        connect4_book.generate(31, out, start=_board(ROOT), show=False, partial=True)
+    connect4_book.generate(29, out, start=_board(ROOT), show=False)
+    with pytest.raises(BookError, match="only to 29"):
+        connect4_book.generate(31, out, start=_board(ROOT), show=False, partial=True)
+    with pytest.raises(BookError, match="already holds every position to 29"):
+        connect4_book.generate(29, out, start=_board(ROOT), show=False, partial=True)
+    assert main(["connect4", "book", "--plies", "31", "--out", out, "--partial"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "only to 29" in err, err
+
+
+def test_a_damaged_book_at_out_is_made_again(tmp_path, small_book):
+    book, _ = small_book
+    out = str(tmp_path / "damaged.bin")
+    with open(out, "wb") as f:
+        f.write(b"not a book")
+    again = connect4_book.generate(31, out, start=_board(ROOT), show=False)
+    assert np.array_equal(again.keys, book.keys)
+
+
 @pytest.mark.parametrize("bad", ["3/2", "0/2", "1", "a/b", "1/65"])
 def test_bad_book_part_is_one_line(bad, capsys):
     with pytest.raises(ValueError, match="part"):

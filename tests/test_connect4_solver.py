@@ -378,3 +378,33 @@ def test_a_kept_table_gives_the_same_scores():
     kept = [connect4_solve.solve(board_of(k), keep_table=True, table_mb=64).score for k in kids]
     fresh = [connect4_solve.solve(board_of(k), table_mb=64).score for k in kids]
     assert kept == fresh
+
+
+def test_a_parents_score_as_lower_bound_keeps_the_score():
+    """``lower_bound``: minus the parent's exact score bounds each child's
+    score from below (exactly it for a child that keeps the parent's score);
+    with that bound the solve (and the best columns) agree with the reference,
+    including with threads and a bound below the score."""
+    for parent in EARLIER[:8] + CAREFUL[:4]:
+        top = ref.score(parent)
+        for c in range(7):
+            if board_of(parent).heights[c] >= 6:
+                continue
+            kid = parent + str(c + 1)
+            b = board_of(kid)
+            if b.winner is not None:
+                continue
+            want = ref.score(kid)
+            assert want >= -top
+            for bound, threads in ((-top, 1), (-top, 2), (want, 1), (want - 3, 1)):
+                r = connect4_solve.solve(b, lower_bound=bound, threads=threads, table_mb=16)
+                assert r.score == want, (kid, bound, threads)
+            s, cols = connect4_solve.optimal_moves(b, lower_bound=-top, table_mb=16)
+            assert s == want and cols == connect4_solve.optimal_moves(b, table_mb=16)[1]
+
+
+@pytest.mark.parametrize("bad", [22, -30, "x", 1.5])
+def test_bad_lower_bound_is_one_line(bad):
+    b = board_of(LATE[0])
+    msg = one_line_error(lambda: connect4_solve.solve(b, lower_bound=bad))
+    assert "lower_bound" in msg, msg

@@ -97,8 +97,15 @@ def _finished(board, start):
     return SolveResult("loss", w, None, 0, 0, time.perf_counter() - start, score=-(22 - k))
 
 
+def _lower(bound):
+    """The solver's form of a ``lower_bound`` argument (checked)."""
+    if bound is None:
+        return None
+    return _util.check_int("lower_bound", bound, min=-21, max=21)
+
+
 def solve(board, *, weak=False, time_limit=None, max_nodes=None,
-          table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False):
+          table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None):
     """Solve ``board`` exactly: a :class:`SolveResult` whose ``value`` is
     ``"win"``/``"draw"``/``"loss"`` for the side to move (``"unknown"`` when
     ``time_limit`` seconds or ``max_nodes`` positions run out first), ``score``
@@ -111,14 +118,19 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
     ``keep_table``: start from what the previous ``keep_table`` solve of this
     process left in the table (its whole size in use) instead of an empty one:
     faster over many related positions, as an opening book's (an entry bounds
-    its own position's score, whatever the root)."""
+    its own position's score, whatever the root).  ``lower_bound``: an exact
+    score the position is known to reach, such as minus a parent's exact
+    score from a book (a child keeping its parent's score then solves in one
+    search); it is trusted, not checked, so only a proven bound may be given."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.solve", time_limit, max_nodes, table_mb, threads)
+    lower = _lower(lower_bound)
     if board.winner is not None:
         return _finished(board, start)
     score, move, nodes = _solve.solve_board(board, bool(weak), max_nodes, time_limit,
-                                            table_mb, threads, keep=bool(keep_table))
+                                            table_mb, threads, keep=bool(keep_table),
+                                            lower=lower)
     seconds = time.perf_counter() - start
     if score is None:
         return SolveResult("unknown", None, None, None, nodes, seconds)
@@ -147,7 +159,7 @@ def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
-                  table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False):
+                  table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None):
     """``(score, columns)``: the exact score of ``board`` for the side to move
     and every column that keeps it (the fastest wins, the draws, the slowest
     losses), sorted.  Faster than :func:`analyse` when only the best columns
@@ -155,16 +167,19 @@ def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
     the position's exact score when already known (an opening book's), which
     saves the solve.  ``(None, None)`` when ``time_limit`` / ``max_nodes`` run
     out; ``(score, [])`` for a finished game.  ``keep_table``: as
-    :func:`solve`'s (a game's successive positions share much of their trees)."""
+    :func:`solve`'s (a game's successive positions share much of their trees);
+    ``lower_bound``: as :func:`solve`'s, when the score is not given."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.optimal_moves", time_limit, max_nodes, table_mb, threads)
     if score is not None:
         score = _util.check_int("score", score, min=-21, max=21)
+    lower = _lower(lower_bound)
     if board.winner is not None:
         return _finished(board, start).score, []
     score, columns, _ = _solve.optimal_columns_board(board, score, max_nodes, time_limit,
-                                                     table_mb, threads, bool(keep_table))
+                                                     table_mb, threads, bool(keep_table),
+                                                     lower=lower)
     if score is not None and not columns:
         raise ValueError(f"score {score} is not the exact score of this position: "
                          "no column keeps it")

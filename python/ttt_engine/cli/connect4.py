@@ -41,7 +41,8 @@ def configure(p):
                         description="Score every unfinished position with at most N discs "
                         "exactly and write the book FILE. Progress is kept in "
                         "FILE.progress.npz every few seconds: the same command resumes an "
-                        "interrupted run; the book is written only when complete.")
+                        "interrupted run; the book is written only when complete "
+                        "(or, with --partial, whenever a run stops).")
     sb.add_argument("--plies", type=O.count(0, 41), required=True, metavar="N",
                     help="the deepest positions in the book (discs on the board)")
     sb.add_argument("--out", required=True, metavar="FILE", help="the book file to write")
@@ -49,6 +50,14 @@ def configure(p):
                     help="solve only the I-th of N shares (its own progress file), so that N "
                     "processes, one a core, split the work; then run without --part to "
                     "write the book")
+    sb.add_argument("--partial", action="store_true",
+                    help="deepen the book FILE (which holds every position to N-1 discs) "
+                    "by level N a run at a time: a run that stops before the level is "
+                    "complete (Ctrl-C, a kill, --limit) writes FILE as the book so far, "
+                    "which the engine uses and the next run resumes from")
+    sb.add_argument("--limit", type=O.count(0, 10**9), default=None, metavar="K",
+                    help="stop after solving K positions (0: only gather the parts' "
+                    "progress; with --partial, into FILE)")
     sb.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
     return p
@@ -131,7 +140,8 @@ def run(args):
         from ttt_engine import connect4_book
         try:
             connect4_book.generate(args.plies, args.out, show=not args.quiet,
-                                   table_mb=connect4_book.BOOK_TABLE_MB, part=args.part)
+                                   table_mb=connect4_book.BOOK_TABLE_MB, part=args.part,
+                                   partial=args.partial, limit=args.limit)
         except connect4_book.BookError as e:
             raise CLIError(str(e), EXIT_USAGE) from None
         except OSError as e:

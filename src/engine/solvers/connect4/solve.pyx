@@ -72,6 +72,7 @@ cdef enum:
     KEY_BITS = 49                # the key current + mask is below 2**49
     LOG_CAPACITY = 1 << 22       # buckets remembered for a cheap reset (16 MB)
     ABORTED = -1000
+    NO_BOUND = -1000             # no known lower bound on a score
     ETC_MOVES = 20               # enhanced transposition cutoffs below this many discs
     SPLIT_PLIES = 12             # threads split the moves of nodes this near the root
     BUSY_BITS = 16               # the searching-now counters: 2**16 of them
@@ -447,9 +448,12 @@ cdef inline bint wins_now(uint64_t cur, uint64_t mask) noexcept nogil:
     return (connect4_winning_cells(cur, mask) & (mask + C4_BOTTOM) & C4_CELLS) != 0
 
 
-cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak) noexcept nogil:
+cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
+                    int lower=NO_BOUND) noexcept nogil:
     """The score of an ongoing position (ABORTED when a limit stops it); for a
-    weak solve only its sign is exact."""
+    weak solve only its sign is exact.  ``lower``: a score the position is
+    known to reach (minus a parent's score, from a book), tried first: a
+    child that keeps its parent's score is solved by one search."""
     cdef int lo, hi, med, r
     if wins_now(cur, mask):
         return (CELLS + 1 - moves) // 2
@@ -461,6 +465,15 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak) n
     if weak:
         lo = -1
         hi = 1
+    elif lower > lo:
+        lo = lower
+        if lo < hi:
+            r = negamax(c, cur, mask, moves, lo, lo + 1)
+            if c.aborted:
+                return ABORTED
+            if r <= lo:
+                return lo
+            lo = r
     while lo < hi:
         # bisect, but try near 0 first: small scores are the common case
         med = lo + (hi - lo) // 2
@@ -633,17 +646,18 @@ cdef class _Search:
     def nodes(self):
         return self.ctx.nodes
 
-    def run_helper(self, uint64_t cur, uint64_t mask, int moves, bint weak, _Search main):
+    def run_helper(self, uint64_t cur, uint64_t mask, int moves, bint weak, _Search main,
+                   int lower):
         """A helper thread's search: the same root, until it ends or the main
         thread sets the stop flag."""
         interrupt_init(&self.it, 64, &main.stop_flag)
         with nogil:
-            solve_root(&self.ctx, cur, mask, moves, weak)
+            solve_root(&self.ctx, cur, mask, moves, weak, lower)
         interrupt_discard(&self.it)
 
 
 def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bint weak,
-         int score=ABORTED, bint every=False):
+         int score=ABORTED, bint every=False, int lower=NO_BOUND):
     """The root score by the main search with the helpers beside it, or (given
     ``score``) a move that keeps it (``every``: the bits of all the columns
     that keep it), by the main search alone."""
@@ -656,8 +670,8 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
     for h in helpers:
         h.ctx.aborted = False
         h.ctx.shared = True
-        threads.append(threading.Thread(target=h.run_helper, args=(cur, mask, moves, weak, main),
-                                        daemon=True))
+        threads.append(threading.Thread(target=h.run_helper,
+                                        args=(cur, mask, moves, weak, main, lower), daemon=True))
     main.stop_flag = 0
     interrupt_init(&main.it, 64, &main.stop_flag)
     try:
@@ -669,7 +683,7 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
             elif move:
                 r = best_move(&main.ctx, cur, mask, moves, target, weak)
             else:
-                r = solve_root(&main.ctx, cur, mask, moves, weak)
+                r = solve_root(&main.ctx, cur, mask, moves, weak, lower)
     finally:
         main.stop_flag = 1
         for t in threads:
@@ -697,18 +711,22 @@ cdef tuple _searches(Board board, max_nodes, time_limit, uint64_t table_mb, int 
 
 
 def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
-                uint64_t table_mb=1024, int threads=1, bint with_move=True, bint keep=False):
+                uint64_t table_mb=1024, int threads=1, bint with_move=True, bint keep=False,
+                lower=None):
     """``(score, best move, nodes)`` of an ongoing board (checked by the caller):
     the score exact, or its sign only (-1, 0, 1) with ``weak``; None for the
     score and the move when a limit stopped the search (or ``with_move`` is
     False, for the move).  ``keep``: start from the table of the previous
-    ``keep`` solve (an entry bounds its own position's score, whatever the root)."""
+    ``keep`` solve (an entry bounds its own position's score, whatever the root).
+    ``lower``: a score the board is known to reach (it must be true: the
+    search trusts it), e.g. minus a parent's exact score; None for none."""
     cdef _Tables tables
     tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
                                                         threads, keep)
     move = None
     try:
-        score = _run(main, helpers, cur, mask, moves, weak)
+        score = _run(main, helpers, cur, mask, moves, weak,
+                     lower=NO_BOUND if lower is None else lower)
         if weak and score is not None:
             score = (score > 0) - (score < 0)
         if score is not None and with_move:
@@ -722,17 +740,20 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
 
 
 def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=None,
-                          uint64_t table_mb=1024, int threads=1, bint keep=False):
+                          uint64_t table_mb=1024, int threads=1, bint keep=False,
+                          lower=None):
     """``(score, columns, nodes)`` for an ongoing board: its exact score (solved
     unless given, e.g. from a book) and the sorted columns that keep it; None
-    for both when a limit stopped the search.  ``keep``: as ``solve_board``'s."""
+    for both when a limit stopped the search.  ``keep``, ``lower``: as
+    ``solve_board``'s."""
     cdef _Tables tables
     tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
                                                         threads, keep)
     columns = None
     try:
         if score is None:
-            score = _run(main, helpers, cur, mask, moves, False)
+            score = _run(main, helpers, cur, mask, moves, False,
+                         lower=NO_BOUND if lower is None else lower)
         if score is not None:
             bits = _run(main, [], cur, mask, moves, False, score, True)
             if bits is None:
