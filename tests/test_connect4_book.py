@@ -213,6 +213,47 @@ def test_a_partial_book_deepens_a_level_across_runs(tmp_path, small_book, monkey
     assert [f for f in os.listdir(tmp_path) if "progress" in f] == []
 
 
+def test_engine_uses_a_partial_levels_children_and_tests_only_the_rest(small_book,
+                                                                       monkeypatch):
+    """Past the complete levels, the children a partly made level holds need
+    no test (only the other columns go to the solver, with the best held
+    child's score as a lower bound where the position's own is unknown), and
+    the engine's columns stay exactly the solver's."""
+    book, _ = small_book
+    rng = random.Random(3)
+    levels = connect4_book.positions(31, _board(ROOT))
+    held = set(rng.sample(sorted(levels[3]), len(levels[3]) // 2))
+    keep = np.array([int(k) not in set(levels[3]) or int(k) in held for k in book.keys])
+    # complete to 29 discs, half of 31 held, none of 30: the agent's 30-disc
+    # boards get no score of their own, only some children
+    keep &= np.array([int(k) not in set(levels[2]) for k in book.keys])
+    part = connect4_book.Book(book.keys[keep], book.scores[keep], 29, deepest=31)
+    calls = []
+    real = connect4_solve.optimal_moves
+
+    def spy(board, **kw):
+        calls.append(kw)
+        return real(board, **kw)
+    monkeypatch.setattr(connect4_solve, "optimal_moves", spy)
+    agent = PerfectAgent(book=part, randomize=False)
+    restricted = 0
+    for b in list(levels[2].values())[:25]:
+        calls.clear()
+        got = agent.optimal_columns(b)
+        want = real(b, table_mb=16)
+        assert got == want[1] and agent.last_stats["score"] == want[0]
+        if not calls:                           # every child held: the book answers
+            assert agent.last_stats["source"] == "book"
+            continue
+        kw = calls[0]
+        if kw["columns"] is not None:
+            restricted += 1
+            known = part.known_column_scores(b)
+            assert sorted(kw["columns"]) == sorted(c for c, v in known.items() if v is None)
+            assert kw["lower_bound"] == max(v for v in known.values() if v is not None)
+    assert restricted > 0
+
+
 def test_partial_book_needs_the_levels_below(tmp_path, capsys):
     out = str(tmp_path / "none.bin")
     with pytest.raises(BookError, match="does not exist"):

@@ -408,3 +408,23 @@ def test_bad_lower_bound_is_one_line(bad):
     b = board_of(LATE[0])
     msg = one_line_error(lambda: connect4_solve.solve(b, lower_bound=bad))
     assert "lower_bound" in msg, msg
+
+
+def test_optimal_moves_among_some_columns():
+    """``columns``: only those are tested; the answer is the full answer's
+    share of them."""
+    for moves in EARLIER[:10] + CAREFUL[:10]:
+        b = board_of(moves)
+        score, every = connect4_solve.optimal_moves(b, table_mb=16)
+        legal = b.legal_moves
+        some = legal[::2]
+        assert connect4_solve.optimal_moves(b, columns=some, table_mb=16) == (
+            score, [c for c in every if c in some])
+        assert connect4_solve.optimal_moves(b, columns=[], table_mb=16) == (score, [])
+
+
+@pytest.mark.parametrize("bad", [[7], [-1], "12", 3, [1.5]])
+def test_bad_columns_are_one_line(bad):
+    b = board_of(LATE[0])
+    msg = one_line_error(lambda: connect4_solve.optimal_moves(b, columns=bad))
+    assert "column" in msg, msg

@@ -149,11 +149,13 @@ class Book:
             return int(self.scores[i])
         return None
 
-    def column_scores(self, board):
-        """``{column: exact score}`` of every legal column of ``board`` from the
-        book (every child in it), else None."""
+    def known_column_scores(self, board):
+        """``{column: exact score or None}`` of every legal column of
+        ``board``: from the book where it holds the child (or the move ends
+        the game), None where it does not; ``{}`` past the book's deepest
+        level or for a finished game."""
         if board.ply >= self.deepest or board.is_terminal():
-            return None
+            return {}
         b = board.copy()
         out = {}
         for col in b.legal_moves:
@@ -162,11 +164,17 @@ class Book:
                 b.push(col)
                 child = self.score(b)
                 b.pop()
-                if child is None:
-                    return None
-                s = -child
+                s = None if child is None else -child
             out[col] = s
         return out
+
+    def column_scores(self, board):
+        """``{column: exact score}`` of every legal column of ``board`` from the
+        book (every child in it), else None."""
+        known = self.known_column_scores(board)
+        if not known or None in known.values():
+            return None
+        return known
 
     def save(self, path):
         """Write the book to ``path`` atomically (a temporary file renamed over it)."""
@@ -305,9 +313,9 @@ class PerfectAgent(_StreamAgent):
         """The columns of the best score (sorted): from the book while the
         board's children are in it, else by the solver, which needs only the
         position's score (the book's when it holds the board) and one
-        null-window test a column, not every column's exact score.  The
-        position's score is then ``last_stats["score"]``."""
-        from ttt_engine import connect4_solve
+        null-window test a column the book does not answer, not every
+        column's exact score.  The position's score is then
+        ``last_stats["score"]``."""
         require_moves(self, board)
         _util.check_board(board, _Board, "the Connect Four perfect engine")
         t0 = time.perf_counter()
@@ -317,15 +325,32 @@ class PerfectAgent(_StreamAgent):
             ties = [c for c in sorted(scores) if scores[c] == best]
             source = "book"
         else:
-            known = self.book.score(board) if self.book is not None else None
-            # the table is kept from move to move: a game's next position is
-            # mostly in it (a game from 6 discs: 5.9 s of CPU against 12.2 s)
-            best, ties = connect4_solve.optimal_moves(board, score=known,
-                                                      table_mb=self.table_mb, keep_table=True)
+            best, ties = self._solved_columns(board)
             source = "solver"
         self.last_stats = {"source": source, "exact": True, "score": best,
                            "time": time.perf_counter() - t0}
         return ties
+
+    def _solved_columns(self, board):
+        """``(score, best columns)`` by the solver, helped by what the book
+        holds: the position's score, and the children it holds (a partly
+        made level), whose columns need no test and whose best bounds the
+        score from below."""
+        from ttt_engine import connect4_solve
+        book = self.book
+        score = book.score(board) if book is not None else None
+        known = book.known_column_scores(board) if book is not None else {}
+        held = {c: v for c, v in known.items() if v is not None}
+        lower = max(held.values()) if held else None
+        rest = [c for c in board.legal_moves if c not in held]
+        # the table is kept from move to move: a game's next position is
+        # mostly in it (a game from 6 discs: 5.9 s of CPU against 12.2 s)
+        score, ties = connect4_solve.optimal_moves(
+            board, score=score, lower_bound=None if score is not None else lower,
+            columns=rest if held else None, table_mb=self.table_mb, keep_table=True)
+        if held:
+            ties = sorted(ties + [c for c, v in held.items() if v == score])
+        return score, ties
 
     def select_move(self, board):
         ties = self.optimal_columns(board)

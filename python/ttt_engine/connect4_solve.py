@@ -159,7 +159,8 @@ def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
-                  table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None):
+                  table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None,
+                  columns=None):
     """``(score, columns)``: the exact score of ``board`` for the side to move
     and every column that keeps it (the fastest wins, the draws, the slowest
     losses), sorted.  Faster than :func:`analyse` when only the best columns
@@ -168,19 +169,30 @@ def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
     saves the solve.  ``(None, None)`` when ``time_limit`` / ``max_nodes`` run
     out; ``(score, [])`` for a finished game.  ``keep_table``: as
     :func:`solve`'s (a game's successive positions share much of their trees);
-    ``lower_bound``: as :func:`solve`'s, when the score is not given."""
+    ``lower_bound``: as :func:`solve`'s, when the score is not given.
+    ``columns``: test only these columns (the others' scores known, say from a
+    book); the answer lists those of them that keep the score."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.optimal_moves", time_limit, max_nodes, table_mb, threads)
     if score is not None:
         score = _util.check_int("score", score, min=-21, max=21)
     lower = _lower(lower_bound)
+    only = 0x7F
+    if columns is not None:
+        if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
+            raise ValueError(f"columns must be a list of columns 0-6, got {columns!r}")
+        only = 0
+        for c in columns:
+            only |= 1 << _util.check_int("a column", c, min=0, max=6)
     if board.winner is not None:
         return _finished(board, start).score, []
-    score, columns, _ = _solve.optimal_columns_board(board, score, max_nodes, time_limit,
-                                                     table_mb, threads, bool(keep_table),
-                                                     lower=lower)
-    if score is not None and not columns:
+    score, found, _ = _solve.optimal_columns_board(board, score, max_nodes, time_limit,
+                                                   table_mb, threads, bool(keep_table),
+                                                   lower=lower, only=only)
+    if columns is not None:
+        return score, found
+    if score is not None and not found:
         raise ValueError(f"score {score} is not the exact score of this position: "
                          "no column keeps it")
-    return score, columns
+    return score, found

@@ -536,10 +536,12 @@ cdef int best_move(Ctx* c, uint64_t cur, uint64_t mask, int moves, int score, bi
     return first
 
 
-cdef int keeping_columns(Ctx* c, uint64_t cur, uint64_t mask, int moves, int score) noexcept nogil:
-    """The columns whose move keeps ``score``, the position's exact score, as
-    bits (column i: bit i): one null-window test a column, cheaper than each
-    column's exact score; ABORTED when a limit stops it."""
+cdef int keeping_columns(Ctx* c, uint64_t cur, uint64_t mask, int moves, int score,
+                         int only) noexcept nogil:
+    """The columns among ``only`` (bits) whose move keeps ``score``, the
+    position's exact score, as bits (column i: bit i): one null-window test a
+    column, cheaper than each column's exact score; ABORTED when a limit
+    stops it."""
     cdef uint64_t possible = (mask + C4_BOTTOM) & C4_CELLS, win
     cdef int i, cm, r, out = 0
     win = connect4_winning_cells(cur, mask) & possible
@@ -548,10 +550,10 @@ cdef int keeping_columns(Ctx* c, uint64_t cur, uint64_t mask, int moves, int sco
         for i in range(7):
             if win & column_bits(i):
                 out |= 1 << i
-        return out if score == (CELLS + 1 - moves) // 2 else 0
+        return out & only if score == (CELLS + 1 - moves) // 2 else 0
     for i in range(7):
         cm = ORDER[i]
-        if not possible & column_bits(cm):
+        if not possible & column_bits(cm) or not (only >> cm) & 1:
             continue
         r = child_at_most(c, cur, mask, moves, cm, -score)
         if r == ABORTED:
@@ -657,10 +659,10 @@ cdef class _Search:
 
 
 def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bint weak,
-         int score=ABORTED, bint every=False, int lower=NO_BOUND):
+         int score=ABORTED, bint every=False, int lower=NO_BOUND, int only=0x7F):
     """The root score by the main search with the helpers beside it, or (given
     ``score``) a move that keeps it (``every``: the bits of all the columns
-    that keep it), by the main search alone."""
+    among ``only`` that keep it), by the main search alone."""
     import threading
     cdef int r = ABORTED, target = score
     cdef bint move = score != ABORTED
@@ -679,7 +681,7 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
             t.start()
         with nogil:
             if move and every:
-                r = keeping_columns(&main.ctx, cur, mask, moves, target)
+                r = keeping_columns(&main.ctx, cur, mask, moves, target, only)
             elif move:
                 r = best_move(&main.ctx, cur, mask, moves, target, weak)
             else:
@@ -741,11 +743,11 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
 
 def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=None,
                           uint64_t table_mb=1024, int threads=1, bint keep=False,
-                          lower=None):
+                          lower=None, int only=0x7F):
     """``(score, columns, nodes)`` for an ongoing board: its exact score (solved
-    unless given, e.g. from a book) and the sorted columns that keep it; None
-    for both when a limit stopped the search.  ``keep``, ``lower``: as
-    ``solve_board``'s."""
+    unless given, e.g. from a book) and the sorted columns among ``only``
+    (bits) that keep it; None for both when a limit stopped the search.
+    ``keep``, ``lower``: as ``solve_board``'s."""
     cdef _Tables tables
     tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
                                                         threads, keep)
@@ -755,7 +757,7 @@ def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=No
             score = _run(main, helpers, cur, mask, moves, False,
                          lower=NO_BOUND if lower is None else lower)
         if score is not None:
-            bits = _run(main, [], cur, mask, moves, False, score, True)
+            bits = _run(main, [], cur, mask, moves, False, score, True, only=only)
             if bits is None:
                 score = None
             else:
