@@ -454,3 +454,23 @@ def test_console_bad_moves_are_one_line(capsys, moves, why):
 def test_bad_book_argument():
     with pytest.raises(ValueError, match="book must be"):
         PerfectAgent(book=3)
+
+
+def test_threads_change_only_the_time():
+    """``threads``: both cores by default; the moves and the analysis are the
+    same with one thread or two (exact either way)."""
+    g = games.get("connect4")
+    assert g.make_agent("perfect").threads == min(2, len(os.sched_getaffinity(0)))
+    boards = _random_boards(6, 12, 18, seed=21)
+    one = PerfectAgent(seed=4, book=False, threads=1)
+    two = g.make_agent("perfect", seed=4, book=False, threads=2)
+    assert [one.select_move(b) for b in boards] == [two.select_move(b) for b in boards]
+    assert [one.column_scores(b) for b in boards[:2]] == [two.column_scores(b)
+                                                          for b in boards[:2]]
+    assert pickle.loads(pickle.dumps(two)).threads == 2
+
+
+@pytest.mark.parametrize("bad", [0, 99, "two"])
+def test_bad_threads_is_one_line(bad):
+    with pytest.raises(ValueError, match="threads"):
+        PerfectAgent(threads=bad)

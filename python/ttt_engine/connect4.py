@@ -77,10 +77,10 @@ def _endgame_solve(board, time_limit):
                                            else board.legal_moves[0])
 
 
-def _perfect(seed=None, randomize=True, book=None):
+def _perfect(seed=None, randomize=True, book=None, threads=None):
     """Exact play from the opening book and the solver (``connect4_book.PerfectAgent``)."""
     from ttt_engine.connect4_book import PerfectAgent
-    return PerfectAgent(randomize=randomize, seed=seed, book=book)
+    return PerfectAgent(randomize=randomize, seed=seed, book=book, threads=threads)
 
 
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Connect
@@ -91,7 +91,8 @@ GAME = Game(
         "connect4",
         Engine("perfect", "exact play: the opening book, then the exact solver (fastest win, "
                "slowest loss; a random choice among equal columns, fixed by the seed; "
-               "book=PATH, or False for none)", _perfect, extra=("randomize", "book")),
+               "book=PATH, or False for none; threads=, default both cores)", _perfect,
+               extra=("randomize", "book", "threads")),
         Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
                "default 12; time for iterative deepening)", engines.alphabeta(12),
                engines.DEPTH)),

@@ -39,7 +39,7 @@ import zlib
 
 import numpy as np
 
-from ttt_engine import _util
+from ttt_engine import _parallel, _util
 from ttt_engine._agent import require_moves
 from ttt_engine._core.games.connect4.board import Board as _Board
 from ttt_engine.agents import _StreamAgent
@@ -245,7 +245,8 @@ class PerfectAgent(_StreamAgent):
     """Exact Connect Four from any position, from the opening book while the
     board's children are in it (``book``: a :class:`Book`, a path, None for
     the shipped one, False for none), else by the solver on a ``table_mb``
-    table.  It plays the best score: the fastest win, else a draw, else the
+    table, searched by ``threads`` threads (default: both cores of a machine
+    with two or more; the moves do not depend on it).  It plays the best score: the fastest win, else a draw, else the
     slowest loss; among equal scores the first column, or with
     ``randomize=True`` a random one fixed by ``seed``.  To move it finds only
     the columns of the best score (:meth:`optimal_columns`); the analysis
@@ -260,7 +261,7 @@ class PerfectAgent(_StreamAgent):
     ANALYSIS = "exact"
 
     def __init__(self, randomize=True, seed=None, book=None, table_mb=AGENT_TABLE_MB, *,
-                 simulations=None, time=None, depth=None):
+                 threads=None, simulations=None, time=None, depth=None):
         from ttt_engine._agent import no_budget
         from ttt_engine.connect4_solve import _solve
         no_budget("the Connect Four perfect engine", simulations=simulations, time=time,
@@ -269,6 +270,10 @@ class PerfectAgent(_StreamAgent):
         self._seed_stream(seed)
         self.table_mb = _util.check_int("table_mb", table_mb, min=_solve.MIN_TABLE_MB,
                                         max=_solve.MAX_TABLE_MB)
+        # the answer is exact whatever the count: more threads change only the time
+        self.threads = min(2, _parallel.cores()) if threads is None else \
+            _parallel.check_threads(_util.check_int("threads", threads, min=1,
+                                                    max=_solve.MAX_THREADS))
         self._book_arg = book
         if book is None:
             self.book = shipped_book()
@@ -293,7 +298,8 @@ class PerfectAgent(_StreamAgent):
         scores = self.book.column_scores(board) if self.book is not None else None
         source = "book"
         if scores is None:
-            scores = connect4_solve.analyse(board, table_mb=self.table_mb, keep_table=True)
+            scores = connect4_solve.analyse(board, table_mb=self.table_mb, keep_table=True,
+                                            threads=self.threads)
             source = "solver"
         self.last_stats = {"source": source, "exact": True,
                            "time": time.perf_counter() - t0}
@@ -331,11 +337,13 @@ class PerfectAgent(_StreamAgent):
                            "time": time.perf_counter() - t0}
         return ties
 
-    def _solved_columns(self, board):
+    def _solved_columns(self, board, time_limit=None, keep_table=True):
         """``(score, best columns)`` by the solver, helped by what the book
         holds: the position's score, and the children it holds (a partly
         made level), whose columns need no test and whose best bounds the
-        score from below."""
+        score from below.  ``time_limit`` (for measuring): ``(None, None)``
+        when it runs out; ``keep_table=False`` (for measuring): a fresh table,
+        after which the next move starts from a fresh one too."""
         from ttt_engine import connect4_solve
         book = self.book
         score = book.score(board) if book is not None else None
@@ -347,8 +355,9 @@ class PerfectAgent(_StreamAgent):
         # mostly in it (a game from 6 discs: 5.9 s of CPU against 12.2 s)
         score, ties = connect4_solve.optimal_moves(
             board, score=score, lower_bound=None if score is not None else lower,
-            columns=rest if held else None, table_mb=self.table_mb, keep_table=True)
-        if held:
+            columns=rest if held else None, table_mb=self.table_mb, keep_table=keep_table,
+            threads=self.threads, time_limit=time_limit)
+        if held and score is not None:
             ties = sorted(ties + [c for c, v in held.items() if v == score])
         return score, ties
 
@@ -385,7 +394,7 @@ class PerfectAgent(_StreamAgent):
         book = self._book_arg if self._book_arg is None or self._book_arg is False or \
             not isinstance(self._book_arg, Book) else self._book_arg.path
         return {"randomize": self.randomize, "seed": self.seed, "book": book,
-                "table_mb": self.table_mb}
+                "table_mb": self.table_mb, "threads": self.threads}
 
     def __repr__(self):
         return f"PerfectAgent(randomize={self.randomize}, book={self.book!r})"
