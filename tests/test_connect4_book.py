@@ -474,3 +474,36 @@ def test_threads_change_only_the_time():
 def test_bad_threads_is_one_line(bad):
     with pytest.raises(ValueError, match="threads"):
         PerfectAgent(threads=bad)
+
+
+def test_parents_bound_a_position_past_the_book(small_book):
+    """``parent_keys``: the positions one disc earlier (checked against the
+    book's own enumeration of a subtree); ``parent_bound``: minus the best parent's score,
+    never above the exact score and equal to it for a child that keeps its
+    parent's score."""
+    book, _ = small_book
+    levels = connect4_book.positions(31, _board(ROOT))
+    parents = {}
+    for k, q in levels[2].items():                # 30 discs -> their 31-disc children
+        for col in q.legal_moves:
+            q.push(col)
+            if q.winner is None:
+                parents.setdefault(connect4_book.canonical_key(q), set()).add(k)
+            q.pop()
+    for k, b in levels[3].items():
+        got = set(connect4_book.parent_keys(b))
+        # the others are parents outside the subtree of ROOT
+        assert parents[k] <= got and not (got - parents[k]) & set(levels[2])
+    exact = equal = 0
+    for q in levels[3].values():                   # 31 discs, the deepest: children of 32
+        sq = book.score(q)
+        for col in q.legal_moves:
+            q.push(col)
+            if q.winner is None:
+                bound, score = book.parent_bound(q), connect4.solve(q).score
+                assert bound is not None and -sq <= bound <= score
+                exact += bound == score
+                equal += score == -sq
+            q.pop()
+    assert exact >= equal > 0
+    assert book.parent_bound(connect4.Board()) is None
