@@ -47,8 +47,10 @@ def probe(agent, board, cap):
     book = agent.book
     if book is not None and book.column_scores(board) is not None:
         return True
-    # a fresh table, so that the timed move after it starts from a fresh one
-    score, _ = agent._solved_columns(board, time_limit=cap, keep_table=False)
+    # from an empty table, and the timed move after it from an empty one too
+    connect4_solve.forget_table()
+    score, _ = agent.solved_move(board, sorted(board.legal_moves), time_limit=cap)
+    connect4_solve.forget_table()
     return score is not None
 
 

@@ -349,6 +349,53 @@ def test_engine_moves_past_the_book_by_the_best_columns_alone(small_book, monkey
         assert scores[agent.select_move(b)] == best
 
 
+def test_engine_proves_only_the_column_it_plays(small_book, monkeypatch):
+    """To move past the book the engine tests columns in a random order fixed
+    by the seed and stops at the first that keeps the score: every move is
+    best, every best column gets played under some seed, the leftmost with
+    ``randomize=False``, and it tests fewer columns than finding them all."""
+    book, _ = small_book
+    tests = []
+    real = connect4_solve.optimal_moves
+
+    def spy(board, **kw):
+        tests.append(kw.get("columns"))
+        return real(board, **kw)
+    monkeypatch.setattr(connect4_solve, "optimal_moves", spy)
+    boards = [b for b in _random_boards(60, 10, 22, seed=8)
+              if connect4.solve(b, table_mb=16, time_limit=2).value != "unknown"][:12]
+    several = 0
+    for b in boards + [_board(ROOT + "717"), _board(ROOT + "7173")]:
+        scores = connect4.analyse(b, table_mb=16)
+        best = [c for c in sorted(scores) if scores[c] == max(scores.values())]
+        picks = set()
+        for seed in range(8):
+            tests.clear()
+            move = PerfectAgent(book=book, seed=seed, threads=1).select_move(b)
+            assert move in best
+            assert sum(len(t) for t in tests if t) <= len(scores)
+            picks.add(move)
+        several += len(best) > 1
+        assert picks <= set(best) and (len(best) == 1 or len(picks) > 1)
+        assert PerfectAgent(book=book, randomize=False, threads=1).select_move(b) == best[0]
+    assert several >= 2
+    b = boards[0]
+    assert PerfectAgent(book=False).solved_move(b, [0, 1, 2, 3, 4, 5, 6],
+                                                time_limit=1e-6)[1] in (None, *range(7))
+
+
+def test_forget_table_makes_the_next_kept_solve_start_empty():
+    for b in _random_boards(20, 14, 16, seed=2):
+        connect4_solve.forget_table()
+        cold = connect4_solve.solve(b, keep_table=True, table_mb=16).nodes
+        if cold > 1000:
+            break
+    warm = connect4_solve.solve(b, keep_table=True, table_mb=16).nodes
+    connect4_solve.forget_table()
+    again = connect4_solve.solve(b, keep_table=True, table_mb=16).nodes
+    assert warm < cold == again
+
+
 def test_engine_keeps_its_table_through_a_game_and_stays_exact():
     """The engine keeps the solver's table from one move to the next (and other
     solves between its moves take it away): every move of a game, both sides

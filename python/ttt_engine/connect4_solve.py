@@ -19,7 +19,7 @@ from ttt_engine._core.games.connect4.board import Board
 from ttt_engine._core.solvers.connect4 import solve as _solve
 from ttt_engine._verbs import SolveResult
 
-__all__ = ["DEFAULT_TABLE_MB", "analyse", "from_moves", "optimal_moves", "solve"]
+__all__ = ["DEFAULT_TABLE_MB", "analyse", "forget_table", "from_moves", "optimal_moves", "solve"]
 
 #: The table's default size in MB (the largest power of two of 32-byte
 #: buckets that fits is used: 1024 MB holds 2**27 positions).
@@ -95,6 +95,12 @@ def _finished(board, start):
     # the last mover made four with its k-th disc
     k = (board.ply + 1) // 2
     return SolveResult("loss", w, None, 0, 0, time.perf_counter() - start, score=-(22 - k))
+
+
+def forget_table():
+    """Make the next ``keep_table`` solve start from an empty table, as an
+    ordinary solve does (to time a move as if it were the first)."""
+    _solve.forget_kept_table()
 
 
 def _lower(bound):

@@ -600,6 +600,14 @@ def searching_now():
     return total
 
 
+def forget_kept_table():
+    """The next ``keep`` solve starts from an empty table, as after an
+    ordinary solve (to time one move cold)."""
+    cdef _Tables t = _cached
+    if t is not None and not t.busy:
+        t.kept = False
+
+
 cdef _Tables _take_table(uint64_t mb, bint keep=False):
     """The cached table (a new one if it is in use or of another size),
     emptied -- unless ``keep`` and the last solve kept it too: entries stored
