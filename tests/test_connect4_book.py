@@ -287,9 +287,10 @@ def test_bad_book_part_is_one_line(bad, capsys):
 
 
 def test_shipped_book_entries_re_solve_or_its_absence_is_said(monkeypatch):
-    """A random sample of the shipped book's deepest level, solved again; while
-    none ships (docs/connect4.md: generating it), the engine says so once and
-    answers by search."""
+    """A random sample of the shipped book's deepest complete level (and of
+    the level being deepened, if any), solved again; while none ships
+    (docs/connect4.md: generating it), the engine says so once and answers by
+    search."""
     path = connect4_book.SHIPPED
     if not os.path.exists(path):
         monkeypatch.setattr(connect4_book, "_shipped", {})
@@ -302,6 +303,13 @@ def test_shipped_book_entries_re_solve_or_its_absence_is_said(monkeypatch):
     for key in rng.sample(sorted(deepest), 3):
         board = deepest[key]
         assert book.score(board) == connect4.solve(board, table_mb=64).score
+    if book.deepest > book.plies:
+        # a level being deepened: a few of the positions it holds, by random play
+        held = [b for b in _random_boards(1500, book.deepest, book.deepest, seed=6)
+                if b.ply == book.deepest and book.score(b) is not None][:2]
+        assert held
+        for board in held:
+            assert book.score(board) == connect4.solve(board, table_mb=64).score
     # the published first-move scores (X wins only in the centre, draws beside it)
     empty = connect4.Board()
     assert book.score(empty) == 1

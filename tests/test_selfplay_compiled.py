@@ -32,10 +32,11 @@ def test_compiled_selfplay_matches_numpy(game, sims, gumbel):
     assert slow.calls > 0
     # the forward passes differ in the last float bits (C sums in another
     # order), which flips no choice here: the same games, policies equal to
-    # float precision
+    # float precision (Gumbel's completed-Q target scales the values by about
+    # the visit count before its softmax: 1.3e-5 seen with numpy 2.4)
     np.testing.assert_array_equal(a.observations, b.observations)
     np.testing.assert_array_equal(a.outcomes, b.outcomes)
-    np.testing.assert_allclose(a.policies, b.policies, atol=1e-5)
+    np.testing.assert_allclose(a.policies, b.policies, atol=1e-4 if gumbel else 1e-5)
     assert a.stats["evaluations"] == b.stats["evaluations"]
     assert a.stats["evaluator_calls"] == b.stats["evaluator_calls"]
     again = selfplay(game, net, **kw)
