@@ -361,13 +361,9 @@ class PerfectAgent(_StreamAgent):
         null-window test a column the book does not answer, not every
         column's exact score.  The position's score is then
         ``last_stats["score"]``."""
-        require_moves(self, board)
-        _util.check_board(board, _Board, "the Connect Four perfect engine")
         t0 = time.perf_counter()
-        scores = self.book.column_scores(board) if self.book is not None else None
-        if scores is not None:
-            best = max(scores.values())
-            ties = [c for c in sorted(scores) if scores[c] == best]
+        best, ties = self._book_ties(board)
+        if ties is not None:
             source = "book"
         else:
             best, ties = self._solved_columns(board)
@@ -375,6 +371,17 @@ class PerfectAgent(_StreamAgent):
         self.last_stats = {"source": source, "exact": True, "score": best,
                            "time": time.perf_counter() - t0}
         return ties
+
+    def _book_ties(self, board):
+        """The board checked, then ``(best score, sorted best columns)`` from
+        the book when it holds every child, else ``(None, None)``."""
+        require_moves(self, board)
+        _util.check_board(board, _Board, "the Connect Four perfect engine")
+        scores = self.book.column_scores(board) if self.book is not None else None
+        if scores is None:
+            return None, None
+        best = max(scores.values())
+        return best, [c for c in sorted(scores) if scores[c] == best]
 
     def _book_facts(self, board):
         """What the book says of a board it does not answer whole: its score
@@ -449,13 +456,9 @@ class PerfectAgent(_StreamAgent):
         """The first best column of a random order (fixed by the seed; the
         leftmost with ``randomize=False``): uniform over the best columns,
         and only the chosen one is proven best."""
-        require_moves(self, board)
-        _util.check_board(board, _Board, "the Connect Four perfect engine")
         t0 = time.perf_counter()
-        scores = self.book.column_scores(board) if self.book is not None else None
-        if scores is not None:
-            best = max(scores.values())
-            ties = [c for c in sorted(scores) if scores[c] == best]
+        best, ties = self._book_ties(board)
+        if ties is not None:
             move = self._rng.choice(ties) if self.randomize and len(ties) > 1 else ties[0]
             source = "book"
         else:
