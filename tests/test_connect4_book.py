@@ -87,6 +87,99 @@ def test_book_file_round_trips_and_is_sorted(small_book):
     assert again.plies == 31
 
 
+def _keeps_score(board, col, score):
+    c = board.copy()
+    c.push(col)
+    if c.winner is not None:
+        return connect4_book.child_score(board, col) == score
+    return -connect4.solve(c, table_mb=16).score == score
+
+
+def test_the_deepest_level_keeps_a_best_column_for_both_mirrors(small_book):
+    """The solved level keeps the solver's best column (of the canonical
+    key's position): ``best_column`` turns it for a mirrored board, and the
+    column keeps the exact score; shallower levels keep none."""
+    book, out = small_book
+    levels = connect4_book.positions(31, _board(ROOT))
+    checked = mirrored = 0
+    for board in levels[-1].values():
+        score = book.score(board)
+        col = book.best_column(board)
+        assert col is not None and _keeps_score(board, col, score)
+        m = connect4.Board()
+        for mv in [6 - x for x in board.moves]:
+            m.push(mv)
+        assert book.best_column(m) is not None and _keeps_score(m, book.best_column(m), score)
+        mirrored += m.hash() != board.hash()
+        checked += 1
+    assert checked == len(levels[-1]) and mirrored > 0
+    for level in levels[:-1]:
+        assert all(book.best_column(b) is None for b in level.values())
+    assert book.best_column(_board("4")) is None                 # not held
+    again = connect4_book.load(out)
+    assert np.array_equal(again.columns, book.columns)
+
+
+def test_a_version_1_book_reads_with_no_columns(tmp_path, small_book):
+    """Books written before best columns were kept (format version 1: keys
+    and scores) still load, keeping none."""
+    import struct
+    import zlib
+    book, _ = small_book
+    payload = book.keys.astype("<u8").tobytes() + book.scores.tobytes()
+    head = struct.pack("<8sIIQII", connect4_book.MAGIC, 1, book.plies, len(book),
+                       zlib.crc32(payload), 0)
+    p = tmp_path / "v1.bin"
+    p.write_bytes(head + payload)
+    old = connect4_book.load(str(p))
+    assert np.array_equal(old.scores, book.scores)
+    assert (old.columns == connect4_book.NO_COLUMN).all()
+    assert old.best_column(next(iter(connect4_book.positions(31, _board(ROOT))[-1].values()))) \
+        is None
+    # a column out of range with a right checksum is still named corrupt
+    cols = book.columns.copy()
+    cols[0] = 9
+    payload = book.keys.astype("<u8").tobytes() + book.scores.tobytes() + cols.tobytes()
+    head = struct.pack("<8sIIQII", connect4_book.MAGIC, 2, book.plies, len(book),
+                       zlib.crc32(payload), 0)
+    p.write_bytes(head + payload)
+    with pytest.raises(BookError, match="best column out of range"):
+        connect4_book.load(str(p))
+
+
+def test_the_engine_plays_the_kept_column_without_a_search(small_book, monkeypatch):
+    book, _ = small_book
+    board = next(iter(connect4_book.positions(31, _board(ROOT))[-1].values()))
+    agent = PerfectAgent(book=book, seed=3)
+
+    def no_search(*a, **kw):
+        raise AssertionError("searched a position whose best column the book keeps")
+    monkeypatch.setattr(connect4_solve, "optimal_moves", no_search)
+    monkeypatch.setattr(connect4_solve, "solve", no_search)
+    assert agent.select_move(board) == book.best_column(board)
+    assert agent.last_stats["source"] == "book"
+    assert agent.last_stats["score"] == book.score(board)
+
+
+def test_columns_are_found_again_for_a_level_solved_without_them(tmp_path, small_book):
+    """A side file written before columns were kept (scores only) resumes:
+    each scored position is solved again from its score for its column,
+    and the book equals the one made in one go."""
+    book, _ = small_book
+    out = str(tmp_path / "c.bin")
+    assert connect4_book.generate(31, out, start=_board(ROOT), show=False, limit=5) is None
+    with np.load(out + ".progress.npz") as z:
+        fields = {k: z[k] for k in z.files if k != "columns"}
+    assert (fields["scores"] != -128).sum() == 5
+    np.savez(out + ".progress.npz", **fields)
+    again = connect4_book.generate(31, out, start=_board(ROOT), show=False)
+    assert np.array_equal(again.keys, book.keys) and np.array_equal(again.scores, book.scores)
+    level = connect4_book.positions(31, _board(ROOT))[-1]
+    assert (again.columns != connect4_book.NO_COLUMN).sum() == len(level)
+    for board in level.values():
+        assert _keeps_score(board, again.best_column(board), again.score(board))
+
+
 def test_bad_book_files_are_one_line_errors(tmp_path, small_book):
     _book, out = small_book
     data = open(out, "rb").read()

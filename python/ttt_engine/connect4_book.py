@@ -15,11 +15,16 @@ column exactly -- from the book while the children are in it, else by the
 solver -- and plays the fastest win, the slowest loss, or a drawing move; a
 seed picks among equally scored columns.
 
+The positions the solver scored (the deepest levels) also keep a best
+column, the solver's: a move there needs no search, where proving one would
+take up to seconds.
+
 Book file (little-endian): the header ``MAGIC`` (8 bytes), the format version
 (uint32), ``plies`` (uint32), the entry count n (uint64), the CRC-32 of the
 payload (uint32), the deepest level when some positions of ``plies + 1`` discs
-are in it (uint32, else 0); then n sorted canonical keys (uint64) and n
-scores (int8).  A missing, truncated, corrupt or other-version file is a
+are in it (uint32, else 0); then n sorted canonical keys (uint64), n scores
+(int8) and n best columns (int8, of the position of the canonical key; -1
+where none is kept; not in version 1 files, which read as none).  A missing, truncated, corrupt or other-version file is a
 :class:`BookError` of one line; the shipped book being unusable is a warning,
 and the engine answers by search.
 
@@ -44,14 +49,17 @@ from ttt_engine._agent import require_moves
 from ttt_engine._core.games.connect4.board import Board as _Board
 from ttt_engine.agents import _StreamAgent
 
-__all__ = ["Book", "BookError", "PerfectAgent", "FORMAT_VERSION", "MAGIC", "SHIPPED",
+__all__ = ["Book", "BookError", "PerfectAgent", "FORMAT_VERSION", "MAGIC", "NO_COLUMN",
+           "SHIPPED",
            "canonical_key", "mirror_key", "parent_keys", "load", "shipped_book", "positions",
            "generate", "child_score", "scores_to_plies"]
 
 #: the file's first 8 bytes
 MAGIC = b"C4BOOK\r\n"
-#: the format this module reads and writes
-FORMAT_VERSION = 1
+#: the format this module writes (it reads this one and 1, which has no columns)
+FORMAT_VERSION = 2
+#: a position without a kept best column
+NO_COLUMN = -1
 _HEADER = struct.Struct("<8sIIQII")
 #: the book shipped with the package
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "connect4_book.bin")
@@ -143,13 +151,19 @@ def scores_to_plies(ply, score):
 # ---------------------------------------------------------------------------- the file
 class Book:
     """A loaded book: ``keys`` (sorted canonical keys, uint64), ``scores``
-    (int8), ``plies`` (every unfinished position with at most that many discs
-    is in it) and ``deepest`` (the most discs of a position in it: a book
-    being deepened holds some of the next level, ``plies + 1``)."""
+    (int8), ``columns`` (int8: a best column of the canonical key's position,
+    ``NO_COLUMN`` where none is kept; default none), ``plies`` (every
+    unfinished position with at most that many discs is in it) and
+    ``deepest`` (the most discs of a position in it: a book being deepened
+    holds some of the next level, ``plies + 1``)."""
 
-    def __init__(self, keys, scores, plies, path=None, deepest=None):
+    def __init__(self, keys, scores, plies, path=None, deepest=None, columns=None):
         self.keys = np.ascontiguousarray(keys, dtype=np.uint64)
         self.scores = np.ascontiguousarray(scores, dtype=np.int8)
+        self.columns = np.full(len(self.keys), NO_COLUMN, dtype=np.int8) if columns is None \
+            else np.ascontiguousarray(columns, dtype=np.int8)
+        if not len(self.keys) == len(self.scores) == len(self.columns):
+            raise ValueError("a book needs as many keys, scores and columns")
         self.plies = int(plies)
         self.deepest = self.plies if deepest is None else max(int(deepest), self.plies)
         self.path = path
@@ -161,17 +175,31 @@ class Book:
         more = f", some of {self.deepest}" if self.deepest > self.plies else ""
         return f"Book({len(self):,} positions up to {self.plies} discs{more})"
 
-    def score(self, board):
-        """The exact score of ``board`` for its side to move, or None when the
-        book does not hold it (more discs than ``deepest``, not yet solved
-        there, or finished)."""
+    def _index(self, board):
         if board.ply > self.deepest:
             return None
         k = np.uint64(canonical_key(board))
         i = int(np.searchsorted(self.keys, k))
-        if i < len(self.keys) and self.keys[i] == k:
-            return int(self.scores[i])
-        return None
+        return i if i < len(self.keys) and self.keys[i] == k else None
+
+    def score(self, board):
+        """The exact score of ``board`` for its side to move, or None when the
+        book does not hold it (more discs than ``deepest``, not yet solved
+        there, or finished)."""
+        i = self._index(board)
+        return None if i is None else int(self.scores[i])
+
+    def best_column(self, board):
+        """A column of ``board`` that keeps its exact score, as the solver
+        found it when making the book, or None where the book keeps none
+        (a shallower level, whose children are in the book, or a position it
+        does not hold)."""
+        i = self._index(board)
+        if i is None or self.columns[i] == NO_COLUMN:
+            return None
+        col = int(self.columns[i])
+        # kept for the canonical key's position: the board may be its mirror
+        return col if board.hash() == canonical_key(board) else 6 - col
 
     def parent_bound(self, board):
         """A score ``board`` is known to reach, or None: minus the best of its
@@ -217,7 +245,8 @@ class Book:
 
     def save(self, path):
         """Write the book to ``path`` atomically (a temporary file renamed over it)."""
-        payload = self.keys.astype("<u8").tobytes() + self.scores.tobytes()
+        payload = self.keys.astype("<u8").tobytes() + self.scores.tobytes() + \
+            self.columns.tobytes()
         # the header's last word: the deepest level when it is deeper than
         # ``plies`` (0 otherwise, as in books written before it was used)
         head = _HEADER.pack(MAGIC, FORMAT_VERSION, self.plies, len(self.keys),
@@ -247,10 +276,11 @@ def load(path):
     if len(data) < _HEADER.size or data[:8] != MAGIC:
         raise BookError(f"{where}: not a Connect Four book (no {MAGIC!r} header)")
     magic, version, plies, count, crc, deepest = _HEADER.unpack_from(data)
-    if version != FORMAT_VERSION:
-        raise BookError(f"{where}: format version {version}, this version reads "
+    if version not in (1, FORMAT_VERSION):
+        raise BookError(f"{where}: format version {version}, this version reads 1 to "
                         f"{FORMAT_VERSION}; regenerate it with 'ttt-engine connect4 book'")
-    want = _HEADER.size + 9 * count
+    width = 9 if version == 1 else 10          # bytes an entry: key, score (, column)
+    want = _HEADER.size + width * count
     if len(data) != want:
         raise BookError(f"{where}: truncated or padded ({len(data):,} bytes, the header "
                         f"says {want:,})")
@@ -259,7 +289,11 @@ def load(path):
         raise BookError(f"{where}: corrupt (checksum mismatch)")
     keys = np.frombuffer(payload, dtype="<u8", count=count)
     scores = np.frombuffer(payload, dtype=np.int8, offset=8 * count, count=count)
-    return Book(keys, scores, plies, path, deepest or None)
+    columns = None if version == 1 else \
+        np.frombuffer(payload, dtype=np.int8, offset=9 * count, count=count)
+    if columns is not None and ((columns < NO_COLUMN) | (columns > 6)).any():
+        raise BookError(f"{where}: corrupt (a best column out of range)")
+    return Book(keys, scores, plies, path, deepest or None, columns)
 
 
 _shipped = {}
@@ -285,9 +319,12 @@ class PerfectAgent(_StreamAgent):
     board's children are in it (``book``: a :class:`Book`, a path, None for
     the shipped one, False for none), else by the solver on a ``table_mb``
     table, searched by ``threads`` threads (default: both cores of a machine
-    with two or more; the moves do not depend on it).  It plays the best score: the fastest win, else a draw, else the
-    slowest loss; among equal scores the first column, or with
-    ``randomize=True`` a random one fixed by ``seed``.  To move it finds only
+    with two or more; the moves do not depend on it).  It plays the best
+    score: the fastest win, else a draw, else the slowest loss; among equal
+    scores the first column, or with ``randomize=True`` a random one fixed
+    by ``seed`` -- except where the book keeps the solver's best column (its
+    deepest positions, whose children it does not hold), which it plays at
+    once.  To move it finds only
     the columns of the best score (:meth:`optimal_columns`); the analysis
     (:meth:`column_scores`) scores every column exactly.  No budget applies
     (it always answers exactly).
@@ -455,11 +492,16 @@ class PerfectAgent(_StreamAgent):
     def select_move(self, board):
         """The first best column of a random order (fixed by the seed; the
         leftmost with ``randomize=False``): uniform over the best columns,
-        and only the chosen one is proven best."""
+        and only the chosen one is proven best; where the book keeps the
+        solver's best column, that one."""
         t0 = time.perf_counter()
         best, ties = self._book_ties(board)
         if ties is not None:
             move = self._rng.choice(ties) if self.randomize and len(ties) > 1 else ties[0]
+            source = "book"
+        elif self.book is not None and self.book.best_column(board) is not None:
+            # proving another best column could take seconds
+            best, move = self.book.score(board), self.book.best_column(board)
             source = "book"
         else:
             order = sorted(board.legal_moves)
@@ -527,25 +569,34 @@ def positions(plies, start=None):
 
 
 class _Progress:
-    """The generator's side file: the deepest level's keys and the scores
-    solved so far (-128: not yet), written atomically."""
+    """The generator's side file: the deepest level's keys, the scores solved
+    so far (-128: not yet) and their best columns (``NO_COLUMN``: not yet;
+    files written before columns were kept have none), written atomically."""
 
     UNSOLVED = -128
+    VERSION = 1
 
     def __init__(self, path, plies, keys):
         self.path, self.plies, self.keys = path, plies, keys
         self.scores = np.full(len(keys), self.UNSOLVED, dtype=np.int8)
+        self.columns = np.full(len(keys), NO_COLUMN, dtype=np.int8)
         self.seconds = 0.0
+
+    def todo(self):
+        """The positions to solve: no score yet, or no best column."""
+        return (self.scores == self.UNSOLVED) | (self.columns == NO_COLUMN)
 
     def _read(self, path):
         try:
             with np.load(path) as z:
-                same = int(z["version"]) == FORMAT_VERSION and int(z["plies"]) == self.plies \
+                same = int(z["version"]) == self.VERSION and int(z["plies"]) == self.plies \
                     and np.array_equal(z["keys"], self.keys)
                 if not same:
                     raise BookError(f"progress file {path} belongs to another book "
                                     f"(not {self.plies} plies): remove it or give another --out")
-                return np.array(z["scores"], dtype=np.int8), float(z["seconds"])
+                columns = np.array(z["columns"], dtype=np.int8) if "columns" in z.files \
+                    else np.full(len(self.keys), NO_COLUMN, dtype=np.int8)
+                return np.array(z["scores"], dtype=np.int8), columns, float(z["seconds"])
         except (OSError, KeyError, ValueError, zlib.error) as e:
             if isinstance(e, BookError):
                 raise
@@ -558,21 +609,23 @@ class _Progress:
         that this one lacks; False if none of them exists."""
         found = False
         if os.path.exists(self.path):
-            self.scores, self.seconds = self._read(self.path)
+            self.scores, self.columns, self.seconds = self._read(self.path)
             found = True
         for path in others:
             if path == self.path or not os.path.exists(path):
                 continue
-            scores, _ = self._read(path)         # its time stays its own
+            scores, columns, _ = self._read(path)         # its time stays its own
             take = (self.scores == self.UNSOLVED) & (scores != self.UNSOLVED)
             self.scores[take] = scores[take]
+            take = (self.columns == NO_COLUMN) & (columns != NO_COLUMN)
+            self.columns[take] = columns[take]
             found = True
         return found
 
     def save(self):
         tmp = f"{self.path}.tmp{os.getpid()}.npz"
-        np.savez(tmp, version=FORMAT_VERSION, plies=self.plies, keys=self.keys,
-                 scores=self.scores, seconds=self.seconds)
+        np.savez(tmp, version=self.VERSION, plies=self.plies, keys=self.keys,
+                 scores=self.scores, columns=self.columns, seconds=self.seconds)
         os.replace(tmp, self.path)
 
 
@@ -645,12 +698,16 @@ def _base_book(out, plies, partial):
 
 
 def _take_from_book(state, base):
-    """Take the scores ``base`` holds of the level being solved; how many."""
+    """Take the scores and columns ``base`` holds of the level being solved;
+    how many scores."""
     if base is None or not len(base) or not len(state.keys):
         return 0
     i = np.minimum(np.searchsorted(base.keys, state.keys), len(base.keys) - 1)
-    take = (base.keys[i] == state.keys) & (state.scores == state.UNSOLVED)
+    held = base.keys[i] == state.keys
+    take = held & (state.scores == state.UNSOLVED)
     state.scores[take] = base.scores[i[take]]
+    cols = held & (state.columns == NO_COLUMN)
+    state.columns[cols] = base.columns[i[cols]]
     return int(take.sum())
 
 
@@ -685,8 +742,10 @@ def _write_partial(out, base, state, show, stream):
         level = state.keys[i] == base.keys
     keys = np.concatenate([base.keys[~level], state.keys[solved]])
     scores = np.concatenate([base.scores[~level], state.scores[solved]])
+    columns = np.concatenate([base.columns[~level], state.columns[solved]])
     order = np.argsort(keys, kind="stable")
-    book = Book(keys[order], scores[order], state.plies - 1, deepest=state.plies)
+    book = Book(keys[order], scores[order], state.plies - 1, deepest=state.plies,
+                columns=columns[order])
     book.save(out)
     if show:
         print(f"\nwrote {out}: {len(book):,} positions, every one to {book.plies} discs "
@@ -744,13 +803,18 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
     if part:
         share[:] = False
         share[part[0] - 1::part[1]] = True
+    unsolved = (state.scores == state.UNSOLVED) & share
+    # solved before best columns were kept: solved again (quicker, from the score)
+    no_column = state.todo() & share & ~unsolved
     if show:
-        left = int(((state.scores == state.UNSOLVED) & share).sum())
+        left = int(unsolved.sum())
         which = f", part {part[0]} of {part[1]}: {int(share.sum()):,} of them" if part else ""
+        more = f" and {int(no_column.sum()):,} to find a best column of" if no_column.any() \
+            else ""
         print(f"Connect Four book to {plies} discs: {len(keys):,} positions to solve at "
-              f"{plies} discs{which}, {left:,} left" + (" (resumed)" if resumed else ""),
+              f"{plies} discs{which}, {left:,} left{more}" + (" (resumed)" if resumed else ""),
               file=stream, flush=True)
-    todo = np.flatnonzero((state.scores == state.UNSOLVED) & share)
+    todo = np.concatenate([np.flatnonzero(unsolved), np.flatnonzero(no_column)])
     last_save = time.monotonic()
     t_run = time.monotonic()
     base_seconds = state.seconds
@@ -761,9 +825,18 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
         for n, i in enumerate(todo):
             if limit is not None and solved >= limit:
                 break
-            r = connect4_solve.solve(deepest[int(keys[i])], table_mb=table_mb, keep_table=True,
-                                     lower_bound=bounds.get(int(keys[i])))
+            key, known = int(keys[i]), int(state.scores[i])
+            board = deepest[key]
+            known = None if known == state.UNSOLVED else known
+            # a known score is its own lower bound: one null-window search
+            r = connect4_solve.solve(board, table_mb=table_mb, keep_table=True,
+                                     lower_bound=bounds.get(key) if known is None else known)
+            if known is not None and r.score != known:
+                raise BookError(f"the solver scores {r.score} a position the book scores "
+                                f"{known}: the book is wrong")
             state.scores[i] = r.score
+            # kept for the canonical key's position (the board may be its mirror)
+            state.columns[i] = r.best_move if board.hash() == key else 6 - r.best_move
             solved += 1
             now = time.monotonic()
             if now - last_save >= save_every:
@@ -787,13 +860,13 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
         if old is not None:
             signal.signal(signal.SIGTERM, old)
     state.seconds = base_seconds + time.monotonic() - t_run
-    if part or (state.scores == state.UNSOLVED).any():
+    if part or state.todo().any():
         state.save()
-        if show and part and not ((state.scores == state.UNSOLVED) & share).any():
+        if show and part and not (state.todo() & share).any():
             print(f"\npart {part[0]} of {part[1]} done; when every part is, the same "
                   "command without the part writes the book", file=stream, flush=True)
         return _write_partial(out, base, state, show, stream) if write_partial else None
-    book = _minimax(levels, keys, state.scores)
+    book = _minimax(levels, keys, state.scores, state.columns)
     book.save(out)
     if show:
         print(_bar(len(keys), len(keys), state.seconds) +
@@ -805,12 +878,14 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
     return load(out)
 
 
-def _minimax(levels, keys, scores):
-    """The book from the deepest level's scores: each shallower position
-    scores the best over its columns of the finished game's score or minus
-    the child's."""
+def _minimax(levels, keys, scores, columns):
+    """The book from the deepest level's scores and best columns: each
+    shallower position scores the best over its columns of the finished
+    game's score or minus the child's (no column kept: its children are in
+    the book)."""
     known = dict(zip(keys.tolist(), scores.tolist()))
     all_keys, all_scores = list(known), list(known.values())
+    all_columns = list(columns.tolist())
     for level in reversed(levels[:-1]):
         here = {}
         for k, b in level.items():
@@ -825,8 +900,10 @@ def _minimax(levels, keys, scores):
             here[k] = best
         all_keys += list(here)
         all_scores += list(here.values())
+        all_columns += [NO_COLUMN] * len(here)
         known = here
     order = np.argsort(np.array(all_keys, dtype=np.uint64), kind="stable")
     deepest = next(iter(levels[-1].values())).ply if levels[-1] else len(levels) - 1
     return Book(np.array(all_keys, dtype=np.uint64)[order],
-                np.array(all_scores, dtype=np.int8)[order], deepest)
+                np.array(all_scores, dtype=np.int8)[order], deepest,
+                columns=np.array(all_columns, dtype=np.int8)[order])
