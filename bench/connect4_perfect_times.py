@@ -11,9 +11,15 @@ solve the engine makes, under that time limit, and counted as over the cap.
 
     python bench/connect4_perfect_times.py --positions 1000 --seed 1 \\
         [--book PATH | --no-book] [--cap 10] [--threads 1]
-        [--out results/connect4_perfect_times.jsonl]
+        [--out results/connect4_perfect_times.jsonl] [--part I/N]
+    python bench/connect4_perfect_times.py --summary PART1.jsonl PART2.jsonl ...
 
 Prints the share of moves within 1 s, and the times by the position's discs.
+``--part I/N`` times only every N-th position from the I-th (one process a
+core, e.g. ``taskset -c 0 ... --part 1/2`` beside ``taskset -c 1 ... --part
+2/2``); ``--summary`` prints the table of the parts' files together.  Each
+position's random choices are seeded by ``--seed`` and its index, so a move
+does not depend on the split.
 """
 from __future__ import annotations
 
@@ -45,7 +51,8 @@ def probe(agent, board, cap):
     """True when the engine's move finishes within ``cap`` seconds (the solve
     it would make, under a time limit); the book's answers always do."""
     book = agent.book
-    if book is not None and book.column_scores(board) is not None:
+    if book is not None and (book.column_scores(board) is not None
+                             or book.best_column(board) is not None):
         return True
     # from an empty table, and the timed move after it from an empty one too
     connect4_solve.forget_table()
@@ -68,7 +75,24 @@ def main(argv=None):
                     help="the engine's threads (default 1: CPU time of one core; with "
                     "more, the move's wall time is timed)")
     ap.add_argument("--out", default=None, help="JSON lines, one a position")
+    ap.add_argument("--part", default=None, help="I/N: every N-th position from the I-th")
+    ap.add_argument("--summary", nargs="+", default=None, metavar="JSONL",
+                    help="print the table of these result files (no timing)")
     args = ap.parse_args(argv)
+    if args.summary:
+        rows = []
+        for path in args.summary:
+            try:
+                with open(path) as f:
+                    rows += [json.loads(line) for line in f if line.strip()]
+            except (OSError, ValueError) as e:
+                ap.error(f"{path}: {e}")
+        report(rows, f"{len(args.summary)} file(s)", args.cap)
+        return 0
+    try:
+        part = connect4_book.parse_part(args.part) if args.part else (1, 1)
+    except ValueError as e:
+        ap.error(str(e))
     if args.positions < 1 or args.cap <= 0 or args.check_cap <= 0 or not 1 <= args.threads <= 8:
         ap.error("--positions must be >= 1, --cap and --check-cap > 0, --threads 1-8")
     book = False if args.no_book else args.book
@@ -77,6 +101,9 @@ def main(argv=None):
     rows = []
     out = open(args.out, "w") if args.out else None
     for i, board in enumerate(random_positions(args.positions, args.seed)):
+        if i % part[1] != part[0] - 1:
+            continue
+        agent.reset(seed=args.seed * 1_000_003 + i)
         row = {"moves": connect4_solve.write_columns(board, board.moves), "discs": board.ply}
         if not probe(agent, board, args.cap):
             row.update(seconds=None, over_cap=True)
@@ -94,13 +121,19 @@ def main(argv=None):
         if out:
             out.write(json.dumps(row) + "\n")
             out.flush()
-        if (i + 1) % 100 == 0:
-            print(f"{i + 1} positions", file=sys.stderr, flush=True)
+        if len(rows) % 100 == 0:
+            print(f"{len(rows)} positions", file=sys.stderr, flush=True)
+    report(rows, f"seed {args.seed}, threads {args.threads}, book: {agent.book!r}", args.cap)
+    return 0
+
+
+def report(rows, what, cap):
+    """The share of moves within 1 s, and the times by the position's discs."""
     within = sum(r["seconds"] is not None and r["seconds"] <= 1.0 for r in rows)
     checked = [r for r in rows if "optimal" in r]
-    print(f"{len(rows)} positions (seed {args.seed}, threads {args.threads}, book: "
-          f"{agent.book!r}): {within} moves within 1 s ({within / len(rows):.1%}), "
-          f"{sum(r['over_cap'] for r in rows)} over the {args.cap:g}-s cap; "
+    print(f"{len(rows)} positions ({what}): {within} moves within 1 s "
+          f"({within / max(len(rows), 1):.1%}), "
+          f"{sum(r['over_cap'] for r in rows)} over the {cap:g}-s cap; "
           f"optimal {sum(r['optimal'] for r in checked)} of {len(checked)} checked")
     print("discs  positions  within 1 s  over cap  median s  max s")
     for lo, hi in ((0, 5), (6, 7), (8, 9), (10, 11), (12, 15), (16, 41)):
@@ -112,7 +145,6 @@ def main(argv=None):
         top = f"{times[-1]:.3f}" if times else "-"
         print(f"{lo:>2}-{hi:<2}  {len(group):>9}  {sum(t <= 1.0 for t in times):>10}  "
               f"{sum(r['over_cap'] for r in group):>8}  {med:>8}  {top:>5}")
-    return 0
 
 
 if __name__ == "__main__":
