@@ -24,9 +24,10 @@ Book file (little-endian): the header ``MAGIC`` (8 bytes), the format version
 payload (uint32), the deepest level when some positions of ``plies + 1`` discs
 are in it (uint32, else 0); then n sorted canonical keys (uint64), n scores
 (int8) and n best columns (int8, of the position of the canonical key; -1
-where none is kept; not in version 1 files, which read as none).  A missing, truncated, corrupt or other-version file is a
-:class:`BookError` of one line; the shipped book being unusable is a warning,
-and the engine answers by search.
+where none is kept; not in version 1 files, which read as none).  A missing,
+truncated, corrupt or other-version file is a :class:`BookError` of one line;
+the shipped book being unusable is a warning, and the engine answers by
+search.
 
 The book is made by :func:`generate` (``ttt-engine connect4 book --plies N
 --out FILE``): resumable and atomic; see docs/connect4.md.
@@ -324,10 +325,9 @@ class PerfectAgent(_StreamAgent):
     scores the first column, or with ``randomize=True`` a random one fixed
     by ``seed`` -- except where the book keeps the solver's best column (its
     deepest positions, whose children it does not hold), which it plays at
-    once.  To move it finds only
-    the columns of the best score (:meth:`optimal_columns`); the analysis
-    (:meth:`column_scores`) scores every column exactly.  No budget applies
-    (it always answers exactly).
+    once.  To move it finds only the columns of the best score
+    (:meth:`optimal_columns`); the analysis (:meth:`column_scores`) scores
+    every column exactly.  No budget applies (it always answers exactly).
 
     ``move_scores`` gives every column's score in the win-distance scale of
     :class:`ttt_engine.agents.PerfectAgent` (a win in p plies ``WIN_SCORE -
