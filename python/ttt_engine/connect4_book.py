@@ -496,12 +496,13 @@ class PerfectAgent(_StreamAgent):
         solver's best column, that one."""
         t0 = time.perf_counter()
         best, ties = self._book_ties(board)
+        kept = self.book.best_column(board) if ties is None and self.book is not None else None
         if ties is not None:
             move = self._rng.choice(ties) if self.randomize and len(ties) > 1 else ties[0]
             source = "book"
-        elif self.book is not None and self.book.best_column(board) is not None:
+        elif kept is not None:
             # proving another best column could take seconds
-            best, move = self.book.score(board), self.book.best_column(board)
+            best, move = self.book.score(board), kept
             source = "book"
         else:
             order = sorted(board.legal_moves)
