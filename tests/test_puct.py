@@ -1063,3 +1063,49 @@ def test_tree_parallel_agent_and_registry():
     agent = games.get("uttt").make_agent("az", threads=2, parallel="tree", simulations=100)
     assert agent.parallel == "tree"
     assert agent.select_move(games.get("uttt").new_board()) in range(81)
+
+
+def _ttt_after(moves):
+    b = games.get("ttt").new_board()
+    for m in moves:
+        b.push(m)
+    return b
+
+
+def test_contempt_values_a_draw_against_the_searching_side():
+    """contempt=c: a draw is worth -c to the side that searches and +c to its
+    opponent, in finished games and in the playouts alike; 0 keeps a draw at 0;
+    the tree kept between searches is dropped when the side to move at the
+    root changes (its draws were valued for the other side)."""
+    last = _ttt_after((0, 1, 2, 4, 3, 5, 7, 6))      # X to move, cell 8 left: a draw
+    block = _ttt_after((0, 4, 8, 2, 6, 3, 5))         # O to move: 7 draws, 1 loses
+    for c in (0.0, 0.3):
+        p = PUCT(UniformEvaluator(), seed=1, contempt=c)
+        assert p.search(last, simulations=50) == 8
+        assert p.stats["root_value"] == pytest.approx(-c)
+        assert p.stats["children"][0]["mean"] == pytest.approx(-c)
+        # the same object, now for O: the tree is not reused, O's draw is -c too
+        assert p.search(block, simulations=400) == 7
+        assert p.stats["reused"] is False
+        draw = {ch["move"]: ch["mean"] for ch in p.stats["children"]}[7]
+        assert draw == pytest.approx(-c)
+    # a network-guided search with mixed playouts values its draws the same way
+    p = PUCT(_zero, seed=1, playout_weight=1.0, mixed_playouts=4, contempt=0.25)
+    assert p.search(last, simulations=20) == 8
+    assert p.stats["root_value"] == pytest.approx(-0.25)
+    assert pickle.loads(pickle.dumps(p)).contempt == 0.25
+    for bad in (-0.1, 1.0, float("nan"), "0.2"):
+        with pytest.raises(ValueError, match="contempt"):
+            PUCT(_zero, contempt=bad)
+
+
+def test_contempt_in_the_agent_and_the_registry():
+    agent = games.get("ttt").make_agent("az", simulations=50, seed=1, contempt=0.2)
+    assert agent.contempt == 0.2
+    last = _ttt_after((0, 1, 2, 4, 3, 5, 7, 6))
+    assert agent.select_move(last) == 8
+    # the finished game's value (the root's own is the network's, as trained)
+    assert agent.last_stats["children"][0]["mean"] == pytest.approx(-0.2)
+    assert pickle.loads(pickle.dumps(agent)).contempt == 0.2
+    with pytest.raises(ValueError, match="contempt must be in"):
+        games.get("uttt").make_agent("az", contempt=2)

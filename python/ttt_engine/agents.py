@@ -337,10 +337,11 @@ class AZAgent(Agent):
         goes to the network, solver: MCTS-Solver proofs, playout: the
         playouts' policy, "random" or "decisive", endgame: the exact endgame
         solve from that many empty cells (UTTT, Connect Four; Clobber: stones left; one tree only), endgame_share:
-        the share of a timed move that solve may take (see
-        :class:`ttt_engine.search.PUCT`).  For these eight, None takes the
+        the share of a timed move that solve may take, contempt: a draw's
+        value below 0 for the side that searches (see
+        :class:`ttt_engine.search.PUCT`).  For these nine, None takes the
         settings the shipped network was measured with (``SHIPPED_SETTINGS``)
-        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random", 0, 0.3).  threads: that
+        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random", 0, 0.3, 0).  threads: that
         many threads search at once, as ``parallel`` says: "root" (root
         parallelism, as ``MCTSAgent``'s: that many trees, each with the whole
         time budget or its share of the simulations, the root visits summed
@@ -357,12 +358,13 @@ class AZAgent(Agent):
     DEFAULT_SIMULATIONS = 800
     #: the search settings of an agent whose network is not a shipped one
     DEFAULTS = {"batch_size": 8, "playout_weight": 0.0, "mixed_playouts": 1, "expand_after": 0,
-                "solver": False, "playout": "random", "endgame": 0, "endgame_share": 0.3}
+                "solver": False, "playout": "random", "endgame": 0, "endgame_share": 0.3,
+                "contempt": 0.0}
 
     def __init__(self, network=None, simulations=None, time=None, seed=None, *, c_puct=1.25,
                  batch_size=None, max_nodes=2_000_000, playout_weight=None, mixed_playouts=None,
                  expand_after=None, solver=None, playout=None, endgame=None,
-                 endgame_share=None, threads=1, parallel="root", depth=None):
+                 endgame_share=None, threads=1, parallel="root", depth=None, contempt=None):
         no_budget("AZAgent", depth=depth)
         from ttt_engine import _parallel
         self.threads = _parallel.check_threads(threads)
@@ -390,6 +392,8 @@ class AZAgent(Agent):
         if self.endgame and self.threads > 1 and self.parallel == "root":
             raise ValueError("endgame= needs one tree: use parallel='tree' (or threads=1) "
                              "with it")
+        self.contempt = check_real("contempt", contempt, low=0, high=1, high_open=True,
+                                   allow_none=True)
         self._puct = None
         self._pucts = []
         self._merged = None
@@ -458,7 +462,7 @@ class AZAgent(Agent):
                              mixed_playouts=self.mixed_playouts,
                              expand_after=self.expand_after, solver=self.solver,
                              playout=self.playout, endgame=self.endgame,
-                             endgame_share=self.endgame_share,
+                             endgame_share=self.endgame_share, contempt=self.contempt,
                              threads=self.threads if self.parallel == "tree" else 1)
                 for s in self._seeds()]
             self._puct = self._pucts[0]
@@ -507,7 +511,7 @@ class AZAgent(Agent):
                 "mixed_playouts": self.mixed_playouts, "expand_after": self.expand_after,
                 "solver": self.solver, "playout": self.playout, "endgame": self.endgame,
                 "endgame_share": self.endgame_share, "threads": self.threads,
-                "parallel": self.parallel}
+                "parallel": self.parallel, "contempt": self.contempt}
 
     def __repr__(self):
         return f"AZAgent(simulations={self.simulations}, time={self.time})"

@@ -51,7 +51,7 @@ _AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or netwo
             "simulations or time per move)")
 _AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playouts",
              "expand_after", "solver", "playout", "endgame", "endgame_share", "threads",
-             "parallel")
+             "parallel", "contempt")
 _BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
               "both cores (time or simulations per move, default 1 s; threads=)")
 _BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
@@ -90,7 +90,7 @@ def _az(game):
     def build(seed=None, simulations=None, time=None, network=None, batch_size=None,
               c_puct=1.25, playout_weight=None, mixed_playouts=None, expand_after=None,
               solver=None, playout=None, endgame=None, endgame_share=None, threads=1,
-              parallel="root"):
+              parallel="root", contempt=None):
         from ttt_engine.agents import AZAgent, load_shipped
         if network is None:
             # where none ships: how to train one; a lost or damaged file: which, and reinstall
@@ -99,7 +99,8 @@ def _az(game):
                        batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
                        mixed_playouts=mixed_playouts, expand_after=expand_after,
                        solver=solver, playout=playout, endgame=endgame,
-                       endgame_share=endgame_share, threads=threads, parallel=parallel)
+                       endgame_share=endgame_share, threads=threads, parallel=parallel,
+                       contempt=contempt)
     return build
 
 

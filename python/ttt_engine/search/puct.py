@@ -7,6 +7,7 @@ import threading
 import time as _time
 
 from ttt_engine import _parallel
+from ttt_engine import _registry as games
 from ttt_engine._util import check_int, check_real, resolve_seed
 from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
                                       _seconds_left, check_playout, playout_name)
@@ -82,6 +83,13 @@ class PUCT(_OneSearchAtATime):
         a proven node's result is backed up like a finished game's, and a
         solved root ends the search early.  The move is a proven win if there
         is one, never a proven loss while another move is not.
+    contempt: ``c`` in [0, 1): a draw is worth ``-c`` to the side that
+        searches and ``+c`` to its opponent, in finished games and playouts
+        alike (0, the default: a draw is worth 0 to both).  A side with
+        contempt plays on where a draw is at hand, for the wins a fallible
+        opponent may give; the network's own value is left as trained.
+        The tree kept between searches is dropped when the side to move at
+        the root changes (its values were a draw's for the other side).
     threads: tree parallelism: that many threads search the one tree at
         once, each gathering its own batch of leaves (virtual losses keep
         them apart); the tree changes under a lock, while the playouts and
@@ -120,7 +128,7 @@ class PUCT(_OneSearchAtATime):
                  dirichlet_alpha=None, noise_fraction=0.25, batch_size=1, max_nodes=200_000,
                  reuse=True, reuse_depth=4, seed=None, playout_weight=0.0, mixed_playouts=1,
                  expand_after=0, solver=False, threads=1, playout="random", endgame=0,
-                 endgame_share=0.3):
+                 endgame_share=0.3, contempt=0.0):
         from ttt_engine.evaluators import UniformEvaluator
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable as evaluate(observations, legal_mask), "
@@ -147,6 +155,8 @@ class PUCT(_OneSearchAtATime):
         self.endgame = check_int("endgame", endgame, min=0, max=81)
         self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
                                         high=1)
+        self.contempt = check_real("contempt", contempt, low=0, high=1, high_open=True)
+        self._mover = None                  # the side the draw values were set for
         self._native = isinstance(evaluator, UniformEvaluator)   # run in C, no Python call
         self.threads = check_tree_threads(evaluator, threads)
         # several threads call the evaluator at once only if it says it is safe
@@ -167,7 +177,7 @@ class PUCT(_OneSearchAtATime):
             reuse_depth=self.reuse_depth, seed=self.seed, playout_weight=self.playout_weight,
             mixed_playouts=self.mixed_playouts, expand_after=self.expand_after,
             solver=self.solver, threads=self.threads, playout=self.playout,
-            endgame=self.endgame, endgame_share=self.endgame_share)))
+            endgame=self.endgame, endgame_share=self.endgame_share, contempt=self.contempt)))
 
     def _forest_for(self, board):
         key = (type(board), board.num_actions, board.observation().shape)
@@ -185,6 +195,16 @@ class PUCT(_OneSearchAtATime):
             self._forest.set_playout_policy(_mcts.PLAYOUTS[self.playout])
             self._key = key
             self._root = None
+            self._mover = None
+        if self.contempt:
+            mover = games.of_board(board).sides.index(board.to_move)
+            if mover != self._mover:
+                # a draw is worth -c to the searching side: the tree kept
+                # from the other side's search valued draws the other way
+                self._forest.set_draw_values(*((-self.contempt, self.contempt) if mover == 0
+                                               else (self.contempt, -self.contempt)))
+                self._mover = mover
+                self._root = None
         return self._forest
 
     def reset(self, seed=None):

@@ -102,7 +102,7 @@ cdef void value_young(PTree* t, const PParams* p, rng_t* rng, GameState* states,
     cdef int j
     spin_unlock(lock)
     for j in range(count):
-        v[j] = playout_value(&states[j], p.mix_playouts, p.playout_policy, rng)
+        v[j] = playout_value(&states[j], p.mix_playouts, p.playout_policy, rng, p)
     spin_lock(lock)
     for j in range(count):
         backup(t.nodes, nodes[j], v[j], True)
@@ -171,7 +171,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
                 game_make(&work, t.nodes[node].move)
         status = game_status(&work)
         if status != GAME_ONGOING:
-            v = terminal_value(&work, status)
+            v = terminal_value(&work, status, p)
             if p.solver and status != GAME_DRAW and node != 0:
                 t.nodes[node].proven = -1 if v > 0.0 else 1
                 propagate_proof(t.nodes, node)
@@ -208,7 +208,7 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
                     nyoung = 0
             else:
                 backup(t.nodes, node,
-                       playout_value(&work, p.mix_playouts, p.playout_policy, rng), False)
+                       playout_value(&work, p.mix_playouts, p.playout_policy, rng, p), False)
                 done[0] += 1
             young += 1
             if young >= 4 * max_leaves + 64:    # back to the caller's clock now and then
@@ -226,12 +226,13 @@ cdef int gather(const GameState* root, PTree* t, const PParams* p, rng_t* rng, i
 
 
 cdef double playout_value(const GameState* s, int playouts, int policy,
-                          rng_t* rng) noexcept nogil:
+                          rng_t* rng, const PParams* p) noexcept nogil:
     """Mean result of ``playouts`` games from ``s`` for its side to move, played
-    uniformly at random or (``policy == PLAYOUT_DECISIVE``) with decisive moves."""
+    uniformly at random or (``policy == PLAYOUT_DECISIVE``) with decisive moves
+    (a draw worth ``p.draw_value`` of that side)."""
     cdef GameState work
     cdef int i, status, me = game_to_move(s)
-    cdef double total = 0.0
+    cdef double total = 0.0, draw = p.draw_value[me]
     if playouts <= 0:
         return 0.0
     for i in range(playouts):
@@ -242,6 +243,8 @@ cdef double playout_value(const GameState* s, int playouts, int policy,
             status = game_playout(&work, rng)
         if status != GAME_DRAW:
             total += 1.0 if status - GAME_WIN_FIRST == me else -1.0
+        else:
+            total += draw
     return total / playouts
 
 
@@ -264,7 +267,7 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
         if gather(root, t, p, rng, 1, done, budget, &leaf, &node, NULL, False, gp, g) == 0:
             continue
         expand(t, node, &leaf, NULL)
-        backup(t.nodes, node, playout_value(&leaf, p.playouts, p.playout_policy, rng), True)
+        backup(t.nodes, node, playout_value(&leaf, p.playouts, p.playout_policy, rng, p), True)
         done[0] += 1
     return done[0] - start
 
@@ -343,7 +346,7 @@ cdef class PUCTForest:
         self.p = PParams(c_puct=c_puct, c_base=c_base, c_init=c_init, alpha=alpha,
                          noise_fraction=noise_fraction, playouts=playouts, playout_weight=0.0,
                          mix_playouts=1, playout_policy=0, expand_after=0, solver=False,
-                         keep_leaf_values=False)
+                         keep_leaf_values=False, draw_value=[0.0, 0.0])
         self.num_actions = proto.num_actions
         obs = proto.observation()
         self.obs_size = obs.size
@@ -470,6 +473,13 @@ cdef class PUCTForest:
         evaluated leaf's value."""
         self.p.playout_weight = weight
         self.p.mix_playouts = playouts
+
+    def set_draw_values(self, double first, double second):
+        """A draw's value for the first and for the second player (0 and 0: a
+        draw is worth nothing to either; contempt, validated by the Python
+        layer, gives the searching side less)."""
+        self.p.draw_value[0] = first
+        self.p.draw_value[1] = second
 
     def set_playout_policy(self, int policy):
         """The playouts' policy: ``mcts.PLAYOUTS[name]`` (random or decisive),
@@ -666,7 +676,8 @@ cdef void _backup_lane(GameState* proto, PUCTForest f, const float* logits, cons
         if lam > 0.0:
             # AlphaGo's mixed leaf value: (1 - lambda) * network + lambda * playout
             v[j] = (1.0 - lam) * v[j] + lam * playout_value(
-                &leaves[j], f.p.mix_playouts, f.p.playout_policy, &f.rngs[leaf_slot[j] + lane * f.rng_stride])
+                &leaves[j], f.p.mix_playouts, f.p.playout_policy,
+                &f.rngs[leaf_slot[j] + lane * f.rng_stride], &f.p)
     if lock != NULL:
         # the children's moves and priors too: the lock then covers only the
         # writes into the tree, and the other lane waits less for it

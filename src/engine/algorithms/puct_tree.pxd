@@ -31,6 +31,9 @@ cdef struct PParams:
     bint keep_leaf_values   # a leaf the full arena cannot grow backs up its mean
                             # instead of a new call (a deterministic evaluator's
                             # value alone: the compiled network's)
+    double draw_value[2]    # a draw's value for the first / second player to move
+                            # (0: a draw is a draw; contempt makes the root's
+                            # mover value it below 0, its opponent above)
 
 
 cdef struct PTree:
@@ -113,10 +116,11 @@ cdef inline void propagate_proof(PNode* nodes, int32_t node) noexcept nogil:
         node = parent
 
 
-cdef inline double terminal_value(const GameState* s, int status) noexcept nogil:
+cdef inline double terminal_value(const GameState* s, int status,
+                                  const PParams* p) noexcept nogil:
     """A finished game's value for the side to move there."""
     if status == GAME_DRAW:
-        return 0.0
+        return p.draw_value[game_to_move(s)]
     return 1.0 if status - GAME_WIN_FIRST == game_to_move(s) else -1.0
 
 
