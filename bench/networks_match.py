@@ -23,6 +23,8 @@ def main(argv=None):
     ap.add_argument("--simulations", type=int, default=200, help="PUCT simulations a move")
     ap.add_argument("--playout-weight", type=float, default=0.5,
                     help="weight of one random playout in each leaf value (default 0.5)")
+    ap.add_argument("--mixed-playouts", type=int, default=1,
+                    help="how many random playouts that leaf value averages (default 1)")
     ap.add_argument("--mcts", type=int, default=800,
                     help="also MCTS at this many simulations (0: none)")
     ap.add_argument("--games", type=int, default=200, help="games a pairing (even)")
@@ -31,8 +33,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.games < 2 or args.games % 2:
         ap.error(f"--games must be an even number >= 2, got {args.games}")
-    if args.simulations < 1 or args.mcts < 0:
-        ap.error("--simulations must be >= 1 and --mcts >= 0")
+    if args.simulations < 1 or args.mcts < 0 or args.mixed_playouts < 1:
+        ap.error("--simulations and --mixed-playouts must be >= 1 and --mcts >= 0")
     entrants = []
     for spec in args.networks:
         name, sep, path = spec.partition("=")
@@ -42,6 +44,7 @@ def main(argv=None):
             ap.error(f"no such network file: {path}")
         entrants.append(Entrant(name, "az", {"network": os.path.abspath(path),
                                              "playout_weight": args.playout_weight,
+                                             "mixed_playouts": args.mixed_playouts,
                                              "simulations": args.simulations}))
     if args.mcts:
         entrants.append(Entrant(f"mcts{args.mcts}", "mcts", {"simulations": args.mcts}))
