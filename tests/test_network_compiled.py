@@ -2,6 +2,7 @@
 evaluating its leaves with it in C: equal to the numpy forward pass on every game of the
 registry, the same search as the same numbers given from Python, both threads of a
 tree-parallel search evaluating without Python, and clear errors."""
+import os
 import warnings
 
 import numpy as np
@@ -206,3 +207,42 @@ def test_ctrl_c_stops_the_search_in_c(threads):
     assert time.perf_counter() - start < 10
     assert p.search(uttt.Board(), simulations=200) in uttt.Board().legal_moves
     assert p.stats["simulations"] == 200
+
+
+_ONE_CORE_CTRL_C = r'''
+import _thread, os, sys, threading, time, warnings
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+from ttt_engine import uttt
+from ttt_engine.network import Network
+from ttt_engine.search import PUCT
+net = Network.init("uttt", hidden=(64,), seed=3)
+worst = 0.0
+for i in range(8):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = PUCT(net, seed=i, batch_size=8, threads=2, max_nodes=50_000)
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        p.search(uttt.Board(), simulations=10**12)
+    except KeyboardInterrupt:
+        pass
+    timer.cancel()
+    timer.join()
+    worst = max(worst, time.perf_counter() - start - 0.2)
+print(worst)
+'''
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_ctrl_c_stops_two_threads_sharing_one_core():
+    """Two lanes on one core (a busy machine) with a full arena, whose
+    gatherings back every visit up under the tree's lock: the lane that
+    handles Ctrl-C still gets the lock and stops the search (it waited
+    10-60 s when the other lane took the lock again at once)."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _ONE_CORE_CTRL_C], capture_output=True,
+                         text=True, timeout=300, check=True)
+    assert float(out.stdout.split()[-1]) < 5.0

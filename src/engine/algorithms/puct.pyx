@@ -56,7 +56,7 @@ from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_uniform
-from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock
+from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock, spin_yield
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
     game_to_move, game_make, game_status, game_playout, game_init_tables, game_playout_decisive,
@@ -750,6 +750,12 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
             break
         if interrupt_poll(it) or (other_stop != NULL and other_stop[0] != 0):
             break
+        if got == 0 and f.lanes > 1:
+            # the gathering backed every visit up under the lock (a full arena
+            # keeps its leaves' values) and would take it again at once: a
+            # lane waiting on the same core (a busy machine) gets its turn,
+            # and with it its checks for Ctrl-C
+            spin_yield()
     if held:
         spin_unlock(f.lock)
     return 0

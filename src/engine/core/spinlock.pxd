@@ -33,6 +33,11 @@ cdef extern from *:
     static inline void ttt_spin_unlock(int *lock) {
         __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
     }
+    static inline void ttt_spin_yield(void) { sched_yield(); }
     """
     void spin_lock "ttt_spin_lock"(int* lock) noexcept nogil
     void spin_unlock "ttt_spin_unlock"(int* lock) noexcept nogil
+    # give the core to another thread: after releasing a lock that this
+    # thread would take again at once (a waiter on the same core could
+    # otherwise starve, never finding it free when it runs)
+    void spin_yield "ttt_spin_yield"() noexcept nogil
