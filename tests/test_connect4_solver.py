@@ -275,6 +275,28 @@ def test_threads_splitting_the_moves_keep_the_score(kind):
             b, table_mb=TABLE_MB), moves
 
 
+@pytest.mark.parametrize("kind,table_mb", [("begin-medium", TABLE_MB), ("middle-medium", 1)])
+def test_threads_leaving_nodes_another_settled_keep_the_score(kind, table_mb):
+    """A thread leaves a split node on its path, from however deep below it,
+    once another thread's cutoff has settled it (read from the table), and
+    searches its move again if the word was replaced meanwhile (a 1-MB table
+    replaces often): the score must stay exact and every searching-now count
+    must be back at 0 after each solve."""
+    from ttt_engine._core.solvers.connect4 import solve as compiled
+    with open(os.path.join(SETS, kind + ".txt")) as f:
+        rows = [line.split() for line in f][:6]
+    for moves, score in rows:
+        b = board_of(moves)
+        for threads in (2, 3):
+            for weak in (False, True):
+                r = connect4.solve(b, threads=threads, weak=weak, table_mb=table_mb)
+                want = int(score)
+                assert r.value == ("win" if want > 0 else "loss" if want < 0 else "draw"), moves
+                if not weak:
+                    assert r.score == want, (moves, threads)
+                assert compiled.searching_now() == 0
+
+
 # ---------------------------------------------------------------- limits
 FAR = "4453"    # 38 empty cells: no solve finishes in one node or a microsecond
 

@@ -33,7 +33,8 @@ The search:
   ABDADA): within ``SPLIT_PLIES`` of the root a move that another thread is
   searching waits for a second pass, so the threads search different
   subtrees instead of repeating one, and a thread leaves a node once the
-  table shows another thread has settled it.
+  table shows another thread has settled it -- from as deep below it as it
+  is (every 1024 nodes it looks at the split nodes on its path).
 
 Everything in the search is ``nogil`` and allocates nothing.
 """
@@ -114,6 +115,14 @@ cdef struct Ctx:
     bint shared              # other threads search the same root
     int root_moves
     bint logging             # record new buckets (one thread only)
+    # the split nodes on this thread's path from the root (outermost first), so
+    # that it can leave them all once another thread has settled one
+    int nsplit
+    int unwind_level         # the split node an abort unwinds to; -1: a limit's abort
+    uint64_t* path_bucket[SPLIT_PLIES]
+    uint64_t path_check[SPLIT_PLIES]
+    int path_alpha[SPLIT_PLIES]
+    int path_beta[SPLIT_PLIES]
 
 
 
@@ -261,17 +270,34 @@ cdef void table_focus(Table* t, int moves) noexcept nogil:
 
 # ------------------------------------------------------------------ the search
 cdef bint check_limits(Ctx* c) noexcept nogil:
-    """Every 1024 nodes, and at the node limit: the limits, Ctrl-C and the stop flag."""
+    """Every 1024 nodes, and at the node limit: the limits, Ctrl-C and the
+    stop flag, and with other threads whether one of them has settled a split
+    node on this thread's path (then it unwinds to that node)."""
     c.next_check = c.nodes + 1024
     if c.next_check > c.max_nodes:
         c.next_check = c.max_nodes
-    if c.nodes >= c.max_nodes:
+    if c.nodes >= c.max_nodes or interrupt_poll(c.it) or (
+            c.deadline > 0.0 and now_monotonic() >= c.deadline):
         c.aborted = True
-    elif interrupt_poll(c.it):
-        c.aborted = True
-    elif c.deadline > 0.0 and now_monotonic() >= c.deadline:
-        c.aborted = True
+        c.unwind_level = -1
+    elif c.shared and not c.aborted:
+        unwind_to_settled(c)
     return c.aborted
+
+
+cdef void unwind_to_settled(Ctx* c) noexcept nogil:
+    """Abort up to the outermost split node on the path whose table word
+    now decides it within its window: another thread settled it (a cutoff
+    in its share of the moves), and the work below is no longer needed."""
+    cdef int lvl
+    cdef uint64_t e
+    for lvl in range(c.nsplit):
+        e = word_in(c.tt, c.path_bucket[lvl], c.path_check[lvl])
+        if e and (<int>((e >> 40) & 63) - 32 >= c.path_beta[lvl]
+                  or <int>((e >> 46) & 63) - 32 <= c.path_alpha[lvl]):
+            c.aborted = True
+            c.unwind_level = lvl
+            return
 
 
 cdef inline uint64_t column_bits(int col) noexcept nogil:
@@ -409,7 +435,26 @@ cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, 
     """negamax's move loop where threads share the node: a move that another
     thread is searching now (its counter in ``busy``) waits for a second pass,
     except the first move, which usually settles the node alone; after each
-    move the node's table word may show another thread has settled it."""
+    move the node's table word may show another thread has settled it, and
+    meanwhile ``check_limits`` watches it (the node is on the thread's path)."""
+    cdef int s, lvl = c.nsplit
+    if lvl >= SPLIT_PLIES:              # not reached: a split node is this near the root
+        return split_loop(c, cur, mask, moves, alpha, beta, mv, col, n, bucket, check, flip,
+                          start, -2)
+    c.path_bucket[lvl] = bucket
+    c.path_check[lvl] = check
+    c.path_alpha[lvl] = alpha
+    c.path_beta[lvl] = beta
+    c.nsplit = lvl + 1
+    s = split_loop(c, cur, mask, moves, alpha, beta, mv, col, n, bucket, check, flip, start, lvl)
+    c.nsplit = lvl
+    return s
+
+
+cdef int split_loop(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int beta,
+                    const uint64_t* mv, const int* col, int n, uint64_t* bucket,
+                    uint64_t check, bint flip, uint64_t start, int lvl) noexcept nogil:
+    """``split_moves``' loop, the node being split node ``lvl`` of the path."""
     cdef uint32_t* slot[7]
     cdef uint32_t later = 0
     cdef int i, s, sweep, v
@@ -425,7 +470,24 @@ cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, 
             elif not (later >> i) & 1:
                 continue
             busy_add(slot[i], 1)
-            s = -negamax(c, cur ^ mask, mask | mv[i], moves + 1, -beta, -alpha)
+            while True:
+                s = -negamax(c, cur ^ mask, mask | mv[i], moves + 1, -beta, -alpha)
+                if not (c.aborted and c.unwind_level == lvl):
+                    break
+                # unwound to here: another thread settled this node
+                c.aborted = False
+                c.unwind_level = -1
+                e = word_in(c.tt, bucket, check)
+                if e:
+                    v = <int>((e >> 40) & 63) - 32
+                    if v >= beta:
+                        busy_add(slot[i], -1)
+                        return v
+                    v = <int>((e >> 46) & 63) - 32
+                    if v <= alpha:
+                        busy_add(slot[i], -1)
+                        return v
+                # the word was replaced in between: search the move again
             busy_add(slot[i], -1)
             if c.aborted:
                 return 0
@@ -433,6 +495,8 @@ cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, 
                 return store_cut(c, bucket, check, s, 6 - col[i] if flip else col[i], start)
             if s > alpha:
                 alpha = s
+                if lvl >= 0:
+                    c.path_alpha[lvl] = alpha
             e = word_in(c.tt, bucket, check)
             if e:
                 v = <int>((e >> 40) & 63) - 32
@@ -647,6 +711,8 @@ cdef class _Search:
         self.ctx.deadline = now_monotonic() + time_limit if time_limit is not None else 0.0
         self.ctx.aborted = False
         self.ctx.helper = helper
+        self.ctx.nsplit = 0
+        self.ctx.unwind_level = -1
         self.ctx.shared = False
         self.ctx.logging = helper == 0
         self.ctx.it = &self.it
