@@ -285,16 +285,29 @@ cdef bint check_limits(Ctx* c) noexcept nogil:
     return c.aborted
 
 
+cdef inline int settled_by(uint64_t e, int alpha, int beta) noexcept nogil:
+    """The bound in the table word ``e`` (0: none) that decides its node
+    within (alpha, beta): its lower bound if >= beta, its upper if <= alpha;
+    else NO_BOUND."""
+    cdef int v
+    if e:
+        v = <int>((e >> 40) & 63) - 32
+        if v >= beta:
+            return v
+        v = <int>((e >> 46) & 63) - 32
+        if v <= alpha:
+            return v
+    return NO_BOUND
+
+
 cdef void unwind_to_settled(Ctx* c) noexcept nogil:
     """Abort up to the outermost split node on the path whose table word
     now decides it within its window: another thread settled it (a cutoff
     in its share of the moves), and the work below is no longer needed."""
     cdef int lvl
-    cdef uint64_t e
     for lvl in range(c.nsplit):
-        e = word_in(c.tt, c.path_bucket[lvl], c.path_check[lvl])
-        if e and (<int>((e >> 40) & 63) - 32 >= c.path_beta[lvl]
-                  or <int>((e >> 46) & 63) - 32 <= c.path_alpha[lvl]):
+        if settled_by(word_in(c.tt, c.path_bucket[lvl], c.path_check[lvl]),
+                      c.path_alpha[lvl], c.path_beta[lvl]) != NO_BOUND:
             c.aborted = True
             c.unwind_level = lvl
             return
@@ -458,7 +471,6 @@ cdef int split_loop(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, i
     cdef uint32_t* slot[7]
     cdef uint32_t later = 0
     cdef int i, s, sweep, v
-    cdef uint64_t e
     for sweep in range(2):
         for i in range(n):
             if sweep == 0:
@@ -477,16 +489,10 @@ cdef int split_loop(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, i
                 # unwound to here: another thread settled this node
                 c.aborted = False
                 c.unwind_level = -1
-                e = word_in(c.tt, bucket, check)
-                if e:
-                    v = <int>((e >> 40) & 63) - 32
-                    if v >= beta:
-                        busy_add(slot[i], -1)
-                        return v
-                    v = <int>((e >> 46) & 63) - 32
-                    if v <= alpha:
-                        busy_add(slot[i], -1)
-                        return v
+                v = settled_by(word_in(c.tt, bucket, check), alpha, beta)
+                if v != NO_BOUND:
+                    busy_add(slot[i], -1)
+                    return v
                 # the word was replaced in between: search the move again
             busy_add(slot[i], -1)
             if c.aborted:
@@ -497,14 +503,9 @@ cdef int split_loop(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, i
                 alpha = s
                 if lvl >= 0:
                     c.path_alpha[lvl] = alpha
-            e = word_in(c.tt, bucket, check)
-            if e:
-                v = <int>((e >> 40) & 63) - 32
-                if v >= beta:
-                    return v
-                v = <int>((e >> 46) & 63) - 32
-                if v <= alpha:
-                    return v
+            v = settled_by(word_in(c.tt, bucket, check), alpha, beta)
+            if v != NO_BOUND:
+                return v
     return store_upper(c, bucket, check, alpha, start)
 
 
