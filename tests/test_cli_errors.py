@@ -201,6 +201,10 @@ def test_quixo_stages_out_dir_checked_first(env, tmp_path):
     (["play", "--game", "quixo", "--opponent", "mcts", "--depth", "3"], "--depth does not apply"),
     (["play", "--game", "clobber", "--opponent", "random", "--time", "1"], "--time does not"),
     (["play", "--model", "m.npz"], "--model does not apply"),
+    (["play", "--game", "uttt", "--opponent", "mcts", "--network", "n.npz"],
+     "--network does not apply to the mcts engine of Ultimate Tic-Tac-Toe"),
+    (["play", "--game", "uttt", "--opponent", "best", "--network", "n.npz"],
+     "--network does not apply to the best engine"),
     (["play", "--retrain"], "--retrain does not apply"),
     (["play", "--delay", "1"], "--delay applies to watching"),
     (["eval", "--game", "clobber", "--model", "m.npz"], "--model does not apply to Clobber"),
@@ -211,6 +215,31 @@ def test_quixo_stages_out_dir_checked_first(env, tmp_path):
 ])
 def test_options_that_do_not_apply_are_refused(args, needle, env):
     one_line_error(run(args, env), 2, needle)
+
+
+def test_a_network_file_for_az_is_read_and_checked_before_any_move(tmp_path, env):
+    """``--network`` plays the az engine with the user's own network (here a
+    Clobber 4x4 one, where the shipped network plays 6x5 only); a file of another
+    game, a missing file or one that is no network is one line before any move."""
+    from ttt_engine.network import Network
+    mine = tmp_path / "clobber44.npz"
+    Network.init("clobber", hidden=(8,), seed=1, rows=4, cols=4).save(mine)
+    r = run(["play", "--game", "clobber", "--size", "4x4", "--watch", "az", "--opponent",
+             "random", "--network", str(mine), "--simulations", "20", "--games", "1",
+             "--seed", "1"], env)
+    assert r.returncode == 0, r.stderr
+    assert "az (watched)" in r.stdout and "Score:" in r.stdout
+    line = one_line_error(run(["play", "--game", "clobber", "--opponent", "az", "--network",
+                               str(mine)], env), 2, f"--network {mine}: this network is for "
+                          "Clobber (cols=4, rows=4)", "not for Clobber: observations 2x6x5")
+    assert "Board" not in line
+    one_line_error(run(["play", "--game", "uttt", "--opponent", "az", "--network",
+                        str(tmp_path / "none.npz")], env), 2, "--network", "none.npz",
+                   "does not exist")
+    text = tmp_path / "notes.npz"
+    text.write_text("not a network\n")
+    one_line_error(run(["play", "--game", "uttt", "--opponent", "az", "--network", str(text)],
+                       env), 2, "--network", "not a ttt_engine model")
 
 
 def test_long_input_is_not_echoed_whole(env):

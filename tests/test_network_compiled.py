@@ -172,14 +172,14 @@ def test_network_of_another_game_is_one_line_naming_both(tmp_path):
     from ttt_engine.agents import AZAgent
     net = Network.init("ttt", hidden=(8,), seed=1)
     with pytest.raises(ValueError, match=r"^this network is for Tic-Tac-Toe: observations "
-                       r"2x3x3, 9 actions, not for a ttt_engine.*uttt.*Board \(observations "
-                       r"3x9x9, 81 actions\)$") as e:
+                       r"2x3x3, 9 actions, not for Ultimate Tic-Tac-Toe: observations "
+                       r"3x9x9, 81 actions$") as e:
         PUCT(net, seed=1).search(uttt.Board(), simulations=20)
     assert "\n" not in str(e.value)
     path = tmp_path / "ttt.npz"
     net.save(path)
-    with pytest.raises(ValueError, match=r"^this network is for Tic-Tac-Toe: .*, not for a "
-                       r"ttt_engine\S*uttt\S*Board \(observations 3x9x9, 81 actions\)$") as e:
+    with pytest.raises(ValueError, match=r"^this network is for Tic-Tac-Toe: .*, not for "
+                       r"Ultimate Tic-Tac-Toe: observations 3x9x9, 81 actions$") as e:
         AZAgent(str(path), simulations=20).select_move(uttt.Board())
     assert "\n" not in str(e.value)
 

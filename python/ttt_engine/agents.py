@@ -447,7 +447,7 @@ class AZAgent(Agent):
                 raise ValueError(f"the network that ships for {games.get(key).title} plays "
                                  f"its boards with {opts} only: train one for this board "
                                  f"with 'ttt-engine az train --game {key} ...' and pass "
-                                 f"network='net.npz'") from None
+                                 f"network='net.npz' (in the console: --network net.npz)") from None
             self._evaluator = net
             self._resolve(games.get(key).network_settings)
         else:
@@ -575,7 +575,7 @@ def shipped_network(game):
                              f"{REINSTALL}")
         raise ValueError(f"no trained network ships for {g.title}: train one with "
                          f"'ttt-engine az train --game {g.key} --out net.npz' and pass "
-                         f"network='net.npz'")
+                         f"network='net.npz' (in the console: --network net.npz)")
     return path
 
 

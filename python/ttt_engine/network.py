@@ -413,11 +413,18 @@ class Network:
             shape = tuple(board.observation().shape)
             ok = shape == self.obs_shape and board.num_actions == self.num_actions
         if not ok:
-            what = type(board).__module__ + "." + type(board).__name__
-            if hasattr(board, "observation") and hasattr(board, "num_actions"):
-                what += (f" (observations {'x'.join(map(str, board.observation().shape))}, "
-                         f"{board.num_actions} actions)")
-            raise ValueError(f"this network is for {self.describe()}, not for a {what}")
+            try:
+                key = games.of_board(board).key
+            except ValueError:
+                key = None
+            if key is not None:     # a board of a game here: its title, as check_game says it
+                what = _describe(key, {}, tuple(board.observation().shape), board.num_actions)
+            else:
+                what = "a " + type(board).__module__ + "." + type(board).__name__
+                if hasattr(board, "observation") and hasattr(board, "num_actions"):
+                    what += (f" (observations {'x'.join(map(str, board.observation().shape))}, "
+                             f"{board.num_actions} actions)")
+            raise ValueError(f"this network is for {self.describe()}, not for {what}")
         return self
 
     # ------------------------------------------------------------ evaluation

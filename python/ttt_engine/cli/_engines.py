@@ -48,10 +48,27 @@ def build_agent(game, name, args, side_index, board, console):
         value = getattr(args, key, None)
         if value is not None and key in (engine.budgets if budget else engine.extra):
             kw[key] = value
+    if "network" in kw:
+        kw["network"] = _network(kw["network"], board)
     if "simulations" in engine.budgets and args.simulations is None and args.time is None \
             and name != "best":          # the strongest engine thinks its own default time
         kw["simulations"] = DEFAULT_SIMULATIONS
     return _make(game, name, seed=engine_seed(args, side_index), **kw)
+
+
+def _network(path, board):
+    """The network file ``--network`` names, read and checked against the start
+    position's game before any move: one line if it cannot be read or is
+    another game's."""
+    from ttt_engine.network import Network
+    try:
+        net = Network.load(path)
+    except (ValueError, OSError) as e:
+        raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+    try:
+        return net.check_board(board)
+    except ValueError as e:
+        raise CLIError(f"--network {path}: {e}", EXIT_USAGE) from None
 
 
 # ---------------------------------------------------------------------------- model cache

@@ -18,7 +18,8 @@ GAMES = games.GAMES
 
 #: command line option -> (make_agent keyword, is it a budget)
 ENGINE_OPTIONS = {"--simulations": ("simulations", True), "--time": ("time", True),
-                  "--depth": ("depth", True), "--heuristic": ("heuristic", False)}
+                  "--depth": ("depth", True), "--heuristic": ("heuristic", False),
+                  "--network": ("network", False)}
 
 
 def engine_help():
