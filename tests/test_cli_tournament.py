@@ -54,6 +54,33 @@ def test_tournament_bad_input(tmp_path, capsys):
     assert err.count("\n") == 1 and foreign.read_text() == "my notes\n"
 
 
+def test_tournament_plays_the_az_engine_with_a_network_file(tmp_path, capsys):
+    """``--network`` gives the az engine the user's network (the results file
+    records it, and the games are played); a file of another game, a missing
+    file or a list without az is one line before any game."""
+    from ttt_engine.network import Network
+    net = Network.init("connect4", hidden=(8,), seed=1)
+    mine = tmp_path / "mine.npz"
+    net.save(mine)
+    base = ["tournament", "--game", "connect4", "--agents", "az,random", "--simulations", "8",
+            "--games", "2", "--seed", "3", "--quiet", "--bootstrap", "10", "--workers", "1"]
+    out = tmp_path / "r.jsonl"
+    assert main(base + ["--network", str(mine), "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert json.loads(lines[0])["entrants"]["az"]["kwargs"] == {"network": str(mine)}
+    assert len(lines) == 3              # the header and the two games
+    capsys.readouterr()
+    other = tmp_path / "uttt.npz"
+    Network.init("uttt", hidden=(8,), seed=1).save(other)
+    assert main(base + ["--network", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "--network: " in err and "not for Connect Four" in err and err.count("\n") == 1
+    assert main(base[:4] + ["mcts,random"] + base[5:] + ["--network", str(mine)]) == 2
+    assert "--network applies to the az engine" in capsys.readouterr().err
+    assert main(base + ["--network", str(tmp_path / "none.npz")]) == 2
+    assert "none.npz" in capsys.readouterr().err
+
+
 def test_unreachable_scheduler_is_a_clear_error(capsys):
     pytest.importorskip("distributed")
     code = main(TOURNEY + ["--scheduler", "tcp://127.0.0.1:9"])

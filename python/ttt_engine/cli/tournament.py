@@ -4,6 +4,7 @@ progress bar, the W-D-L table and Elo ratings at the end; resumable with
 from __future__ import annotations
 
 import json
+import os
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
@@ -49,6 +50,23 @@ def _agents(text, game):
     return names
 
 
+def _entrants(names, args):
+    """The engines of ``names``, the az engine with ``--network`` (its file read
+    and checked against the game first, one line if it cannot be)."""
+    if args.network is None:
+        return names
+    if "az" not in names:
+        raise CLIError("--network applies to the az engine: name az in --agents", EXIT_USAGE)
+    from ttt_engine.network import Network
+    from ttt_engine.tournament import Entrant
+    try:
+        Network.load(args.network, args.game)
+    except (ValueError, OSError) as e:
+        raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+    path = os.path.abspath(args.network)    # the workers may start elsewhere
+    return [Entrant("az", "az", {"network": path}) if n == "az" else n for n in names]
+
+
 def _report(console, result, args):
     from ttt_engine.games import get
     title = get(args.game).title
@@ -77,7 +95,7 @@ def run(args):
     """Check everything, play the tournament, print the tables; returns the exit status."""
     from ttt_engine.tournament import TournamentError, round_robin
     console = Console.for_args(args)
-    names = _agents(args.agents, args.game)
+    names = _entrants(_agents(args.agents, args.game), args)
     if args.opening_plies is not None and args.openings is None:
         raise CLIError("--opening-plies needs --openings N", EXIT_USAGE)
     if args.yardstick is not None:
@@ -121,6 +139,8 @@ def add_parser(subparsers):
     p.add_argument("--game", choices=list(GAMES), default="uttt", help="which game (default uttt)")
     p.add_argument("--agents", required=True, metavar="LIST",
                    help="comma-separated engine names of the game, e.g. mcts,treeq,sarsa,random")
+    p.add_argument("--network", metavar="PATH",
+                   help="network file of the az engine (default: the game's shipped one)")
     p.add_argument("--games", type=O.count(1, O.MAX_GAMES), default=20, metavar="N",
                    help="games per pair (default 20)")
     p.add_argument("--time", type=O.seconds(), metavar="SECONDS",
