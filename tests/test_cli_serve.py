@@ -26,6 +26,25 @@ def test_serve_bad_options_are_one_line_usage_errors(capsys):
     assert "in (0, 3600]" in capsys.readouterr().err
 
 
+def test_serve_network_files_are_checked_before_the_server_starts(tmp_path, capsys):
+    """``--network``: a missing file, one that is no network, or two files of the
+    same game are one line each, and no server starts."""
+    from ttt_engine.network import Network
+    assert main(["serve", "--port", "0", "--network", str(tmp_path / "none.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--network" in err and "none.npz" in err
+    text = tmp_path / "notes.npz"
+    text.write_text("not a network\n")
+    assert main(["serve", "--port", "0", "--network", str(text)]) == 2
+    assert "not a ttt_engine model" in capsys.readouterr().err
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    for i, path in enumerate((a, b)):
+        Network.init("ttt", hidden=(8,), seed=i).save(path)
+    assert main(["serve", "--port", "0", "--network", str(a), "--network", str(b)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "both networks of the same game" in err
+
+
 def test_a_port_in_use_is_one_line(capsys):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

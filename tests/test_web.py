@@ -469,3 +469,31 @@ def test_the_console_reads_and_writes_the_same_records(tmp_path, capsys):
     assert main(["play", "--from", "4458", "--game", "connect4", "--games", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "move 4 '8' of '4458': column out of range" in err
+
+
+def test_the_az_engine_plays_the_servers_network_file(tmp_path):
+    """``Settings.networks`` (``serve --network``): the az engine of that game
+    searches with the file's network, the same moves and visits as the library's
+    agent with that file, not the shipped network's; other games keep theirs."""
+    from ttt_engine.network import Network
+    path = tmp_path / "ttt-mine.npz"
+    Network.init("ttt", hidden=(8,), seed=5).save(path)
+    body = {"game": "ttt", "moves": [4], "engine": "az", "budgets": {"simulations": 200},
+            "seed": 3}
+    with TestClient(create_app(max_time=2.0, networks=(("ttt", str(path)),))) as c:
+        mine = post(c, "/api/engine-move", body).json()
+    with TestClient(create_app(max_time=2.0)) as c:
+        shipped = post(c, "/api/engine-move", body).json()
+
+    def visits(d):
+        return {row["move"]: row["visits"] for row in d["analysis"]["rows"]}
+
+    b = games.get("ttt").new_board()
+    b.push(4)
+    agent = games.get("ttt").make_agent("az", network=str(path), simulations=200, time=2.0,
+                                        seed=3)
+    assert mine["move"] == agent.select_move(b)
+    assert visits(mine) == {c["move"]: c["visits"] for c in agent.last_stats["children"]}
+    assert visits(mine) != visits(shipped)
+    with pytest.raises(ValueError, match="this network is for Tic-Tac-Toe.*not for Connect"):
+        create_app(networks=(("connect4", str(path)),))

@@ -26,7 +26,8 @@ says otherwise. Ctrl-C stops the server (status 130).""",
     epilog=("Needs the [web] extra: pip install 'ttt_engine[web]'. More: docs/web.md.",
             O.examples("serve                    then open http://127.0.0.1:8000/",
                        "serve --port 8080 --open",
-                       "serve --max-time 30      allow searches of up to 30 s")))
+                       "serve --max-time 30      allow searches of up to 30 s",
+                       "serve --network uttt.npz  the az engine plays your UTTT network")))
 
 
 def run(args):
@@ -36,10 +37,14 @@ def run(args):
     except MissingExtra as e:
         raise CLIError(str(e), EXIT_ERROR) from None
     from ttt_engine.web.server import run as serve
+    networks = _networks(args.network or [])
+    for key, path in networks:
+        from ttt_engine import games
+        print(f"The az engine of {games.get(key).title} plays {path}.", flush=True)
     try:
         serve(args.host, args.port, open_browser=args.open,
               announce=lambda text: print(text, flush=True), max_time=args.max_time,
-              workers=args.workers)
+              workers=args.workers, networks=tuple(networks))
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             raise CLIError(f"port {args.port} on {args.host} is in use: choose another with "
@@ -50,6 +55,25 @@ def run(args):
                            f"{e.strerror or e}", EXIT_USAGE) from None
         raise
     return EXIT_INTERRUPTED
+
+
+def _networks(paths):
+    """``--network`` files as (game key, absolute path) pairs, the game read
+    from each file: one line for a file that cannot be read or a second file
+    for the same game, before the server starts."""
+    import os
+    from ttt_engine.network import Network
+    pairs = {}
+    for path in paths:
+        try:
+            key = Network.load(path).game_key
+        except (ValueError, OSError) as e:
+            raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+        if key in pairs:
+            raise CLIError(f"--network: {pairs[key]} and {path} are both networks of "
+                           f"the same game: give one per game", EXIT_USAGE)
+        pairs[key] = os.path.abspath(path)
+    return list(pairs.items())
 
 
 def add_parser(subparsers):
@@ -64,4 +88,8 @@ def add_parser(subparsers):
                    help="longest search a request may ask for (default 10)")
     p.add_argument("--workers", type=O.count(1, 64), default=2, metavar="N",
                    help="searches run at once (default 2; more requests wait)")
+    p.add_argument("--network", action="append", metavar="PATH",
+                   help="a network file (from 'ttt-engine az train --out PATH') that the "
+                        "az engine of its game plays with instead of the shipped one; "
+                        "repeat for several games")
     return p

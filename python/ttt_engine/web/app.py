@@ -77,7 +77,9 @@ class Settings:
         the loopback names when it listens on loopback);
     learn_games: random games behind a value engine's table when none is saved;
     queue: searches that may wait for a worker (more are refused with 503);
-    review_time: seconds per position of a game review by an engine with a time budget.
+    review_time: seconds per position of a game review by an engine with a time budget;
+    networks: (game key, network file) pairs: the network the ``az`` engine of
+        that game plays with instead of the shipped one.
     """
     max_time: float = 10.0
     max_simulations: int = 2_000_000
@@ -87,6 +89,7 @@ class Settings:
     learn_games: int = 20_000
     queue: int = 32
     review_time: float = 0.2
+    networks: tuple = ()
 
 
 # ---------------------------------------------------------------------------- positions
@@ -193,6 +196,9 @@ def _agent(app, game, name, board, budgets, seed):
     if engine.learned:
         return app.state.learned.get(game, name, board, seed)
     kw = {k: v for k, v in budgets.items() if not k.startswith("_")}
+    network = app.state.networks.get(game.key)
+    if network is not None and "network" in engine.extra:
+        kw["network"] = network
     try:
         return game.make_agent(name, seed=seed, **kw)
     except (ValueError, TypeError) as e:
@@ -486,6 +492,14 @@ class _Guard:
         return None
 
 
+def _networks(pairs):
+    """The networks the server's engines play with, by game key: each file read
+    once and checked against its game (one loaded network serves every request:
+    its forward pass is thread-safe)."""
+    from ttt_engine.network import Network
+    return {key: Network.load(path, key) for key, path in pairs}
+
+
 def build_app(settings):
     routes = [
         Route("/", index),
@@ -504,6 +518,7 @@ def build_app(settings):
                                                        Exception: _internal_error})
     app.state.settings = settings
     app.state.learned = _Learned(settings)
+    app.state.networks = _networks(settings.networks)
     app.state.searches = Searches(settings.workers, settings.queue)
     app.state.stopping = threading.Event()
     app.add_middleware(_Guard, allowed_hosts=settings.allowed_hosts)
