@@ -47,7 +47,7 @@ def best_arena(time):
 
 _MCTS_HELP = "Monte Carlo tree search (simulations or time per move)"
 _RANDOM_HELP = "uniformly random legal moves"
-_AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or network=PATH; "
+_AZ_HELP = ("AlphaZero-style PUCT guided by a network (the shipped one, or --network PATH; "
             "simulations or time per move)")
 _AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playouts",
              "expand_after", "solver", "playout", "endgame", "endgame_share", "threads",
