@@ -37,9 +37,9 @@ def run(args):
     except MissingExtra as e:
         raise CLIError(str(e), EXIT_ERROR) from None
     from ttt_engine.web.server import run as serve
+    from ttt_engine import games
     networks = _networks(args.network or [])
     for key, path in networks:
-        from ttt_engine import games
         print(f"The az engine of {games.get(key).title} plays {path}.", flush=True)
     try:
         serve(args.host, args.port, open_browser=args.open,
