@@ -56,7 +56,7 @@ def test_train_resume_and_eval(tmp_path, env):
     assert r.returncode == 0, r.stderr
     assert load_checkpoint(tmp_path / "ttt.ckpt.npz").iteration == 2
     assert os.path.getsize(tmp_path / "c.png") > 1000
-    r = run(["az", "eval", "--model", out, "--simulations", "10"], env)
+    r = run(["az", "eval", "--network", out, "--simulations", "10"], env)
     assert r.returncode == 0, r.stderr
     assert "worst case as X" in r.stdout and "%" in r.stdout
 

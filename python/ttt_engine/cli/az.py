@@ -25,7 +25,7 @@ AlphaZero for every game: 'train' a policy-value network by PUCT self-play (need
         "az train --game ttt --out ttt.npz --time 600",
         "az train --game uttt --out runs/uttt.npz --time 3600 --resume",
         "az train --game uttt --out runs/uttt.npz --time 3600 --scheduler tcp://10.0.0.5:8786",
-        "az eval --model ttt.npz --simulations 100"),))
+        "az eval --network ttt.npz --simulations 100"),))
 
 #: train options -> (argparse keywords); each is the alphazero.Config field of the same
 #: name, or of its ``dest``
@@ -319,7 +319,9 @@ def add_parser(subparsers):
                        "positions and its worst case against any player; other games: games "
                        "against MCTS.")
     e.set_defaults(az_run=run_eval)
-    e.add_argument("--model", required=True, metavar="PATH", help="network file (.npz)")
+    e.add_argument("--network", "--model", dest="model", required=True, metavar="PATH",
+                   help="network file (.npz), as 'az train --out' writes it (--model: the "
+                        "same, its earlier name)")
     e.add_argument("--simulations", type=O.count(1, 1_000_000), default=100,
                    help="PUCT simulations per move (default 100)")
     e.add_argument("--games", type=O.count(1, 100_000), default=20,
