@@ -114,6 +114,9 @@ def test_the_best_engine_is_described(key):
     if g.best_az is None and g.best_mcts is None:
         b = g.new_board()
         assert g.make_agent("best", seed=1, simulations=50).select_move(b) in b.legal_moves
+    # what the console and the page say 'best' is agrees with what it plays
+    says_network = "network" in g.engines["best"].help
+    assert says_network == (g.best_az is not None), (key, g.engines["best"].help)
 
 
 @pytest.mark.parametrize("key", [k for k in KEYS if games.get(k).training])

@@ -95,7 +95,8 @@ GAME = Game(
                extra=("randomize", "book", "threads")),
         Engine("alphabeta", "alpha-beta with a table and the window heuristic (depth, "
                "default 12; time for iterative deepening)", engines.alphabeta(12),
-               engines.DEPTH)),
+               engines.DEPTH),
+        network_best=True),
     default_engine="best",
     # the exact solve once 28 cells are empty: 0.59 against the same search
     # without it over 200 games at 0.05 s a move (docs/connect4.md)
