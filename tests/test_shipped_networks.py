@@ -107,3 +107,26 @@ def test_shipped_network_of_another_board_size_says_so():
     msg = str(e.value)
     assert "rows=6, cols=5 only" in msg and "az train --game clobber" in msg and "\n" not in msg
     assert agent.select_move(g.new_board()) in g.new_board().legal_moves
+
+
+def test_best_with_a_network_file_is_the_preset_with_that_network(tmp_path):
+    """``best`` of a network-guided game given ``network=``: the same search (its
+    proofs and endgame solve) with that network and the shipped network's
+    settings; a classical ``best`` (Quixo's) refuses it in one line."""
+    from ttt_engine.agents import AZAgent
+    from ttt_engine.network import Network
+    key = next(k for k in SHIPPING if games.get(k).best_az is not None)
+    g = games.get(key)
+    path = tmp_path / "mine.npz"
+    Network.init(key, hidden=(8,), seed=2).save(path)
+    agent = g.make_agent("best", network=str(path), simulations=40, seed=1)
+    assert isinstance(agent, AZAgent) and agent.name.startswith("best(")
+    settings = games.for_budget({**g.network_settings, **g.best_az}, timed=False)
+    assert {k: getattr(agent, k) for k in settings} == settings
+    b = g.new_board()
+    assert agent.select_move(b) in b.legal_moves
+    assert agent._evaluator.describe() == Network.load(path).describe()
+    classical = next(k for k in games.GAMES if games.get(k).best_az is None
+                     and games.get(k).best_mcts is not None)
+    with pytest.raises(ValueError, match="best engine has no option 'network'"):
+        games.get(classical).make_agent("best", network=str(path), simulations=40)

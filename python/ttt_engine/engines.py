@@ -54,9 +54,9 @@ _AZ_EXTRA = ("network", "batch_size", "c_puct", "playout_weight", "mixed_playout
              "parallel", "contempt")
 _BEST_HELP = ("the strongest engine here: MCTS-Solver with the game's best playouts on "
               "both cores (time or simulations per move, default 1 s; threads=)")
-_BEST_AZ_HELP = ("the strongest engine here: the shipped network guiding PUCT with "
-                 "MCTS-Solver proofs and exact endgames (time or simulations per move, "
-                 "default 1 s; on a time budget both cores search one tree; threads=)")
+_BEST_AZ_HELP = ("the strongest engine here: the shipped network (or --network PATH) guiding "
+                 "PUCT with MCTS-Solver proofs and exact endgames (time or simulations per "
+                 "move, default 1 s; on a time budget both cores search one tree; threads=)")
 
 
 def _random(seed=None):
@@ -144,21 +144,26 @@ def _best(key):
     parallelism); on a simulation budget one thread, so that a seed fixes the
     moves.  A ``{"simulations": x, "time": y}`` value depends on the kind of
     budget; with two threads or more on a time budget ``best_az_beside``
-    settings are added (the exact endgame solve beside the tree).  MCTS-Solver's
-    arenas grow with a timed move (:func:`best_arena`)."""
-    def build(seed=None, simulations=None, time=None, threads=None):
+    settings are added (the exact endgame solve beside the tree).  ``network``
+    (a path or a ``Network``; network-guided games only) takes the shipped
+    network's place in the same search, with the shipped network's settings.
+    MCTS-Solver's arenas grow with a timed move (:func:`best_arena`)."""
+    def build(seed=None, simulations=None, time=None, threads=None, network=None):
         from ttt_engine.agents import AZAgent, MCTSAgent
         game = games.get(key)
         if simulations is None and time is None:
             time = BEST_TIME
-        if game.best_az is not None and _shipped_readable(game):
+        if game.best_az is not None and (network is not None or _shipped_readable(game)):
             if threads is None:
                 threads = 1 if time is None else _default_threads(True)
-            settings = games.for_budget(game.best_az, timed=time is not None)
-            if time is not None and threads > 1:
+            timed = time is not None
+            settings = games.for_budget(game.best_az, timed=timed)
+            if network is not None:     # the preset's search with this network in its place
+                settings = {**games.for_budget(game.network_settings, timed=timed), **settings}
+            if timed and threads > 1:
                 settings.update(game.best_az_beside)
-            agent = AZAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                            **settings)
+            agent = AZAgent(network, simulations=simulations, time=time, seed=seed,
+                            threads=threads, **settings)
         else:
             if threads is None:
                 threads = _default_threads(simulations is None)
@@ -188,6 +193,6 @@ def standard(key, *own, best=None, network_best=False):
              Engine("mcts", _MCTS_HELP, _mcts, SEARCH),
              Engine("az", _AZ_HELP, _az(key), SEARCH, _AZ_EXTRA),
              best or Engine("best", _BEST_AZ_HELP if network_best else _BEST_HELP, _best(key),
-                            SEARCH, ("threads",)),
+                            SEARCH, ("threads", "network") if network_best else ("threads",)),
              Engine("random", _RANDOM_HELP, _random))
     return {e.name: e for e in specs}

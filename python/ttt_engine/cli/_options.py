@@ -189,8 +189,9 @@ def add_engine_options(p):
                         "mover's seed heuristic), pieces, mobility, own_moves, safe, "
                         "neg_opp_moves, centre or a seed name B1..W3")
     g.add_argument("--network", metavar="PATH",
-                   help="network file of the az engine (default: the game's shipped one; "
-                        "'ttt-engine az train --out PATH' makes one)")
+                   help="network file of the az engine, and of best where it is "
+                        "network-guided (default: the game's shipped one; 'ttt-engine az "
+                        "train --out PATH' makes one)")
     g.add_argument("--model", metavar="PATH",
                    help="model file of a learned engine (default: the cache, see below)")
     g.add_argument("--train-episodes", type=count(1, MAX_EPISODES), metavar="N", default=None,

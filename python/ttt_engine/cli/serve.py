@@ -90,6 +90,6 @@ def add_parser(subparsers):
                    help="searches run at once (default 2; more requests wait)")
     p.add_argument("--network", action="append", metavar="PATH",
                    help="a network file (from 'ttt-engine az train --out PATH') that the "
-                        "az engine of its game plays with instead of the shipped one; "
-                        "repeat for several games")
+                        "az engine of its game (and best, where it is network-guided) "
+                        "plays with instead of the shipped one; repeat for several games")
     return p

@@ -51,12 +51,17 @@ def _agents(text, game):
 
 
 def _entrants(names, args):
-    """The engines of ``names``, the az engine with ``--network`` (its file read
-    and checked against the game first, one line if it cannot be)."""
+    """The engines of ``names``, those that take a network (az, and best where
+    it is network-guided) with ``--network`` (its file read and checked against
+    the game first, one line if it cannot be)."""
     if args.network is None:
         return names
-    if "az" not in names:
-        raise CLIError("--network applies to the az engine: name az in --agents", EXIT_USAGE)
+    from ttt_engine import games
+    engines = games.get(args.game).engines
+    takes = [n for n, e in engines.items() if "network" in e.extra]
+    if not any(n in takes for n in names):
+        raise CLIError(f"--network applies to the {' and '.join(takes)} engine(s) of "
+                       f"{games.get(args.game).title}: name one in --agents", EXIT_USAGE)
     from ttt_engine.network import Network
     from ttt_engine.tournament import Entrant
     try:
@@ -64,7 +69,7 @@ def _entrants(names, args):
     except (ValueError, OSError) as e:
         raise CLIError(f"--network: {e}", EXIT_USAGE) from None
     path = os.path.abspath(args.network)    # the workers may start elsewhere
-    return [Entrant("az", "az", {"network": path}) if n == "az" else n for n in names]
+    return [Entrant(n, n, {"network": path}) if n in takes else n for n in names]
 
 
 def _report(console, result, args):
@@ -140,7 +145,8 @@ def add_parser(subparsers):
     p.add_argument("--agents", required=True, metavar="LIST",
                    help="comma-separated engine names of the game, e.g. mcts,treeq,sarsa,random")
     p.add_argument("--network", metavar="PATH",
-                   help="network file of the az engine (default: the game's shipped one)")
+                   help="network file of the az engine, and of best where it is "
+                        "network-guided (default: the game's shipped one)")
     p.add_argument("--games", type=O.count(1, O.MAX_GAMES), default=20, metavar="N",
                    help="games per pair (default 20)")
     p.add_argument("--time", type=O.seconds(), metavar="SECONDS",
