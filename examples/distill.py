@@ -39,23 +39,19 @@ import zlib
 import numpy as np
 
 from ttt_engine import _util, games
-from ttt_engine.agents import AZAgent, shipped_network
+from ttt_engine.agents import shipped_network
 
 SAMPLED_PLIES = 16          # plies in which a quarter of the moves are sampled
 SAMPLED_SHARE = 0.25
 
 
 def preset_agent(game, seconds, seed, network=None):
-    """The game's network-guided preset on one thread: its ``best_az`` settings,
-    and the shipped network's settings for ``network`` (the shipped one if None)."""
+    """The game's network-guided preset (its ``best`` engine) on one thread, with
+    ``network`` in the shipped network's place (the shipped one if None)."""
     g = games.get(game)
     if g.best_az is None:
         raise ValueError(f"{g.title} has no network-guided preset (best_az) to distil")
-    settings = games.for_budget(g.best_az, timed=True)
-    settings["parallel"] = "tree"
-    if network is not None:
-        settings = {**games.for_budget(g.network_settings, timed=True), **settings}
-    return AZAgent(network, time=seconds, seed=seed, threads=1, **settings)
+    return g.make_agent("best", time=seconds, seed=seed, threads=1, network=network)
 
 
 def play_game(number, seconds, network=None, game="uttt"):

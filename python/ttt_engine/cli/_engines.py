@@ -13,7 +13,7 @@ from ttt_engine.cli._errors import EXIT_USAGE, CLIError
 from ttt_engine._modelfile import CACHE_ENV, model_path, values_path
 from ttt_engine.cli._games import ENGINE_OPTIONS
 
-__all__ = ["build_agent", "engine_seed", "trained_side", "CACHE_HELP", "DEFAULT_SIMULATIONS"]
+__all__ = ["build_agent", "read_network", "engine_seed", "trained_side", "CACHE_HELP", "DEFAULT_SIMULATIONS"]
 
 #: MCTS simulations per move when neither --simulations nor --time is given
 DEFAULT_SIMULATIONS = 20_000
@@ -49,22 +49,24 @@ def build_agent(game, name, args, side_index, board, console):
         if value is not None and key in (engine.budgets if budget else engine.extra):
             kw[key] = value
     if "network" in kw:
-        kw["network"] = _network(kw["network"], board)
+        kw["network"] = read_network(kw["network"], board=board)
     if "simulations" in engine.budgets and args.simulations is None and args.time is None \
             and name != "best":          # the strongest engine thinks its own default time
         kw["simulations"] = DEFAULT_SIMULATIONS
     return _make(game, name, seed=engine_seed(args, side_index), **kw)
 
 
-def _network(path, board):
-    """The network file ``--network`` names, read and checked against the start
-    position's game before any move: one line if it cannot be read or is
-    another game's."""
+def read_network(path, game=None, board=None):
+    """The network file ``--network`` names, read (and checked against ``game``,
+    a key, or the start position ``board``) before any work: one line if it
+    cannot be read or is another game's."""
     from ttt_engine.network import Network
     try:
-        net = Network.load(path)
+        net = Network.load(path, game)
     except (ValueError, OSError) as e:
         raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+    if board is None:
+        return net
     try:
         return net.check_board(board)
     except ValueError as e:

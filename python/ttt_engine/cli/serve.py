@@ -62,13 +62,10 @@ def _networks(paths):
     from each file: one line for a file that cannot be read or a second file
     for the same game, before the server starts."""
     import os
-    from ttt_engine.network import Network
+    from ttt_engine.cli._engines import read_network
     pairs = {}
     for path in paths:
-        try:
-            key = Network.load(path).game_key
-        except (ValueError, OSError) as e:
-            raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+        key = read_network(path).game_key
         if key in pairs:
             raise CLIError(f"--network: {pairs[key]} and {path} are both networks of "
                            f"the same game: give one per game", EXIT_USAGE)

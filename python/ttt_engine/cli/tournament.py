@@ -62,12 +62,9 @@ def _entrants(names, args):
     if not any(n in takes for n in names):
         raise CLIError(f"--network applies to the {' and '.join(takes)} engine(s) of "
                        f"{games.get(args.game).title}: name one in --agents", EXIT_USAGE)
-    from ttt_engine.network import Network
+    from ttt_engine.cli._engines import read_network
     from ttt_engine.tournament import Entrant
-    try:
-        Network.load(args.network, args.game)
-    except (ValueError, OSError) as e:
-        raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+    read_network(args.network, args.game)
     path = os.path.abspath(args.network)    # the workers may start elsewhere
     return [Entrant(n, n, {"network": path}) if n in takes else n for n in names]
 
