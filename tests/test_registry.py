@@ -96,6 +96,20 @@ def test_string_round_trip_equality_and_hash(game):
     assert str(b)
 
 
+def test_a_damaged_board_pickle_is_refused(game):
+    b = game.new_board()
+    b.push(b.legal_moves[0])
+    data = pickle.dumps(b)
+    state = b.__reduce__()[1][1]
+    assert state in data
+    with pytest.raises(ValueError, match=f"not a pickled {game.title} board .* damaged"):
+        pickle.loads(data.replace(state, b"\xff" * len(state)))
+    back = pickle.loads(data)
+    assert back == b and back.moves == b.moves
+    back.pop()
+    assert back == game.new_board()
+
+
 def test_text_round_trip_of_every_legal_move(game):
     b = game.new_board()
     for m in b.legal_moves:

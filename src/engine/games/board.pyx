@@ -9,6 +9,7 @@ from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, uint8_t
 cimport numpy as cnp
+import hashlib
 import operator
 
 import numpy as np
@@ -233,10 +234,13 @@ cdef class Board:
         return hash(self._key())
 
     def __reduce__(self):
-        # the state struct as bytes plus the history: exact, and written once
+        # the state struct as bytes plus the history: exact, and written once;
+        # a digest of both, because a damaged state struct would be read as
+        # it is (an impossible board, or a crash in the rules' loops)
         state = (<char*>self._state)[:self._ops.state_size]
-        return (_rebuild, (type(self), state, self.moves,
-                           [self._hist_undos[i] for i in range(self._nhist)]))
+        moves = self.moves
+        undos = [self._hist_undos[i] for i in range(self._nhist)]
+        return (_rebuild, (type(self), state, moves, undos, _digest(state, moves, undos)))
 
     def _repr_svg_(self):
         """An SVG picture of the board (shown by notebooks)."""
@@ -244,10 +248,16 @@ cdef class Board:
         return board_svg(self)
 
 
-def _rebuild(cls, bytes state, moves, undos):
+def _digest(state, moves, undos):
+    return hashlib.blake2b(repr((state, moves, undos)).encode(), digest_size=16).digest()
+
+
+def _rebuild(cls, bytes state, moves, undos, digest=None):
     cdef Board b = cls.__new__(cls)
-    if len(state) != b._ops.state_size or len(moves) != len(undos):
-        raise ValueError(f"not a pickled {cls.__module__}.{cls.__name__} of this build")
+    if (len(state) != b._ops.state_size or len(moves) != len(undos)
+            or digest != _digest(state, moves, undos)):
+        raise ValueError(f"not a pickled {getattr(cls, 'TITLE', cls.__name__)} board of this "
+                         "build, or a damaged one")
     memcpy(b._state, <char*>state, b._ops.state_size)
     for m, u in zip(moves, undos):
         b._record(m, u)
