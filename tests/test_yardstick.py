@@ -151,3 +151,39 @@ def test_result_round_trips_through_plain_data_and_writes_its_table_row():
     assert r.row() == "| x | 75.0 / 25.0 | 80.0 / 20.0 | 83.3 / 16.7 | 85.7 / 14.3 |"
     head = Result.TABLE_HEAD.splitlines()
     assert head[0].count("|") == r.row().count("|") == head[1].count("|")
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"per_phase": (-1, 1, 1)}, r"per_phase\[0\] must be an integer >= 0"),
+    ({"per_phase": (1, 2)}, "per_phase must be three counts"),
+    ({"per_phase": (0, 0, 0)}, "no position at all"),
+    ({"epsilon": float("nan")}, r"epsilon must be in \[0, 1\]"),
+    ({"bounds": (5, 3)}, "bounds must rise"),
+    ({"bounds": (0, 3)}, r"bounds\[0\] must be an integer >= 1"),
+    ({"cap": -1}, "cap must be a number of seconds"),
+    ({"strong": "nope"}, "strong must be one of"),
+    ({"seed": -1}, "seed must be an integer from 0"),
+])
+def test_build_suite_refuses_bad_arguments_at_once(kw, message):
+    with pytest.raises(ValueError, match=message):
+        yardstick.build_suite("connect4", progress=False, **{"per_phase": (1, 1, 1), **kw})
+
+
+def test_build_suite_stops_when_no_game_reaches_the_phase():
+    # Connect Four games end by ply 42: an end phase from ply 60 is never reached
+    with pytest.raises(ValueError, match="games in a row ended by ply 60"):
+        yardstick.build_suite("connect4", per_phase=(0, 0, 2), bounds=(50, 60),
+                              strong="random", progress=False)
+
+
+def test_build_suite_stops_when_the_phase_has_too_few_positions():
+    # Tic-Tac-Toe has 1 + 9 + 72 positions before ply 3: 400 cannot be drawn
+    with pytest.raises(ValueError, match="no new position of phase 0"):
+        yardstick.build_suite("ttt", per_phase=(400, 1, 1), progress=False)
+
+
+def test_a_file_that_is_no_suite_is_one_line_without_numpy_advice(tmp_path):
+    p = tmp_path / "suite.txt"
+    p.write_text("hello")
+    with pytest.raises(ValueError, match="not a yardstick suite$"):
+        yardstick.load(str(p))

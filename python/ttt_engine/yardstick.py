@@ -163,7 +163,9 @@ def load(path):
     except (OSError, KeyError, ValueError, SyntaxError) as e:
         if str(e).startswith(where):
             raise
-        raise ValueError(f"{where}: not a yardstick suite ({e})") from None
+        # numpy's own words for a file that is no .npz suggest pickles: not ours to say
+        raise ValueError(f"{where}: not a yardstick suite"
+                         + ("" if "pickle" in str(e) else f" ({e})")) from None
 
 
 def _suite(game, suite):
@@ -260,6 +262,7 @@ def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progre
     if not callable(getattr(agent, "select_move", None)):
         raise ValueError(f"agent must have select_move(board), got {type(agent).__name__}")
     idx = list(range(len(suite)))
+    seed = _util.resolve_seed(seed)
     if sample is not None:
         sample = _util.check_int("sample", sample, min=1, max=len(suite))
         idx = sorted(random.Random(seed).sample(idx, sample))
@@ -320,6 +323,40 @@ def _games(game, agent_name, n_games, epsilon, rng, budget):
     return out
 
 
+#: Games in a row without a new position after which ``build_suite`` gives up.
+STALL_GAMES = 2_000
+#: Games in a row too short for every phase still wanted after which it gives up.
+SHORT_GAMES = 20
+
+
+def _three_counts(per_phase):
+    try:
+        counts = tuple(per_phase)
+    except TypeError:
+        counts = None
+    if counts is None or len(counts) != 3:
+        raise ValueError(f"per_phase must be three counts (opening, middle, end), "
+                         f"got {per_phase!r}")
+    counts = tuple(_util.check_int(f"per_phase[{k}]", n, min=0) for k, n in enumerate(counts))
+    if not any(counts):
+        raise ValueError("per_phase asks for no position at all")
+    return counts
+
+
+def _bounds(bounds):
+    try:
+        b = tuple(bounds)
+    except TypeError:
+        b = None
+    if b is None or len(b) != 2:
+        raise ValueError(f"bounds must be two plies (where the middle and the end begin), "
+                         f"got {bounds!r}")
+    b = tuple(_util.check_int(f"bounds[{k}]", x, min=1) for k, x in enumerate(b))
+    if b[0] >= b[1]:
+        raise ValueError(f"bounds must rise: the middle begins before the end, got {b}")
+    return b
+
+
 def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
                 strong_budget=None, epsilon=0.15, bounds=None, cap=None, progress=True):
     """A new :class:`Suite` for ``game`` (a key): ``per_phase[k]`` positions of
@@ -333,12 +370,21 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
     g = _registry.get(game)
     if "perfect" not in g.engines:
         raise ValueError(f"{g.title} has no perfect engine to score a suite with")
+    per_phase = _three_counts(per_phase)
+    seed = _util.resolve_seed(seed)
+    _util.check_choice("strong", strong, tuple(g.engines))
+    if strong_budget is not None and not isinstance(strong_budget, dict):
+        raise TypeError(f"strong_budget must be a dict of the {strong!r} engine's keywords "
+                        f"or None, got {strong_budget!r}")
+    epsilon = _util.check_real("epsilon", epsilon, low=0, high=1)
+    cap = _util.check_seconds("cap", cap, allow_none=True)
     scorer = g.make_agent("perfect", seed=seed)
     rng = random.Random(seed)
     if bounds is None:
         longest = max(len(x) for x in _games(g, "random", 200, 1.0, rng, {}))
         bounds = (round(longest / 3), round(2 * longest / 3))
-    bounds = tuple(bounds)
+    bounds = _bounds(bounds)
+    starts = (0, *bounds)
 
     def phase_of(ply):
         return 0 if ply < bounds[0] else 1 if ply < bounds[1] else 2
@@ -356,9 +402,27 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
     try:
         for source, name in enumerate(("random", strong)):
             need = [n // 2 if source == 0 else n - n // 2 for n in per_phase]
+            idle = 0            # games in a row that gave no new position
+            short = 0           # games in a row that ended before every needed phase
             while any(need):
+                if short >= SHORT_GAMES:
+                    first = min(starts[k] for k in range(3) if need[k])
+                    raise ValueError(
+                        f"{SHORT_GAMES} {name} games in a row ended by ply {first}, where the "
+                        f"phase asked for begins (bounds {bounds}): move the bounds or ask for "
+                        f"no positions of that phase (per_phase)")
+                if idle >= STALL_GAMES:
+                    short = [k for k in range(3) if need[k]]
+                    raise ValueError(
+                        f"{STALL_GAMES:,} {name} games in a row gave no new position of phase "
+                        f"{', '.join(map(str, short))} (bounds {bounds}): the phase is beyond "
+                        f"the games' length, or it has fewer distinct positions than asked; "
+                        f"ask for fewer (per_phase) or move the bounds")
+                idle += 1
                 game_line = _games(g, name, 1, 1.0 if source == 0 else epsilon, rng,
                                    strong_budget or {})[0]
+                short = short + 1 if all(len(game_line) <= starts[k]
+                                         for k in range(3) if need[k]) else 0
                 for k in range(3):
                     if not need[k]:
                         continue
@@ -383,6 +447,7 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
                         if cap:
                             signal.setitimer(signal.ITIMER_PROF, 0)
                     seen.add(line)
+                    idle = 0
                     lines.append(line)
                     scores.append({int(m): _plies_score(v) for m, v in s.items()})
                     phases.append(k)
