@@ -269,3 +269,28 @@ def test_one_puct_two_threads():
                      300)
     _check_outcomes(outcomes, [set(u.legal_moves), set(t.legal_moves)], "PUCT")
     assert p.search(Board.from_string("XX.OO...."), simulations=400) == 2
+
+
+def test_one_batch_env_two_threads_is_refused_not_raced():
+    from ttt_engine.envs import BatchEnv
+    env = BatchEnv("clobber", 20000, seed=0, autoreset=True)
+
+    def steps():
+        for _ in range(40):
+            acts = env.random_actions().copy()
+            # every action drawn is in range: the arrays were not stepped meanwhile
+            assert acts.min() >= 0 and acts.max() < env.num_actions
+            env.step(acts)
+        return "done"
+
+    refused = 0
+    for got in _race([steps, steps], 5):
+        for r in got:
+            if isinstance(r, RuntimeError):
+                assert "this BatchEnv is already stepping in another thread" in str(r)
+                refused += 1
+            else:
+                assert r == "done", r
+    assert refused > 0          # 20,000 games a step: the two threads meet
+    env.step(env.random_actions().copy())       # usable again afterwards
+    env.reset(seed=3)

@@ -239,6 +239,7 @@ cdef class BatchEnv:
     cdef int32_t* random_buf
     cdef rng_t rng
     cdef BatchOps ops
+    cdef bint busy              # a call is changing the arrays (they are shared by threads)
     cdef readonly Py_ssize_t num_envs
     cdef readonly int num_actions
     cdef readonly tuple obs_shape
@@ -330,20 +331,32 @@ cdef class BatchEnv:
         with nogil:
             self.ops.reset(self.states, self.initial, &self.A, self.num_envs, which)
 
+    cdef int _enter(self) except -1:
+        # called with the GIL held, so the test and the set are one step
+        if self.busy:
+            raise RuntimeError("this BatchEnv is already stepping in another thread: "
+                               "use one BatchEnv per thread")
+        self.busy = True
+        return 0
+
     def reset(self, mask=None, seed=None):
         """Put games back at the start: all of them, or those where the bool
         array ``mask`` (shape ``[n]``) is True.  ``seed`` (optional) reseeds
         the generator of :meth:`random_actions`.  Returns ``observation``."""
-        cdef cnp.ndarray m
+        cdef cnp.ndarray m = None
         if seed is not None:
             from ttt_engine._util import resolve_seed
-            self.seed = resolve_seed(seed)
-            rng_seed(&self.rng, <uint64_t>self.seed)
-        if mask is None:
-            self._reset(NULL)
-        else:
+            seed = resolve_seed(seed)
+        if mask is not None:
             m = self._bool_mask("mask", mask)
-            self._reset(<const uint8_t*>cnp.PyArray_DATA(m))
+        self._enter()
+        try:
+            if seed is not None:
+                self.seed = seed
+                rng_seed(&self.rng, <uint64_t>self.seed)
+            self._reset(NULL if m is None else <const uint8_t*>cnp.PyArray_DATA(m))
+        finally:
+            self.busy = False
         return self.observation
 
     cdef cnp.ndarray _bool_mask(self, name, value):
@@ -405,16 +418,24 @@ cdef class BatchEnv:
         if where is not None:
             wa = self._bool_mask("where", where)
             w = <const uint8_t*>cnp.PyArray_DATA(wa)
-        with nogil:
-            self.ops.step(self.states, self.initial, &self.A, self.num_envs, p, w, ar)
+        self._enter()
+        try:
+            with nogil:
+                self.ops.step(self.states, self.initial, &self.A, self.num_envs, p, w, ar)
+        finally:
+            self.busy = False
         return self.observation, self.rewards, self.terminated, self.truncated
 
     def random_actions(self):
         """A uniformly random legal action for every game (0 for finished games),
         drawn in C from the env's seeded generator.  Returns an int32 view that
         the next call overwrites (copy it to keep it)."""
-        with nogil:
-            self.ops.random(self.states, &self.A, self.num_envs, self.random_buf, &self.rng)
+        self._enter()
+        try:
+            with nogil:
+                self.ops.random(self.states, &self.A, self.num_envs, self.random_buf, &self.rng)
+        finally:
+            self.busy = False
         return self._random
 
     def boards(self, i):
