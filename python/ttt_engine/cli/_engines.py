@@ -10,6 +10,7 @@ import time
 
 from ttt_engine.cli import _files
 from ttt_engine.cli._errors import EXIT_USAGE, CLIError
+from ttt_engine import _modelfile
 from ttt_engine._modelfile import CACHE_ENV, model_path, values_path
 from ttt_engine.cli._games import ENGINE_OPTIONS
 
@@ -122,7 +123,8 @@ def load_or_train(game, name, args, side, console):
     if not os.path.exists(path):
         if args.model:      # a path the user typed: maybe a typo, so ask first
             console.say(f"No model file at {path}.")
-            if not console.yes_no("Train a new model and save it there?", default=True):
+            if not console.yes_no("Train a new model and save it there?", default=True,
+                                  at_end=False):
                 raise CLIError(f"no model file at {path}") from None
         else:               # the first run: train, save, play
             console.say(f"No saved {label} yet ({path}).")
@@ -130,17 +132,42 @@ def load_or_train(game, name, args, side, console):
     try:
         agent = game.make_agent(name, model=path)
     except (ValueError, OSError) as e:
-        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        reason = _reason(e)
+        _refuse_archive(path, "model file", reason)
         console.say(f"The model file {path} cannot be used: {reason}")
-        if console.yes_no("Train a new model and overwrite it?", default=True):
+        if console.yes_no("Train a new model and overwrite it?", default=True, at_end=False):
             return train()
         raise CLIError(f"no usable {label} (use --retrain, or --model PATH)") from None
     console.say(f"Loaded the {label} from {path}.")
+    _unused_episodes(args, console)
     trained = trained_side(agent)
     if trained is not None and trained != side:
         console.say(f"note: this model learned to play {trained} against a random player; "
                     f"here it plays {side}.")
     return agent
+
+
+def _unused_episodes(args, console):
+    if args.train_episodes is not None:
+        console.say("note: --train-episodes is not used: the saved file is loaded "
+                    "(--retrain learns anew).")
+
+
+def _reason(e):
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def _refuse_archive(path, what, reason):
+    """Refuse, in one line, a file that opens as an .npz archive but is not a
+    usable ``what`` (a network, another game's model): it holds someone's
+    work, so it is never offered for overwrite; only a damaged or unreadable
+    file is."""
+    try:
+        _modelfile._open(path)
+    except (ValueError, OSError):
+        return
+    raise CLIError(f"the {what} {path} cannot be used: {reason} (left untouched; "
+                   "--retrain replaces it)", EXIT_USAGE)
 
 
 def trained_side(agent, requested=None):
@@ -163,10 +190,13 @@ def _values(game, args, console, size):
             table = mod.load_values(path)
             console.say(f"Loaded {game.title} state values from {path} ({len(table):,} "
                         "states).")
+            _unused_episodes(args, console)
             return table
         except (ValueError, OSError) as e:
+            _refuse_archive(path, "state-value file", _reason(e))
             console.say(f"The state-value file {path} cannot be used: {e}")
-            if not console.yes_no("Collect new values and overwrite it?", default=True):
+            if not console.yes_no("Collect new values and overwrite it?", default=True,
+                                  at_end=False):
                 raise CLIError(f"no usable {game.title} state values (use --retrain, or "
                                "--model PATH)") from None
     elif not args.retrain:

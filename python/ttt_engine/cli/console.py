@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ttt_engine.cli._errors import EndOfInput, Quit
+from ttt_engine.cli._errors import ECHO_MAX, EndOfInput, Quit
 from ttt_engine.cli.style import Style
 
 __all__ = ["Console"]
@@ -40,17 +40,26 @@ class Console:
             line = input(prompt)
         except EOFError:
             raise EndOfInput() from None
-        if self.echo:
-            print(line, file=self.out, flush=True)
+        if self.echo:       # cut like every echo of user input
+            shown = line if len(line) <= ECHO_MAX else line[:ECHO_MAX] + "..."
+            print(shown, file=self.out, flush=True)
         line = line.strip()
         if line.lower() in self.QUIT_WORDS:
             raise Quit()
         return line
 
-    def yes_no(self, prompt, default=False):
+    def yes_no(self, prompt, default=False, at_end=None):
+        """True or False; ``at_end``: the answer that end of input gives (None:
+        ``EndOfInput``), so that a question before any work can read it as "no"."""
         hint = "[Y/n]" if default else "[y/N]"
         while True:
-            answer = self.ask(f"{prompt} {hint} ").lower()
+            try:
+                answer = self.ask(f"{prompt} {hint} ").lower()
+            except EndOfInput:
+                if at_end is None:
+                    raise
+                self.say()
+                return at_end
             if not answer:
                 return default
             if answer in ("y", "yes"):

@@ -87,14 +87,19 @@ def run(args):
     """Play the games and print the table; returns the exit status."""
     console = Console.for_args(args)
     game = GAMES[args.game]
-    if args.model and args.engine:
+    if args.model is not None and args.engine is not None:
         raise CLIError("give either --model or --engine, not both", EXIT_USAGE)
     sides = _sides(game, args.side)
     resolve_engine(game, args.against, "--against")
     if args.model:
         name = _model_engine(game)
+        for option, key in (("--train-episodes", "train_episodes"), ("--retrain", "retrain")):
+            if getattr(args, key):
+                raise CLIError(f"{option} does not apply to --model: eval plays the saved "
+                               "model as it is", EXIT_USAGE)
     else:
-        name = resolve_engine(game, args.engine or game.default_engine, "--engine").name
+        engine = args.engine if args.engine is not None else game.default_engine
+        name = resolve_engine(game, engine, "--engine").name
     check_engine_options(game, [name, args.against], args)
     start = new_board(game, args)
     rows = []
