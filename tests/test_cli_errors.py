@@ -268,3 +268,121 @@ def test_quixo_intro_says_how_to_quit(env):
     assert r.returncode == 0, r.stderr
     intro = r.stdout.split("Your move")[0]
     assert "q quits" in intro
+
+
+# ------------------------------------------------------------------ learned engines' files
+def _q_file(path):
+    import ttt_engine
+    ttt_engine.train(2000, seed=1, progress=False).save(path)
+    return path
+
+
+@pytest.mark.parametrize("game,engine,kind", [("ttt", "q", "network"),
+                                              ("quixo", "greedy", "qagent")])
+def test_a_model_file_of_another_kind_is_refused_never_overwritten(game, engine, kind, env,
+                                                                   tmp_path):
+    """Enter at the overwrite question would replace someone's network or Q
+    model: a readable file of another kind is one line, before any question."""
+    import shutil
+    import ttt_engine
+    path = tmp_path / "other.npz"
+    if kind == "network":
+        shutil.copy(os.path.join(os.path.dirname(ttt_engine.__file__), "networks", "ttt.npz"),
+                    path)
+    else:
+        _q_file(path)
+    before = path.read_bytes()
+    r = run(["play", "--game", game, "--opponent", engine, "--model", str(path)], env,
+            stdin="\nq\n")
+    one_line_error(r, 2, str(path), "left untouched")
+    assert "overwrite" not in r.stdout
+    assert path.read_bytes() == before
+
+
+def test_end_of_input_at_the_overwrite_question_declines(env, tmp_path):
+    """The question comes before any work: end of input is "no" (exit 1), not a
+    finished run (exit 0 with no table)."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "ttt-q.npz").write_bytes(b"junk")
+    r = run(["eval", "--engine", "q", "--games", "10"], env, stdin="")
+    one_line_error(r, 1, "no usable")
+    assert (cache / "ttt-q.npz").read_bytes() == b"junk"
+
+
+def test_train_episodes_with_a_saved_model_are_not_silently_ignored(env, tmp_path):
+    model = _q_file(tmp_path / "q.npz")
+    r = run(["play", "--opponent", "q", "--model", str(model), "--train-episodes", "1000"],
+            env, stdin="q\n")
+    assert r.returncode == 0 and "--train-episodes is not used" in r.stdout, r.stderr
+    for option in (["--train-episodes", "1000"], ["--retrain"]):
+        r = run(["eval", "--model", str(model), *option], env)
+        one_line_error(r, 2, option[0], "--model")
+
+
+# ------------------------------------------------------------------ empty values
+@pytest.mark.parametrize("args,needle", [
+    (["train", "--out", ""], "--out"),
+    (["train", "--plot", ""], "--plot"),
+    (["train", "--episodes", "0"], "--episodes"),
+    (["play", "--opponent", ""], "--opponent"),
+    (["eval", "--engine", ""], "--engine"),
+    (["play", "--opponent", "q", "--model", ""], "--model"),
+    (["play", "--from", ""], "--from"),
+    (["play", "--save", ""], "--save"),
+])
+def test_empty_values_are_refused_not_read_as_left_out(args, needle, env):
+    r = run(args, env, stdin="q\n")
+    one_line_error(r, 2, needle)
+    assert not os.path.exists(os.path.join(env["TTT_ENGINE_CACHE_DIR"], "ttt-q.npz"))
+
+
+# ------------------------------------------------------------------ play: start and record
+@pytest.mark.parametrize("target,code", [("missing/x.txt", 1), (".", 2), ("/dev/full", 2)])
+def test_play_save_is_checked_before_the_game(target, code, env, tmp_path):
+    r = run(["play", "--watch", "random", "--games", "1", "--save", target], env,
+            cwd=tmp_path)
+    one_line_error(r, code, "record file")
+    assert "wins" not in r.stdout and "Draw" not in r.stdout
+
+
+def test_play_save_writes_the_record(env, tmp_path):
+    out = tmp_path / "rec.txt"
+    r = run(["play", "--watch", "random", "--games", "1", "--seed", "3", "--save", str(out)],
+            env)
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().startswith("game: ttt\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["rec.txt"]     # no temporary file left
+
+
+def test_from_must_agree_with_an_explicit_game(env, tmp_path):
+    rec = tmp_path / "rec.txt"
+    rec.write_text("game: connect4\nmoves: 4453\n")
+    one_line_error(run(["play", "--game", "uttt", "--from", str(rec), "--watch", "random",
+                        "--games", "1"], env), 2, "--game uttt", "Connect Four")
+    r = run(["play", "--game", "connect4", "--from", str(rec), "--watch", "random", "--games",
+             "1", "--seed", "1"], env)
+    assert r.returncode == 0, r.stderr
+
+
+def test_from_a_missing_file_says_so(env, tmp_path):
+    line = one_line_error(run(["play", "--from", "nosuchfile.txt", "--watch", "random",
+                               "--games", "1"], env, cwd=tmp_path), 2, "no such file")
+    assert "nosuchfile.txt" in line
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--board", "ttt3.txt"], "--board 'ttt3.txt'"),
+    (["--game", "clobber", "--size", "1x1"], "--size '1x1'"),
+    (["--from", "game: ttt\nmoves: 1 4 2 5 3\n"], "--from"),
+])
+def test_a_finished_start_names_the_option_that_gave_it(args, needle, env, tmp_path):
+    (tmp_path / "ttt3.txt").write_text("XXXOO....")
+    one_line_error(run(["play", *args, "--watch", "random", "--games", "1"], env,
+                       cwd=tmp_path), 2, needle, "already over")
+
+
+def test_piped_input_is_echoed_cut(env):
+    r = run(["play", "--opponent", "random"], env, stdin="a" * 100_000 + "\nq\n")
+    assert r.returncode == 0, r.stderr
+    assert max(len(line) for line in r.stdout.splitlines()) < 200

@@ -11,7 +11,7 @@ from typing import Callable, Union
 from ttt_engine import _util
 from ttt_engine.cli._errors import PROG, shorten
 
-__all__ = ["Parser", "per_game", "count", "seconds", "real", "fraction", "seed", "Command", "examples", "add_command",
+__all__ = ["Parser", "per_game", "count", "seconds", "real", "fraction", "seed", "path", "Command", "examples", "add_command",
            "add_common", "add_engine_options", "add_quiet",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
@@ -107,6 +107,14 @@ def fraction(text):
 seed = count(0, SEED_MAX)
 
 
+def path(text):
+    """An argparse type: a file path, never empty (an empty value is refused,
+    not read as the option left out)."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
 #: A part of a command's epilog: its text, or a function that gives it when
 #: the parser is built (the engine list reads the game registry).
 Section = Union[str, Callable[[], str]]
@@ -188,11 +196,11 @@ def add_engine_options(p):
                    help="Clobber evaluation: adaptive (default), adaptive-leaf, 1/2/3 (the "
                         "mover's seed heuristic), pieces, mobility, own_moves, safe, "
                         "neg_opp_moves, centre or a seed name B1..W3")
-    g.add_argument("--network", metavar="PATH",
+    g.add_argument("--network", type=path, metavar="PATH",
                    help="network file of the az engine, and of best where it is "
                         "network-guided (default: the game's shipped one; 'ttt-engine az "
                         "train --out PATH' makes one)")
-    g.add_argument("--model", metavar="PATH",
+    g.add_argument("--model", type=path, metavar="PATH",
                    help="model file of a learned engine (default: the cache, see below)")
     g.add_argument("--train-episodes", type=count(1, MAX_EPISODES), metavar="N", default=None,
                    help="episodes (games) when a learned engine has to learn its model")

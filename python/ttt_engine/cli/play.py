@@ -9,6 +9,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import CACHE_HELP, build_agent
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError, shorten
@@ -35,6 +36,9 @@ legal moves, q to quit. Ctrl-D ends (status 0), Ctrl-C interrupts (status 130)."
         "play --opponent q --side O    the Q-learning engine moves first",
         "play --opponent mcts --time 0.5 --verbose",
         "play --watch random --opponent perfect --games 3")))
+
+#: the game when neither --game nor --from names one
+DEFAULT_GAME = "ttt"
 
 #: Longest text read as a move (longer input is refused without being echoed whole).
 MOVE_TEXT_MAX = 40
@@ -174,7 +178,8 @@ def _sides(game, args):
 
 
 def _read_from(args):
-    """The record of ``--from`` (a file, or the record's text itself), or None."""
+    """The record of ``--from`` (a file, or the record's text itself), or None.
+    An explicit ``--game`` must be the record's game."""
     from ttt_engine.web.record import MAX_RECORD, read_record
     source = getattr(args, "record", None)
     if source is None:
@@ -182,21 +187,50 @@ def _read_from(args):
     if args.board is not None or args.size is not None:
         raise CLIError("give --from or --board / --size, not both", EXIT_USAGE)
     text = source
-    if os.path.isfile(source):
+    is_file = os.path.isfile(source)
+    if is_file:
         try:
             with open(source, encoding="utf-8") as f:
                 text = f.read(MAX_RECORD + 1)
         except (OSError, UnicodeDecodeError) as e:
             raise CLIError(f"--from {shorten(source)}: cannot be read ({e})", EXIT_USAGE) \
                 from None
+    elif os.path.isdir(source):
+        raise CLIError(f"--from {shorten(source)}: is a folder, not a record file", EXIT_USAGE)
     try:
-        return read_record(text, GAMES[args.game])
+        record = read_record(text, GAMES[args.game or DEFAULT_GAME])
     except ValueError as e:
-        raise CLIError(f"--from {shorten(source)}: {e}", EXIT_USAGE) from None
+        # one line of text that is neither a file nor a record: maybe a mistyped file name
+        missing = "" if is_file or "\n" in source.strip() else "no such file, and "
+        raise CLIError(f"--from {shorten(source)}: {missing}{e}", EXIT_USAGE) from None
+    if args.game is not None and args.game != record.game.key:
+        raise CLIError(f"--game {args.game} contradicts --from: that record is a "
+                       f"{record.game.title} game ({record.game.key})", EXIT_USAGE)
+    return record
+
+
+def _start(game, args, record):
+    """The start position, which must leave a move to play (the error names the
+    option that gave it)."""
+    if record is not None:
+        start, origin = record.board(), "--from: the game of that record"
+    else:
+        start = new_board(game, args)
+        if args.board is not None:
+            origin = f"--board {shorten(args.board)}: the game in that position"
+        elif args.size is not None:
+            origin = f"--size {shorten(args.size)}: a game on that board"
+        else:
+            origin = f"a new {game.title} board: the game"
+    if start.is_terminal():
+        raise CLIError(f"{origin} is already over", EXIT_USAGE)
+    return start
 
 
 def _save(path, table, record):
-    """Write the record of the game just played to ``path`` (``--save``)."""
+    """Write the record of the game just played to ``path`` (``--save``, checked
+    before the first game), atomically."""
+    from ttt_engine import _util
     from ttt_engine.web.record import write_record
     game = table.game
     if record is not None:
@@ -204,22 +238,20 @@ def _save(path, table, record):
     else:
         first, moves = table.start, table.moves
     start = None if first == game.new_board() else first
-    text = write_record(game, moves, start=start)
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise CLIError(f"--save {shorten(path)}: cannot be written ({e})") from None
+    data = write_record(game, moves, start=start).encode("utf-8")
+    _files.save(lambda p: _util.atomic_write(p, lambda f: f.write(data), "record file"),
+                path, "record file")
 
 
 def run(args):
     """Play the games; returns the exit status."""
     console = Console.for_args(args)
+    if args.save is not None:
+        _files.check_output(args.save, "record file")
     record = _read_from(args)
-    if record is not None:
-        args.game = record.game.key
+    args.game = record.game.key if record is not None else args.game or DEFAULT_GAME
     game = GAMES[args.game]
-    opp_name = args.opponent or game.default_engine
+    opp_name = args.opponent if args.opponent is not None else game.default_engine
     resolve_engine(game, opp_name)
     watch = args.watch is not None
     if watch:
@@ -233,9 +265,7 @@ def run(args):
     if args.board == "-":
         raise CLIError("--board - cannot be used with play: the moves are read from stdin; "
                        "give a file", EXIT_USAGE)
-    start = record.board() if record is not None else new_board(game, args)
-    if start.is_terminal():
-        raise CLIError("--from: the game of that record is already over", EXIT_USAGE)
+    start = _start(game, args, record)
     table = Table(game, start, notation(game, args), console, args.verbose)
     if not watch:
         console.say(console.style(f"{game.title}: you against the {opp_name} engine.", "bold"))
@@ -285,6 +315,7 @@ def run(args):
 def add_parser(subparsers):
     p = O.add_command(subparsers, COMMAND, run)
     O.add_common(p, GAMES)
+    p.set_defaults(game=None)           # told apart from an explicit --game (see --from)
     p.add_argument("--opponent", metavar="ENGINE",
                    help="the engine you play against (see the list below)")
     p.add_argument("--watch", metavar="ENGINE",
@@ -309,12 +340,12 @@ def add_parser(subparsers):
                    help="start position from a file: Clobber rows of B, W, _; Quixo the "
                         "25-character string; UTTT Board.to_string() (81 cells, ':', forced "
                         "board or *)")
-    p.add_argument("--from", dest="record", metavar="RECORD",
+    p.add_argument("--from", dest="record", type=O.path, metavar="RECORD",
                    help="start from a game record (a file, or its text): the lines 'game: "
                         "connect4' and 'moves: 4453' that the web page downloads, or a "
                         "position or move list of --game; its moves are played, then the "
                         "game goes on")
-    p.add_argument("--save", metavar="FILE",
+    p.add_argument("--save", type=O.path, metavar="FILE",
                    help="write the record of the game (the last one, with --games) to FILE, "
                         "as --from and the web page read it")
     O.add_engine_options(p)

@@ -86,7 +86,7 @@ def run(args):
     # everything that can fail is checked before the training
     if args.plot:
         _files.check_plot(args.plot)
-    if args.out:
+    if args.out is not None:
         out = _files.check_output(args.out, "model file")
     else:
         out = _files.check_output(model_path(), "model file", create_folder=console)
@@ -113,7 +113,7 @@ def run(args):
 
 def add_parser(subparsers):
     p = O.add_command(subparsers, COMMAND, run)
-    p.add_argument("--episodes", type=O.count(0, O.MAX_EPISODES), metavar="N",
+    p.add_argument("--episodes", type=O.count(1, O.MAX_EPISODES), metavar="N",
                    help="training episodes (default: train()'s default)")
     p.add_argument("--alpha", type=O.real, help="learning rate in (0, 1] (default 0.1)")
     p.add_argument("--gamma", type=O.real, help="discount in [0, 1] (default 0.9)")
@@ -138,8 +138,8 @@ def add_parser(subparsers):
     p.add_argument("--symmetry", action="store_true",
                    help="learn over the 8 rotations/reflections of the board")
     p.add_argument("--seed", type=O.seed, help="seed (same seed, same Q table)")
-    p.add_argument("--out", metavar="PATH", help="model file to write (default: the cache)")
-    p.add_argument("--plot", metavar="PNG", help="write the learning curves to PNG")
+    p.add_argument("--out", type=O.path, metavar="PATH", help="model file to write (default: the cache)")
+    p.add_argument("--plot", type=O.path, metavar="PNG", help="write the learning curves to PNG")
     p.add_argument("--eval-games", type=O.count(0, O.MAX_GAMES), default=100_000, metavar="N",
                    help="sampled games vs random for the summary, on each side the model "
                         "plays (0 skips; default 100000)")
