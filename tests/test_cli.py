@@ -70,6 +70,15 @@ def test_help(sub, needles, env):
         assert n in r.stdout, f"{n!r} missing from {sub} --help"
 
 
+@pytest.mark.parametrize("sub", ["play", "eval"])
+def test_seed_help_names_the_budgets_it_holds_for(sub, env):
+    """Same seed, same games holds for simulation and depth budgets only: a
+    time budget depends on the machine."""
+    text = " ".join(run([sub, "--help"], env).stdout.split())
+    assert "same seed, same games with --simulations or --depth budgets" in text
+    assert "--time budgets (and best's default thinking time) depend on the machine" in text
+
+
 def test_bad_option_is_one_line_usage_error(env):
     r = run(["play", "--opponent", "nonsense"], env)
     assert r.returncode == 2

@@ -179,7 +179,9 @@ def add_common(p, games):
     p.add_argument("--game", choices=list(games), default="ttt",
                    help="which game (default: ttt)")
     p.add_argument("--seed", type=seed, default=None,
-                   help="seed for the engines (same seed, same games)")
+                   help="seed for the engines: same seed, same games with --simulations "
+                        "or --depth budgets; --time budgets (and best's default thinking "
+                        "time) depend on the machine's speed and load")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colours and box drawing: auto = only on a terminal without NO_COLOR")
 
