@@ -386,3 +386,15 @@ def test_piped_input_is_echoed_cut(env):
     r = run(["play", "--opponent", "random"], env, stdin="a" * 100_000 + "\nq\n")
     assert r.returncode == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) < 200
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--mode", "self-play", "--side", "O"], "--side applies to --mode random or curriculum"),
+    (["--mode", "random", "--curriculum-fraction", "0.5"], "--curriculum-fraction applies"),
+    (["--mode", "self-play", "--curriculum-epsilon", "0.5"], "--curriculum-epsilon applies"),
+])
+def test_train_refuses_an_option_its_mode_ignores(args, needle, env, tmp_path):
+    out = tmp_path / "m.npz"
+    r = run(["train", "--episodes", "1000", "--out", str(out), *args], env)
+    one_line_error(r, 2, needle)
+    assert "Training" not in r.stdout and not out.exists()

@@ -284,6 +284,10 @@ def _replay_random_phase(q, rng, n):
     (dict(curriculum_tiebreak=2), r"curriculum_tiebreak must be in \[0, 1\]"),
     (dict(symmetry="no"), "symmetry must be True or False"),
     (dict(mode="self-play", shaping=True), "shaping applies to games against the random"),
+    (dict(mode="self-play", side="X"), "side applies to mode 'random' or 'curriculum'"),
+    (dict(mode="random", curriculum_fraction=0.5), "curriculum_fraction applies to mode "
+                                                   "'curriculum'; mode='random'"),
+    (dict(mode="self-play", curriculum_tiebreak=0), "curriculum_tiebreak applies"),
 ])
 def test_mode_validation(kw, msg):
     with pytest.raises(ValueError, match=msg):
@@ -357,7 +361,8 @@ def test_symmetry_tables():
 def test_symmetry_training_is_consistent(mode):
     from ttt_engine._core.learning.ttt import qlearning as ql
     perm, canon, ctrans = ql.symmetry_tables()
-    a = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
+    side = {} if mode == "self-play" else {"side": "random"}     # self-play has no side
+    a = ttt_engine.train(150_000, mode=mode, seed=4, progress=False, symmetry=True, **side)
     q = a.q
     idx = np.arange(19683)
     digits = np.stack([(idx // 3 ** i) % 3 for i in range(9)], axis=1)
@@ -367,7 +372,7 @@ def test_symmetry_training_is_consistent(mode):
         assert np.array_equal(q[i], q[canon[i]][perm[ctrans[i]]])
     if mode == "self-play":
         assert ttt_engine.optimality(a).rate == 1.0
-    b = ttt_engine.train(150_000, mode=mode, side="random", seed=4, progress=False, symmetry=True)
+    b = ttt_engine.train(150_000, mode=mode, seed=4, progress=False, symmetry=True, **side)
     assert np.array_equal(a.q, b.q)
     assert a.symmetry and not ttt_engine.train(10, mode=mode, progress=False).symmetry
 

@@ -259,10 +259,25 @@ def _rebuild_qagent(q, name, hyperparameters, episodes, seed, side, shaping, his
                   side=side, shaping=shaping, history=history, mode=mode, symmetry=symmetry)
 
 
+#: the options of :func:`train` that only some modes use -> those modes
+MODE_OPTIONS = {"side": ("random", "curriculum"), "curriculum_fraction": ("curriculum",),
+                "curriculum_epsilon": ("curriculum",), "curriculum_tiebreak": ("curriculum",)}
+
+
+def check_mode_options(mode, **options):
+    """``ValueError`` naming an option of :data:`MODE_OPTIONS` that is given
+    (not None) although ``mode`` does not use it: it would be ignored."""
+    for key, value in options.items():
+        modes = MODE_OPTIONS[key]
+        if value is not None and mode not in modes:
+            raise ValueError(f"{key} applies to mode {' or '.join(map(repr, modes))}; "
+                             f"mode={mode!r} does not use it (leave it out)")
+
+
 def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_decay=0.999999,
           epsilon_min=0.01, side=None, shaping=False, seed=None, progress=True, *,
-          mode="curriculum", curriculum_fraction=0.2, curriculum_epsilon=0.6,
-          curriculum_tiebreak=1e-6,
+          mode="curriculum", curriculum_fraction=None, curriculum_epsilon=None,
+          curriculum_tiebreak=None,
           alpha_decay=0.9999997, alpha_min=0.01, chunk=100_000, metrics_every=2, symmetry=False,
           agent=None):
     """Train a Q-learning agent; by default the strongest one we get in about a second.
@@ -310,7 +325,7 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     side : "O" (moves second), "X" (moves first) or "random" (drawn per
         episode, so who starts is random): the agent's side in games against
         random.  Default: "O" in mode "random", "random" in the curriculum's
-        first phase; unused in self-play.
+        first phase; refused in self-play, which has no random opponent.
     shaping : bool
         Reward shaping: a move that leaves the opponent an immediate
         win is updated as terminal with reward -0.8 and ends the episode
@@ -321,7 +336,9 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     progress : bool
         Show a tqdm progress bar (only when stderr is a terminal).
     curriculum_fraction, curriculum_epsilon, curriculum_tiebreak : see Modes
-        (fraction in [0, 1], epsilon in [0, 1], tiebreak in [0, 1]; 0 disables it).
+        (fraction in [0, 1], default 0.2; epsilon in [0, 1], default 0.6; tiebreak
+        in [0, 1], default 1e-6, 0 disables it); only in mode "curriculum"
+        (refused in the others, which would ignore them).
     alpha_decay, alpha_min : learning-rate schedule (see ``alpha``).
     chunk : int >= 1
         Episodes per history record.
@@ -343,6 +360,12 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     episodes = _util.check_int("episodes", episodes, min=0, max=_util.INT64_MAX)
     h = _validate_hyper(alpha, gamma, epsilon, epsilon_decay, epsilon_min, alpha_decay, alpha_min)
     _util.check_choice("mode", mode, _MODES)
+    check_mode_options(mode, side=side, curriculum_fraction=curriculum_fraction,
+                       curriculum_epsilon=curriculum_epsilon,
+                       curriculum_tiebreak=curriculum_tiebreak)
+    curriculum_fraction = 0.2 if curriculum_fraction is None else curriculum_fraction
+    curriculum_epsilon = 0.6 if curriculum_epsilon is None else curriculum_epsilon
+    curriculum_tiebreak = 1e-6 if curriculum_tiebreak is None else curriculum_tiebreak
     if side is None:
         side = "O" if mode == "random" else "random"
     _util.check_choice("side", side, tuple(_SIDES))

@@ -76,7 +76,7 @@ def _eval_rows(agent, games, side, seed):
 def run(args):
     """Train, save, summarise; returns the exit status."""
     from ttt_engine import plot_history, train
-    from ttt_engine.qagent import DEFAULT_EPISODES
+    from ttt_engine.qagent import DEFAULT_EPISODES, MODE_OPTIONS, check_mode_options
     console = Console.for_args(args)
     options = {k: getattr(args, k) for k in TRAIN_OPTIONS if getattr(args, k) is not None}
     if args.shaping:
@@ -84,6 +84,14 @@ def run(args):
     if args.symmetry:
         options["symmetry"] = True
     # everything that can fail is checked before the training
+    mode = options.get("mode", "curriculum")
+    for key in MODE_OPTIONS:
+        try:
+            check_mode_options(mode, **{key: options.get(key)})
+        except ValueError:
+            modes = " or ".join(MODE_OPTIONS[key])
+            raise CLIError(f"--{key.replace('_', '-')} applies to --mode {modes}; --mode "
+                           f"{mode} does not use it", EXIT_USAGE) from None
     if args.plot:
         _files.check_plot(args.plot)
     if args.out is not None:
