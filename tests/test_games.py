@@ -191,6 +191,17 @@ def test_learned_engines_with_small_budgets():
     assert agent.select_move(b) in b.legal_moves
 
 
+def test_q_engine_refuses_what_a_loaded_model_ignores(tmp_path):
+    g = games.get("ttt")
+    path = tmp_path / "q.npz"
+    g.make_agent("q", seed=1, episodes=2000).save(path)
+    with pytest.raises(ValueError, match="episodes applies when the q engine trains"):
+        g.make_agent("q", model=str(path), episodes=500)
+    with pytest.raises(ValueError, match="seed"):
+        g.make_agent("q", model=str(path), seed=-1)
+    assert g.make_agent("q", model=str(path), seed=3).episodes == 2000
+
+
 def test_same_seed_same_moves():
     g = games.get("uttt")
     b = g.new_board()

@@ -95,9 +95,17 @@ def _hint(board, zero_based=False):
 
 
 def _q(seed=None, model=None, episodes=None, progress=False):
-    """A saved Q-learning model (``model=path``), else a freshly trained one."""
-    from ttt_engine import qagent
+    """A saved Q-learning model (``model=path``), else a freshly trained one.
+    ``episodes`` only applies to training (refused with ``model``); ``seed`` is
+    checked either way and only used by the training (a loaded model plays
+    greedily, without chance)."""
+    from ttt_engine import _util, qagent
+    if seed is not None:
+        _util.resolve_seed(seed)
     if model is not None:
+        if episodes is not None:
+            raise ValueError("episodes applies when the q engine trains its model; "
+                             "model= loads one already trained (leave one of them out)")
         return qagent.QAgent.load(model)
     kw = {} if episodes is None else {"episodes": episodes}
     return qagent.train(seed=seed, progress=progress, **kw)
