@@ -79,6 +79,20 @@ def test_seed_help_names_the_budgets_it_holds_for(sub, env):
     assert "--time budgets (and best's default thinking time) depend on the machine" in text
 
 
+def test_eval_shows_progress_on_a_terminal(env):
+    """A long evaluation is never silent on a terminal: a bar with the games done
+    (and the time left); --quiet turns it off."""
+    args = ["eval", "--engine", "random", "--against", "random", "--games", "3", "--seed", "1"]
+    child = spawn(args, env)
+    child.expect(r"6/6")
+    child.expect("total")
+    assert finish(child)[0] == 0
+    child = spawn(args + ["--quiet"], env)
+    child.expect("total")
+    assert "6/6" not in child.before
+    assert finish(child)[0] == 0
+
+
 def test_bad_option_is_one_line_usage_error(env):
     r = run(["play", "--opponent", "nonsense"], env)
     assert r.returncode == 2

@@ -3,6 +3,7 @@ wins/draws/losses table per side."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from ttt_engine.cli import _options as O
@@ -27,9 +28,9 @@ engine (--against) and print wins/draws/losses.""",
         "eval --engine mcts --simulations 2000 --against random --games 200")))
 
 
-def _play_games(game, start, agent_a, agent_b, n, a_side):
+def _play_games(game, start, agent_a, agent_b, n, a_side, bar=None):
     """Games from ``start`` where agent_a plays ``a_side``: (wins, draws, losses)
-    for agent_a."""
+    for agent_a; ``bar`` (a progress bar or None) advances after each game."""
     b_side = game.sides[1] if a_side == game.sides[0] else game.sides[0]
     agents = {a_side: agent_a, b_side: agent_b}
     wins = draws = losses = 0
@@ -46,7 +47,18 @@ def _play_games(game, start, agent_a, agent_b, n, a_side):
             wins += 1
         else:
             losses += 1
+        if bar is not None:
+            bar.update(1)
     return wins, draws, losses
+
+
+def _progress_bar(total, desc, quiet):
+    """A progress bar with the rate and the time left on stderr, only on a
+    terminal (a slow engine can take hours over the default game count)."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, unit="game", dynamic_ncols=True)
 
 
 def _model_engine(game):
@@ -105,6 +117,21 @@ def run(args):
     rows = []
     total = [0, 0, 0]
     t0 = time.perf_counter()
+    bar = _progress_bar(args.games * len(sides), f"eval {game.key}", args.quiet)
+    try:
+        _evaluate(game, name, args, sides, start, console, bar, rows, total)
+    finally:
+        if bar is not None:
+            bar.close()
+    if len(sides) > 1:
+        rows.append(_row("total", *total))
+    console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s")
+    console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
+    return EXIT_OK
+
+
+def _evaluate(game, name, args, sides, start, console, bar, rows, total):
+    """The games of every side of ``sides``: a row each in ``rows``, the sum in ``total``."""
     for side in sides:
         side_index = game.sides.index(side)
         if args.model:
@@ -114,14 +141,9 @@ def run(args):
             player = build_agent(game, name, args, side_index, start, console)
             label = name
         opponent = build_agent(game, args.against, args, 1 - side_index, start, console)
-        wdl = _play_games(game, start, player, opponent, args.games, side)
-        total = [t + x for t, x in zip(total, wdl)]
+        wdl = _play_games(game, start, player, opponent, args.games, side, bar)
+        total[:] = [t + x for t, x in zip(total, wdl)]
         rows.append(_row(f"{label} as {side}", *wdl))
-    if len(sides) > 1:
-        rows.append(_row("total", *total))
-    console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s")
-    console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
-    return EXIT_OK
 
 
 def add_parser(subparsers):
@@ -131,8 +153,11 @@ def add_parser(subparsers):
     p.add_argument("--against", metavar="ENGINE", default="random",
                    help="opponent engine (default random)")
     p.add_argument("--games", type=O.count(1, O.MAX_GAMES), default=1000, metavar="N",
-                   help="games per side (default 1000)")
+                   help="games per side (default 1000; an engine thinking on time, such as "
+                        "best at about 1 s a move, takes hours for that: the progress bar "
+                        "shows the time left)")
     p.add_argument("--side", default="both", metavar="SIDE",
                    help="side of the evaluated player: X, O or both (default)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     O.add_engine_options(p)
     return p
