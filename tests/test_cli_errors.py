@@ -330,6 +330,7 @@ def test_train_episodes_with_a_saved_model_are_not_silently_ignored(env, tmp_pat
     (["play", "--opponent", "q", "--model", ""], "--model"),
     (["play", "--from", ""], "--from"),
     (["play", "--save", ""], "--save"),
+    (["play", "--board", ""], "--board"),
 ])
 def test_empty_values_are_refused_not_read_as_left_out(args, needle, env):
     r = run(args, env, stdin="q\n")

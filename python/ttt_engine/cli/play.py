@@ -336,7 +336,7 @@ def add_parser(subparsers):
     p.add_argument("--size", metavar="SIZE",
                    help="board size: Clobber ROWSxCOLS (default 6x5, up to 8x8), "
                         "Quixo 3, 4 or 5 (default 5)")
-    p.add_argument("--board", metavar="FILE",
+    p.add_argument("--board", type=O.path, metavar="FILE",
                    help="start position from a file: Clobber rows of B, W, _; Quixo the "
                         "25-character string; UTTT Board.to_string() (81 cells, ':', forced "
                         "board or *)")
