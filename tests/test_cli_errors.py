@@ -318,6 +318,11 @@ def test_train_episodes_with_a_saved_model_are_not_silently_ignored(env, tmp_pat
     for option in (["--train-episodes", "1000"], ["--retrain"]):
         r = run(["eval", "--model", str(model), *option], env)
         one_line_error(r, 2, option[0], "--model")
+    # the model trained for one side is the one the other side plays: trained once, no note
+    r = run(["eval", "--engine", "q", "--train-episodes", "2000", "--retrain", "--games", "2"],
+            env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("Training") == 1 and "not used" not in r.stdout
 
 
 # ------------------------------------------------------------------ empty values

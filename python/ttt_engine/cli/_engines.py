@@ -114,9 +114,15 @@ def load_or_train(game, name, args, side, console):
     before any training."""
     label = _label(game.engines[name])
     path = args.model or model_path(game.key, name)
+    # the other side of eval or play --first alternate: the model this run trained
+    made = vars(args).setdefault("models_trained", set())
+    if path in made:
+        return game.make_agent(name, model=path)
 
     def train():
-        return _train(game, name, args, console, _output(args, console, path, "model file"))
+        agent = _train(game, name, args, console, _output(args, console, path, "model file"))
+        made.add(path)
+        return agent
 
     if args.retrain:
         return train()
@@ -185,6 +191,10 @@ def _values(game, args, console, size):
     mod = game.module
     path = args.model or values_path(game.key, size)
     games = args.train_episodes or 100_000
+    made = vars(args).setdefault("models_trained", set())
+    if path in made:                # collected by this run for the other side
+        return mod.load_values(path)
+    made.add(path)
     if os.path.exists(path) and not args.retrain:
         try:
             table = mod.load_values(path)
