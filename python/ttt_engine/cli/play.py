@@ -247,7 +247,7 @@ def run(args):
     """Play the games; returns the exit status."""
     console = Console.for_args(args)
     if args.save is not None:
-        _files.check_output(args.save, "record file")
+        args.save = _files.check_output(args.save, "record file")
     record = _read_from(args)
     args.game = record.game.key if record is not None else args.game or DEFAULT_GAME
     game = GAMES[args.game]
