@@ -379,6 +379,23 @@ def test_bad_book_part_is_one_line(bad, capsys):
     assert "\n" not in err and "--part" in err and ("I/N" in err or "1 <= I" in err), err
 
 
+def test_console_book_checks_its_files_before_any_solve(tmp_path, capsys, monkeypatch):
+    def generate(*args, **kwargs):
+        raise AssertionError("solving started")
+    monkeypatch.setattr(connect4_book, "generate", generate)
+    (tmp_path / "b.bin.part1of2.progress.npz").mkdir()
+    for out, part, code, needle in [(str(tmp_path), None, 2, "is a folder"),
+                                    (str(tmp_path / "no" / "b.bin"), None, 1, "does not exist"),
+                                    ("", None, 2, "must be a file name"),
+                                    (str(tmp_path / "b.bin"), "1/2", 2, "progress file")]:
+        argv = ["connect4", "book", "--plies", "3", "--out", out] + \
+            (["--part", part] if part else [])
+        assert main(argv) == code
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and needle in err, err
+    assert os.listdir(tmp_path) == ["b.bin.part1of2.progress.npz"]
+
+
 def test_shipped_book_entries_re_solve_or_its_absence_is_said(monkeypatch):
     """A random sample of the shipped book's deepest complete level (and of
     the level being deepened, if any), solved again; while none ships

@@ -208,3 +208,11 @@ def add_engine_options(p):
                    help="episodes (games) when a learned engine has to learn its model")
     g.add_argument("--retrain", action="store_true",
                    help="learn a new model even if one is saved")
+
+
+def file_name(text):
+    """An argparse type: a file path, not empty (an empty value would be read
+    as "the default" or as the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must be a file name, got {shorten(text)}")
+    return text

@@ -10,6 +10,7 @@ that when it loses.  Positions in the shipped book answer at once; the others
 are solved (seconds in the opening)."""
 from __future__ import annotations
 
+from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 
@@ -45,7 +46,7 @@ def configure(p):
                         "(or, with --partial, whenever a run stops).")
     sb.add_argument("--plies", type=O.count(0, 41), required=True, metavar="N",
                     help="the deepest positions in the book (discs on the board)")
-    sb.add_argument("--out", required=True, metavar="FILE", help="the book file to write")
+    sb.add_argument("--out", type=O.file_name, required=True, metavar="FILE", help="the book file to write")
     sb.add_argument("--part", type=_book_part, default=None, metavar="I/N",
                     help="solve only the I-th of N shares (its own progress file), so that N "
                     "processes, one a core, split the work; then run without --part to "
@@ -138,6 +139,11 @@ def run(args):
     """Run the chosen mode; returns the exit status."""
     if args.mode == "book":
         from ttt_engine import connect4_book
+        # the book and its side file are checked before any position is solved
+        _files.check_output(args.out, "book file")
+        progress = (connect4_book.part_progress(args.out, args.part) if args.part
+                    else f"{args.out}.progress.npz")
+        _files.check_output(progress, "progress file")
         try:
             connect4_book.generate(args.plies, args.out, show=not args.quiet,
                                    table_mb=connect4_book.BOOK_TABLE_MB, part=args.part,
