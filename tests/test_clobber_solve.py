@@ -240,7 +240,46 @@ def test_cli_solve_and_certificate(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0 and "LOSS for B" in out and "confirmed" in out
     assert main(["9x9", "--quiet"]) == 2
-    assert main(["4x4", "--tt-bits", "3", "--quiet"]) == 2
+    with pytest.raises(SystemExit) as e:
+        main(["4x4", "--tt-bits", "3", "--quiet"])
+    assert e.value.code == 2
+
+
+@pytest.mark.parametrize("args,code,needle", [
+    (["--table", "none", "--certificate", "{tmp}/no/c.bin"], 1, "cannot write the certificate"),
+    (["--table", "{tmp}/no/t.npz"], 1, "cannot write the solver table"),
+    (["--table", "{tmp}"], 2, "is a folder"),
+    (["--table", ""], 2, "--table: must be a file name"),
+    (["--certificate", ""], 2, "--certificate: must be a file name"),
+    (["--time-limit", "abc"], 2, "--time-limit: must be a number of seconds"),
+    (["--min-work", "-1"], 2, "--min-work: must be an integer from 0"),
+])
+def test_console_solve_checks_everything_before_the_search(args, code, needle, tmp_path,
+                                                           capsys, monkeypatch):
+    from ttt_engine import clobber_solve
+    from ttt_engine.cli import main as console
+
+    def search(*a, **k):
+        raise AssertionError("the search started")
+    monkeypatch.setattr(clobber_solve, "solve_board", search)
+    monkeypatch.chdir(tmp_path)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert console(["clobber", "solve", "3x3", "--quiet", *args]) == code
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("ttt-engine: error: "), err
+    assert needle in err, err
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_file_that_is_no_solver_table_is_said_so(tmp_path, capsys):
+    from ttt_engine.cli import main as console
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a table\n")
+    assert console(["clobber", "solve", "3x3", "--quiet", "--table", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"ttt-engine: error: {junk} is not a Clobber solver table (give another " \
+                  "--table, or --fresh to write a new one over it)\n"
+    assert console(["clobber", "solve", "3x3", "--quiet", "--table", str(junk), "--fresh"]) == 0
 
 
 def test_cli_ctrl_c_stops_quickly_and_keeps_table(tmp_path):

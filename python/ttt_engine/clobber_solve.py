@@ -9,8 +9,8 @@ a crash) resumes where it stopped.  ``--certificate`` writes a proof that
 ``ttt_engine.clobber_check_reference`` confirms with the plain rules only.
 
 Exit status: 0 settled (and its certificate checked), 1 certificate did not
-check, 3 time limit reached (resumable), 130 interrupted (resumable), 2 bad
-usage.
+check or an output cannot be written, 3 time limit reached (resumable), 130
+interrupted (resumable), 2 bad usage.
 """
 import argparse
 import io
@@ -21,12 +21,16 @@ import time
 
 import numpy as np
 
-from ttt_engine._util import atomic_write, check_int, check_real, check_seconds
+from ttt_engine._util import atomic_write, check_int, check_seconds
+from ttt_engine.cli import _options as O
+from ttt_engine.cli._errors import CLIError
+from ttt_engine.cli._files import check_output
 from ttt_engine.clobber import TECHNIQUES, Board, Solver, format_move
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_TIME, EXIT_INTERRUPT = 0, 1, 2, 3, 130
 FORMAT = "ttt-engine clobber table 1"
 OFF_BY_DEFAULT = ("dfpn",)      # measured slower on the boards it settles (docs/clobber.md)
+TT_BITS, DB_STONES, MAX_MIN_WORK = (10, 31), (0, 64), 10**18
 
 
 def parse_size(text):
@@ -52,14 +56,19 @@ def save_table(path, solver, meta, min_work):
 
 def load_table(path, solver):
     """Load a table written by ``save_table`` into ``solver``; returns its meta dict."""
+    not_one = (f"{path} is not a Clobber solver table (give another --table, or --fresh "
+               "to write a new one over it)")
     try:
         with np.load(path) as z:
             meta = json.loads(bytes(z["meta"]).decode())
-            if meta.get("format") != FORMAT:
-                raise ValueError(f"{path}: not a Clobber solver table ({meta.get('format')!r})")
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise ValueError(not_one)
             solver.import_entries(z["entries"])
-    except (OSError, KeyError, ValueError, json.JSONDecodeError) as e:
-        raise ValueError(f"cannot read solver table {path}: {e}") from None
+    except OSError as e:
+        raise ValueError(f"cannot read solver table {path}: {e.strerror or e}") from None
+    except (KeyError, ValueError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
+        # numpy's own words ("pickled data ... allow_pickle") are no help here
+        raise ValueError(not_one) from None
     return meta
 
 
@@ -194,23 +203,39 @@ def configure(p):
     ``ttt-engine clobber solve``)."""
     p.add_argument("size", help="board ROWSxCOLS, e.g. 6x5 (1-8 each)")
     p.add_argument("--first", choices=("B", "W"), default="B", help="side to move (default B)")
-    p.add_argument("--table", help="file keeping proven subpositions (default clobber-ROWSxCOLS.table.npz; "
+    p.add_argument("--table", type=O.file_name,
+                   help="file keeping proven subpositions (default clobber-ROWSxCOLS.table.npz; "
                    "'none' for no file)")
     p.add_argument("--fresh", action="store_true", help="ignore an existing table file")
-    p.add_argument("--time-limit", type=float, help="stop after this many seconds (resume later)")
-    p.add_argument("--save-every", type=float, default=60.0, help="seconds between table saves (default 60)")
-    p.add_argument("--min-work", type=int, default=1024,
+    p.add_argument("--time-limit", type=O.seconds(), metavar="SECONDS",
+                   help="stop after this many seconds (resume later)")
+    p.add_argument("--save-every", type=O.seconds(), default=60.0, metavar="SECONDS",
+                   help="seconds between table saves (default 60)")
+    p.add_argument("--min-work", type=O.count(0, MAX_MIN_WORK), default=1024, metavar="N",
                    help="save results that cost at least this many nodes (default 1024)")
-    p.add_argument("--tt-bits", type=int, default=24, help="table of 2**N entries, 24 bytes each (default 24)")
-    p.add_argument("--db-stones", type=int, default=8, help="components up to N stones go to the database")
+    p.add_argument("--tt-bits", type=O.count(*TT_BITS), default=24, metavar="N",
+                   help="table of 2**N entries, 24 bytes each (default 24)")
+    p.add_argument("--db-stones", type=O.count(*DB_STONES), default=8, metavar="N",
+                   help="components up to N stones go to the database")
     for t in TECHNIQUES:
         if t in OFF_BY_DEFAULT:
             p.add_argument(f"--{t}", action="store_true", help=f"switch {t} on")
         else:
             p.add_argument(f"--no-{t}", action="store_true", help=f"switch {t} off")
-    p.add_argument("--certificate", help="write a proof certificate to this file and check it")
+    p.add_argument("--certificate", type=O.file_name,
+                   help="write a proof certificate to this file and check it")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     return p
+
+
+def table_path(table, rows, cols):
+    """The table file of ``--table`` (None: no file, for ``none``); the
+    default is named after the board."""
+    if table is None:
+        return f"clobber-{rows}x{cols}.table.npz"
+    if not table.strip():
+        raise ValueError("--table must be a file name or 'none', got ''")
+    return None if table == "none" else table
 
 
 def main(argv=None, prog="ttt-engine clobber solve"):
@@ -220,20 +245,31 @@ def main(argv=None, prog="ttt-engine clobber solve"):
 
 def run(args, prog="ttt-engine clobber solve"):
     """Solve the position ``args`` (from :func:`configure`'s parser) names;
-    returns the exit status."""
+    returns the exit status (an error is one line ``prog: error: ...``)."""
+    try:
+        return solve_command(args)
+    except CLIError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return e.code
+
+
+def solve_command(args):
+    """:func:`run` for the console: an error raises ``CLIError`` (exit 2 bad
+    usage, 1 an output that cannot be written), before any search."""
     try:
         rows, cols = parse_size(args.size)
-        tt_bits = check_int("--tt-bits", args.tt_bits, min=10, max=31)
-        db_stones = check_int("--db-stones", args.db_stones, min=0, max=64)
+        tt_bits = check_int("--tt-bits", args.tt_bits, min=TT_BITS[0], max=TT_BITS[1])
+        db_stones = check_int("--db-stones", args.db_stones, min=DB_STONES[0], max=DB_STONES[1])
         tl = check_seconds("--time-limit", args.time_limit, allow_none=True)
-        save_every = check_real("--save-every", args.save_every, low=0, low_open=True)
-        min_work = check_int("--min-work", args.min_work, min=0)
+        save_every = check_seconds("--save-every", args.save_every)
+        min_work = check_int("--min-work", args.min_work, min=0, max=MAX_MIN_WORK)
+        table = table_path(args.table, rows, cols)
+        # where the results go is checked before the search, which may take hours
+        for path, what in ((table, "solver table"), (args.certificate, "certificate")):
+            if path is not None:
+                check_output(path, what)
     except (ValueError, TypeError) as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    table = args.table or f"clobber-{rows}x{cols}.table.npz"
-    if table == "none":
-        table = None
+        raise CLIError(str(e), EXIT_USAGE) from None
     board = Board(rows, cols)
     if args.first == "W":
         board = Board.from_bitboards(rows, cols, *board.bitboards, to_move="W")
@@ -246,8 +282,7 @@ def run(args, prog="ttt-engine clobber solve"):
                           save_every=save_every, min_work=min_work, report=display)
     except ValueError as e:
         display.done()
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
+        raise CLIError(str(e), EXIT_USAGE) from None
     display.done()
     mover, other = board.to_move, "W" if board.to_move == "B" else "B"
     stats = (f"{out['total_nodes']:,} nodes, CPU {out['total_cpu']:.1f} s, wall {out['total_wall']:.1f} s"

@@ -65,7 +65,7 @@ def configure(p):
     ss = sub.add_parser("solve", help="prove the standard start RxC exactly (resumable, "
                         "time limit, certificate)", description=clobber_solve.DESCRIPTION)
     clobber_solve.configure(ss)
-    ss.set_defaults(run=lambda args: clobber_solve.run(args, f"{p.prog} solve"))
+    ss.set_defaults(run=clobber_solve.solve_command)
     p.set_defaults(run=run)
     return p
 
