@@ -426,6 +426,28 @@ def test_stages_command(tmp_path, capsys):
     assert e.value.code == 2
 
 
+@pytest.mark.parametrize("option,value", [("gamma", 5), ("gamma", 0), ("draw_score", 2),
+                                          ("max_plies", 0), ("size", 6)])
+def test_stages_checks_every_option_before_the_first_stage(option, value, tmp_path):
+    said = []
+    with pytest.raises(ValueError, match=option):
+        quixo.stages("abc", games_a=10, games_b=10, games_c_eval=10, games_c_collect=0,
+                     out_dir=str(tmp_path), progress=False, out=said.append, **{option: value})
+    assert said == [] and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("option,value", [("--gamma", "5"), ("--draw-score", "2"),
+                                          ("--epsilon", "3"), ("--unknown", "-1")])
+def test_stages_command_refuses_a_value_out_of_range(option, value, tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        quixo.main(["stages", "--games-a", "10", "--games-b", "10", "--out-dir", str(tmp_path),
+                    "--no-progress", option, value])
+    assert e.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and os.listdir(tmp_path) == []
+    assert f"{option}: must be in" in captured.err
+
+
 def _images(cells, n):
     """The 8 rotations/reflections of a row-order cell string (pure Python)."""
     g = [list(cells[r * n:(r + 1) * n]) for r in range(n)]

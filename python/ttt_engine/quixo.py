@@ -247,6 +247,11 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
     games_c_collect = check_int("games_c_collect", games_c_collect, min=0)
     epsilon = check_real("epsilon", epsilon, low=0, high=1)
     unknown = check_real("unknown", unknown, low=0, high=1)
+    # run_games' rules, checked here so that no stage runs before a bad value stops a later one
+    size = check_int("size", size, min=3, max=5)
+    max_plies = check_int("max_plies", max_plies, min=1, max=100_000)
+    gamma = check_real("gamma", gamma, low=0, high=1, low_open=True)
+    draw_score = check_real("draw_score", draw_score, low=0, high=1)
     seed = resolve_seed(seed)
     out_dir = os.fspath(out_dir)
     format = check_choice("format", format, ("binary", "json"))

@@ -2,19 +2,28 @@
 random-game speed check (``play``)."""
 from __future__ import annotations
 
+import argparse
 import inspect
 import os
 import time
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
-from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CLIError
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CLIError, shorten
 
 __all__ = ["add_parser", "run", "configure"]
 
 
 #: ``--games-a`` and the other game counts of ``stages``
 GAME_COUNT = O.count(1, O.MAX_GAMES)
+
+
+def _discount(text):
+    """An argparse type: a discount in (0, 1]."""
+    v = O.real(text)
+    if not 0.0 < v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {shorten(text)}")
+    return v
 
 #: The options of ``stages`` after its stage letters, flag -> argparse keywords.
 #: Each one is the ``quixo.stages()`` keyword of the same name (``--games-a``:
@@ -27,10 +36,10 @@ STAGE_OPTIONS = {
                               help="stage C greedy games collected to states_greedy.npz (0: skip)"),
     "--size": dict(type=int, choices=(3, 4, 5)),
     "--max-plies": dict(type=O.count(1, 100_000), help="move cap (draw)"),
-    "--gamma": dict(type=O.real),
-    "--epsilon": dict(type=O.real),
-    "--unknown": dict(type=O.real, help="value of unseen states"),
-    "--draw-score": dict(type=O.real, help="reward of a draw by the cap"),
+    "--gamma": dict(type=_discount, help="discount, in (0, 1]"),
+    "--epsilon": dict(type=O.fraction, help="exploration of the greedy agent, in [0, 1]"),
+    "--unknown": dict(type=O.fraction, help="value of unseen states, in [0, 1]"),
+    "--draw-score": dict(type=O.fraction, help="reward of a draw by the cap, in [0, 1]"),
     "--seed-faithful": dict(action="store_true",
                             help="greedy looks up terminal states in the table too (as the seed)"),
     "--symmetric": dict(action="store_true",
