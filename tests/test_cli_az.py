@@ -84,10 +84,16 @@ def test_bad_usage_is_one_line(tmp_path, env, args, code, needles):
 
 
 def test_eval_refuses_a_file_that_is_not_a_network(tmp_path, env):
+    """A file that is not a network is bad input (exit 2, as play --network
+    says); a missing one is work that cannot be done (exit 1, as eval --model)."""
     q = ttt_engine.train(1000, seed=1, progress=False, metrics_every=0)
     q.save(tmp_path / "q.npz")
-    one_line_error(run(["az", "eval", "--model", str(tmp_path / "q.npz")], env), 1,
-                   "is a Tic-Tac-Toe QAgent file, not a policy-value Network")
+    one_line_error(run(["az", "eval", "--model", str(tmp_path / "q.npz")], env), 2,
+                   "--network: ", "is a Tic-Tac-Toe QAgent file, not a policy-value Network")
+    (tmp_path / "junk.npz").write_text("junk\n")
+    one_line_error(run(["az", "eval", "--network", str(tmp_path / "junk.npz")], env), 2,
+                   "not a ttt_engine model")
+    one_line_error(run(["az", "eval", "--network", str(tmp_path)], env), 2, "is a directory")
 
 
 def test_missing_nn_extra_exits_2_with_the_extra_to_install(tmp_path, env):

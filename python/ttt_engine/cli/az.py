@@ -263,11 +263,14 @@ def run_eval(args):
     from ttt_engine.network import Network
     console = Console.for_args(args)
     if not os.path.exists(args.model):
-        raise CLIError(f"the network file {args.model} does not exist")
+        raise CLIError(f"the network file {args.model} does not exist", EXIT_ERROR)
     try:
         net = Network.load(args.model)
-    except ValueError as e:
-        raise CLIError(str(e)) from None
+    except ValueError as e:         # a file that is not a network: bad input, as in play
+        raise CLIError(f"--network: {e}", EXIT_USAGE) from None
+    except OSError as e:
+        raise CLIError(f"cannot read the network file {args.model}: {e.strerror or e}",
+                       EXIT_ERROR) from None
     console.say(f"{args.model}: {net!r}")
     scores = alphazero.evaluate_network(net, simulations=args.simulations, games=args.games,
                                         mcts_simulations=args.mcts_simulations,
