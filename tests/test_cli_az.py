@@ -83,6 +83,30 @@ def test_bad_usage_is_one_line(tmp_path, env, args, code, needles):
     assert not os.path.exists(tmp_path / "x.npz")
 
 
+@pytest.mark.parametrize("args,needle", [
+    (["--channels", "8"], "--channels applies only with --architecture conv"),
+    (["--blocks", "4"], "--blocks applies only with --architecture conv"),
+    (["--simulations-start", "4"], "--simulations-start applies only with --simulations-ramp"),
+    (["--gumbel-k", "4"], "--gumbel-k applies only with --gumbel"),
+    (["--cheap-simulations", "4"], "--cheap-simulations applies only with --playout-cap"),
+    (["--eval-games", "4"], "--eval-games does not apply to Tic-Tac-Toe"),
+])
+def test_train_options_that_do_not_apply_are_refused(tmp_path, env, args, needle):
+    one_line_error(run(["az", "train", "--out", str(tmp_path / "x.npz"), *args], env), 2,
+                   needle)
+    assert os.listdir(tmp_path) == ["cache"] or os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("option,value", [("--games", "3"), ("--mcts-simulations", "5"),
+                                          ("--playout-weight", "1"), ("--mixed-playouts", "2"),
+                                          ("--seed", "1")])
+def test_eval_game_options_do_not_apply_to_a_ttt_network(tmp_path, env, option, value):
+    net = tmp_path / "ttt.npz"
+    Network.init("ttt", hidden=(8,), seed=1).save(net)
+    one_line_error(run(["az", "eval", "--network", str(net), option, value, "--quiet"], env), 2,
+                   f"{option} does not apply to a Tic-Tac-Toe network")
+
+
 def test_eval_refuses_a_file_that_is_not_a_network(tmp_path, env):
     """A file that is not a network is bad input (exit 2, as play --network
     says); a missing one is work that cannot be done (exit 1, as eval --model)."""

@@ -158,6 +158,7 @@ def run_train(args):
         config = alphazero.config_for(args.game, **hyper)
     except ValueError as e:
         raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
+    _check_applies(args.game, hyper, config)
     budget = args.time if args.time is not None else (None if args.iterations else config.time)
     what = f"{budget:g} s" if budget is not None else f"{args.iterations} iterations"
     # a --scheduler that does not answer is one line, before anything is announced or written
@@ -214,6 +215,25 @@ def run_train(args):
     return EXIT_OK
 
 
+def _check_applies(game, hyper, config):
+    """One line for a hyperparameter given that the run would not use (the
+    preset's values count: a preset with Gumbel search takes --gumbel-k)."""
+    from ttt_engine import games
+    needs = [("channels", config.architecture == "conv", "--architecture conv"),
+             ("blocks", config.architecture == "conv", "--architecture conv"),
+             ("simulations_start", config.simulations_ramp > 0, "--simulations-ramp SECONDS"),
+             ("gumbel_k", config.gumbel, "--gumbel"),
+             ("cheap_simulations", config.playout_cap_share < 1, "--playout-cap below 1")]
+    for name, used, need in needs:
+        if name in hyper and not used:
+            flag = "--" + name.replace("_", "-")
+            raise CLIError(f"{flag} applies only with {need}", EXIT_USAGE)
+    g = games.get(game)
+    if "eval_games" in hyper and g.oracle:
+        raise CLIError(f"--eval-games does not apply to {g.title}: its evaluation is exact "
+                       "(optimal moves over every position), with no games", EXIT_USAGE)
+
+
 def _cluster_threads(address):
     """The worker threads of the Dask cluster the console is connected to (each
     iteration's games are split into as many parts); waits up to
@@ -258,8 +278,13 @@ def _selfplay_failure(args, exc):
     return None
 
 
+#: the options of ``az eval`` that only games against MCTS use, and their defaults
+EVAL_DEFAULTS = {"games": 20, "mcts_simulations": 800, "seed": 0, "playout_weight": 0.0,
+                 "mixed_playouts": 1}
+
+
 def run_eval(args):
-    from ttt_engine import alphazero
+    from ttt_engine import alphazero, games
     from ttt_engine.network import Network
     console = Console.for_args(args)
     if not os.path.exists(args.model):
@@ -271,12 +296,18 @@ def run_eval(args):
     except OSError as e:
         raise CLIError(f"cannot read the network file {args.model}: {e.strerror or e}",
                        EXIT_ERROR) from None
+    g = games.get(net.game_key)
+    played = {"--games": args.games, "--mcts-simulations": args.mcts_simulations,
+              "--playout-weight": args.playout_weight,
+              "--mixed-playouts": args.mixed_playouts, "--seed": args.seed}
+    given = [flag for flag, value in played.items() if value is not None]
+    if g.oracle and given:
+        raise CLIError(f"{given[0]} does not apply to a {g.title} network: its evaluation is "
+                       "exact (optimal moves over every position), with no games", EXIT_USAGE)
+    defaults = EVAL_DEFAULTS | {k: v for k, v in vars(args).items()
+                                if k in EVAL_DEFAULTS and v is not None}
     console.say(f"{args.model}: {net!r}")
-    scores = alphazero.evaluate_network(net, simulations=args.simulations, games=args.games,
-                                        mcts_simulations=args.mcts_simulations,
-                                        seed=args.seed or 0,
-                                        playout_weight=args.playout_weight,
-                                        mixed_playouts=args.mixed_playouts)
+    scores = alphazero.evaluate_network(net, simulations=args.simulations, **defaults)
     console.say(table(_eval_rows(scores), ["evaluation", "value"]))
     return EXIT_OK
 
@@ -327,15 +358,17 @@ def add_parser(subparsers):
                         "same, its earlier name)")
     e.add_argument("--simulations", type=O.count(1, 1_000_000), default=100,
                    help="PUCT simulations per move (default 100)")
-    e.add_argument("--games", type=O.count(1, 100_000), default=20,
+    # the games' options default to None: given for a Tic-Tac-Toe network, they are refused
+    e.add_argument("--games", type=O.count(1, 100_000),
                    help="games against MCTS (default 20; not Tic-Tac-Toe)")
-    e.add_argument("--mcts-simulations", type=O.count(1, 10**9), default=800,
-                   help="MCTS simulations per move (default 800)")
-    e.add_argument("--playout-weight", type=O.fraction, default=0.0, metavar="W",
+    e.add_argument("--mcts-simulations", type=O.count(1, 10**9),
+                   help="MCTS simulations per move (default 800; not Tic-Tac-Toe)")
+    e.add_argument("--playout-weight", type=O.fraction, metavar="W",
                    help="weight of random playouts in every leaf value, 0..1 (default 0; "
-                   "the shipped UTTT network plays with 1)")
-    e.add_argument("--mixed-playouts", type=O.count(1, 10_000), default=1, metavar="K",
-                   help="random playouts averaged for that value (default 1; shipped UTTT: 8)")
-    e.add_argument("--seed", type=O.seed, help="seed of the games")
+                   "the shipped UTTT network plays with 1; not Tic-Tac-Toe)")
+    e.add_argument("--mixed-playouts", type=O.count(1, 10_000), metavar="K",
+                   help="random playouts averaged for that value (default 1; shipped UTTT: 8; "
+                   "not Tic-Tac-Toe)")
+    e.add_argument("--seed", type=O.seed, help="seed of the games (not Tic-Tac-Toe)")
     O.add_quiet(e)
     return p
