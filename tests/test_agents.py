@@ -103,6 +103,20 @@ def test_play_match_max_plies_counts_cap_as_draw():
     assert r.draws == 4 and all(w == "cap" and p == 2 for _, w, p in r.games)
 
 
+def test_play_match_checks_the_board_factory_and_on_game_first():
+    calls = []
+
+    class Counting(RandomAgent):
+        def select_move(self, board):
+            calls.append(board)
+            return super().select_move(board)
+    with pytest.raises(TypeError, match="board_factory must return a board.*got str: 'x'"):
+        play_match(Counting(1), RandomAgent(2), games=2, board_factory=lambda: "x")
+    with pytest.raises(TypeError, match="on_game must be a callable.*got int"):
+        play_match(Counting(1), RandomAgent(2), games=2, on_game=5)
+    assert calls == []
+
+
 def test_agent_protocol_minimal_object():
     class First:
         name = "first"

@@ -691,6 +691,16 @@ def _default_board():
     return Board()
 
 
+def _match_board(board_factory):
+    """A board from ``board_factory``, or a ``TypeError`` saying what it gave."""
+    board = board_factory()
+    if not (hasattr(board, "to_move") and callable(getattr(board, "push", None))
+            and callable(getattr(board, "is_terminal", None))):
+        raise TypeError("board_factory must return a board (with to_move, push() and "
+                        f"is_terminal()), got {type(board).__name__}: {board!r:.40}")
+    return board
+
+
 def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None,
                on_game=None):
     """Play ``games`` games between agents ``a`` and ``b``, alternating who moves
@@ -714,12 +724,17 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
     for agent, label in ((a, "a"), (b, "b")):
         if not callable(getattr(agent, "select_move", None)):
             raise ValueError(f"agent {label} has no select_move(board) method")
+    if on_game is not None and not callable(on_game):
+        raise TypeError(f"on_game must be a callable on_game(games_done, result) or None, "
+                        f"got {type(on_game).__name__}")
+    # the first board is made and checked before any game is played
+    first = _match_board(board_factory) if games else None
     rng = random.Random(resolve_seed(seed))
     result = MatchResult()
     for g in range(games):
         _reset(a, rng.getrandbits(63))
         _reset(b, rng.getrandbits(63))
-        board = board_factory()
+        board = first if g == 0 else board_factory()
         first_label = board.to_move
         players = (a, b) if g % 2 == 0 else (b, a)
         plies = 0
