@@ -221,6 +221,30 @@ def test_bad_input(tmp_path):
         round_robin("chess", ["mcts", "random"], 2, progress=False)
 
 
+def test_bad_board_options_are_refused_before_any_task(monkeypatch):
+    import importlib
+    rr_module = importlib.import_module("ttt_engine.tournament.round_robin")
+    monkeypatch.setattr(rr_module, "run_tasks",
+                        lambda *a, **k: pytest.fail("the tasks started"))
+    with pytest.raises(ValueError, match=r"options \{'rows': 99\}: rows must be in 1-8"):
+        round_robin("clobber", ["random", "mcts"], 8, simulations=10, seed=1,
+                    options={"rows": 99}, workers=1, progress=False)
+    with pytest.raises(ValueError, match="Clobber has no option 'bogus'"):
+        round_robin("clobber", ["random", "mcts"], 8, options={"bogus": 1}, progress=False)
+    with pytest.raises(ValueError, match="options must be a dict"):
+        round_robin("clobber", ["random", "mcts"], 8, options=5, progress=False)
+
+
+def test_wdl_names_the_entrants_and_the_colours(serial_result):
+    with pytest.raises(ValueError, match=r"b must be an entrant of this tournament "
+                                         r"\(mcts, treeq, random\), got 'bogus'"):
+        serial_result.wdl("random", "bogus")
+    with pytest.raises(ValueError, match="a must be an entrant"):
+        serial_result.wdl("bogus", "random")
+    with pytest.raises(ValueError, match="colour must be 'first', 'second' or None"):
+        serial_result.wdl("random", "mcts", "purple")
+
+
 @pytest.mark.parametrize("content, why", [
     (b"alpha,gamma\n0.1,0.9\n", "not a ttt_engine results file"),
     (b'{"ttt_engine": "sweep", "format": 1}\n', "not a ttt_engine tournament results file"),

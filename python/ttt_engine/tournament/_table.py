@@ -49,13 +49,22 @@ class TournamentResult:
     def wdl(self, a, b, colour=None):
         """``(wins, draws, losses)`` of ``a`` against ``b``; ``colour="first"`` /
         ``"second"``: only the games where ``a`` moved first / second."""
-        i, j = self.names.index(a), self.names.index(b)
+        i, j = (self._index(x, w) for x, w in ((a, "a"), (b, "b")))
+        if colour not in (None, "first", "second"):
+            raise ValueError(f"colour must be 'first', 'second' or None (both), got {colour!r}")
         c = self._counts
         if colour is None:
             v = c[0, i, j] + c[1, i, j]
         else:
             v = c[{"first": 0, "second": 1}[colour], i, j]
         return tuple(int(x) for x in v)
+
+    def _index(self, name, what):
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ValueError(f"{what} must be an entrant of this tournament "
+                             f"({', '.join(self.names)}), got {name!r}") from None
 
     @property
     def table(self):

@@ -446,7 +446,13 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
     bootstrap = check_int("bootstrap", bootstrap, min=0)
     workers = check_int("workers", workers, min=1, allow_none=True)
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict of board options, got {options!r:.60}")
     options = dict(options or {})
+    try:        # one board now: bad options fail here, not once in every task
+        _make_board(game, options)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"options {options!r:.60}: {e}") from None
     opening_plies = check_int("opening_plies", opening_plies, min=0, max=1000,
                               allow_none=True)
     if opening_plies is not None and openings is None:
