@@ -161,3 +161,28 @@ def test_tournament_from_an_opening_suite(tmp_path, capsys):
     assert main(["tournament", "--game", "ttt", "--agents", "perfect,random",
                  "--opening-plies", "3", "--quiet"]) == 2
     assert "--opening-plies needs --openings" in capsys.readouterr().err
+
+
+def test_games_must_fit_the_opening_suite(capsys):
+    args = ["tournament", "--game", "ttt", "--agents", "perfect,random", "--openings", "2",
+            "--seed", "1", "--quiet", "--workers", "1", "--bootstrap", "0"]
+    assert main(args + ["--games", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == ("ttt-engine: error: --games must be a multiple of 4 with "
+                                    "--openings 2 (each opening once with each colour), got 5")
+    assert main(args + ["--games", "8"]) == 0
+    assert "from 2 openings played 4 times each" in capsys.readouterr().out
+
+
+def test_intervals_none_without_resamples_and_na_without_variance(capsys):
+    args = ["tournament", "--game", "ttt", "--agents", "perfect,random", "--games", "4",
+            "--seed", "1", "--quiet", "--workers", "1"]
+    assert main(args + ["--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "resamples" not in out and "Elo (OpenSpiel's MM fit, lowest = 0):" in out
+    assert "[" not in out.split("Elo (")[1]
+    assert main(args + ["--bootstrap", "100"]) == 0        # perfect wins all 4 games
+    out = capsys.readouterr().out
+    assert "[n/a]" in out and "the bootstrap gives no interval" in out
+    assert "[645, 645]" not in out and "| 645 [n/a] |" in out

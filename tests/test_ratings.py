@@ -150,3 +150,13 @@ def test_bootstrap_intervals():
     none = ratings.bootstrap(w, d, samples=0)
     assert np.isnan(none.low).all() and none.samples == 0
     assert "a" in str(r1) and set(r1.as_dict()) == {"a", "b", "c"}
+
+
+def test_an_interval_without_variance_is_said_to_be_none():
+    one_sided = ratings.bootstrap([[0, 4], [0, 0]], names=("a", "b"), samples=200, seed=1)
+    assert one_sided.degenerate.all() and one_sided.interval_text(0) == "[n/a]"
+    assert "[n/a]" in str(one_sided)
+    mixed = ratings.bootstrap([[0, 3], [1, 0]], names=("a", "b"), samples=200, seed=1)
+    assert not mixed.degenerate.any() and mixed.interval_text(0).startswith("[")
+    none = ratings.bootstrap([[0, 3], [1, 0]], samples=0)
+    assert none.interval_text(0) == "" and "[" not in str(none)

@@ -75,7 +75,9 @@ def _report(console, result, args):
     budget = (f"{args.time:g} s per move" if args.time else "") + \
         (", " if args.time and args.simulations else "") + \
         (f"{args.simulations:,} simulations per move" if args.simulations else "")
-    suite = (f", from {args.openings} openings played twice each" if args.openings else "")
+    times = args.games // args.openings if args.openings else 0
+    suite = (f", from {args.openings} openings played "
+             f"{'twice' if times == 2 else f'{times} times'} each" if args.openings else "")
     console.say(f"\n{title}, {result.games_per_pair} games per pair (colours alternate{suite}), "
                 f"{budget or 'engine defaults'}, seed {result.seed}; "
                 f"{result.games} games played:")
@@ -88,9 +90,16 @@ def _report(console, result, args):
     console.say("\nBy colour (row moving first / moving second):")
     console.say(result.colour_markdown())
     r = result.rating
-    console.say(f"\nElo (OpenSpiel's MM fit, lowest = 0; {r.level:.0%} bootstrap intervals "
-                f"over {r.samples} resamples of the games, relative to the field's mean):")
+    if r.samples:
+        console.say(f"\nElo (OpenSpiel's MM fit, lowest = 0; {r.level:.0%} bootstrap "
+                    f"intervals over {r.samples} resamples of the games, relative to the "
+                    "field's mean):")
+    else:
+        console.say("\nElo (OpenSpiel's MM fit, lowest = 0):")
     console.say(str(r))
+    if r.degenerate.any():
+        console.say("(n/a: every game the rating depends on had the same outcome, so "
+                    "resampling the games cannot move it: the bootstrap gives no interval)")
 
 
 def run(args):
@@ -100,6 +109,11 @@ def run(args):
     names = _entrants(_agents(args.agents, args.game), args)
     if args.opening_plies is not None and args.openings is None:
         raise CLIError("--opening-plies needs --openings N", EXIT_USAGE)
+    if args.openings is not None and args.games % (2 * args.openings):
+        # else some openings are played more often, or with one colour only
+        raise CLIError(f"--games must be a multiple of {2 * args.openings} with --openings "
+                       f"{args.openings} (each opening once with each colour), got "
+                       f"{args.games}", EXIT_USAGE)
     if args.yardstick is not None:
         from ttt_engine.tournament import check_yardstick
         try:
@@ -159,7 +173,7 @@ def add_parser(subparsers):
                    help="games per task (default: a quarter of --games)")
     p.add_argument("--openings", type=O.count(1, 100_000), metavar="N",
                    help="play every pair from N fixed random openings, each twice with "
-                        "colours swapped (use --games 2N)")
+                        "colours swapped (--games 2N; a multiple of 2N repeats them)")
     p.add_argument("--opening-plies", type=O.count(0, 1000), metavar="K",
                    help="plies of each opening (default: "
                         f"{O.per_game(lambda g: g.opening_plies)})")

@@ -131,7 +131,8 @@ class TournamentResult:
                 w, d, l = self.wdl(a, b)
                 cells.append(f"{w}-{d}-{l}" if w + d + l else "")
             s = scores[a]
-            ci = f" [{r.low[i]:.0f}, {r.high[i]:.0f}]" if r.samples else ""
+            ci = r.interval_text(i)
+            ci = f" {ci}" if ci else ""
             row = (f"| **{a}** | " + " | ".join(cells)
                    + f" | {'' if math.isnan(s) else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
             if ys:

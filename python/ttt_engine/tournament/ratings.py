@@ -157,12 +157,29 @@ class Ratings:
         return {n: (float(e), float(lo), float(hi))
                 for n, e, lo, hi in zip(self.names, self.elo, self.low, self.high)}
 
+    @property
+    def degenerate(self):
+        """Per entrant: its interval has no width (every resample gave the same
+        rating: each of the games it depends on had one outcome), so it says
+        nothing of the rating's uncertainty."""
+        if not self.samples:
+            return np.zeros(len(self.names), dtype=bool)
+        return np.isclose(self.low, self.high, rtol=0.0, atol=1e-9)
+
+    def interval_text(self, i):
+        """``"[low, high]"`` of entrant ``i``; ``"[n/a]"`` for a degenerate
+        interval; ``""`` without a bootstrap."""
+        if not self.samples:
+            return ""
+        if self.degenerate[i]:
+            return "[n/a]"
+        return f"[{self.low[i]:.0f}, {self.high[i]:.0f}]"
+
     def __str__(self):
         lines = []
         for i in np.argsort(-self.elo, kind="stable"):
-            ci = ("" if not self.samples else
-                  f"  [{self.low[i]:.0f}, {self.high[i]:.0f}]")
-            lines.append(f"{self.names[i]:>16s} {self.elo[i]:7.0f}{ci}")
+            ci = self.interval_text(i)
+            lines.append(f"{self.names[i]:>16s} {self.elo[i]:7.0f}" + (f"  {ci}" if ci else ""))
         return "\n".join(lines)
 
 
