@@ -186,3 +186,20 @@ def test_intervals_none_without_resamples_and_na_without_variance(capsys):
     out = capsys.readouterr().out
     assert "[n/a]" in out and "the bootstrap gives no interval" in out
     assert "[645, 645]" not in out and "| 645 [n/a] |" in out
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--x", "alpha", "--y", "alpha", "--plot", "p.png"],
+     "--x and --y must be two different parameters, got alpha for both"),
+    (["--x", "gamma"], "--x applies only with --plot"),
+    (["--y", "gamma"], "--y applies only with --plot"),
+    (["--alpha", "0.1,0.1"], "argument --alpha: lists 0.1 twice"),
+    (["--episodes", "10,1e1"], "argument --episodes: lists 10 twice"),
+])
+def test_sweep_refuses_one_parameter_twice(args, needle, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", "--repeats", "1", "--workers", "1", "--quiet", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert captured.err.startswith("ttt-engine: error: ") and needle in captured.err
+    assert list(tmp_path.iterdir()) == []

@@ -84,6 +84,10 @@ def test_sweep_bad_input(tmp_path):
         sweep(noisy, {"seed": [1]}, 1, seed=1, progress=False)
     with pytest.raises(ValueError, match="alpha must be in"):
         qlearning_sweep(alpha=[0], repeats=1, progress=False)
+    with pytest.raises(ValueError, match=r"grid\['x'\] lists 1.0 twice"):
+        sweep(noisy, {"x": [1, 2, 1.0], "y": [1]}, 1, seed=1, progress=False)
+    with pytest.raises(ValueError, match=r"grid\['alpha'\] lists 0.1 twice"):
+        qlearning_sweep(alpha=[0.1, 0.1], repeats=1, progress=False)
     path = tmp_path / "t.jsonl"
     path.write_text('{"ttt_engine": "tournament", "format": 1}\n')
     with pytest.raises(ValueError, match="not a ttt_engine sweep results file"):
@@ -117,4 +121,7 @@ def test_qlearning_sweep_table_csv_heatmap(tmp_path):
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="not a grid parameter"):
         r.heatmap(tmp_path / "h2.png", "optimality", "beta", "episodes")
+    with pytest.raises(ValueError, match="two different grid parameters, got 'alpha' twice"):
+        r.heatmap(tmp_path / "h2.png", "optimality", "alpha", "alpha")
+    assert not (tmp_path / "h2.png").exists()
     json.dumps([row for row in r.rows])          # every row is JSON-able

@@ -41,7 +41,11 @@ def _list(kind, lo, hi):
         if not items:
             raise argparse.ArgumentTypeError(f"must be a comma-separated list, got "
                                              f"{shorten(text)}")
-        return [one(t) for t in items]
+        values = [one(t) for t in items]
+        for k, v in enumerate(values):
+            if v in values[:k]:
+                raise argparse.ArgumentTypeError(f"lists {v:g} twice, got {shorten(text)}")
+        return values
     parse.__name__ = "list"
     return parse
 
@@ -62,6 +66,9 @@ def _rows(result):
     return rows
 
 
+#: the swept parameters, which the heatmap's axes name
+AXES = ("alpha", "gamma", "episodes")
+
 HEADER = ["alpha", "gamma", "episodes", "runs", "optimal (mean)", "optimal (worst run)",
           "never loses", "worst case X / O", "vs random as X: W/D/L", "vs random as O: W/D/L"]
 
@@ -74,6 +81,15 @@ def run(args):
             if not ((v > lo) if lo_open else (v >= lo)) or v > hi:
                 raise CLIError(f"--{name} values must be in {'(' if lo_open else '['}{lo}, "
                                f"{hi}], got {v:g}", EXIT_USAGE)
+    for axis in ("x", "y"):
+        if getattr(args, axis) is not None and not args.plot:
+            raise CLIError(f"--{axis} applies only with --plot (the heatmap's axes)", EXIT_USAGE)
+    if args.x is not None and args.x == args.y:
+        raise CLIError(f"--x and --y must be two different parameters, got {args.x} for both",
+                       EXIT_USAGE)
+    # the defaults (alpha across, episodes up) give way to the axis the user chose
+    x = args.x or ("gamma" if args.y == "alpha" else "alpha")
+    y = args.y or ("alpha" if x == "episodes" else "episodes")
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -100,9 +116,9 @@ def run(args):
         _files.save(result.to_csv, args.csv, "CSV file")
         console.say(f"Every run written to {args.csv}")
     if args.plot and result.rows:
-        _files.save(lambda p: result.heatmap(p, "optimality", args.x, args.y), args.plot,
+        _files.save(lambda p: result.heatmap(p, "optimality", x, y), args.plot,
                     "heatmap")
-        console.say(f"Heatmap of the optimal-move share ({args.x} x {args.y}) written to "
+        console.say(f"Heatmap of the optimal-move share ({x} x {y}) written to "
                     f"{args.plot}")
     if error is not None:
         raise CLIError(str(error), EXIT_ERROR)
@@ -125,10 +141,10 @@ def add_parser(subparsers):
     p.add_argument("--csv", metavar="FILE", help="write every run as CSV")
     p.add_argument("--plot", metavar="PNG", help="heatmap of the optimal-move share "
                    "(needs matplotlib, the [plot] extra)")
-    p.add_argument("--x", choices=("alpha", "gamma", "episodes"), default="alpha",
-                   help="heatmap columns (default alpha)")
-    p.add_argument("--y", choices=("alpha", "gamma", "episodes"), default="episodes",
-                   help="heatmap rows (default episodes); the third parameter is averaged")
+    p.add_argument("--x", choices=AXES,
+                   help="heatmap columns (default alpha; gamma when --y is alpha)")
+    p.add_argument("--y", choices=AXES, help="heatmap rows (default episodes; alpha when --x "
+                   "is episodes); the third parameter is averaged")
     add_executor_options(p)
     O.add_quiet(p)
     return p

@@ -76,11 +76,13 @@ def _grid(grid):
         values = list(values)
         if not values:
             raise ValueError(f"grid[{name!r}] is empty")
-        for v in values:
+        for k, v in enumerate(values):
             if not isinstance(v, (int, float, str, bool)) or (isinstance(v, float)
                                                                and not math.isfinite(v)):
                 raise ValueError(f"grid[{name!r}] values must be finite numbers, strings or "
                                  f"booleans, got {v!r}")
+            if v in values[:k]:         # the same setting twice would be run and counted twice
+                raise ValueError(f"grid[{name!r}] lists {v!r} twice")
         points.append([(name, v) for v in values])
     return {k: list(v) for k, v in grid.items()}, [dict(p) for p in itertools.product(*points)]
 
@@ -169,6 +171,8 @@ class SweepResult:
         for p in (x, y):
             if p not in self.grid:
                 raise ValueError(f"{p!r} is not a grid parameter: {', '.join(self.grid)}")
+        if x == y:
+            raise ValueError(f"x and y must be two different grid parameters, got {x!r} twice")
         xs, ys = self.grid[x], self.grid[y]
         grid = np.full((len(ys), len(xs)), np.nan)
         for iy, vy in enumerate(ys):
