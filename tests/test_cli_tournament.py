@@ -203,3 +203,27 @@ def test_sweep_refuses_one_parameter_twice(args, needle, tmp_path, capsys, monke
     assert captured.out == "" and len(captured.err.splitlines()) == 1
     assert captured.err.startswith("ttt-engine: error: ") and needle in captured.err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_q_entrant_plays_the_cached_model_as_eval_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "r.jsonl"
+    args = ["tournament", "--game", "ttt", "--agents", "q,random", "--games", "2", "--seed",
+            "1", "--quiet", "--workers", "1", "--bootstrap", "0", "--out", str(out)]
+    (tmp_path / "cache").mkdir()
+    model = tmp_path / "cache" / "ttt-q.npz"
+    model.write_text("junk\n")
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert f"the model file {model} of the q engine cannot be used" in captured.err
+    assert "('ttt-engine eval --game ttt --engine q --retrain' trains a new one)" in captured.err
+    assert not out.exists() and model.read_text() == "junk\n"
+    model.unlink()
+    assert main(args) == 0                      # trained once, saved, then played
+    assert "Training a tabular Q-learning model" in capsys.readouterr().out
+    header = json.loads(out.read_text().splitlines()[0])
+    assert header["entrants"]["q"]["kwargs"] == {"model": str(model)}
+    out.unlink()
+    assert main(args) == 0
+    assert f"Loaded the tabular Q-learning model from {model}" in capsys.readouterr().out

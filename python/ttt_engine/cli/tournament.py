@@ -69,6 +69,42 @@ def _entrants(names, args):
     return [Entrant(n, n, {"network": path}) if n in takes else n for n in names]
 
 
+def _learned(names, args, console):
+    """The entrants, an engine that plays a learned model (Tic-Tac-Toe's q)
+    with the model eval and play use: the cache's, loaded -- or trained once
+    and saved -- before any game, with the same questions about a file that
+    cannot be used (without it, every game trained a model of its own)."""
+    from types import SimpleNamespace
+
+    from ttt_engine import games
+    from ttt_engine._modelfile import model_path
+    from ttt_engine.cli._engines import load_or_train
+    from ttt_engine.tournament import Entrant
+    g = games.get(args.game)
+    out = []
+    for n in names:
+        if isinstance(n, str) and g.engines[n].learned == "model":
+            path = model_path(g.key, n)
+            if os.path.exists(path):        # no question mid-tournament: one line instead
+                try:
+                    g.make_agent(n, model=path)
+                except ValueError as e:
+                    # the advice first: a long reason is cut at the end of the line
+                    reason = str(e).removeprefix(f"{path}: ")
+                    raise CLIError(f"the model file {path} of the {n} engine cannot be used "
+                                   f"('ttt-engine eval --game {g.key} --engine {n} --retrain' "
+                                   f"trains a new one): {reason}", EXIT_USAGE) from None
+                except OSError as e:
+                    raise CLIError(f"the model file {path} of the {n} engine cannot be read: "
+                                   f"{e.strerror or e}", EXIT_ERROR) from None
+            cache = SimpleNamespace(model=None, retrain=False, train_episodes=None,
+                                    seed=args.seed)
+            load_or_train(g, n, cache, "both", console)
+            n = Entrant(n, n, {"model": os.path.abspath(path)})
+        out.append(n)
+    return out
+
+
 def _report(console, result, args):
     from ttt_engine.games import get
     title = get(args.game).title
@@ -124,6 +160,7 @@ def run(args):
         _files.check_output(args.out, "results file")
     if args.json:
         _files.check_output(args.json, "summary file")
+    names = _learned(names, args, console)
     result, error = run_resumable(
         args, console,
         lambda ex: round_robin(args.game, names, args.games, time_per_move=args.time,
