@@ -173,6 +173,10 @@ def test_games_must_fit_the_opening_suite(capsys):
                                     "--openings 2 (each opening once with each colour), got 5")
     assert main(args + ["--games", "8"]) == 0
     assert "from 2 openings played 4 times each" in capsys.readouterr().out
+    # without --games, the suite once with each colour
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "4 games per pair" in out and "from 2 openings played twice each" in out
 
 
 def test_intervals_none_without_resamples_and_na_without_variance(capsys):

@@ -145,6 +145,8 @@ def run(args):
     names = _entrants(_agents(args.agents, args.game), args)
     if args.opening_plies is not None and args.openings is None:
         raise CLIError("--opening-plies needs --openings N", EXIT_USAGE)
+    if args.games is None:
+        args.games = 2 * args.openings if args.openings is not None else 20
     if args.openings is not None and args.games % (2 * args.openings):
         # else some openings are played more often, or with one colour only
         raise CLIError(f"--games must be a multiple of {2 * args.openings} with --openings "
@@ -195,8 +197,9 @@ def add_parser(subparsers):
     p.add_argument("--network", metavar="PATH",
                    help="network file of the az engine, and of best where it is "
                         "network-guided (default: the game's shipped one)")
-    p.add_argument("--games", type=O.count(1, O.MAX_GAMES), default=20, metavar="N",
-                   help="games per pair (default 20)")
+    p.add_argument("--games", type=O.count(1, O.MAX_GAMES), metavar="N",
+                   help="games per pair (default 20; with --openings N, 2N: each opening "
+                        "once with each colour)")
     p.add_argument("--time", type=O.seconds(), metavar="SECONDS",
                    help="thinking time per move for engines with a time budget")
     p.add_argument("--simulations", type=O.count(1, O.MAX_SIMULATIONS), metavar="N",
