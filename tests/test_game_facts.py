@@ -70,6 +70,11 @@ FACTS = {
     "endgame_solve": ("a function or None, set only with endgame_cells",
                       lambda g, v: _optional_function(v)
                       and (v is None or g.endgame_cells is not None)),
+    "heuristic_ok": ("a function or None", lambda g, v: _optional_function(v)),
+    # a game with heuristics of its own states their rule
+    "heuristic_rule": ("a str, set only with heuristic_ok",
+                       lambda g, v: (v is None) == (g.heuristic_ok is None)
+                       and (v is None or isinstance(v, str))),
     "oracle": ("a bool", lambda g, v: isinstance(v, bool)),
     "text": ("None or five functions (parse, format, draw, legend, hint)",
              lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 5

@@ -193,6 +193,14 @@ def _search(algorithm):
 
 
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Clobber.
+def _heuristic_ok(heuristic):
+    try:
+        heuristic_id(heuristic)
+    except ValueError:
+        return False
+    return True
+
+
 GAME = Game(
     "clobber", "Clobber", ("B", "W"), {"rows": 6, "cols": 5}, __name__,
     engines.standard(
@@ -210,6 +218,9 @@ GAME = Game(
     temperature_moves=8,
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,
+    heuristic_ok=_heuristic_ok,
+    heuristic_rule=("must be a Clobber heuristic id: from 0 to 63 with its low 4 bits "
+                    "from 0 to 6 (see clobber.heuristic_id)"),
     # the exact solve once 24 stones are left: 182-0-118 (0.607) against the same
     # search without it over 300 games at 0.1 s a move, two threads each
     # (results/clobber_endgame/; docs/clobber.md)

@@ -132,6 +132,11 @@ class Game:
     #: move); None when not proven within ``time_limit`` seconds (None: a simulation
     #: budget, bounded by work, not time, so that a seeded search repeats).  None: alpha-beta
     endgame_solve: Callable = None
+    #: ``heuristic -> bool``: is ``heuristic`` (an int >= 0) one of the game's static
+    #: evaluations that depth-first searches take (``heuristic=``); None: only 0
+    heuristic_ok: Callable = None
+    #: the rule of ``heuristic_ok`` in words, for the refusal ("must be 0" when None)
+    heuristic_rule: str = None
     #: the game is solved by ``ttt_engine.exact``'s oracle, which scores a policy exactly
     oracle: bool = False
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of

@@ -5,10 +5,11 @@ loops are in ``ttt_engine._core.algorithms.alphabeta``; scores as described in
 :mod:`ttt_engine.search`."""
 from __future__ import annotations
 
+import numbers
 import threading
 
 from ttt_engine import _registry as games
-from ttt_engine._util import board_game, check_int, check_seconds
+from ttt_engine._util import RangeError, board_game, check_bool, check_int, check_seconds
 from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _dispatch,
                                       _OneSearchAtATime)
 
@@ -84,6 +85,24 @@ def _with_searcher(searcher, fn, *args):
     return searcher._exclusive(_dispatch, fn, searcher, *args)
 
 
+def check_heuristic(board, heuristic):
+    """``heuristic`` as an int if it is one of the static evaluations of
+    ``board``'s game (its ``heuristic_ok`` fact; only 0 where it has none);
+    a ``ValueError`` stating the game's rule otherwise."""
+    if heuristic == 0 and type(heuristic) is int:     # every game's default
+        return 0
+    game = games.of_board(board)
+    rule = game.heuristic_rule or f"must be 0 ({game.title} has one static evaluation)"
+    if isinstance(heuristic, bool) or not isinstance(heuristic, numbers.Integral):
+        raise RangeError("heuristic", rule, heuristic)
+    heuristic = int(heuristic)
+    ok = heuristic == 0 if game.heuristic_ok is None else \
+        heuristic >= 0 and game.heuristic_ok(heuristic)
+    if not ok:
+        raise RangeError("heuristic", rule, heuristic)
+    return heuristic
+
+
 def _depth(depth):
     if depth is None:
         return MAX_PLY
@@ -104,15 +123,18 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
          searcher=None, pvs=False, stop=None):
     _check_board(board, allow_terminal=False)
     d = _depth(depth)
-    heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+    heuristic = check_heuristic(board, heuristic)
     time_limit = check_seconds("time_limit", time_limit, allow_none=True)
     if depth is None and time_limit is None:
         refuse_unbounded(board, _KINDS[kind], "depth= or time_limit=")
     if iterative is None:
         iterative = time_limit is not None
-    raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, bool(pruning),
-                         bool(ordering), bool(tt), time_limit or 0.0, bool(iterative), bool(pvs),
-                         stop)
+    # the formulations name pruning "alphabeta"
+    pruning = check_bool("alphabeta", pruning)
+    ordering, tt = check_bool("ordering", ordering), check_bool("tt", tt)
+    iterative, pvs = check_bool("iterative", iterative), check_bool("pvs", pvs)
+    raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, pruning,
+                         ordering, tt, time_limit or 0.0, iterative, pvs, stop)
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
                            f"{d}; use iterative=True to get the last completed depth")
@@ -177,7 +199,7 @@ def move_values(board, depth=None, *, heuristic=0, searcher=None):
     (:func:`refuse_unbounded`); a finished board has no moves: ``({}, True)``."""
     _check_board(board)
     d = _depth(depth)
-    heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+    heuristic = check_heuristic(board, heuristic)
     if depth is None:
         refuse_unbounded(board, "move_values", "depth=")
     pairs, _nodes, exact = _with_searcher(searcher, _ab.root_values, board, d, heuristic)
