@@ -155,3 +155,48 @@ def test_eval_with_a_junk_model_file_exits_2(tmp_path):
                         "--games", "1"], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and "junk.npz" in r.stderr
+
+
+# ------------------------------------------------------------------ yes/no options
+def _bool_calls():
+    from ttt_engine import Board, connect4, search
+    from ttt_engine.agents import AZAgent, MCTSAgent
+    from ttt_engine.envs.gymnasium import VectorGameEnv
+    return {
+        "randomize": lambda v: PerfectAgent(randomize=v),
+        "alphabeta": lambda v: search.minimax(Board(), 2, alphabeta=v),
+        "weak": lambda v: connect4.solve(connect4.from_moves("4444445555"), weak=v,
+                                         time_limit=5),
+        "solver": lambda v: search.MCTS(seed=1, solver=v),
+        "reuse": lambda v: MCTSAgent(reuse=v),
+        "copy": lambda v: VectorGameEnv(copy=v),
+        "solver ": lambda v: AZAgent(None, solver=v),
+        "ordering": lambda v: search.alphabeta(Board(), 2, ordering=v),
+    }
+
+
+@pytest.mark.parametrize("name", list(_bool_calls()))
+@pytest.mark.parametrize("value", ["no", 2, 1.0])
+def test_yes_no_options_take_only_true_or_false(name, value):
+    call = _bool_calls()[name]
+    with pytest.raises(ValueError, match=f"^{name.strip()} must be True or False, got"):
+        call(value)
+    call(np.bool_(False))                  # numpy's bools are bools
+
+
+# ------------------------------------------------------------------ heuristics
+def test_depth_first_searches_take_only_the_games_heuristics():
+    from ttt_engine import Board, games, search
+    from ttt_engine.agents import AlphaBetaAgent, MinimaxAgent
+    b = clobber.Board(4, 4)
+    search.alphabeta(b, 2, heuristic=3)                # one of its own
+    with pytest.raises(ValueError, match="heuristic must be a Clobber heuristic id.*got 1000"):
+        search.alphabeta(b, 2, heuristic=1000)
+    with pytest.raises(ValueError, match=r"heuristic must be 0 \(Tic-Tac-Toe has one"):
+        search.minimax(Board(), 2, heuristic=1)
+    with pytest.raises(ValueError, match=r"heuristic must be 0 \(Connect Four has one"):
+        AlphaBetaAgent(depth=2, heuristic=5).select_move(games.get("connect4").new_board())
+    with pytest.raises(ValueError, match="heuristic must be a Clobber heuristic id"):
+        MinimaxAgent(depth=1, heuristic=1000).select_move(b)
+    with pytest.raises(ValueError, match=r"heuristic must be 0"):
+        search.move_values(Board(), 2, heuristic=2)

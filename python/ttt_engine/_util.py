@@ -16,7 +16,7 @@ import tempfile
 __all__ = [
     "resolve_seed", "check_int", "check_real", "check_choice", "check_seconds",
     "check_simulations", "check_depth", "RangeError", "check_output_path", "atomic_write",
-    "check_board", "describe", "game_title", "game_over",
+    "check_board", "describe", "game_title", "game_over", "check_bool",
 ]
 
 #: Largest seed (seeds are 64-bit unsigned integers).
@@ -184,6 +184,15 @@ def game_over(winner):
     """The result in the one game-over message of the four games:
     "the game is over ({game_over(w)})" reads "(X won)" or "(draw)"."""
     return "draw" if winner == "draw" else f"{winner} won"
+
+
+def check_bool(name, value):
+    """``value`` as a bool if it is True or False (numpy's bools too); a
+    ``ValueError`` otherwise, so "no", 0 or 2 are not read as a choice."""
+    kind = type(value)
+    if kind is bool or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")
 
 
 def check_choice(name, value, choices):

@@ -18,8 +18,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ttt_engine._util import (check_choice, check_depth, check_int, check_real, check_seconds,
-                              check_simulations, resolve_seed)
+from ttt_engine._util import (check_bool, check_choice, check_depth, check_int, check_real,
+                              check_seconds, check_simulations, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
 from ttt_engine import games
@@ -89,7 +89,7 @@ class PerfectAgent(_StreamAgent):
     def __init__(self, randomize=False, seed=None, tt_size=1 << 16, *, simulations=None,
                  time=None, depth=None):
         no_budget("PerfectAgent", simulations=simulations, time=time, depth=depth)
-        self.randomize = bool(randomize)
+        self.randomize = check_bool("randomize", randomize)
         self._seed_stream(seed)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self._searcher = _search.ABSearcher(self.tt_size)
@@ -384,7 +384,7 @@ class AZAgent(Agent):
                                         allow_none=True)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000,
                                       allow_none=True)
-        self.solver = None if solver is None else bool(solver)
+        self.solver = None if solver is None else check_bool("solver", solver)
         self.playout = None if playout is None else _search.playout_name(playout)
         self.endgame = check_int("endgame", endgame, min=0, max=81, allow_none=True)
         self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,

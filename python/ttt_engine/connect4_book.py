@@ -342,7 +342,7 @@ class PerfectAgent(_StreamAgent):
         from ttt_engine.connect4_solve import _solve
         no_budget("the Connect Four perfect engine", simulations=simulations, time=time,
                   depth=depth)
-        self.randomize = bool(randomize)
+        self.randomize = _util.check_bool("randomize", randomize)
         self._seed_stream(seed)
         self.table_mb = _util.check_int("table_mb", table_mb, min=_solve.MIN_TABLE_MB,
                                         max=_solve.MAX_TABLE_MB)

@@ -132,10 +132,12 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.solve", time_limit, max_nodes, table_mb, threads)
     lower = _lower(lower_bound)
+    weak = _util.check_bool("weak", weak)
+    keep_table = _util.check_bool("keep_table", keep_table)
     if board.winner is not None:
         return _finished(board, start)
-    score, move, nodes = _solve.solve_board(board, bool(weak), max_nodes, time_limit,
-                                            table_mb, threads, keep=bool(keep_table),
+    score, move, nodes = _solve.solve_board(board, weak, max_nodes, time_limit,
+                                            table_mb, threads, keep=keep_table,
                                             lower=lower)
     seconds = time.perf_counter() - start
     if score is None:
@@ -161,7 +163,7 @@ def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB
     if board.winner is not None:
         return {}
     return _solve.analyse_board(board, max_nodes, time_limit, table_mb, threads,
-                                bool(keep_table))[0]
+                                _util.check_bool("keep_table", keep_table))[0]
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
@@ -194,7 +196,8 @@ def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
     if board.winner is not None:
         return _finished(board, start).score, []
     score, found, _ = _solve.optimal_columns_board(board, score, max_nodes, time_limit,
-                                                   table_mb, threads, bool(keep_table),
+                                                   table_mb, threads,
+                                                   _util.check_bool("keep_table", keep_table),
                                                    lower=lower, only=only)
     if columns is not None:
         return score, found

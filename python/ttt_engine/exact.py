@@ -159,7 +159,7 @@ def best_vs_random(side="O", never_lose=False):
     uniformly random opponent (``never_lose``: among agents that never lose).
     99.479% as X (either way); as O 93.86%, or 91.64% never losing."""
     _util.check_choice("side", side, tuple(_SIDE))
-    return _oracle.best_vs_random(_SIDE[side], bool(never_lose))
+    return _oracle.best_vs_random(_SIDE[side], _util.check_bool("never_lose", never_lose))
 
 
 def exact_report(agent):

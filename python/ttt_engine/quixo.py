@@ -33,7 +33,7 @@ import time
 from ttt_engine import _game_text as _text
 from ttt_engine import _quixo_files as _qfiles
 from ttt_engine import _verbs, engines
-from ttt_engine._util import check_int, check_real, check_choice, resolve_seed
+from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
@@ -149,7 +149,7 @@ def run_games(n_games, agent_a, agent_b, *, alternate=True, size=5, max_plies=DE
     if collect is not None and not isinstance(collect, ValueTable):
         raise ValueError(f"collect must be a ValueTable or None, got {type(collect).__name__}")
     seed = resolve_seed(seed)
-    res = _run_games(n_games, agent_a, agent_b, alternate=bool(alternate), size=size,
+    res = _run_games(n_games, agent_a, agent_b, alternate=check_bool("alternate", alternate), size=size,
                      max_plies=max_plies, seed=seed, collect=collect, gamma=gamma,
                      draw_score=draw_score, progress=progress)
     res["seed"] = seed
@@ -165,7 +165,7 @@ def collect_values(n_games, agent_a=None, agent_b=None, *, size=5, max_plies=DEF
     n_games = check_int("n_games", n_games, min=0)
     if capacity is None:
         capacity = max(1 << 16, min(n_games * 48, 1_000_000_000))
-    table = ValueTable(check_int("capacity", capacity, min=1), size, bool(symmetric))
+    table = ValueTable(check_int("capacity", capacity, min=1), size, check_bool("symmetric", symmetric))
     res = run_games(n_games, agent_a or RandomAgent(), agent_b or RandomAgent(), size=size,
                     max_plies=max_plies, seed=seed, collect=table, gamma=gamma,
                     draw_score=draw_score, progress=progress)

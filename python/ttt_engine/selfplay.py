@@ -31,7 +31,7 @@ import numpy as np
 
 from ttt_engine import _parallel
 from ttt_engine import games as _games
-from ttt_engine._util import check_int, check_real, check_simulations, resolve_seed
+from ttt_engine._util import check_bool, check_int, check_real, check_simulations, resolve_seed
 
 __all__ = ["selfplay", "SelfPlayData", "symmetries"]
 
@@ -241,7 +241,7 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
               c_base=c_base, c_init=c_init, dirichlet_alpha=dirichlet_alpha,
               noise_fraction=noise_fraction, max_nodes=max_nodes,
               playout_weight=playout_weight, mixed_playouts=mixed_playouts,
-              expand_after=expand_after, gumbel=bool(gumbel),
+              expand_after=expand_after, gumbel=check_bool("gumbel", gumbel),
               gumbel_k=check_int("gumbel_k", gumbel_k, min=1, max=256))
     kw.update(zip(("playout_cap_share", "cheap_simulations"),
                   check_playout_cap(playout_cap_share, cheap_simulations, sims, kw["gumbel"])))

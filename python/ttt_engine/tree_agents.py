@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 
-from ttt_engine._util import check_int, check_real, check_seconds, check_simulations, resolve_seed
+from ttt_engine._util import (check_bool, check_int, check_real, check_seconds, check_simulations,
+                              resolve_seed)
 from ttt_engine._agent import Agent, alias, no_budget, require_moves
 from ttt_engine.search import _dispatch, _OneSearchAtATime
 
@@ -46,7 +47,7 @@ class _TreeLearnerAgent(Agent, _OneSearchAtATime):
         self.seed = resolve_seed(seed)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_tl.MIN_NODES),
                                    max=(1 << 31) - 1)
-        self.reuse = bool(reuse)
+        self.reuse = check_bool("reuse", reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=16)
         self._tree = _tl.TreeLearner(self.max_nodes, self._algo, self.seed)
         self._init_exclusive()

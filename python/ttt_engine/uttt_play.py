@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ttt_engine._util import check_choice, check_seconds, resolve_seed
+from ttt_engine._util import check_bool, check_choice, check_seconds, resolve_seed
 from ttt_engine.uttt import Board
 
 ENGINES = ("mcts", "treeq", "sarsa", "random")
@@ -38,7 +38,7 @@ def play(engine="mcts", move_time=1.0, side="X", seed=None, tiebreak=False,
     None if the player quit."""
     side = check_choice("side", str(side).upper(), ("X", "O"))
     agent = make_engine(engine, move_time, resolve_seed(seed))
-    board = Board(tiebreak=bool(tiebreak))
+    board = Board(tiebreak=check_bool("tiebreak", tiebreak))
     print_fn(f"You are {side}; the engine is {agent.name}. Type 'R, C' (0-8), "
              "'moves', 'undo' or 'quit'.")
     while not board.is_terminal():

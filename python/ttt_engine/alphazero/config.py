@@ -6,8 +6,6 @@ import dataclasses
 import json
 import math
 
-import numpy as np
-
 from ttt_engine import _util, games
 from ttt_engine.network import _check_hidden, _game, check_architecture
 from ttt_engine.selfplay import check_playout_cap
@@ -126,8 +124,7 @@ def _checked(c):
     v["optimizer"] = _util.check_choice("optimizer", c.optimizer, ("adam", "adamw"))
     v["gumbel_k"] = _util.check_int("gumbel_k", c.gumbel_k, min=1, max=256)
     for k in ("augment", "gumbel"):
-        if not isinstance(getattr(c, k), (bool, np.bool_)):
-            raise ValueError(f"{k} must be True or False, got {getattr(c, k)!r}")
+        _util.check_bool(k, getattr(c, k))
     # the growing budget, then the playout cap below its smallest value
     v["simulations_ramp"] = _util.check_real("simulations_ramp", c.simulations_ramp, low=0)
     v["simulations_start"] = _util.check_int("simulations_start", c.simulations_start, min=1,

@@ -19,7 +19,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ttt_engine.envs._batch import BatchEnv
-from ttt_engine._util import check_choice, check_int
+from ttt_engine._util import check_bool, check_choice, check_int
 from ttt_engine.envs import _games
 from ttt_engine.envs._games import NOT_STARTED
 
@@ -214,7 +214,7 @@ class VectorGameEnv(gym.vector.VectorEnv):
                                  "env; use 'random' or None (self-play)")
         self.opponent = opponent
         self.agent_side = _side_index(self.game, agent_side)
-        self.copy = bool(copy)
+        self.copy = check_bool("copy", copy)
         self.core = BatchEnv(self.game, self.num_envs, seed=seed, **game_options)
         self.num_actions = self.core.num_actions
         self.single_observation_space = spaces.Box(0, 1, self.core.obs_shape, np.int8)

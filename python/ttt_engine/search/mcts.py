@@ -7,7 +7,7 @@ import math
 import time as _time
 
 from ttt_engine import _parallel
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
 from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
                                       _seconds_left, check_playout, playout_name)
 from ttt_engine.search.endgame import endgame_search
@@ -124,10 +124,10 @@ class MCTS(_OneSearchAtATime):
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_mcts.MIN_NODES),
                                    max=(1 << 31) - 1)
         self.seed = resolve_seed(seed)
-        self.reuse = bool(reuse)
+        self.reuse = check_bool("reuse", reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=(1 << 31) - 1)
-        self.solver = bool(solver)
+        self.solver = check_bool("solver", solver)
         self.threads = _parallel.check_threads(threads)
         self.playout = playout_name(playout)
         self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,

@@ -8,7 +8,7 @@ import time as _time
 
 from ttt_engine import _parallel
 from ttt_engine import _registry as games
-from ttt_engine._util import check_int, check_real, resolve_seed
+from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
 from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
                                       _seconds_left, check_playout, playout_name)
 from ttt_engine.search.depth_first import ABSearcher
@@ -144,13 +144,13 @@ class PUCT(_OneSearchAtATime):
         self.batch_size = check_int("batch_size", batch_size, min=1, max=4096)
         self.max_nodes = check_int("max_nodes", max_nodes, min=int(_puct.MIN_NODES),
                                    max=(1 << 31) - 1)
-        self.reuse = bool(reuse)
+        self.reuse = check_bool("reuse", reuse)
         self.reuse_depth = check_int("reuse_depth", reuse_depth, min=0, max=64)
         self.seed = resolve_seed(seed)
         self.playout_weight = check_real("playout_weight", playout_weight, low=0, high=1)
         self.mixed_playouts = check_int("mixed_playouts", mixed_playouts, min=1, max=10_000)
         self.expand_after = check_int("expand_after", expand_after, min=0, max=1_000_000)
-        self.solver = bool(solver)
+        self.solver = check_bool("solver", solver)
         self.playout = playout_name(playout)
         self.endgame = check_int("endgame", endgame, min=0, max=81)
         self.endgame_share = check_real("endgame_share", endgame_share, low=0, low_open=True,
