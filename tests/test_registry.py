@@ -118,6 +118,21 @@ def test_text_round_trip_of_every_legal_move(game):
         assert game.parse_move(b, game.move_to_str(b, m)) == m
 
 
+@pytest.mark.parametrize("move", [-5, 1.5, 10**6, "x", True, None])
+def test_move_text_and_drawing_refuse_what_is_no_move_code(game, move):
+    b = game.new_board()
+    with pytest.raises(ValueError, match="move|cell|column"):
+        game.move_to_str(b, move)
+    if move is not None:            # None: no move to highlight
+        with pytest.raises(ValueError, match="move|cell|column"):
+            game.draw(b, last_move=move)
+
+
+def test_draw_refuses_a_style_that_is_no_function(game):
+    with pytest.raises(ValueError, match=r"style must be None or a function"):
+        game.draw(game.new_board(), style=5)
+
+
 def test_parse_move_names_the_syntax(game):
     b = game.new_board()
     with pytest.raises(ValueError, match=r"[Mm]ove|cell"):

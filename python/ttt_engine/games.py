@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import numbers
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -226,17 +227,36 @@ class Game:
         self._check_notation(notation)
         return self._fn(0)(board, text, **notation)
 
+    def _check_move(self, board, move, name="move"):
+        """``move`` as an int if it is a move code of this game on ``board`` (what
+        :meth:`parse_move` returns); a ``ValueError`` otherwise (the board's own
+        reason for a code out of range), never some other move's text."""
+        if isinstance(move, bool) or not isinstance(move, numbers.Integral):
+            a = "an" if self.title[0] in "AEIOU" else "a"
+            raise ValueError(f"{name} must be {a} {self.title} move code (an int, as "
+                             f"parse_move returns), got {move!r}")
+        move = int(move)
+        board.move_to_str(move)        # the board's reason for a code it does not have
+        return move
+
     def move_to_str(self, board, move, **notation):
-        """``move`` as :meth:`parse_move` reads it."""
+        """``move`` (a move code, as :meth:`parse_move` returns) as
+        :meth:`parse_move` reads it; a code the game does not have is a
+        ``ValueError``."""
         self._check_board(board)
         self._check_notation(notation)
-        return self._fn(1)(board, move, **notation)
+        return self._fn(1)(board, self._check_move(board, move), **notation)
 
     def draw(self, board, style=None, last_move=None, **notation):
         """The board as text.  ``style(text, *tags)`` may colour it (see
-        :mod:`ttt_engine._game_text`); ``last_move`` is highlighted."""
+        :mod:`ttt_engine._game_text`); ``last_move`` (a move code) is highlighted."""
         self._check_board(board)
         self._check_notation(notation)
+        if style is not None and not callable(style):
+            raise ValueError(f"style must be None or a function style(text, *tags), got "
+                             f"{style!r}")
+        if last_move is not None:
+            last_move = self._check_move(board, last_move, "last_move")
         return self._fn(2)(board, style or _text.plain, last_move, **notation)
 
     def legend(self, board=None, **notation):
