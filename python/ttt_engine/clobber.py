@@ -188,7 +188,7 @@ def _search(algorithm):
         from ttt_engine.clobber_play import ClobberAgent
         if depth is None:
             depth = 64 if time is not None else 3
-        return ClobberAgent(algorithm, heuristic, depth, time)
+        return ClobberAgent(algorithm, heuristic, depth, time, seed=seed)
     return build
 
 

@@ -76,7 +76,7 @@ def alphabeta(default_depth, **fixed):
         from ttt_engine.agents import AlphaBetaAgent
         if depth is None and time is None:
             depth = default_depth
-        return AlphaBetaAgent(depth=depth, time=time, **fixed)
+        return AlphaBetaAgent(depth=depth, time=time, seed=seed, **fixed)
     return build
 
 
