@@ -101,6 +101,17 @@ def test_network_of_another_game_or_shape_names_both(tmp_path):
     c.check_board(clobber.Board(4, 4))
 
 
+@pytest.mark.parametrize("engine", ["az", "best"])
+def test_a_registry_agent_refuses_another_games_network_when_made(tmp_path, engine):
+    from ttt_engine import games
+    path = tmp_path / "tttnet.npz"
+    Network.init("ttt", hidden=(8,), seed=1).save(path)
+    with pytest.raises(ValueError, match="this network is for Tic-Tac-Toe.*not for Ultimate"):
+        games.get("uttt").make_agent(engine, network=str(path), simulations=10)
+    c = Network.init("clobber", hidden=(8,), seed=1, rows=4, cols=4)
+    assert games.get("clobber").make_agent(engine, network=c, simulations=10).game == "clobber"
+
+
 def test_wrong_observation_shapes_are_clear_errors():
     net = Network.init("uttt", hidden=(8,), seed=1)
     obs, masks = random_positions("ttt", 4)

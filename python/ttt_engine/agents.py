@@ -406,6 +406,13 @@ class AZAgent(Agent):
             if self.parallel == "tree":
                 _search.check_tree_threads(self._evaluator, self.threads)
 
+    def _bind(self, game, engine):
+        # bound to one game: a network of another is refused now, not at the first move
+        key = getattr(self._evaluator, "game_key", None)
+        if key is not None and key != game:
+            self._evaluator.check_game(game)
+        return super()._bind(game, engine)
+
     def _resolve(self, settings):
         """Fill the settings left at None: from ``settings`` (those the shipped
         network was measured with; a ``{"simulations": x, "time": y}`` entry
