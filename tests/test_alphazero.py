@@ -201,6 +201,17 @@ def test_time_budget_stops_with_a_checkpoint(tmp_path):
     assert load_checkpoint(tmp_path / "t.ckpt.npz").iteration == r.iteration
 
 
+def test_train_checks_every_path_it_writes_before_any_work(tmp_path, monkeypatch):
+    import ttt_engine.selfplay
+    monkeypatch.setattr(ttt_engine.selfplay, "selfplay", lambda *a, **k: pytest.fail("played"))
+    with pytest.raises(FileNotFoundError, match=r"cannot write the network .*x.npz: the folder "
+                       r".*nodir does not exist; create it first"):
+        train("ttt", out=tmp_path / "nodir" / "x.npz", iterations=1, progress=False, **TINY)
+    (tmp_path / "x.metrics.jsonl").mkdir()
+    with pytest.raises(IsADirectoryError, match="metrics log"):
+        train("ttt", out=tmp_path / "x.npz", iterations=1, progress=False, **TINY)
+
+
 def test_missing_nn_extra_is_one_line(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "jax", None)
     with pytest.raises(ImportError, match=r"training needs the \[nn\] extra: pip install "

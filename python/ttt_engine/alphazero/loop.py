@@ -91,7 +91,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     out : path
         The network file (a :class:`~ttt_engine.network.Network` model file),
         written at every checkpoint; the checkpoint and the metrics log go next
-        to it (:func:`run_paths`).
+        to it (:func:`run_paths`).  All three are checked before any work (a
+        missing folder is refused, as by every writer: ``check_output_path``).
     time : float, optional
         Wall-time budget of this call in seconds (default: the preset's).
         Training stops after the iteration that reaches it, with a checkpoint.
@@ -143,8 +144,12 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     from ttt_engine.selfplay import selfplay
     g = _game(game)
     options = dict(board_options or {})
+    _util.check_output_path(out, "network")
     out = os.fspath(out)
     ckpt_path, metrics_path = run_paths(out)
+    # all three are written, the first after an iteration's work: checked before any
+    _util.check_output_path(ckpt_path, "checkpoint")
+    _util.check_output_path(metrics_path, "metrics log")
     time_budget = _util.check_real("time", time, low=0, low_open=True, allow_none=True)
     iterations = _util.check_int("iterations", iterations, min=1, allow_none=True)
     workers = _util.check_int("workers", workers, min=1, max=_MAX_WORKERS, allow_none=True)
