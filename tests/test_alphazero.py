@@ -212,6 +212,12 @@ def test_train_checks_every_path_it_writes_before_any_work(tmp_path, monkeypatch
         train("ttt", out=tmp_path / "x.npz", iterations=1, progress=False, **TINY)
 
 
+@pytest.mark.parametrize("name", ["resume", "overwrite", "progress"])
+def test_train_yes_no_options_take_only_true_or_false(tmp_path, name):
+    with pytest.raises(ValueError, match=f"^{name} must be True or False, got 'no'"):
+        train("ttt", out=tmp_path / "x.npz", iterations=1, **{name: "no"}, **TINY)
+
+
 def test_missing_nn_extra_is_one_line(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "jax", None)
     with pytest.raises(ImportError, match=r"training needs the \[nn\] extra: pip install "

@@ -144,6 +144,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     from ttt_engine.selfplay import selfplay
     g = _game(game)
     options = dict(board_options or {})
+    resume, overwrite = _util.check_bool("resume", resume), _util.check_bool("overwrite", overwrite)
+    progress = _util.check_bool("progress", progress)
     _util.check_output_path(out, "network")
     out = os.fspath(out)
     ckpt_path, metrics_path = run_paths(out)
