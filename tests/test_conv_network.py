@@ -137,6 +137,13 @@ def test_bad_architecture_channels_blocks_are_one_line(tmp_path):
     with pytest.raises(ValueError) as e:
         Network.init("connect4", architecture="conv", channels="wide")
     _one_line(e, "channels")
+    # the other architecture's sizes are refused, not ignored
+    with pytest.raises(ValueError) as e:
+        Network.init("uttt", channels=999, blocks=-5)
+    _one_line(e, "channels and blocks apply to architecture='conv' only")
+    with pytest.raises(ValueError) as e:
+        Network.init("uttt", architecture="conv", hidden=(7,))
+    _one_line(e, "hidden applies to architecture='mlp' only")
     # a file of an architecture this version does not know
     net = Network.init("connect4", architecture="conv", channels=4, blocks=0, seed=1)
     fields = net._fields()

@@ -240,23 +240,34 @@ class Network:
 
     # ------------------------------------------------------------ construction
     @classmethod
-    def init(cls, game, *, hidden=DEFAULT_HIDDEN, architecture="mlp", channels=None,
+    def init(cls, game, *, hidden=None, architecture="mlp", channels=None,
              blocks=None, seed=None, **board_options):
         """A new network for ``game`` (a registry key or ``Game``) with the
         given board options, He-initialised from ``seed`` (biases zero; the
         heads' weights scaled down so the first policy is near uniform and the
-        first values near 0).  ``architecture="conv"``: the convolutional
+        first values near 0).  ``hidden``: the MLP's layer sizes (default
+        ``DEFAULT_HIDDEN``).  ``architecture="conv"``: the convolutional
         network of ``channels`` channels (default 32) and ``blocks`` residual
-        blocks (default 2); ``hidden`` is then unused."""
-        g, full, obs_shape, num_actions = _board_facts(game, board_options)
+        blocks (default 2).  The sizes of the other architecture are refused
+        (``ValueError``), not ignored."""
+        conv_sizes = [k for k, v in (("channels", channels), ("blocks", blocks))
+                      if v is not None]
         architecture, channels, blocks = check_architecture(architecture, channels, blocks)
+        if architecture == "conv" and hidden is not None:
+            raise ValueError("hidden applies to architecture='mlp' only; a conv network's "
+                             "sizes are channels= and blocks=")
+        if architecture == "mlp" and conv_sizes:
+            verb = "apply" if len(conv_sizes) > 1 else "applies"
+            raise ValueError(f"{' and '.join(conv_sizes)} {verb} to architecture='conv' only; "
+                             "an MLP's sizes are hidden=")
+        g, full, obs_shape, num_actions = _board_facts(game, board_options)
         rng = np.random.default_rng(_util.resolve_seed(seed))
         if architecture == "conv":
             _check_planes(obs_shape, _describe(g.key, board_options, obs_shape, num_actions))
             params = _conv_init(rng, obs_shape, channels, blocks, num_actions)
             return cls(g, params, board_options=board_options, architecture="conv",
                        channels=channels, blocks=blocks)
-        hidden = _check_hidden(hidden)
+        hidden = _check_hidden(DEFAULT_HIDDEN if hidden is None else hidden)
         sizes = [int(np.prod(obs_shape)), *hidden]
         params = {}
         for i in range(len(hidden)):

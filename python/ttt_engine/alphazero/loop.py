@@ -194,8 +194,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     else:
         config = config_for(g.key, **hyper)
         seed = _util.resolve_seed(seed)
-        net = Network.init(g.key, hidden=config.hidden, architecture=config.architecture,
-                           channels=config.channels, blocks=config.blocks,
+        sizes = (dict(channels=config.channels, blocks=config.blocks)
+                 if config.architecture == "conv" else dict(hidden=config.hidden))
+        net = Network.init(g.key, architecture=config.architecture, **sizes,
                            seed=_derived_seed(seed, 0, 0), **options)
         counters = {"iteration": 0, "games": 0, "positions": 0, "sgd_steps": 0,
                     "seconds": 0.0, "evaluations": 0, "last_eval_seconds": None}
