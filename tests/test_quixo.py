@@ -306,6 +306,15 @@ def test_bad_json_is_rejected(text):
         quixo.ValueTable.from_json_bytes(text)
 
 
+def test_registry_greedy_refuses_games_beside_values():
+    table, _ = quixo.collect_values(10, seed=1)
+    from ttt_engine import games
+    g = games.get("quixo")
+    with pytest.raises(ValueError, match="games= applies without values="):
+        g.make_agent("greedy", values=table, games=10)
+    assert g.make_agent("greedy", games=10, seed=1).values.size > 0
+
+
 def test_greedy_agent_beats_random_and_takes_wins():
     table, _ = quixo.collect_values(3000, seed=11)
     greedy = quixo.GreedyValueAgent(table, epsilon=0.1, unknown=0.5)

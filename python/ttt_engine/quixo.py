@@ -434,11 +434,15 @@ def _svg_decor(board):
                if r in (0, n - 1) or c in (0, n - 1)}
 
 
-def _greedy(seed=None, values=None, games=100_000, epsilon=0.0):
+def _greedy(seed=None, values=None, games=None, epsilon=0.0):
     """The state-value agent: ``values`` a ValueTable or a saved file; without
-    one, values are collected from ``games`` random games first."""
+    one, values are collected from ``games`` random games first (default
+    100,000; with ``values`` there are none to play, so ``games`` is refused)."""
+    if values is not None and games is not None:
+        raise ValueError("games= applies without values= (the random games values are "
+                         "collected from); with values= there are none to play")
     if values is None:
-        values, _ = collect_values(games, seed=seed)
+        values, _ = collect_values(100_000 if games is None else games, seed=seed)
     elif not isinstance(values, ValueTable):
         values = load_values(values)
     return GreedyValueAgent(values, epsilon=epsilon, exact_terminal=True,
