@@ -356,6 +356,26 @@ def test_mcts_tree_reuse_by_descent_and_advance():
     assert not m.stats["reused"] and m.stats["root_visits"] == 100
 
 
+@pytest.mark.parametrize("make", ["mcts", "puct"])
+def test_advance_checks_the_move_and_keeps_the_tree_on_a_refusal(make):
+    from ttt_engine.evaluators import UniformEvaluator
+    from ttt_engine.search import PUCT
+    m = MCTS(seed=1) if make == "mcts" else PUCT(UniformEvaluator(), seed=1)
+    for bad in ("garbage", True, 1.5, None):         # with no tree yet, too
+        with pytest.raises(ValueError, match="move must be a move code"):
+            m.advance(bad)
+    b = Board()
+    m.search(b, simulations=200)
+    with pytest.raises(ValueError, match="cell -1 is out of range"):
+        m.advance(-1)
+    with pytest.raises(ValueError, match="move must be a move code"):
+        m.advance(None)
+    m.advance(4)                                     # the tree survived the refusal
+    b.push(4)
+    m.search(b, simulations=10)
+    assert m.stats["reused"] and m.stats["reused_visits"] > 0
+
+
 def test_mcts_no_reuse_option():
     m = MCTS(seed=5, reuse=False)
     m.search(Board(), simulations=1000)

@@ -3,6 +3,7 @@ depth-first search and its score constants, and the checks of boards,
 budgets and playout names."""
 from __future__ import annotations
 
+import numbers
 import threading
 import time as _time
 from dataclasses import dataclass, field
@@ -86,6 +87,15 @@ def _check_board(board, *, allow_terminal=True):
     if not allow_terminal and board.is_terminal():
         raise ValueError(f"the game is over ({game_over(board.winner)}): there is no move to "
                          "search")
+
+
+def check_move_code(move, name="move"):
+    """``move`` as an int if it is a move code (an int, as ``Board.legal_moves``
+    lists them; not a bool); a ``ValueError`` otherwise."""
+    if isinstance(move, bool) or not isinstance(move, numbers.Integral):
+        raise ValueError(f"{name} must be a move code (an int, as Board.legal_moves lists "
+                         f"them), got {move!r}")
+    return int(move)
 
 
 def _seconds_left(t, start):

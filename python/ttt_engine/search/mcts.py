@@ -9,7 +9,8 @@ import time as _time
 from ttt_engine import _parallel
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
 from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
-                                      _seconds_left, check_playout, playout_name)
+                                      _seconds_left, check_move_code, check_playout,
+                                      playout_name)
 from ttt_engine.search.endgame import endgame_search
 
 from ttt_engine._core.algorithms import mcts as _mcts
@@ -165,16 +166,11 @@ class MCTS(_OneSearchAtATime):
         self._exclusive(self._advance, move)
 
     def _advance(self, move):
+        move = check_move_code(move)
         if self._root is None:
             return
-        try:
-            nxt = self._root.copy()
-            nxt.push(move)
-        except ValueError:
-            for tree in self._trees:
-                tree.clear()
-            self._root = None
-            raise
+        nxt = self._root.copy()
+        nxt.push(move)          # an illegal move is refused here, the tree kept
         for tree in self._trees:
             if not tree.advance_root(move):
                 tree.clear()

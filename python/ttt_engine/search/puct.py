@@ -10,7 +10,8 @@ from ttt_engine import _parallel
 from ttt_engine import _registry as games
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
 from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
-                                      _seconds_left, check_playout, playout_name)
+                                      _seconds_left, check_move_code, check_playout,
+                                      playout_name)
 from ttt_engine.search.depth_first import ABSearcher
 from ttt_engine.search.endgame import endgame_search, endgame_search_beside
 
@@ -225,16 +226,12 @@ class PUCT(_OneSearchAtATime):
         self._exclusive(self._advance, move)
 
     def _advance(self, move):
+        move = check_move_code(move)
         if self._root is None:
             return
         nxt = self._root.copy()
-        try:
-            nxt.push(move)
-        except ValueError:
-            self._forest.clear(0)
-            self._root = None
-            raise
-        self._forest.advance(0, int(move))
+        nxt.push(move)          # an illegal move is refused here, the tree kept
+        self._forest.advance(0, move)
         self._root = nxt
 
     # ------------------------------------------------------------ searching
