@@ -83,6 +83,25 @@ def test_illegal_push_is_a_value_error_and_empty_pop_an_index_error(game):
         b.push(taken)
 
 
+def test_a_bool_is_no_move(game):
+    b = game.new_board()
+    for flag in (True, False):
+        with pytest.raises(ValueError, match=r"True|False"):
+            b.push(flag)
+    assert b.moves == []
+
+
+def test_board_constructors_name_their_options(game):
+    key = game.key
+    with pytest.raises(ValueError, match=rf"^{key}\.Board has no option 'bogus'; valid options: "
+                       + (", ".join(game.options) or "none")):
+        game.Board(bogus=1)
+    with pytest.raises(ValueError, match=rf"^{key}\.Board\(\) takes .*; read a position with "
+                       rf"{key}\.Board\.from_string\("):
+        game.Board(*game.options.values(), game.new_board().to_string())
+    assert game.Board(**game.options) == game.new_board()
+
+
 def test_string_round_trip_equality_and_hash(game):
     b = game.new_board()
     for m in b.legal_moves[:1] + [None]:

@@ -5,6 +5,7 @@ typo gives a one-line ``ValueError`` instead of a crash or a silent wrong answer
 """
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import os
@@ -16,7 +17,8 @@ import tempfile
 __all__ = [
     "resolve_seed", "check_int", "check_real", "check_choice", "check_seconds",
     "check_simulations", "check_depth", "RangeError", "check_output_path", "atomic_write",
-    "check_board", "describe", "game_title", "game_over", "check_bool",
+    "check_board", "describe", "game_title", "game_over", "check_bool", "unknown_options",
+    "board_arguments",
 ]
 
 #: Largest seed (seeds are 64-bit unsigned integers).
@@ -193,6 +195,49 @@ def check_bool(name, value):
     if kind is bool or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")):
         return bool(value)
     raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def unknown_options(what, bad, valid, label="valid"):
+    """The one ``ValueError`` for unknown keywords ``bad`` of ``what``: it lists
+    the ``valid`` ones and guesses the one meant (``difflib``): "the Ultimate
+    Tic-Tac-Toe mcts engine has no option 'simulatons'; valid: simulations,
+    time, seed; did you mean 'simulations'?"."""
+    valid = list(valid)
+    text = (f"{what} has no option {', '.join(map(repr, bad))}; "
+            f"{label}: {', '.join(valid) or 'none'}")
+    guesses = [g for b in bad for g in difflib.get_close_matches(str(b), valid, n=1)]
+    if guesses:
+        text += f"; did you mean {' or '.join(map(repr, dict.fromkeys(guesses)))}?"
+    return ValueError(text)
+
+
+def board_arguments(what, args, kwargs, defaults):
+    """The options of a board constructor ``what`` ("quixo.Board") called with
+    ``args`` and ``kwargs``: ``defaults`` (an ordered dict of its options)
+    updated from them.  An unknown keyword is the registry's refusal
+    (:func:`unknown_options`); a surplus positional argument is refused too,
+    pointing a text at ``from_string`` (a position is read, not constructed)."""
+    if not args and not kwargs:
+        return dict(defaults)
+    names = list(defaults)
+    if len(args) > len(names):
+        extra = args[len(names)]
+        hint = (f"; read a position with {what}.from_string({extra!r})"
+                if isinstance(extra, str) else "")
+        if not names:
+            raise ValueError(f"{what}() takes no arguments, got {describe(extra)}{hint}")
+        raise ValueError(f"{what}() takes at most {len(names)} argument(s) ({', '.join(names)}), "
+                         f"got {len(args)}{hint}")
+    out = dict(defaults)
+    out.update(zip(names, args))
+    bad = sorted(set(kwargs) - set(names))
+    if bad:
+        raise unknown_options(what, bad, names, "valid options")
+    twice = sorted(set(kwargs) & set(names[:len(args)]))
+    if twice:
+        raise ValueError(f"{what}() got {twice[0]} twice (by position and by keyword)")
+    out.update(kwargs)
+    return out
 
 
 def check_choice(name, value, choices):

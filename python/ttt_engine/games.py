@@ -30,7 +30,6 @@ Four the column letter ``"a"``-``"g"``.
 """
 from __future__ import annotations
 
-import difflib
 import importlib
 import numbers
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from typing import Callable
 
 from ttt_engine import _game_text as _text
 from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
-from ttt_engine._util import check_board
+from ttt_engine._util import check_board, unknown_options
 
 __all__ = ["GAMES", "Game", "Engine", "get", "of_board", "BUDGETS", "game_list", "FactView",
            "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
@@ -54,20 +53,6 @@ def for_budget(settings, timed):
     ``y`` when ``timed``, else ``x``; other values stay."""
     kind = "time" if timed else "simulations"
     return {k: v[kind] if isinstance(v, dict) else v for k, v in settings.items()}
-
-
-def unknown_options(what, bad, valid, label="valid"):
-    """The one ``ValueError`` for unknown keywords ``bad`` of ``what``: it lists
-    the ``valid`` ones and guesses the one meant (``difflib``): "the Ultimate
-    Tic-Tac-Toe mcts engine has no option 'simulatons'; valid: simulations,
-    time, seed; did you mean 'simulations'?"."""
-    valid = list(valid)
-    text = (f"{what} has no option {', '.join(map(repr, bad))}; "
-            f"{label}: {', '.join(valid) or 'none'}")
-    guesses = [g for b in bad for g in difflib.get_close_matches(str(b), valid, n=1)]
-    if guesses:
-        text += f"; did you mean {' or '.join(map(repr, dict.fromkeys(guesses)))}?"
-    return ValueError(text)
 
 
 @dataclass(frozen=True)

@@ -287,8 +287,10 @@ def read_marks(text, empty, skip, hint):
 
 def read_index(value, n, bad_type, out_of_range):
     """``value`` as an int in ``0..n-1``: ``ValueError(bad_type)`` (formatted
-    with ``value``) if it is no integer, ``ValueError(out_of_range)`` (formatted
-    with the int) if it is outside the range."""
+    with ``value``) if it is no integer (a bool is none: True is not move 1),
+    ``ValueError(out_of_range)`` (formatted with the int) if it is outside the range."""
+    if isinstance(value, bool):
+        raise ValueError(bad_type.format(value=value))
     try:
         i = operator.index(value)
     except TypeError:

@@ -27,7 +27,7 @@ import io
 import operator
 
 from ttt_engine._core.games.board cimport Board as GameBoard
-from ttt_engine._util import check_int as _check_int
+from ttt_engine._util import board_arguments as _board_arguments, check_int as _check_int
 import os
 import sys
 import time
@@ -258,9 +258,10 @@ cdef class Board(GameBoard):
     def __cinit__(self, *args, **kwargs):
         bind_board(self, &self.state)
 
-    def __init__(self, rows=6, cols=5):
-        r = _check_side("rows", rows)
-        c = _check_side("cols", cols)
+    def __init__(self, *args, **kwargs):
+        o = _board_arguments("clobber.Board", args, kwargs, {"rows": 6, "cols": 5})
+        r = _check_side("rows", o["rows"])
+        c = _check_side("cols", o["cols"])
         clobber_setup(&self.state, r, c)
         self._clear_history()
 

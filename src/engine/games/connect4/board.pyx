@@ -16,6 +16,7 @@ from ttt_engine._core.games.connect4.rules cimport (
 )
 from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.board import read_index as _read_index
+from ttt_engine._util import board_arguments as _board_arguments
 import operator
 
 COLS = 7
@@ -61,9 +62,13 @@ cdef class Board(GameBoard):
     TITLE = "Connect Four"
     PLAYOUTS = _PLAYOUTS
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         connect4_reset(&self.state)
         bind_board(self, &self.state)
+
+    def __init__(self, *args, **kwargs):
+        # no options (the board is 6x7): a stray argument is refused, not ignored
+        _board_arguments("connect4.Board", args, kwargs, {})
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -22,7 +22,7 @@ import operator
 
 from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.board import read_marks as _read_marks
-from ttt_engine._util import check_int as _check_int
+from ttt_engine._util import board_arguments as _board_arguments, check_int as _check_int
 
 quixo_init_tables()
 
@@ -41,9 +41,20 @@ def _check_max_plies(max_plies):
     return _check_int("max_plies", max_plies, min=1, max=1_000_000_000)
 
 
-def move_to_str(int move, int size=5):
+def _move_code(move):
+    """``move`` as an int move code (not a bool: True is no move 1)."""
+    if not isinstance(move, bool):
+        try:
+            return operator.index(move)
+        except TypeError:
+            pass
+    raise ValueError(f"move must be a string like 'a1R' or an int code, got {move!r}")
+
+
+def move_to_str(move, int size=5):
     """Notation of move code ``move`` on a ``size`` board, e.g. ``"a1R"``."""
     n = _check_size(size)
+    move = _move_code(move)
     if not 0 <= move < 100 or qx_index[n][move] < 0:
         raise ValueError(f"{move} is not a Quixo move code on a {n}x{n} board")
     cell, side = divmod(move, 4)
@@ -57,10 +68,7 @@ def parse_move(text, int size=5):
     shape (legality in a position is checked by ``Board.push``)."""
     n = _check_size(size)
     if not isinstance(text, str):
-        try:
-            m = operator.index(text)
-        except TypeError:
-            raise ValueError(f"move must be a string like 'a1R' or an int code, got {text!r}") from None
+        m = _move_code(text)
         if not 0 <= m < 100 or qx_index[n][m] < 0:
             raise ValueError(f"{m} is not a Quixo move code on a {n}x{n} board")
         return m
@@ -123,9 +131,14 @@ cdef class Board(GameBoard):
     TITLE = "Quixo"
     PLAYOUTS = _PLAYOUTS
 
-    def __cinit__(self, size=5, max_plies=QX_DEFAULT_MAX_PLIES):
-        quixo_reset(&self.state, _check_size(size), _check_max_plies(max_plies))
+    def __cinit__(self, *args, **kwargs):
+        quixo_reset(&self.state, 5, QX_DEFAULT_MAX_PLIES)
         bind_board(self, &self.state)
+
+    def __init__(self, *args, **kwargs):
+        o = _board_arguments("quixo.Board", args, kwargs,
+                             {"size": 5, "max_plies": QX_DEFAULT_MAX_PLIES})
+        quixo_reset(&self.state, _check_size(o["size"]), _check_max_plies(o["max_plies"]))
 
     # ------------------------------------------------------------------ construction
     @classmethod

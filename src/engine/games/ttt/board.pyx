@@ -12,6 +12,7 @@ from ttt_engine._core.games.ttt.rules cimport (
 from ttt_engine._core.games.board cimport Board as GameBoard
 from ttt_engine._core.games.board import read_index as _read_index
 from ttt_engine._core.games.board import read_marks as _read_marks
+from ttt_engine._util import board_arguments as _board_arguments
 import operator
 
 ttt_init_tables()
@@ -48,9 +49,13 @@ cdef class Board(GameBoard):
     TITLE = "Tic-Tac-Toe"
     PLAYOUTS = _PLAYOUTS
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         ttt_reset(&self.state)
         bind_board(self, &self.state)
+
+    def __init__(self, *args, **kwargs):
+        # no options: a stray argument (a position's text) is refused, not ignored
+        _board_arguments("ttt.Board", args, kwargs, {})
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -47,6 +47,7 @@ from ttt_engine._core.games.board cimport Board as GameBoard
 EXHAUSTIVE_CELLS = 22
 from ttt_engine._core.games.board import read_index as _read_index
 from ttt_engine._core.games.board import read_marks as _read_marks
+from ttt_engine._util import board_arguments as _board_arguments, check_bool as _check_bool
 from ttt_engine._core.games.ttt.rules cimport ttt_win_table
 
 uttt_init_tables()
@@ -125,13 +126,13 @@ cdef class Board(GameBoard):
     TITLE = "Ultimate Tic-Tac-Toe"
     PLAYOUTS = _PLAYOUTS
 
-    def __cinit__(self, tiebreak=False):
-        uttt_reset(&self.state, 1 if tiebreak else 0)
+    def __cinit__(self, *args, **kwargs):
+        uttt_reset(&self.state, 0)
         bind_board(self, &self.state)
 
-    def __init__(self, tiebreak=False):
-        if not isinstance(tiebreak, bool):
-            raise ValueError(f"tiebreak must be True or False, got {tiebreak!r}")
+    def __init__(self, *args, **kwargs):
+        tiebreak = _board_arguments("uttt.Board", args, kwargs, {"tiebreak": False})["tiebreak"]
+        uttt_reset(&self.state, 1 if _check_bool("tiebreak", tiebreak) else 0)
 
     # ------------------------------------------------------------------ moves
     @staticmethod
@@ -265,8 +266,7 @@ cdef class Board(GameBoard):
         """
         if not isinstance(text, str):
             raise ValueError(f"expected a string of 81 cells, got {type(text).__name__}")
-        if not isinstance(tiebreak, bool):
-            raise ValueError(f"tiebreak must be True or False, got {tiebreak!r}")
+        _check_bool("tiebreak", tiebreak)
         body, sep, suffix = text.partition(":")
         forced = -1
         if sep:
