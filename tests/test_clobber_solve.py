@@ -52,6 +52,17 @@ def test_unknown_technique_names_the_valid_ones():
         C.Solver(10).solve(C.Board(2, 2), dfnp=True)
 
 
+def test_solver_refuses_other_boards_and_its_result_pickles():
+    import pickle
+    from ttt_engine import games
+    with pytest.raises(ValueError, match="^clobber.Solver plays Clobber, got a Tic-Tac-Toe board"):
+        C.Solver(tt_bits=10).solve(games.get("ttt").new_board())
+    r = C.Solver(tt_bits=10).solve(C.Board(3, 3))
+    assert pickle.loads(pickle.dumps(r)) == r and r.win is True
+    with pytest.raises(ValueError, match="^etc must be True or False, got 5"):
+        C.solve(C.Board(3, 3), etc=5)
+
+
 def test_5x5_and_4x6_losses():
     s = C.Solver(22)
     assert s.solve(C.Board(5, 5)).win is False

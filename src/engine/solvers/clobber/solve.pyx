@@ -472,20 +472,22 @@ cdef class Solver:
         """Switch techniques on or off for the following calls.  Results stored
         under one setting stay valid under any other (every key denotes a
         position, or a sum of components, whose outcome it stores)."""
-        from ttt_engine._util import check_int
+        from ttt_engine._util import check_bool, check_int
         self.ctx.db_stones = check_int("db_stones", db_stones, min=0, max=64)
-        self.ctx.etc = bool(etc)
-        self.ctx.ordering = bool(ordering)
-        self.ctx.cancel = bool(cancel)
-        self.ctx.decompose = bool(decompose)
-        self.ctx.database = bool(database)
-        self.ctx.outcome = bool(outcome)
+        ab_stones = check_int("ab_stones", ab_stones, min=0, max=64)
+        self.ctx.etc = check_bool("etc", etc)
+        self.ctx.ordering = check_bool("ordering", ordering)
+        self.ctx.cancel = check_bool("cancel", cancel)
+        self.ctx.decompose = check_bool("decompose", decompose)
+        self.ctx.database = check_bool("database", database)
+        self.ctx.outcome = check_bool("outcome", outcome)
+        dfpn = check_bool("dfpn", dfpn)
         if dfpn and self.ctx.dtt == NULL:     # the proof-number table is made on first use
             self.ctx.dtt = <DEntry*>big_alloc(((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
             if self.ctx.dtt == NULL:
                 raise MemoryError(f"cannot allocate a 2**{self.pn_bits}-entry proof-number table")
-        self.ctx.dfpn = bool(dfpn)
-        self.ctx.ab_stones = check_int("ab_stones", ab_stones, min=0, max=64)
+        self.ctx.dfpn = dfpn
+        self.ctx.ab_stones = ab_stones
 
     @property
     def settings(self):
@@ -679,14 +681,19 @@ cdef class Solver:
                 _store(&self.ctx, v[i, 0], v[i, 1], v[i, 2] & 1, (v[i, 2] >> 1) & 0xFFFFFFFF)
 
     # -------------------------------------------------------------- boards
-    def solve(self, Board board not None, max_nodes=None, time_limit=None, progress=None,
+    def solve(self, board, max_nodes=None, time_limit=None, progress=None,
               report_every=1.0, **techniques):
-        """Solve ``board`` for the side to move: a ``SolveResult``.
+        """Solve ``board`` for the side to move: this module's raw ``SolveResult``
+        tuple ``(win, winner, best_move, nodes, tt_hits, seconds)`` (``clobber.solve``
+        gives the common one).
 
         ``techniques``: any of ``TECHNIQUES`` (and ``db_stones``) to switch for
         this call (the solver's settings otherwise).  ``progress``: called
         about every ``report_every`` seconds as ``progress(nodes, depth, max_depth)``.
         """
+        if not isinstance(board, Board):
+            from ttt_engine._util import check_board
+            check_board(board, Board, "clobber.Solver")
         saved = self.settings
         if techniques:
             bad = set(techniques) - set(TECHNIQUES) - set(PARAMETERS)
@@ -743,7 +750,9 @@ cdef class Solver:
 
 
 from collections import namedtuple
-SolveResult = namedtuple("SolveResult", "win winner best_move nodes tt_hits seconds")
+# named by this module, so that a result pickles (a compiled module's frame does not say)
+SolveResult = namedtuple("SolveResult", "win winner best_move nodes tt_hits seconds",
+                         module=__name__)
 SolveResult.__doc__ = """Result of ``solve``: ``win`` is True if the side to move wins (None when
 a limit stopped the search), ``winner`` ``"B"``/``"W"``, ``best_move`` a winning
 move (None for a loss), ``nodes`` positions searched, ``tt_hits``, ``seconds`` (wall)."""
