@@ -306,6 +306,13 @@ def test_bad_json_is_rejected(text):
         quixo.ValueTable.from_json_bytes(text)
 
 
+def test_quixo_agents_name_their_game():
+    from ttt_engine import games
+    g = games.get("quixo")
+    assert g.make_agent("heuristic").game == "quixo" == quixo.RandomAgent().game
+    assert g.make_agent("greedy", games=10, seed=1).game == "quixo"
+
+
 def test_registry_greedy_refuses_games_beside_values():
     table, _ = quixo.collect_values(10, seed=1)
     from ttt_engine import games

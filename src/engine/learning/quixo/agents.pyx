@@ -27,7 +27,7 @@ from ttt_engine._core.games.quixo.rules cimport (
 from ttt_engine._core.games.quixo.board cimport Board
 from ttt_engine._core.learning.quixo.values cimport VTab, ValueTable, vt_key, vt_find
 
-from ttt_engine._util import check_real, resolve_seed, game_over as _over
+from ttt_engine._util import check_bool, check_real, resolve_seed, game_over as _over
 
 quixo_init_tables()
 
@@ -70,6 +70,11 @@ cdef class Agent:
 
     def __reduce__(self):
         return (type(self), (self.seed,))
+
+    @property
+    def game(self):
+        """``"quixo"``: the game these agents play, made by the registry or not."""
+        return "quixo"
 
     def reset(self, seed=None):
         """Agent protocol: nothing to forget between games; with ``seed``,
@@ -136,8 +141,7 @@ cdef class GreedyValueAgent(Agent):
                              f"{type(values).__name__}")
         epsilon = check_real("epsilon", epsilon, low=0, high=1)
         unknown = check_real("unknown", unknown, low=0, high=1)
-        if not isinstance(exact_terminal, (bool, int)) or exact_terminal not in (0, 1):
-            raise ValueError(f"exact_terminal must be True or False, got {exact_terminal!r}")
+        exact_terminal = check_bool("exact_terminal", exact_terminal)
         _no_budget("GreedyValueAgent", simulations, time, depth)
         self.epsilon, self.unknown, self.exact_terminal = epsilon, unknown, exact_terminal
         self.spec.kind = AGENT_GREEDY
