@@ -152,3 +152,19 @@ def test_alphabeta_agent_table_options():
     assert a.last_result.value == b.last_result.value
     with pytest.raises(ValueError, match="tt_min_depth"):
         AlphaBetaAgent(depth=2, tt_min_depth=0)
+
+
+def test_the_public_verbs_say_what_they_do():
+    import inspect
+    from ttt_engine import agents
+    from ttt_engine.envs import gymnasium as gym_envs
+    from ttt_engine.envs import pettingzoo as pz_envs
+    undocumented = [f"{c.__name__}.select_move" for c in vars(agents).values()
+                    if inspect.isclass(c) and not c.__name__.startswith("_")
+                    and c.__module__ == agents.__name__
+                    and callable(getattr(c, "select_move", None))
+                    and not (c.select_move.__doc__ or "").strip()]
+    for cls in (gym_envs.GameEnv, gym_envs.VectorGameEnv, pz_envs.raw_env, pz_envs.GameAECEnv):
+        undocumented += [f"{cls.__name__}.{m}" for m in ("step", "reset")
+                         if not (getattr(cls, m).__doc__ or "").strip()]
+    assert not undocumented

@@ -107,6 +107,8 @@ class Agent:
         return self
 
     def select_move(self, board):  # pragma: no cover - every agent overrides it
+        """The move this agent plays in ``board`` (a legal move; ``ValueError`` for
+        a finished game or a board of another game than the one it is bound to)."""
         raise NotImplementedError
 
     def reset(self, seed=None):

@@ -55,6 +55,7 @@ class RandomAgent(_StreamAgent):
         self.name = "random"
 
     def select_move(self, board):
+        """A legal move of ``board`` drawn uniformly (``ValueError`` for a finished game)."""
         require_moves(self, board)
         return self._rng.choice(list(board.legal_moves))
 
@@ -101,6 +102,7 @@ class PerfectAgent(_StreamAgent):
         return _search.exact_move_values(board, self._searcher, "PerfectAgent")
 
     def select_move(self, board):
+        """A move of best exact value (a random one of them with ``randomize``)."""
         values = self.move_scores(board)
         best = max(values.values())
         ties = [m for m in board.legal_moves if values[m] == best]
@@ -133,6 +135,7 @@ class _DepthFirstAgent(SearchAgent):
         super().reset(seed)
 
     def select_move(self, board):
+        """The best move of the depth-first search of ``board``; ``last_stats`` says how it went."""
         require_moves(self, board)
         r = self.last_result = self._search(board)
         self.last_stats = {"value": r.value, "best_move": r.best_move, "pv": list(r.pv),
@@ -271,6 +274,8 @@ class MCTSAgent(Agent):
         self._mcts.reset(seed)
 
     def select_move(self, board):
+        """The most visited move after searching ``board`` within the budget (the tree kept
+        for the next move); ``last_stats`` has the search's statistics."""
         require_moves(self, board)
         if self.prior is not None:
             self._check_prior(board)
@@ -476,6 +481,8 @@ class AZAgent(Agent):
         return self._puct
 
     def select_move(self, board):
+        """The most visited move of the network-guided search of ``board`` within the
+        budget (root visits summed over the trees with root parallelism)."""
         require_moves(self, board)
         puct = self._search_for(board)
         if self.threads == 1 or self.parallel == "tree":
@@ -538,6 +545,7 @@ class PolicyAgent(Agent):
         self.name = "policy"
 
     def select_move(self, board):
+        """The network's most likely legal move in ``board`` (no search)."""
         import numpy as np
         if self.network is None:
             self.network = load_shipped(games.of_board(board).key)

@@ -130,6 +130,8 @@ class GameEnv(gym.Env):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed=None, options=None):
+        """Start an episode: ``(observation, {"action_mask": ...})``, after the
+        opponent's first move when the agent plays second; ``seed`` reseeds."""
         super().reset(seed=seed)
         if seed is not None or self.opponent is None:
             self._new_opponent(int(self.np_random.integers(0, 2 ** 63)))
@@ -140,6 +142,8 @@ class GameEnv(gym.Env):
         return self._obs_info()
 
     def step(self, action):
+        """Play ``action`` and the opponent's reply: ``(observation, reward,
+        terminated, truncated, info)``; an illegal action ends the episode at -1."""
         if not self._started:
             raise ValueError(NOT_STARTED)
         try:
@@ -262,6 +266,8 @@ class VectorGameEnv(gym.vector.VectorEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed=None, options=None):
+        """Start every game: ``(observations, infos)`` (``infos["action_mask"]``);
+        ``seed`` reseeds the batch."""
         if seed is not None:
             self.core.reset(seed=seed)
             self._np_rng = np.random.default_rng(self.core.seed)
@@ -275,6 +281,9 @@ class VectorGameEnv(gym.vector.VectorEnv):
         return obs, info
 
     def step(self, actions):
+        """One action per game (and the opponents' replies): ``(observations,
+        rewards, terminated, truncated, infos)``; a finished game restarts on the
+        next step (Gymnasium's next-step autoreset)."""
         if not self._started:
             raise ValueError(NOT_STARTED)
         core = self.core

@@ -122,10 +122,13 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def reset(self, seed=None, options=None):
+        """Start a game (the rules have no randomness: ``seed`` changes nothing)."""
         self.board = _games.new_board(self.game, self._options)
         self._reset_state()
 
     def step(self, action):
+        """Play ``action`` for ``agent_selection`` (rewards and terminations as
+        PettingZoo's AEC API; ``ValueError`` for an illegal one)."""
         if not self._started:
             raise ValueError(NOT_STARTED)
         agent = self.agent_selection
@@ -166,6 +169,7 @@ class GameAECEnv(raw_env):
         self._has_reset = False
 
     def reset(self, seed=None, options=None):
+        """Start a game, as :meth:`raw_env.reset`."""
         super().reset(seed=seed, options=options)
         self._has_reset = True
 
@@ -180,6 +184,9 @@ class GameAECEnv(raw_env):
         return super().render()
 
     def step(self, action):
+        """Play ``action`` for ``agent_selection``: an illegal one ends the game with
+        -1 for its player, as PettingZoo's classic wrappers; one out of range is a
+        ``ValueError``."""
         if not self._has_reset:
             raise ValueError(NOT_STARTED)
         if not self.agents:
