@@ -158,7 +158,7 @@ def test_eval_with_a_junk_model_file_exits_2(tmp_path):
 
 
 # ------------------------------------------------------------------ yes/no options
-def _bool_calls():
+def _bool_calls(tmp_path):
     from ttt_engine import Board, connect4, search
     from ttt_engine.agents import AZAgent, MCTSAgent
     from ttt_engine.envs.gymnasium import VectorGameEnv
@@ -172,13 +172,21 @@ def _bool_calls():
         "copy": lambda v: VectorGameEnv(copy=v),
         "solver ": lambda v: AZAgent(None, solver=v),
         "ordering": lambda v: search.alphabeta(Board(), 2, ordering=v),
+        "ply_in_key": lambda v: search.ABSearcher(1 << 10, ply_in_key=v),
+        "symmetric": lambda v: quixo.load_values(_values_file(tmp_path), symmetric=v),
     }
 
 
-@pytest.mark.parametrize("name", list(_bool_calls()))
+def _values_file(folder):
+    path = folder / "v.npz"
+    quixo.save_values(quixo.collect_values(5, seed=1)[0], path)
+    return path
+
+
+@pytest.mark.parametrize("name", list(_bool_calls(None)))
 @pytest.mark.parametrize("value", ["no", 2, 1.0])
-def test_yes_no_options_take_only_true_or_false(name, value):
-    call = _bool_calls()[name]
+def test_yes_no_options_take_only_true_or_false(name, value, tmp_path):
+    call = _bool_calls(tmp_path)[name]
     with pytest.raises(ValueError, match=f"^{name.strip()} must be True or False, got"):
         call(value)
     call(np.bool_(False))                  # numpy's bools are bools

@@ -195,7 +195,7 @@ def load_values(path, symmetric=False):
     ``ValueTable``; ``ValueError`` naming what is wrong (for JSON the byte
     offset).  ``symmetric=True`` merges every state with its images (a binary
     file written from a symmetric table is symmetric by itself)."""
-    return _qfiles.load_values(path, symmetric=symmetric)
+    return _qfiles.load_values(path, symmetric=check_bool("symmetric", symmetric))
 
 
 # ---------------------------------------------------------------------- stages A/B/C

@@ -38,7 +38,8 @@ class ABSearcher(_ab.ABSearcher, _OneSearchAtATime):
     _what = "ABSearcher"
 
     def __init__(self, tt_size=1 << 18, tt_min_depth=2, ply_in_key=False):
-        # the compiled base has checked and applied the arguments (__cinit__)
+        # the compiled base has checked and applied the sizes (__cinit__)
+        check_bool("ply_in_key", ply_in_key)
         self._init_exclusive()
 
     def __reduce__(self):
