@@ -200,11 +200,15 @@ def test_depth_first_searches_take_only_the_games_heuristics():
     search.alphabeta(b, 2, heuristic=3)                # one of its own
     with pytest.raises(ValueError, match="heuristic must be a Clobber heuristic id.*got 1000"):
         search.alphabeta(b, 2, heuristic=1000)
+    for cls in (AlphaBetaAgent, MinimaxAgent):      # no game has it: refused when made
+        with pytest.raises(ValueError, match=r"heuristic must be 0 \(every game's default\) "
+                           r"or a Clobber heuristic id .*got 1000"):
+            cls(heuristic=1000)
     with pytest.raises(ValueError, match=r"heuristic must be 0 \(Tic-Tac-Toe has one"):
         search.minimax(Board(), 2, heuristic=1)
     with pytest.raises(ValueError, match=r"heuristic must be 0 \(Connect Four has one"):
         AlphaBetaAgent(depth=2, heuristic=5).select_move(games.get("connect4").new_board())
-    with pytest.raises(ValueError, match="heuristic must be a Clobber heuristic id"):
-        MinimaxAgent(depth=1, heuristic=1000).select_move(b)
+    with pytest.raises(ValueError, match=r"heuristic must be 0 \(Tic-Tac-Toe has one"):
+        MinimaxAgent(depth=1, heuristic=3).select_move(Board())     # Clobber's, not its
     with pytest.raises(ValueError, match=r"heuristic must be 0"):
         search.move_values(Board(), 2, heuristic=2)

@@ -24,6 +24,7 @@ from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
 from ttt_engine import games
 from ttt_engine import search as _search
+from ttt_engine.search import depth_first as _depth_first
 
 __all__ = [
     "RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
@@ -126,7 +127,8 @@ class _DepthFirstAgent(SearchAgent):
 
     def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
         self._init_search(cls_name, time, time_limit, seed, simulations, stacklevel=5)
-        self.heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+        # the game's own ids are checked at the move, where the board tells the game
+        self.heuristic = _depth_first.check_heuristic_of_some_game(heuristic)
         self.last_result = None
 
     def reset(self, seed=None):

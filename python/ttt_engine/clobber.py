@@ -219,8 +219,8 @@ GAME = Game(
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,
     heuristic_ok=_heuristic_ok,
-    heuristic_rule=("must be a Clobber heuristic id: from 0 to 63 with its low 4 bits "
-                    "from 0 to 6 (see clobber.heuristic_id)"),
+    heuristic_rule=("must be a Clobber heuristic id (from 0 to 63, its low 4 bits from 0 "
+                    "to 6: see clobber.heuristic_id)"),
     # the exact solve once 24 stones are left: 182-0-118 (0.607) against the same
     # search without it over 300 games at 0.1 s a move, two threads each
     # (results/clobber_endgame/; docs/clobber.md)

@@ -104,6 +104,20 @@ def check_heuristic(board, heuristic):
     return heuristic
 
 
+def check_heuristic_of_some_game(heuristic):
+    """``heuristic`` as an int if some game has it (0: every game's default):
+    what an agent not yet given a board can check; its moves check the game's own."""
+    heuristic = check_int("heuristic", heuristic, min=0, max=1 << 20)
+    if heuristic == 0:
+        return 0
+    own = [g for g in games.GAMES.values() if g.heuristic_ok is not None]
+    if not any(g.heuristic_ok(heuristic) for g in own):
+        rules = " or ".join(g.heuristic_rule.removeprefix("must be ") for g in own)
+        raise RangeError("heuristic", f"must be 0 (every game's default) or {rules}",
+                         heuristic)
+    return heuristic
+
+
 def _depth(depth):
     if depth is None:
         return MAX_PLY
