@@ -89,6 +89,22 @@ def test_board_action_errors(game, options):
             b.action_to_move(bad)
     with pytest.raises(ValueError):
         b.action_to_move("3")
+    with pytest.raises(ValueError, match="action must be an integer"):
+        b.action_to_move(True)                 # a bool is no action
+
+
+def test_a_bool_is_no_action_of_the_single_game_envs():
+    from ttt_engine.envs.gymnasium import GameEnv
+    from ttt_engine.envs.pettingzoo import GameAECEnv
+    env = GameEnv("ttt")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action must be an integer in 0..8, got True"):
+        env.step(True)
+    aec = GameAECEnv("ttt")
+    aec.reset()
+    with pytest.raises(ValueError, match="action True is out of range"):
+        aec.step(True)
+    assert aec.board.moves == []
 
 
 def _reference_step(boards, done, actions, autoreset, game, options, cap_truncates):

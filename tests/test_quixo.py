@@ -306,6 +306,12 @@ def test_bad_json_is_rejected(text):
         quixo.ValueTable.from_json_bytes(text)
 
 
+def test_value_table_symmetric_takes_only_true_or_false():
+    with pytest.raises(ValueError, match="^symmetric must be True or False, got 'no'"):
+        quixo.ValueTable(symmetric="no")
+    assert quixo.ValueTable(1024, 3, True).symmetric
+
+
 def test_quixo_agents_name_their_game():
     from ttt_engine import games
     g = games.get("quixo")

@@ -148,7 +148,7 @@ class GameEnv(gym.Env):
             raise ValueError(NOT_STARTED)
         try:
             a = int(action)
-            if a != action:
+            if a != action or isinstance(action, (bool, np.bool_)):   # True is no action 1
                 raise ValueError
         except (TypeError, ValueError):
             raise ValueError(f"action must be an integer in 0..{self.num_actions - 1}, "

@@ -197,7 +197,8 @@ class GameAECEnv(raw_env):
             return self._was_dead_step(action)
         try:
             a = int(action)
-            ok = a == action and 0 <= a < self.num_actions
+            ok = a == action and 0 <= a < self.num_actions and \
+                not isinstance(action, (bool, np.bool_))          # True is no action 1
         except (TypeError, ValueError):
             ok = False
         if not ok:

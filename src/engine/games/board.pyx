@@ -205,6 +205,8 @@ cdef class Board:
         """The move of action number ``action`` (``ValueError`` outside ``0..num_actions-1``)."""
         n = self.num_actions
         try:
+            if isinstance(action, bool):      # True is no action 1
+                raise TypeError
             a = operator.index(action)
         except TypeError:
             raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}") from None

@@ -30,7 +30,7 @@ from ttt_engine._core.games.quixo.rules cimport quixo_mover_key, quixo_mix64, qu
 from ttt_engine._core.games.quixo.board cimport Board
 import numpy as np
 cimport numpy as cnp
-from ttt_engine._util import check_int
+from ttt_engine._util import check_bool, check_int
 
 cnp.import_array()
 quixo_init_tables()
@@ -187,7 +187,7 @@ cdef class ValueTable:
             raise ValueError(f"size must be 3, 4 or 5, got {size!r}")
         self.size = int(size)
         self.t.n = self.size
-        self.t.sym = 1 if symmetric else 0
+        self.t.sym = 1 if check_bool("symmetric", symmetric) else 0
         if vt_reserve(&self.t, cap) != 0:
             raise MemoryError(f"cannot allocate a value table for {cap} states")
 
