@@ -63,6 +63,15 @@ def test_solver_refuses_other_boards_and_its_result_pickles():
         C.solve(C.Board(3, 3), etc=5)
 
 
+def test_solve_board_checks_its_board_and_resume(tmp_path):
+    from ttt_engine import games
+    with pytest.raises(ValueError, match="^clobber_solve.solve_board plays Clobber, got a "
+                       "Tic-Tac-Toe board"):
+        solve_board(games.get("ttt").new_board(), C.Solver(10))
+    with pytest.raises(ValueError, match="^resume must be True or False, got 'no'"):
+        solve_board(C.Board(2, 3), C.Solver(10), table=tmp_path / "t.json", resume="no")
+
+
 def test_5x5_and_4x6_losses():
     s = C.Solver(22)
     assert s.solve(C.Board(5, 5)).win is False

@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-from ttt_engine._util import atomic_write, check_int, check_seconds
+from ttt_engine._util import (atomic_write, check_board, check_bool, check_int,
+                              check_seconds)
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import CLIError
 from ttt_engine.cli._files import check_output
@@ -82,6 +83,8 @@ def solve_board(board, solver, *, table=None, resume=True, time_limit=None, save
     ``report(info)`` (optional) is called about every ``report_every`` seconds
     and after each first move with a dict: nodes, depth, max_depth, elapsed,
     proven (count), moves (total), current (move in notation)."""
+    check_board(board, Board, "clobber_solve.solve_board")
+    resume = check_bool("resume", resume)
     own, opp = board.bitboards
     if board.to_move == "W":
         own, opp = opp, own
