@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from ttt_engine._util import atomic_write, check_choice, check_int, check_real, resolve_seed
+from ttt_engine._util import (atomic_write, board_arguments, check_bool, check_choice, check_int,
+                              check_real, resolve_seed)
 
 
 def test_atomic_write_replaces_whole_file_with_umask_permissions(tmp_path):
@@ -43,6 +44,25 @@ def test_resolve_seed_rejects_bad_seeds(bad):
 def test_resolve_seed_keeps_given_seed_and_draws_fresh_ones():
     assert resolve_seed(42) == 42
     assert resolve_seed(None) != resolve_seed(None)
+
+
+def test_check_bool_takes_python_and_numpy_bools_only():
+    import numpy as np
+    assert check_bool("flag", np.True_) is True and check_bool("flag", False) is False
+    for bad in ("no", 0, 1, None, 1.0):
+        with pytest.raises(ValueError, match=f"^flag must be True or False, got {re.escape(repr(bad))}$"):
+            check_bool("flag", bad)
+
+
+def test_board_arguments_refuse_what_the_board_does_not_take():
+    d = {"rows": 6, "cols": 5}
+    assert board_arguments("clobber.Board", (4,), {"cols": 3}, d) == {"rows": 4, "cols": 3}
+    with pytest.raises(ValueError, match="has no option 'colls'.*did you mean 'cols'"):
+        board_arguments("clobber.Board", (), {"colls": 3}, d)
+    with pytest.raises(ValueError, match=r"takes at most 2 argument\(s\) \(rows, cols\), got 3"):
+        board_arguments("clobber.Board", (1, 2, 3), {}, d)
+    with pytest.raises(ValueError, match="got rows twice"):
+        board_arguments("clobber.Board", (4,), {"rows": 3}, d)
 
 
 def test_validators_name_the_parameter():
