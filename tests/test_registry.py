@@ -152,10 +152,10 @@ def test_draw_refuses_a_style_that_is_no_function(game):
         game.draw(game.new_board(), style=5)
 
 
-@pytest.mark.parametrize("engine", ["alphabeta", "minimax"])
-def test_depth_first_engines_keep_their_seed(game, engine):
-    if engine not in game.engines:
-        pytest.skip(f"{game.key} has no {engine} engine")
+@pytest.mark.parametrize("key,engine", [(k, e) for k in KEYS for e in ("alphabeta", "minimax")
+                                         if e in games.get(k).engines])
+def test_depth_first_engines_keep_their_seed(key, engine):
+    game = games.get(key)
     assert game.make_agent(engine, seed=5).seed == 5
     for bad in (-1, "abc"):
         with pytest.raises(ValueError, match="seed must be an integer"):
