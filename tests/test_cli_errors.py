@@ -233,9 +233,12 @@ def test_a_network_file_for_az_is_read_and_checked_before_any_move(tmp_path, env
                                str(mine)], env), 2, f"--network {mine}: this network is for "
                           "Clobber (cols=4, rows=4)", "not for Clobber: observations 2x6x5")
     assert "Board" not in line
+    # a missing file is work that cannot be done: exit 1, as in every command
     one_line_error(run(["play", "--game", "uttt", "--opponent", "az", "--network",
-                        str(tmp_path / "none.npz")], env), 2, "--network", "none.npz",
-                   "does not exist")
+                        str(tmp_path / "none.npz")], env), 1, "--network", "none.npz",
+                   "no such file")
+    one_line_error(run(["tournament", "--game", "uttt", "--agents", "az,random",
+                        "--network", str(tmp_path / "none.npz")], env), 1, "no such file")
     text = tmp_path / "notes.npz"
     text.write_text("not a network\n")
     one_line_error(run(["play", "--game", "uttt", "--opponent", "az", "--network", str(text)],

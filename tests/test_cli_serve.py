@@ -30,7 +30,7 @@ def test_serve_network_files_are_checked_before_the_server_starts(tmp_path, caps
     """``--network``: a missing file, one that is no network, or two files of the
     same game are one line each, and no server starts."""
     from ttt_engine.network import Network
-    assert main(["serve", "--port", "0", "--network", str(tmp_path / "none.npz")]) == 2
+    assert main(["serve", "--port", "0", "--network", str(tmp_path / "none.npz")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--network" in err and "none.npz" in err
     text = tmp_path / "notes.npz"

@@ -78,7 +78,7 @@ def test_tournament_plays_the_az_engine_with_a_network_file(tmp_path, capsys):
     assert main(base[:4] + ["mcts,random"] + base[5:] + ["--network", str(mine)]) == 2
     assert "--network applies to the az and best engine(s) of Connect Four" in \
         capsys.readouterr().err
-    assert main(base + ["--network", str(tmp_path / "none.npz")]) == 2
+    assert main(base + ["--network", str(tmp_path / "none.npz")]) == 1
     assert "none.npz" in capsys.readouterr().err
 
 

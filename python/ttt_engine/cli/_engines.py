@@ -9,7 +9,7 @@ import textwrap
 import time
 
 from ttt_engine.cli import _files
-from ttt_engine.cli._errors import EXIT_USAGE, CLIError
+from ttt_engine.cli._errors import EXIT_ERROR, EXIT_USAGE, CLIError
 from ttt_engine import _modelfile
 from ttt_engine._modelfile import CACHE_ENV, model_path, values_path
 from ttt_engine.cli._games import ENGINE_OPTIONS
@@ -64,6 +64,9 @@ def read_network(path, game=None, board=None):
     from ttt_engine.network import Network
     try:
         net = Network.load(path, game)
+    except FileNotFoundError:
+        # a missing file is exit 1, as everywhere (docs/cli.md, exit status)
+        raise CLIError(f"--network {path}: no such file", EXIT_ERROR) from None
     except (ValueError, OSError) as e:
         raise CLIError(f"--network: {e}", EXIT_USAGE) from None
     if board is None:
