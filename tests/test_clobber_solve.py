@@ -273,6 +273,8 @@ def test_cli_solve_and_certificate(tmp_path, capsys):
     (["--certificate", ""], 2, "--certificate: must be a file name"),
     (["--time-limit", "abc"], 2, "--time-limit: must be a number of seconds"),
     (["--min-work", "-1"], 2, "--min-work: must be an integer from 0"),
+    (["--table", "t.npz", "--certificate", "./t.npz"], 2,
+     "--table and --certificate name the same file"),
 ])
 def test_console_solve_checks_everything_before_the_search(args, code, needle, tmp_path,
                                                            capsys, monkeypatch):

@@ -271,6 +271,10 @@ def solve_command(args):
         for path, what in ((table, "solver table"), (args.certificate, "certificate")):
             if path is not None:
                 check_output(path, what)
+        if (table is not None and args.certificate is not None
+                and os.path.abspath(table) == os.path.abspath(args.certificate)):
+            raise ValueError(f"--table and --certificate name the same file ({table}): "
+                             "the certificate would overwrite the table")
     except (ValueError, TypeError) as e:
         raise CLIError(str(e), EXIT_USAGE) from None
     board = Board(rows, cols)
