@@ -216,11 +216,24 @@ def test_bad_positions_are_4xx_with_one_line(client, body, status, reason):
     ({"game": "ttt", "engine": "mcts", "budgets": {"speed": 3}}, "unknown budget 'speed'"),
     ({"game": "ttt", "engine": "mcts", "seed": -1}, "seed must be"),
     ({"game": "ttt", "engine": "perfect", "moves": [0, 3, 1, 4, 2]}, "the game is over"),
+    ({"game": "ttt", "engine": ["mcts"]}, "unknown Tic-Tac-Toe engine"),
+    ({"game": "ttt", "engine": {"a": 1}}, "unknown Tic-Tac-Toe engine"),
+    ({"game": "ttt", "engine": "mcts", "budgets": "x"}, "budgets must be an object"),
+    ({"game": "ttt", "engine": "mcts", "budgets": [1]}, "budgets must be an object"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"time": 10**400}}, "above this server's cap"),
+    ({"game": "ttt", "engine": "mcts", "budgets": {"simulations": 10**400}}, "above this server"),
 ])
 def test_bad_searches_are_4xx(client, body, reason):
-    for path in ("/api/engine-move", "/api/analyse"):
+    for path in ("/api/engine-move", "/api/analyse", "/api/review"):
+        if path == "/api/review" and "moves" in body:
+            continue                    # a finished game is a review's input
         r = post(client, path, body)
         assert r.status_code == 400 and reason in r.json()["error"], (path, r.text)
+
+
+def test_a_huge_solve_time_is_refused(client):
+    r = post(client, "/api/solve", {"game": "ttt", "time": 10**400})
+    assert r.status_code == 400 and "above this server's cap" in r.json()["error"]
 
 
 def test_malformed_requests(client):
@@ -232,6 +245,9 @@ def test_malformed_requests(client):
     assert r.status_code == 415
     r = post(client, "/api/position", [1, 2])
     assert r.status_code == 400 and "JSON object" in r.json()["error"]
+    deep = '{"game": "ttt", "moves": ' + "[" * 20_000 + "]" * 20_000 + "}"
+    r = client.post("/api/position", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "nested too deeply" in r.json()["error"]
     r = client.post("/api/position", content=b" " * 70_000,
                     headers={"Content-Type": "application/json"})
     assert r.status_code == 413

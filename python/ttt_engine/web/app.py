@@ -43,7 +43,6 @@ are :mod:`ttt_engine.web.searches`, the server-sent events
 """
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -58,8 +57,9 @@ from ttt_engine import games
 from ttt_engine.analysis import analyse, move_geometry, review
 from ttt_engine._svg import board_svg
 from ttt_engine.web import record as _record
-from ttt_engine.web.inputs import (MAX_TEXT, BadRequest, board_of, budgets_of, game_of,
-                                   library_error, read_json, seed_of, start_of)
+from ttt_engine.web.inputs import (MAX_TEXT, BadRequest, board_of, budgets_of, engine_of,
+                                   game_of, library_error, read_json, seconds_of, seed_of,
+                                   start_of)
 from ttt_engine.web.searches import Searches, in_thread
 from ttt_engine.web.stream import EventStream
 
@@ -189,10 +189,7 @@ class _Learned:
 
 
 def _agent(app, game, name, board, budgets, seed):
-    engine = game.engines.get(name) if isinstance(name, str) else None
-    if engine is None:
-        raise BadRequest(f"unknown {game.title} engine {str(name)[:40]!r}; engines: "
-                         f"{', '.join(game.engines)}")
+    engine = game.engines[engine_of(game, {"engine": name})]
     if engine.learned:
         return app.state.learned.get(game, name, board, seed)
     kw = {k: v for k, v in budgets.items() if not k.startswith("_")}
@@ -268,10 +265,7 @@ def _search_request(request, data):
     board, texts = board_of(game, data)
     if board.is_terminal():
         raise BadRequest("the game is over: there is nothing to search")
-    name = data.get("engine", game.default_engine)
-    if name not in game.engines:
-        raise BadRequest(f"unknown {game.title} engine {str(name)[:40]!r}; engines: "
-                         f"{', '.join(game.engines)}")
+    name = engine_of(game, data)
     budgets = budgets_of(request.app.state.settings, game.engines[name], data)
     seed = seed_of(data)
     return game, board, texts, name, budgets, seed
@@ -349,11 +343,9 @@ async def api_review(request):
     board_of(game, data)                              # the moves, checked
     app = request.app
     s = app.state.settings
-    name = data.get("engine", game.default_engine)
-    if name not in game.engines:
-        raise BadRequest(f"unknown {game.title} engine {str(name)[:40]!r}; engines: "
-                         f"{', '.join(game.engines)}")
+    name = engine_of(game, data)
     engine = game.engines[name]
+    budgets_of(s, engine, data)                       # checked as for engine-move
     raw = dict(data.get("budgets") or {})
     if "time" in engine.budgets and not raw.get("time"):
         raw = {"time": s.review_time}
@@ -431,12 +423,7 @@ async def api_solve(request):
     game = game_of(data)
     board, _texts = board_of(game, data)
     s = request.app.state.settings
-    limit = data.get("time", s.max_time)
-    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or \
-            not math.isfinite(limit) or limit <= 0:
-        raise BadRequest("time must be a number of seconds more than 0")
-    if limit > s.max_time:
-        raise BadRequest(f"time {limit:g} s is above this server's cap of {s.max_time:g} s")
+    limit = seconds_of(s, "time", data.get("time", s.max_time))
     reason = game.long_solve(board) if game.long_solve is not None else None
     if reason is not None:
         raise BadRequest(reason)

@@ -13,7 +13,8 @@ from ttt_engine import games
 from ttt_engine.web import record as _record
 
 __all__ = ["BadRequest", "MAX_BODY", "MAX_MOVES", "MAX_TEXT", "read_json", "game_of",
-           "start_of", "board_of", "seed_of", "budgets_of", "library_error"]
+           "start_of", "board_of", "engine_of", "seed_of", "budgets_of", "seconds_of",
+           "library_error"]
 
 #: Largest request body read (bytes).
 MAX_BODY = 64 * 1024
@@ -42,6 +43,8 @@ async def read_json(request):
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as e:
         raise BadRequest(f"malformed JSON: {e}") from None
+    except RecursionError:
+        raise BadRequest("the request body is not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise BadRequest("the request must be a JSON object")
     return data
@@ -99,6 +102,40 @@ def board_of(game, data):
     return board, texts
 
 
+def engine_of(game, data):
+    """The engine's name: ``data["engine"]`` (the game's default when absent),
+    one of the game's engines."""
+    name = data.get("engine", game.default_engine)
+    if not isinstance(name, str) or name not in game.engines:
+        raise BadRequest(f"unknown {game.title} engine {json.dumps(name)[:40]}; engines: "
+                         f"{', '.join(game.engines)}")
+    return name
+
+
+def _number(value):
+    """A JSON number that is finite (an integer of any size is)."""
+    return not isinstance(value, bool) and (
+        isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)))
+
+
+def _shown(value):
+    """A number for a message: huge integers are not written out in full."""
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) < 10**15 else f"{str(value)[:6]}... ({len(str(value))} digits)"
+    return f"{value:g}"
+
+
+def seconds_of(settings, key, value):
+    """A time in seconds: a number more than 0 and at most the server's time cap."""
+    if not _number(value) or value <= 0:
+        raise BadRequest(f"{key} must be a number of seconds more than 0, "
+                         f"got {json.dumps(value)[:40]}")
+    if value > settings.max_time:
+        raise BadRequest(f"{key} {_shown(value)} s is above this server's cap of "
+                         f"{settings.max_time:g} s")
+    return float(value)
+
+
 def seed_of(data):
     seed = data.get("seed")
     if seed is None:
@@ -125,22 +162,17 @@ def budgets_of(settings, engine, data):
         if key not in engine.budgets:
             takes = ", ".join(engine.budgets) or "no budget"
             raise BadRequest(f"the {engine.name} engine does not take {key} (it takes {takes})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isfinite(value):
+        if not _number(value):
             raise BadRequest(f"{key} must be a number, got {json.dumps(value)[:40]}")
         if key == "time":
-            if value <= 0:
-                raise BadRequest("time must be more than 0 seconds")
-            if value > settings.max_time:
-                raise BadRequest(f"time {value:g} s is above this server's cap of "
-                                 f"{settings.max_time:g} s")
-            out[key] = float(value)
+            out[key] = seconds_of(settings, key, value)
         else:
             cap = settings.max_simulations if key == "simulations" else settings.max_depth
             if value != int(value) or value < 1:
                 raise BadRequest(f"{key} must be a whole number of at least 1")
             if value > cap:
-                raise BadRequest(f"{key} {int(value):,} is above this server's cap of {cap:,}")
+                raise BadRequest(f"{key} {_shown(int(value))} is above this server's cap "
+                                 f"of {cap:,}")
             out[key] = int(value)
     if "time" in engine.budgets and "time" not in out:
         # a guard: the other budget ends the search first, unless it is too big
