@@ -513,3 +513,13 @@ def test_the_az_engine_plays_the_servers_network_file(tmp_path):
     assert visits(mine) != visits(shipped)
     with pytest.raises(ValueError, match="this network is for Tic-Tac-Toe.*not for Connect"):
         create_app(networks=(("connect4", str(path)),))
+
+
+@pytest.mark.parametrize("path, extra", [("/api/analyse", {"stream": True,
+                                                            "budgets": {"time": 0.5}}),
+                                          ("/api/review", {})])
+def test_a_stream_refused_before_its_first_event_is_a_4xx(client, path, extra):
+    body = {"game": "clobber", "engine": "best", "options": {"rows": 8, "cols": 8}, **extra}
+    r = post(client, path, body)
+    assert r.status_code == 400, r.text
+    assert "network" in r.json()["error"]

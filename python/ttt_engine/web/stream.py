@@ -8,7 +8,7 @@ import json
 import threading
 
 from starlette.exceptions import HTTPException
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from ttt_engine.web.searches import call_soon, in_thread
 
@@ -55,11 +55,11 @@ class EventStream(Response):
                                           admitted=True)
                 post("final", result)
             except HTTPException as e:
-                post("error", e.detail)
+                post("error", (e.status_code, e.detail))
             except asyncio.CancelledError:
                 raise
             except Exception as e:      # a bug: one line to the page
-                post("error", f"internal error ({type(e).__name__}: {e})")
+                post("error", (500, f"internal error ({type(e).__name__}: {e})"))
 
         async def watch():
             while (await receive())["type"] != "http.disconnect":
@@ -69,16 +69,27 @@ class EventStream(Response):
 
         tasks = [asyncio.ensure_future(produce()), asyncio.ensure_future(watch())]
         try:
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": self.raw_headers})
+            # the status waits for the first event: a request the search refuses
+            # before it has anything to say (the network does not fit the board,
+            # say) gets its 4xx as the request without "stream" does
+            opened = False
             finished = False
             while not finished and not gone.is_set():
                 await wake.wait()
                 wake.clear()
                 while box and not gone.is_set():
                     kind, item = box.popleft()
+                    if kind == "error" and not opened:
+                        status, reason = item
+                        await JSONResponse({"error": reason}, status_code=status)(
+                            scope, receive, send)
+                        return
+                    if not opened:
+                        await send({"type": "http.response.start", "status": 200,
+                                    "headers": self.raw_headers})
+                        opened = True
                     if kind == "error":
-                        data = {"error": item}
+                        data = {"error": item[1]}
                     else:
                         data = self.to_json(item)
                         if kind == "final":
