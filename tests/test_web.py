@@ -523,3 +523,25 @@ def test_a_stream_refused_before_its_first_event_is_a_4xx(client, path, extra):
     r = post(client, path, body)
     assert r.status_code == 400, r.text
     assert "network" in r.json()["error"]
+
+
+@pytest.mark.parametrize("path, body, field, guess", [
+    ("/api/engine-move", {"game": "uttt", "engine": "mcts", "budget": {"simulations": 10}},
+     "budget", "budgets"),
+    ("/api/analyse", {"game": "ttt", "steam": True}, "steam", "stream"),
+    ("/api/position", {"game": "ttt", "move": [4]}, "move", "moves"),
+    ("/api/solve", {"game": "ttt", "times": 1}, "times", "time"),
+    ("/api/review", {"game": "ttt", "seeds": 1}, "seeds", "seed"),
+    ("/api/record", {"text": "4", "option": {}}, "option", "options"),
+])
+def test_unknown_fields_are_refused_naming_them(client, path, body, field, guess):
+    r = post(client, path, body)
+    err = r.json()["error"]
+    assert r.status_code == 400 and f"'{field}'" in err and f"did you mean '{guess}'" in err
+
+
+@pytest.mark.parametrize("path, stream", [("/api/analyse", "yes"), ("/api/analyse", 1),
+                                          ("/api/review", False)])
+def test_stream_takes_only_true_or_false(client, path, stream):
+    r = post(client, path, {"game": "ttt", "engine": "perfect", "stream": stream})
+    assert r.status_code == 400 and "stream must be true" in r.json()["error"]

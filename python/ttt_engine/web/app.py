@@ -59,7 +59,7 @@ from ttt_engine._svg import board_svg
 from ttt_engine.web import record as _record
 from ttt_engine.web.inputs import (MAX_TEXT, BadRequest, board_of, budgets_of, engine_of,
                                    game_of, library_error, read_json, seconds_of, seed_of,
-                                   start_of)
+                                   start_of, stream_of)
 from ttt_engine.web.searches import Searches, in_thread
 from ttt_engine.web.stream import EventStream
 
@@ -90,6 +90,15 @@ class Settings:
     queue: int = 32
     review_time: float = 0.2
     networks: tuple = ()
+
+
+# ---------------------------------------------------------------------------- fields
+#: The fields each route reads (any other is refused).
+POSITION = ("game", "options", "start", "moves")
+SEARCH = POSITION + ("engine", "budgets", "seed")
+FIELDS = {"position": POSITION + ("play",), "engine-move": SEARCH,
+          "analyse": SEARCH + ("stream",), "review": SEARCH + ("stream",),
+          "solve": POSITION + ("time",), "record": ("game", "options", "text")}
 
 
 # ---------------------------------------------------------------------------- positions
@@ -233,7 +242,7 @@ async def api_games(request):
 
 
 async def api_position(request):
-    data = await read_json(request)
+    data = await read_json(request, FIELDS["position"])
     game = game_of(data)
     board, texts = board_of(game, data)
     moves = list(data.get("moves") or [])
@@ -294,7 +303,7 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
 
 
 async def api_engine_move(request):
-    data = await read_json(request)
+    data = await read_json(request, FIELDS["engine-move"])
     game, board, texts, name, budgets, seed = _search_request(request, data)
     app = request.app
     a = await in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
@@ -310,10 +319,10 @@ async def api_engine_move(request):
 
 
 async def api_analyse(request):
-    data = await read_json(request)
+    data = await read_json(request, FIELDS["analyse"])
     game, board, texts, name, budgets, seed = _search_request(request, data)
     app = request.app
-    if not data.get("stream"):
+    if not stream_of(data):
         a = await in_thread(app, lambda: _run_analysis(app, game, board, name, budgets, seed))
         return JSONResponse(_analysis_json(game, a, board))
     app.state.searches.admit()
@@ -337,12 +346,13 @@ def _note_json(game, n):
 async def api_review(request):
     """Every move of the game marked (see :func:`ttt_engine.analysis.review`),
     as server-sent events: one per move, then ``{"done": true}``."""
-    data = await read_json(request)
+    data = await read_json(request, FIELDS["review"])
     game = game_of(data)
     first, _options = start_of(game, data)
     board_of(game, data)                              # the moves, checked
     app = request.app
     s = app.state.settings
+    stream_of(data, always=True)
     name = engine_of(game, data)
     engine = game.engines[name]
     budgets_of(s, engine, data)                       # checked as for engine-move
@@ -379,7 +389,7 @@ def _learned(game, name):
 
 
 async def api_record(request):
-    data = await read_json(request)
+    data = await read_json(request, FIELDS["record"])
     key = data.get("game")
     text = data.get("text")
     if not isinstance(text, str):
@@ -419,7 +429,7 @@ async def favicon(request):
 
 
 async def api_solve(request):
-    data = await read_json(request)
+    data = await read_json(request, FIELDS["solve"])
     game = game_of(data)
     board, _texts = board_of(game, data)
     s = request.app.state.settings

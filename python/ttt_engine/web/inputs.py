@@ -10,11 +10,12 @@ import math
 from starlette.exceptions import HTTPException
 
 from ttt_engine import games
+from ttt_engine._util import unknown_options
 from ttt_engine.web import record as _record
 
 __all__ = ["BadRequest", "MAX_BODY", "MAX_MOVES", "MAX_TEXT", "read_json", "game_of",
-           "start_of", "board_of", "engine_of", "seed_of", "budgets_of", "seconds_of",
-           "library_error"]
+           "start_of", "board_of", "engine_of", "stream_of", "seed_of", "budgets_of",
+           "seconds_of", "library_error"]
 
 #: Largest request body read (bytes).
 MAX_BODY = 64 * 1024
@@ -32,7 +33,9 @@ class BadRequest(HTTPException):
 
 
 
-async def read_json(request):
+async def read_json(request, fields):
+    """The request's JSON object, with no field but ``fields`` (an unknown one,
+    a typo say, is refused rather than ignored)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
     raw = await request.body()
@@ -47,6 +50,10 @@ async def read_json(request):
         raise BadRequest("the request body is not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise BadRequest("the request must be a JSON object")
+    bad = [k for k in data if k not in fields]
+    if bad:
+        raise BadRequest(unknown_options(f"a request to {request.url.path}", bad, fields,
+                                         "its fields"))
     return data
 
 
@@ -134,6 +141,16 @@ def seconds_of(settings, key, value):
         raise BadRequest(f"{key} {_shown(value)} s is above this server's cap of "
                          f"{settings.max_time:g} s")
     return float(value)
+
+
+def stream_of(data, always=False):
+    """Whether the answer streams: ``data["stream"]``, true or false (``always``:
+    a route that only streams takes only true)."""
+    stream = data.get("stream", always)
+    if not isinstance(stream, bool) or (always and not stream):
+        raise BadRequest("stream must be true" + ("" if always else " or false") +
+                         f", got {json.dumps(stream)[:40]}")
+    return stream
 
 
 def seed_of(data):
