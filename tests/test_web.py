@@ -545,3 +545,31 @@ def test_unknown_fields_are_refused_naming_them(client, path, body, field, guess
 def test_stream_takes_only_true_or_false(client, path, stream):
     r = post(client, path, {"game": "ttt", "engine": "perfect", "stream": stream})
     assert r.status_code == 400 and "stream must be true" in r.json()["error"]
+
+
+@pytest.mark.parametrize("body, reason", [
+    ({"game": "ttt", "start": ".........", "options": {"bogus": 1}}, "has no option 'bogus'"),
+    ({"game": "clobber", "start": "B W\nW B", "options": {"rows": 8}},
+     "rows=8 contradicts the start position (rows=2)"),
+])
+def test_board_options_are_checked_with_a_start_position(client, body, reason):
+    r = post(client, "/api/position", body)
+    assert r.status_code == 400 and reason in r.json()["error"], r.text
+
+
+def test_a_start_position_is_read_with_the_options_it_does_not_say(client):
+    r = post(client, "/api/position", {"game": "quixo", "start": "." * 25,
+                                       "options": {"size": 5, "max_plies": 50}})
+    assert r.status_code == 200 and r.json()["options"] == {"size": 5, "max_plies": 50}
+    r = post(client, "/api/position", {"game": "clobber", "start": "B W\nW B"})
+    assert r.json()["options"] == {"rows": 2, "cols": 2}
+
+
+@pytest.mark.parametrize("text, options, reason", [
+    ('game: clobber\noptions: {"rows": 8}\nstart: "B W\\nW B"\n', {}, "contradicts"),
+    ('game: ttt\noptions: {"rows": 3}\nstart: "........."\n', {}, "has no option 'rows'"),
+    ("B W\nW B", {"bogus": 1}, "has no option 'bogus'"),
+])
+def test_record_options_are_checked(client, text, options, reason):
+    r = post(client, "/api/record", {"game": "clobber", "text": text, "options": options})
+    assert r.status_code == 400 and reason in r.json()["error"], r.text

@@ -66,8 +66,9 @@ def game_of(data):
 
 
 def start_of(game, data):
-    """The first position: ``data["start"]`` (the game's ``to_string`` text) or a
-    new board with ``data["options"]``; and the options."""
+    """The first position: ``data["start"]`` (the game's ``to_string`` text, read
+    with ``data["options"]``, which must agree with it) or a new board with
+    ``data["options"]``; and the board's options."""
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise BadRequest("options must be an object of board options")
@@ -79,12 +80,13 @@ def start_of(game, data):
         if not isinstance(start, str) or len(start) > _record.MAX_RECORD:
             raise BadRequest("start must be a position as the game's text (to_string)")
         try:
-            return game.from_string(start), {}
-        except (ValueError, TypeError) as e:
-            raise BadRequest(f"start: not a {game.title} position: {e}") from None
+            board = _record.start_board(game, start, options)
+        except ValueError as e:
+            raise BadRequest(e) from None
+        return board, _record.board_options(game, board)
     try:
         return game.new_board(**options), options
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:
         raise BadRequest(f"bad board options: {e}") from None
 
 

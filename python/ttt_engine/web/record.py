@@ -20,6 +20,7 @@ extra.
 """
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass, field
 
@@ -51,6 +52,43 @@ class Record:
         for m in self.moves:
             b.push(m)
         return b
+
+
+def start_board(game, text, options=None):
+    """The first position read from ``text`` (the game's ``to_string``) with the
+    board ``options``: the ones the text does not say (UTTT's tiebreak, Quixo's
+    max_plies) are read with it, the others (sizes) must be the position's own;
+    a one-line ``ValueError`` otherwise (an unknown option, one the position
+    contradicts, a text that is not a position)."""
+    options = dict(options or {})
+    try:
+        game._check_options(options)
+    except ValueError as e:
+        raise ValueError(f"bad board options: {e}") from None
+    takes = _read_with(game)
+    try:
+        board = game.from_string(text, **{k: v for k, v in options.items() if k in takes})
+    except (ValueError, TypeError, OverflowError) as e:
+        raise ValueError(f"start: not a {game.title} position: {e}") from None
+    for k, v in options.items():
+        if k not in takes and getattr(board, k) != v:
+            raise ValueError(f"board option {k}={json.dumps(v)} contradicts the start position "
+                             f"({k}={json.dumps(getattr(board, k))})")
+    return board
+
+
+def _read_with(game):
+    """The board options the game's position reader takes."""
+    try:
+        params = inspect.signature(game.Board.from_string).parameters
+    except (TypeError, ValueError):
+        return set()
+    return set(params) & set(game.options)
+
+
+def board_options(game, board):
+    """The board options of ``board`` (all of the game's, with their values)."""
+    return {k: getattr(board, k) for k in game.options}
 
 
 def _short(text, n=20):
@@ -121,7 +159,7 @@ def _fields(text):
 def _json(key, value, kind):
     try:
         v = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         v = None
     if not isinstance(v, kind):
         raise ValueError(f"{key}: must be a JSON {'object' if kind is dict else 'string'}, "
@@ -146,31 +184,40 @@ def read_record(text, game=None, options=None):
         opts = _json("options", f["options"], dict) if "options" in f else {}
         start = None
         if "start" in f:
+            raw = f["start"]                        # a JSON string, or the text as it is
             try:
-                raw = f["start"]                    # a JSON string, or the text as it is
                 text = _json("start", raw, str) if raw.startswith('"') else raw
-                start = game.from_string(text)
             except ValueError as e:
                 raise ValueError(f"start: not a {game.title} position: {e}") from None
+            start = start_board(game, text, opts)
         else:
             try:
                 game.new_board(**opts)
             except (ValueError, TypeError) as e:
                 raise ValueError(f"options: {e}") from None
         board = start.copy() if start is not None else game.new_board(**opts)
+        if start is not None:
+            opts = board_options(game, start)
         return Record(game, opts, start, tuple(read_moves(game, board, f.get("moves", ""))))
     if game is None:
         raise ValueError("name the game: a record starts with a 'game:' line")
     opts = dict(options or {})
+    try:
+        game._check_options(opts)
+    except ValueError as e:
+        raise ValueError(f"bad board options: {e}") from None
     stripped = text.strip()
     if not stripped:
         return Record(game, opts)
     try:
-        start = game.from_string(text)
+        # a bare position has the size it is written with; the options the
+        # text cannot say are the ones given
+        start = game.from_string(text, **{k: v for k, v in opts.items()
+                                          if k in _read_with(game)})
     except (ValueError, TypeError) as e:
         position_error = str(e).splitlines()[0] if str(e) else "not a position"
     else:
-        return Record(game, {}, start, ())
+        return Record(game, board_options(game, start), start, ())
     board = game.new_board(**opts)
     try:
         return Record(game, opts, None, tuple(read_moves(game, board, stripped)))
