@@ -573,3 +573,32 @@ def test_a_start_position_is_read_with_the_options_it_does_not_say(client):
 def test_record_options_are_checked(client, text, options, reason):
     r = post(client, "/api/record", {"game": "clobber", "text": text, "options": options})
     assert r.status_code == 400 and reason in r.json()["error"], r.text
+
+
+def test_the_time_cap_cuts_a_depth_search_off(client, monkeypatch):
+    import threading
+    import time
+    from ttt_engine import analysis
+    real = time.perf_counter
+
+    class Clock:                        # the stop watcher sees the deadline passed
+        @staticmethod
+        def perf_counter():
+            late = threading.current_thread().name == "ttt-engine-stop"
+            return real() + (1e6 if late else 0)
+    monkeypatch.setattr(analysis, "_time", Clock)
+    body = {"game": "connect4", "engine": "alphabeta", "budgets": {"depth": 12}}
+    r = post(client, "/api/analyse", body)
+    assert r.status_code == 200 and r.json()["stats"]["depth"] < 12
+    r = post(client, "/api/analyse", dict(body, budgets={}))    # the engine's own depth, 12
+    assert r.status_code == 200 and r.json()["stats"]["depth"] < 12
+
+
+def test_a_depth_search_stops_when_its_client_leaves():
+    from ttt_engine.web.app import Settings, _run_analysis, build_app
+    from ttt_engine.web.inputs import budgets_of
+    app = build_app(Settings(max_time=5.0))
+    g = games.get("connect4")
+    budgets = budgets_of(app.state.settings, g.engines["alphabeta"], {"budgets": {"depth": 12}})
+    a = _run_analysis(app, g, g.new_board(), "alphabeta", budgets, None, stop=lambda: True)
+    assert a.stats["depth"] == 1        # the client was gone from the start

@@ -298,7 +298,13 @@ def _depth_first(game, board, agent, time_budget, update, stop):
     else:
         depths = range(1, (depth or S.MAX_PLY) + 1)
     flag = watcher = None
-    if stop is not None and time_budget is not None and not exact_engine:
+    if time_budget is not None and not exact_engine:
+        # the time budget bounds the search: a depth still running at the
+        # deadline is cut off (the deeper depth is dropped, the last one kept)
+        deadline, asked = t0 + time_budget, stop
+
+        def stop():
+            return _time.perf_counter() > deadline or (asked is not None and asked())
         flag, watcher = _stop_flag(stop)
     try:
         return _deepen(game, board, depths, stop, time_budget, t0, heuristic, flag, update)
@@ -312,7 +318,7 @@ def _deepen(game, board, depths, stop, time_budget, t0, heuristic, flag, update)
     result = None
     last = 0.0
     for d in depths:
-        if stop is not None and stop():
+        if stop is not None and result is not None and stop():     # depth 1 always runs
             break
         if result is not None and time_budget is not None:
             spent = _time.perf_counter() - t0

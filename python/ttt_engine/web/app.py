@@ -32,7 +32,7 @@ the game's ``to_string`` text.  Searches run in their own threads (at most
 get 503 with the reason), never on the event loop, so one long search does not
 hold up other requests.  A streamed search stops within a step (0.05 s for a
 tree search, a depth for alpha-beta) once its client goes away.  Budgets above the caps are refused; an engine with a time
-budget also gets the time cap as a guard.  Requests from another origin
+budget also gets the time cap as a guard (a bound for a depth-first search).  Requests from another origin
 (``Origin`` or ``Sec-Fetch-Site``), and to a host name that is not the
 server's when it listens on loopback, are refused with 403.
 
@@ -293,10 +293,13 @@ def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=No
 
     def named(a):
         return replace(a, engine=name, stats=dict(a.stats, agent=who))
+    # a depth-first search polls its stop inside a depth (a tree search with a
+    # simulation budget takes none: a stop would make it a time search)
+    polls = live or "depth" in game.engines[name].budgets
     try:
         a = analyse(game, board, agent, on_update=None if on_update is None or not live
                     else (lambda a: on_update(named(a))),
-                    stop=should_stop if live else None)
+                    stop=should_stop if polls else None)
         return named(a)
     except (ValueError, TypeError) as e:
         raise library_error(e) from None

@@ -198,7 +198,7 @@ def budgets_of(settings, engine, data):
         if "simulations" in engine.budgets:
             out.setdefault("simulations", 20_000)      # the console's default
             out["time"], out["_guard"] = settings.max_time, True
-        elif "depth" in out:                           # iterative deepening up to it
+        elif "depth" in engine.budgets:                # iterative deepening up to the depth
             out["time"], out["_guard"] = settings.max_time, True
     return out
 
