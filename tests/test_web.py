@@ -602,3 +602,32 @@ def test_a_depth_search_stops_when_its_client_leaves():
     budgets = budgets_of(app.state.settings, g.engines["alphabeta"], {"budgets": {"depth": 12}})
     a = _run_analysis(app, g, g.new_board(), "alphabeta", budgets, None, stop=lambda: True)
     assert a.stats["depth"] == 1        # the client was gone from the start
+
+
+def _review(client, body):
+    r = post(client, "/api/review", body)
+    return r, [json.loads(line[6:]) for line in r.text.splitlines() if line.startswith("data: ")]
+
+
+def test_review_budgets_are_a_positions_and_honoured(client, monkeypatch):
+    from ttt_engine import analysis
+    seen = []
+    real = analysis.analyse
+
+    def spy(*args, **kw):
+        seen.append({k: kw.get(k) for k in ("simulations", "time", "depth")})
+        return real(*args, **kw)
+    monkeypatch.setattr(analysis, "analyse", spy)
+    body = {"game": "uttt", "moves": [30, 20], "engine": "mcts"}
+    r = post(client, "/api/review", dict(body, budgets={"time": 1.5}))
+    assert r.status_code == 400 and "at most 1 s" in r.json()["error"]
+    r, events = _review(client, dict(body, budgets={"simulations": 50}))
+    assert r.status_code == 200 and events[-1]["done"] and len(events) == 3
+    assert seen and all(s == {"simulations": 50, "time": 1.0, "depth": None} for s in seen)
+    seen.clear()
+    _review(client, body)
+    assert seen and all(s == {"simulations": None, "time": 0.2, "depth": None} for s in seen)
+    seen.clear()
+    _review(client, {"game": "connect4", "moves": [3], "engine": "alphabeta",
+                     "budgets": {"depth": 2}})
+    assert seen and all(s == {"simulations": None, "time": 1.0, "depth": 2} for s in seen)

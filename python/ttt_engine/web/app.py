@@ -357,13 +357,7 @@ async def api_review(request):
     s = app.state.settings
     stream_of(data, always=True)
     name = engine_of(game, data)
-    engine = game.engines[name]
-    budgets_of(s, engine, data)                       # checked as for engine-move
-    raw = dict(data.get("budgets") or {})
-    if "time" in engine.budgets and not raw.get("time"):
-        raw = {"time": s.review_time}
-    budgets = {k: v for k, v in budgets_of(s, engine, {"budgets": raw}).items()
-               if not k.startswith("_")}
+    budgets = _review_budgets(s, game.engines[name], data)
     seed = seed_of(data)
     moves = list(data.get("moves") or [])
     app.state.searches.admit()
@@ -385,6 +379,30 @@ async def api_review(request):
             raise library_error(e) from None
         return {"moves": len(notes)}
     return EventStream(app, work, lambda item: item, latest=False)
+
+
+#: Longest time a review gives one position (seconds).
+REVIEW_MAX_TIME = 1.0
+
+
+def _review_budgets(settings, engine, data):
+    """The budgets of a review's engine per position: checked as for
+    engine-move; a time at most ``REVIEW_MAX_TIME``, which is also the guard
+    of a simulation or depth budget; no budget: ``review_time`` seconds."""
+    cap = min(REVIEW_MAX_TIME, settings.max_time)
+    given = budgets_of(settings, engine, data)
+    out = {k: v for k, v in given.items() if not k.startswith("_")}
+    if "time" not in engine.budgets:
+        return out
+    if not given.get("_guard") and "time" in out:
+        if out["time"] > cap:
+            raise BadRequest(f"a review gives each position at most {cap:g} s; "
+                             f"time {out['time']:g} s is more")
+        return out
+    asked = {k for k, v in (data.get("budgets") or {}).items() if v not in (None, "")}
+    if not asked:
+        return {"time": min(settings.review_time, cap)}
+    return dict({k: out[k] for k in asked}, time=cap)
 
 
 def _learned(game, name):
