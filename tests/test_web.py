@@ -631,3 +631,16 @@ def test_review_budgets_are_a_positions_and_honoured(client, monkeypatch):
     _review(client, {"game": "connect4", "moves": [3], "engine": "alphabeta",
                      "budgets": {"depth": 2}})
     assert seen and all(s == {"simulations": None, "time": 1.0, "depth": 2} for s in seen)
+
+
+def test_a_learned_engine_answers_a_seed_alike_whatever_came_before(monkeypatch, tmp_path):
+    monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path))
+    body = {"game": "quixo", "engine": "greedy", "options": {"size": 3}, "moves": [1]}
+
+    def answers(seeds):
+        with TestClient(create_app(learn_games=300)) as c:
+            return [post(c, "/api/engine-move", dict(body, seed=s)).json()["analysis"]
+                    for s in seeds]
+    first = answers([1])[0]
+    later = answers([2, 7, 1])[-1]
+    assert (later["best_move"], later["rows"]) == (first["best_move"], first["rows"])

@@ -43,6 +43,7 @@ are :mod:`ttt_engine.web.searches`, the server-sent events
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -158,18 +159,26 @@ class _Learned:
     """Learned engines (Q-learning model, state values), built once per server:
     loaded from the console's cache when it has them, else learned now."""
 
+    #: The seed of what the server learns: the same table whichever request
+    #: comes first.
+    LEARN_SEED = 0
+
     def __init__(self, settings):
         self.settings = settings
-        self.lock = threading.Lock()
+        # held while an agent is in use: one request at a time, from its own seed
+        self.lock = threading.RLock()
         self.agents = {}
 
     def get(self, game, name, board, seed):
+        """The shared agent, reseeded with ``seed``; call with ``lock`` held."""
         kind = game.engines[name].learned
         key = (game.key, name, getattr(board, "size", None))
         with self.lock:
             agent = self.agents.get(key)
             if agent is None:
-                agent = self.agents[key] = self._build(game, name, kind, board, seed)
+                agent = self.agents[key] = self._build(game, name, kind, board,
+                                                       self.LEARN_SEED)
+            agent.reset(seed=seed)
             return agent
 
     def _build(self, game, name, kind, board, seed):
@@ -281,6 +290,16 @@ def _search_request(request, data):
 
 
 def _run_analysis(app, game, board, name, budgets, seed, on_update=None, stop=None):
+    with _using(app, game, name):
+        return _analysis(app, game, board, name, budgets, seed, on_update, stop)
+
+
+def _using(app, game, name):
+    """The lock a learned engine's shared agent is used under (else none)."""
+    return app.state.learned.lock if _learned(game, name) else contextlib.nullcontext()
+
+
+def _analysis(app, game, board, name, budgets, seed, on_update, stop):
     agent = _agent(app, game, name, board, budgets, seed)
     stopping = app.state.stopping
 
@@ -367,14 +386,15 @@ async def api_review(request):
             return stopped() or app.state.stopping.is_set()
         agent = None
         try:
-            if name in game.engines and not _learned(game, name):
-                evaluate = name                     # built per position with the budgets
-            else:
-                agent = _agent(app, game, name, first, {}, seed)
-                evaluate = agent
-            kw = dict(budgets, seed=seed) if agent is None else {}
-            notes = review(game, moves, start=first, engine=evaluate, stop=quit_,
-                           on_note=lambda n: emit(_note_json(game, n)), **kw)
+            with _using(app, game, name):
+                if not _learned(game, name):
+                    evaluate = name                 # built per position with the budgets
+                else:
+                    agent = _agent(app, game, name, first, {}, seed)
+                    evaluate = agent
+                kw = dict(budgets, seed=seed) if agent is None else {}
+                notes = review(game, moves, start=first, engine=evaluate, stop=quit_,
+                               on_note=lambda n: emit(_note_json(game, n)), **kw)
         except (ValueError, TypeError) as e:
             raise library_error(e) from None
         return {"moves": len(notes)}
