@@ -91,7 +91,8 @@ def test_q_and_value_agents_give_their_numbers():
         child.push(r.move)
         got = values.get(child)
         assert r.value == (0.5 if got is None else got[0])
-        assert 0 <= r.value <= 1 and r.score == pytest.approx(2 * r.value - 1)
+        assert 0 <= r.value <= 1 and -1 <= r.score <= 1
+        assert got is not None or r.score == 0          # never seen: nothing known
 
 
 def test_time_budgeted_mcts_analysis_sends_updates_and_stops_on_request():
@@ -644,3 +645,16 @@ def test_a_learned_engine_answers_a_seed_alike_whatever_came_before(monkeypatch,
     first = answers([1])[0]
     later = answers([2, 7, 1])[-1]
     assert (later["best_move"], later["rows"]) == (first["best_move"], first["rows"])
+
+
+def test_the_value_tables_evaluation_is_the_side_to_moves_share():
+    from ttt_engine import quixo
+    g = games.get("quixo")
+    table, _ = quixo.collect_values(20_000, seed=0, size=3)
+    agent = g.make_agent("greedy", seed=0, values=table)
+    b = g.new_board(size=3)
+    a = g.analyse(b, agent)
+    assert 0 < a.evaluation < 0.5           # the start: X a little ahead, as MCTS says
+    assert all(-1 <= r.score <= 1 for r in a.rows)
+    b.push(a.best_move)
+    assert -0.5 < g.analyse(b, agent).evaluation < 0      # O to move: the other side

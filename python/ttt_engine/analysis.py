@@ -450,11 +450,33 @@ def _learned_rows(game, board, agent):
         lines = greedy_lines(agent, board, PV_PLIES)
         rows = []
         for m, (est, seen) in value_estimates(agent, board).items():
-            rows.append(MoveRow(m, game.move_to_str(board, m), 2 * est - 1, est,
+            rows.append(MoveRow(m, game.move_to_str(board, m),
+                                _value_score(agent, board, m, est, seen), est,
                                 observations=seen, pv=_texts(game, board, lines[m]),
                                 label=f"{est:.2f}"))
         return "values", rows
     return None, None
+
+
+def _value_score(agent, board, move, est, seen):
+    """A state-value table's view of ``move`` in [-1, 1] for the side to move.
+    The table holds discounted wins (``gamma ** plies to the end`` for a win,
+    0 for a loss): far from the end every entry is near 0, so an entry is no
+    win chance by itself.  Set against the same for the opponent after its
+    reply (the entries' mean, weighed by how often each was seen: both one
+    ply apart, discounted alike), it is: my share of the two,
+    ``2 * me / (me + them) - 1``.  A position never seen scores 0: nothing is
+    known of it (a move that ends the game: its result)."""
+    child = board.copy()
+    child.push(move)
+    if child.is_terminal():
+        return 2 * est - 1
+    if not seen:
+        return 0.0
+    replies = [(e, n) for e, n in value_estimates(agent, child).values() if n != 0]
+    weight = sum(1 if n is None else n for _, n in replies)
+    them = sum(e * (1 if n is None else n) for e, n in replies) / weight if weight else 0.0
+    return 0.0 if est + them <= 0 else (est - them) / (est + them)
 
 
 def _count_label(n):
