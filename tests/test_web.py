@@ -658,3 +658,38 @@ def test_the_value_tables_evaluation_is_the_side_to_moves_share():
     assert all(-1 <= r.score <= 1 for r in a.rows)
     b.push(a.best_move)
     assert -0.5 < g.analyse(b, agent).evaluation < 0      # O to move: the other side
+
+
+def _raw_post(app, headers, chunks):
+    """A POST to /api/position straight through ASGI: ``(status, body chunks the
+    app read)``; ``chunks`` is a generator of body parts."""
+    import asyncio
+    read, out = [], {}
+
+    async def receive():
+        part = next(chunks, None)
+        if part is None:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        read.append(part)
+        return {"type": "http.request", "body": part, "more_body": True}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/api/position",
+             "raw_path": b"/api/position", "query_string": b"", "root_path": "",
+             "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5000),
+             "headers": [(b"host", b"127.0.0.1:8000"),
+                         (b"content-type", b"application/json")] + headers}
+    asyncio.run(app(scope, receive, send))
+    return out["status"], len(read)
+
+
+def test_a_large_body_is_refused_before_it_is_read():
+    app = create_app()
+    parts = (b" " * 16_384 for _ in range(10_000))              # 160 MB
+    assert _raw_post(app, [(b"content-length", b"163840000")], parts) == (413, 0)
+    parts = (b" " * 16_384 for _ in range(10_000))              # no length: chunked
+    status, read = _raw_post(app, [], parts)
+    assert status == 413 and read <= 5

@@ -38,10 +38,7 @@ async def read_json(request, fields):
     a typo say, is refused rather than ignored)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise BadRequest(f"the request is too large ({len(raw):,} bytes; at most "
-                         f"{MAX_BODY:,})", 413)
+    raw = await _body(request)
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as e:
@@ -55,6 +52,25 @@ async def read_json(request, fields):
         raise BadRequest(unknown_options(f"a request to {request.url.path}", bad, fields,
                                          "its fields"))
     return data
+
+
+async def _body(request):
+    """The body, refused (413) by its Content-Length before it is read, or
+    once it passes ``MAX_BODY`` while it is read: a huge body costs no memory."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not (length.isascii() and length.isdigit()):
+            raise BadRequest(f"Content-Length must be a number of bytes, got {length[:20]!r}")
+        if int(length) > MAX_BODY:
+            raise BadRequest(f"the request is too large ({int(length):,} bytes; at most "
+                             f"{MAX_BODY:,})", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise BadRequest(f"the request is too large (more than {MAX_BODY:,} bytes)", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def game_of(data):
