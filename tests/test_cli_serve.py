@@ -26,6 +26,15 @@ def test_serve_bad_options_are_one_line_usage_errors(capsys):
     assert "in (0, 3600]" in capsys.readouterr().err
 
 
+def test_serve_takes_a_host_and_plain_decimal_ports_and_workers(capsys):
+    for args in (["--host="], ["--host", " "], ["--port", "8790.0"], ["--port", "8.791e3"],
+                 ["--port", "8_792"], ["--port", "\u0668\u0667\u0669\u0663"],
+                 ["--workers", "1e1"], ["--workers", "2.0"]):
+        assert main(["serve", *args]) == 2, args
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and args[0].split("=")[0] in err, (args, err)
+
+
 def test_serve_network_files_are_checked_before_the_server_starts(tmp_path, capsys):
     """``--network``: a missing file, one that is no network, or two files of the
     same game are one line each, and no server starts."""

@@ -11,7 +11,7 @@ from typing import Callable, Union
 from ttt_engine import _util
 from ttt_engine.cli._errors import PROG, shorten
 
-__all__ = ["Parser", "per_game", "count", "seconds", "real", "fraction", "seed", "path", "Command", "examples", "add_command",
+__all__ = ["Parser", "per_game", "count", "whole", "seconds", "real", "fraction", "seed", "path", "Command", "examples", "add_command",
            "add_common", "add_engine_options", "add_quiet",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
@@ -60,6 +60,21 @@ def count(lo, hi):
         v = _int_text(text)
         if v is None or not lo <= v <= hi:
             raise argparse.ArgumentTypeError(f"{_util.int_rule(lo, hi)}, got {shorten(text)}")
+        return v
+    parse.__name__ = "integer"
+    return parse
+
+
+def whole(lo, hi):
+    """An argparse type: an integer in ``[lo, hi]`` written in plain decimal
+    digits only (a port, a number of workers: ``1e1`` or ``8_000`` is no such
+    number), with the message of :func:`count`."""
+    def parse(text):
+        t = text.strip()
+        v = int(t) if t.isascii() and t.isdigit() else None
+        if v is None or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{_util.int_rule(lo, hi)} in decimal digits, "
+                                             f"got {shorten(text)}")
         return v
     parse.__name__ = "integer"
     return parse

@@ -3,6 +3,7 @@ engine of the registry, watch two engines, and see what an engine thinks
 (the ``[web]`` extra: Starlette and uvicorn)."""
 from __future__ import annotations
 
+import argparse
 import errno
 
 from ttt_engine.cli import _options as O
@@ -73,17 +74,25 @@ def _networks(paths):
     return list(pairs.items())
 
 
+def _host(text):
+    """An argparse type: an address to listen on; an empty one would be every
+    address (0.0.0.0), never meant by an empty value."""
+    if not text.strip() or text != text.strip():
+        raise argparse.ArgumentTypeError(f"must be an address such as 127.0.0.1, got {text!r}")
+    return text
+
+
 def add_parser(subparsers):
     p = O.add_command(subparsers, COMMAND, run)
-    p.add_argument("--port", type=O.count(0, 65535), default=DEFAULT_PORT, metavar="N",
+    p.add_argument("--port", type=O.whole(0, 65535), default=DEFAULT_PORT, metavar="N",
                    help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--host", default="127.0.0.1", metavar="H",
+    p.add_argument("--host", type=_host, default="127.0.0.1", metavar="H",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     p.add_argument("--max-time", type=O.seconds(0, MAX_TIME_CAP), default=10.0,
                    metavar="SECONDS",
                    help="longest search a request may ask for (default 10)")
-    p.add_argument("--workers", type=O.count(1, 64), default=2, metavar="N",
+    p.add_argument("--workers", type=O.whole(1, 64), default=2, metavar="N",
                    help="searches run at once (default 2; more requests wait)")
     p.add_argument("--network", action="append", metavar="PATH",
                    help="a network file (from 'ttt-engine az train --out PATH') that the "
