@@ -140,6 +140,22 @@ def test_train_writes_network_checkpoint_and_metrics(tmp_path):
         train("ttt", out=out, iterations=3, progress=False, **TINY)
 
 
+def test_train_never_silently_replaces_an_existing_out(tmp_path):
+    q = ttt_engine.train(200, seed=1, progress=False, metrics_every=0)
+    q.save(tmp_path / "q.npz")
+    Network.init("ttt", hidden=(8,), seed=1).save(tmp_path / "n.npz")
+    for overwrite in (False, True):
+        with pytest.raises(FileExistsError, match="is a Tic-Tac-Toe QAgent file: only a "
+                           "network"):
+            train("ttt", out=tmp_path / "q.npz", iterations=1, overwrite=overwrite,
+                  progress=False, **TINY)
+    with pytest.raises(FileExistsError, match="n.npz exists .*overwrite=True replaces it"):
+        train("ttt", out=tmp_path / "n.npz", iterations=1, progress=False, **TINY)
+    assert ttt_engine.load(tmp_path / "q.npz").__class__.__name__ == "QAgent"
+    assert train("ttt", out=tmp_path / "n.npz", iterations=1, overwrite=True, progress=False,
+                 **TINY).iteration == 1
+
+
 def test_resumed_run_equals_an_uninterrupted_one(tmp_path):
     whole = train("ttt", out=tmp_path / "a.npz", iterations=3, seed=9, progress=False, **TINY)
     train("ttt", out=tmp_path / "b.npz", iterations=1, seed=9, progress=False, **TINY)

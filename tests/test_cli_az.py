@@ -107,6 +107,27 @@ def test_eval_game_options_do_not_apply_to_a_ttt_network(tmp_path, env, option, 
                    f"{option} does not apply to a Tic-Tac-Toe network")
 
 
+def test_train_never_silently_replaces_an_existing_out(tmp_path, env):
+    """A network without its checkpoint is replaced only with --force; a file
+    of another kind never."""
+    net = tmp_path / "n.npz"
+    Network.init("ttt", hidden=(8,), seed=1).save(net)
+    before = net.read_bytes()
+    one_line_error(run(["az", "train", "--out", str(net), *TINY], env), 2,
+                   "n.npz exists and is a policy-value Network", "--force replaces it")
+    assert net.read_bytes() == before
+    (tmp_path / "notes.txt").write_text("mine\n")
+    for extra in ([], ["--force"]):
+        one_line_error(run(["az", "train", "--out", str(tmp_path / "notes.txt"), *extra,
+                            *TINY], env), 2,
+                       "notes.txt exists and is not a ttt_engine model file",
+                       "only a network file is overwritten")
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+    r = run(["az", "train", "--out", str(net), "--force", "--iterations", "1", *TINY], env)
+    assert r.returncode == 0, r.stderr
+    assert net.read_bytes() != before
+
+
 def test_eval_refuses_a_file_that_is_not_a_network(tmp_path, env):
     """A file that is not a network is bad input (exit 2, as play --network
     says); a missing one is work that cannot be done (exit 1, as eval --model)."""

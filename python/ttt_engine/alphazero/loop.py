@@ -79,6 +79,18 @@ def _derived_seed(seed, iteration, purpose):
         1, np.uint64)[0] >> np.uint64(1))
 
 
+def _out_kind(out):
+    """None when ``out`` does not exist; else ``(is_network, what it is)``."""
+    if not os.path.exists(out):
+        return None
+    from ttt_engine import _modelfile
+    try:
+        kind = _modelfile.kind_of(out)
+    except (OSError, ValueError):
+        return False, "is not a ttt_engine model file"
+    return kind == "ttt_engine.Network", f"is a {_modelfile._describe(kind)} file"
+
+
 def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrite=False,
           seed=None, progress=True, plot=None, log=None, board_options=None, executor=None,
           workers=None, **hyper):
@@ -105,7 +117,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         ``FileNotFoundError`` naming the file expected (a mistyped ``out``
         must not start a new run).
     overwrite : bool
-        Start anew even if a checkpoint exists (which is otherwise an error).
+        Start anew even if a checkpoint or the network ``out`` exists (which is
+        otherwise an error).  A file ``out`` that is not a network is never
+        overwritten.
     seed : int, optional
         Seed of the whole run (initial weights, self-play, minibatches).
     progress : bool
@@ -163,6 +177,17 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                              "split into (e.g. the executor's worker threads)")
     if plot is not None:
         _plot._require_matplotlib()
+
+    # the network is written over --out: never a file of another kind, and an
+    # existing network only when the caller continues or restarts its run
+    found = _out_kind(out)
+    if found is not None:
+        is_network, what = found
+        if not is_network:
+            raise FileExistsError(f"{out} exists and {what}: only a network file is "
+                                  "overwritten; choose another out")
+        if not (resume or overwrite):
+            raise FileExistsError(f"{out} exists and {what}: overwrite=True replaces it")
 
     ck = None
     if resume and not overwrite and not os.path.exists(ckpt_path):

@@ -133,6 +133,7 @@ def _eval_rows(scores):
 
 def run_train(args):
     from ttt_engine import alphazero
+    from ttt_engine.alphazero.loop import _out_kind
     console = Console.for_args(args)
     try:
         alphazero._nn()
@@ -154,6 +155,14 @@ def run_train(args):
     if args.resume and not os.path.exists(ckpt):
         raise CLIError(f"--resume: no checkpoint {ckpt} to continue (the run of --out {out} "
                        "writes it); without --resume a new run starts", EXIT_USAGE)
+    found = _out_kind(out)
+    if found is not None:
+        is_network, what = found
+        if not is_network:
+            raise CLIError(f"{out} exists and {what}: only a network file is "
+                           "overwritten; choose another --out", EXIT_USAGE)
+        if not (args.resume or args.force):
+            raise CLIError(f"{out} exists and {what}: --force replaces it", EXIT_USAGE)
     try:
         config = alphazero.config_for(args.game, **hyper)
     except ValueError as e:
