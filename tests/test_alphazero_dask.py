@@ -162,6 +162,41 @@ def test_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsys):
     assert os.listdir(runs) == []
 
 
+@pytest.mark.parametrize("greeting", [b"SSH-2.0-OpenSSH_9.6\r\n" * 4, None])
+def test_a_server_that_is_not_a_scheduler_is_one_line(tmp_path, capsys, greeting):
+    """A port that answers with other bytes, or accepts and says nothing, is
+    named within seconds, not an internal error or a hang."""
+    import socket
+    import threading
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+            if greeting:
+                conn.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        code = main(["az", "train", "--out", str(tmp_path / "x.npz"), "--iterations", "1",
+                     "--scheduler", f"tcp://127.0.0.1:{port}", *CLI_TINY])
+    finally:
+        server.close()
+        for conn in accepted:
+            conn.close()
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "Traceback" not in err and "internal error" not in err
+    assert f"tcp://127.0.0.1:{port} is not a Dask scheduler" in err
+    assert not os.path.exists(tmp_path / "x.npz")
+
+
 def selfplay_running(client):
     return any(str(k).startswith("selfplay") for keys in client.processing().values()
                for k in keys)
