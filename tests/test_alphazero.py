@@ -166,6 +166,11 @@ def test_resumed_run_equals_an_uninterrupted_one(tmp_path):
         np.testing.assert_array_equal(half.network.params[k], v)
     recs = alphazero.read_metrics(tmp_path / "b.metrics.jsonl")
     assert [r["iteration"] for r in recs] == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"cannot resume with a seed: the run keeps its own \(9\)"):
+        train("ttt", out=tmp_path / "b.npz", iterations=4, resume=True, seed=5, progress=False,
+              **TINY)
+    with pytest.raises(ValueError, match="already at iteration 3: iterations=3 would train"):
+        train("ttt", out=tmp_path / "b.npz", iterations=3, resume=True, progress=False, **TINY)
     with pytest.raises(ValueError, match="cannot resume with a different hidden"):
         train("ttt", out=tmp_path / "b.npz", iterations=4, resume=True, progress=False,
               **dict(TINY, hidden=(8,)))
@@ -209,6 +214,45 @@ def test_ctrl_c_during_sgd_leaves_the_previous_checkpoint(tmp_path, monkeypatch)
     assert load_checkpoint(tmp_path / "d.ckpt.npz").iteration == 1
     after = _weights(out)
     assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def test_ctrl_c_in_the_first_sgd_phase_saves_that_iteration(tmp_path, monkeypatch):
+    """A Ctrl-C (SIGINT) during SGD is held until the iteration is complete,
+    which is then logged and checkpointed: no work done is lost."""
+    import signal
+    calls = []
+
+    def interrupted_step(self, *batch):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(self, *batch)
+
+    real = alphazero._Learner.step
+    monkeypatch.setattr(alphazero._Learner, "step", interrupted_step)
+    out = tmp_path / "s.npz"
+    with pytest.raises(KeyboardInterrupt):
+        train("ttt", out=out, iterations=5, seed=1, progress=False,
+              **dict(TINY, checkpoint_every=1e9))
+    assert len(calls) > 2                   # the steps went on to the end of the phase
+    assert load_checkpoint(tmp_path / "s.ckpt.npz").iteration == 1
+    assert Network.load(out) == load_checkpoint(tmp_path / "s.ckpt.npz").network
+    assert [r["iteration"] for r in alphazero.read_metrics(tmp_path / "s.metrics.jsonl")] == [1]
+
+
+def test_ctrl_c_in_an_evaluation_logs_the_iteration_it_checkpoints(tmp_path, monkeypatch):
+    import ttt_engine.alphazero.loop as loop
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loop, "evaluate_network", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train("ttt", out=tmp_path / "e.npz", iterations=5, seed=1, progress=False, **TINY)
+    assert load_checkpoint(tmp_path / "e.ckpt.npz").iteration == 1
+    recs = alphazero.read_metrics(tmp_path / "e.metrics.jsonl")
+    assert [r["iteration"] for r in recs] == [1]
+    assert not any(k.startswith("eval_") for k in recs[0])
 
 
 def test_time_budget_stops_with_a_checkpoint(tmp_path):

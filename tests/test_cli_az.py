@@ -61,6 +61,34 @@ def test_train_resume_and_eval(tmp_path, env):
     assert "worst case as X" in r.stdout and "%" in r.stdout
 
 
+def test_resume_refusals_come_before_the_banner(tmp_path, env):
+    out = str(tmp_path / "r.npz")
+    r = run(["az", "train", "--out", out, "--iterations", "2", "--seed", "1", *TINY], env)
+    assert r.returncode == 0, r.stderr
+    for args, needle in [
+            (["--seed", "5"], "--seed does not apply with --resume"),
+            (["--hidden", "8"], "cannot resume with a different hidden"),
+            (["--game", "uttt"], "not for Ultimate"),
+            (["--iterations", "2"], "already at iteration 2: iterations=2 would train nothing")]:
+        extra = [] if "--iterations" in args else ["--iterations", "3"]
+        r = run(["az", "train", "--out", out, "--resume", *args, *extra], env)
+        one_line_error(r, 2, needle)
+        assert r.stdout == "", r.stdout
+    assert load_checkpoint(tmp_path / "r.ckpt.npz").iteration == 2
+    # records after the checkpoint are dropped, and the console says so
+    with open(tmp_path / "r.metrics.jsonl", "a") as f:
+        f.write('{"iteration": 3}\n')
+    r = run(["az", "train", "--out", out, "--resume", "--iterations", "3"], env)
+    assert r.returncode == 0, r.stderr
+    assert "up to iteration 3 (resumed at iteration 2)" in r.stdout
+    assert "Dropped 1 metrics record(s) after iteration 2" in r.stdout
+    lines = (tmp_path / "r.metrics.jsonl").read_text().splitlines()
+    lines[0] = "garbage"
+    (tmp_path / "r.metrics.jsonl").write_text("\n".join(lines) + "\n")
+    one_line_error(run(["az", "train", "--out", out, "--resume", "--iterations", "4"], env),
+                   2, "r.metrics.jsonl: line 1 is not a metrics record")
+
+
 @pytest.mark.parametrize("args,code,needles", [
     (["az", "train", "--out", "{tmp}/x.npz", "--hidden", "12,x"], 2, ["--hidden must be"]),
     (["az", "train", "--out", "{tmp}/x.npz", "--learning-rate", "-1", "--quiet"], 2,

@@ -2,9 +2,12 @@
 checkpoints and the metrics log, resumable (see the package docstring)."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
+import signal
+import threading
 import time as _time
 
 import numpy as np
@@ -18,7 +21,7 @@ from ttt_engine.alphazero.checkpoint import _write_checkpoint, load_checkpoint, 
 from ttt_engine.alphazero.config import _checked, config_for, simulations_at
 from ttt_engine.alphazero.evaluation import evaluate_network
 from ttt_engine.alphazero.learner import _Learner, _nn
-from ttt_engine.alphazero.metrics import _append_jsonl, _truncate_metrics
+from ttt_engine.alphazero.metrics import _append_jsonl, _resumed_metrics, _truncate_metrics
 from ttt_engine.network import Network, _game
 
 
@@ -79,6 +82,32 @@ def _derived_seed(seed, iteration, purpose):
         1, np.uint64)[0] >> np.uint64(1))
 
 
+@contextlib.contextmanager
+def _interrupt_after():
+    """Hold a first Ctrl-C until the block ends (then ``KeyboardInterrupt``):
+    an SGD phase cut short leaves no state worth saving, a finished one does.
+    A second Ctrl-C interrupts at once.  Only in the main thread, and only
+    over Python's own handler (never a caller's)."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    pending = []
+
+    def held(signum, frame):
+        if pending:
+            raise KeyboardInterrupt
+        pending.append(signum)
+
+    signal.signal(signal.SIGINT, held)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pending:
+        raise KeyboardInterrupt
+
+
 def _out_kind(out):
     """None when ``out`` does not exist; else ``(is_network, what it is)``."""
     if not os.path.exists(out):
@@ -93,7 +122,7 @@ def _out_kind(out):
 
 def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrite=False,
           seed=None, progress=True, plot=None, log=None, board_options=None, executor=None,
-          workers=None, **hyper):
+          workers=None, _on_start=None, **hyper):
     """Train a policy-value network for ``game`` by AlphaZero self-play.
 
     Parameters
@@ -109,7 +138,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         Wall-time budget of this call in seconds (default: the preset's).
         Training stops after the iteration that reaches it, with a checkpoint.
     iterations : int, optional
-        Stop when the run (resumed or not) has done this many iterations.
+        Stop when the run (resumed or not) has done this many iterations in
+        all; resuming a run already there is a ``ValueError``.
     resume : bool
         Continue from the checkpoint next to ``out`` (the hyperparameters are
         the checkpoint's; ``hyper`` may change the ones that do not change the
@@ -121,7 +151,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         otherwise an error).  A file ``out`` that is not a network is never
         overwritten.
     seed : int, optional
-        Seed of the whole run (initial weights, self-play, minibatches).
+        Seed of the whole run (initial weights, self-play, minibatches).  A
+        resumed run keeps its checkpoint's: a seed with it is a ``ValueError``.
     progress : bool
         A tqdm progress bar.
     plot : path, optional
@@ -178,17 +209,6 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     if plot is not None:
         _plot._require_matplotlib()
 
-    # the network is written over --out: never a file of another kind, and an
-    # existing network only when the caller continues or restarts its run
-    found = _out_kind(out)
-    if found is not None:
-        is_network, what = found
-        if not is_network:
-            raise FileExistsError(f"{out} exists and {what}: only a network file is "
-                                  "overwritten; choose another out")
-        if not (resume or overwrite):
-            raise FileExistsError(f"{out} exists and {what}: overwrite=True replaces it")
-
     ck = None
     if resume and not overwrite and not os.path.exists(ckpt_path):
         raise FileNotFoundError(f"resume=True: no checkpoint {ckpt_path} to continue (the run "
@@ -202,6 +222,17 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             ck.network.check_game(g.key, **options)
         except ValueError as e:
             raise ValueError(f"{ckpt_path}: {e}") from None
+    # the network is written over --out: never a file of another kind, and an
+    # existing network only when the caller continues or restarts its run
+    found = _out_kind(out)
+    if found is not None:
+        is_network, what = found
+        if not is_network:
+            raise FileExistsError(f"{out} exists and {what}: only a network file is "
+                                  "overwritten; choose another out")
+        if not (resume or overwrite):
+            raise FileExistsError(f"{out} exists and {what}: overwrite=True replaces it")
+
     if ck is not None:
         fixed = ("hidden", "architecture", "channels", "blocks", "buffer_size")
         changed = [k for k in fixed if k in hyper and hyper[k] is not None
@@ -213,6 +244,14 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                              f"{', '.join(f'{k}={getattr(ck.config, k)}' for k in changed)})")
         config = _checked(dataclasses.replace(
             ck.config, **{k: v for k, v in hyper.items() if v is not None}))
+        if seed is not None:
+            raise ValueError(f"{ckpt_path}: cannot resume with a seed: the run keeps its own "
+                             f"({ck.seed})")
+        if iterations is not None and ck.iteration >= iterations:
+            raise ValueError(f"{ckpt_path}: the run is already at iteration {ck.iteration:,}: "
+                             f"iterations={iterations:,} would train nothing (it counts the "
+                             "run's iterations in all, not this session's)")
+        kept, dropped = _resumed_metrics(metrics_path, ck.iteration)
         seed = ck.seed
         net = ck.network
         counters = dict(ck.counters)
@@ -227,13 +266,17 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                     "seconds": 0.0, "evaluations": 0, "last_eval_seconds": None}
     if time_budget is None and iterations is None:
         time_budget = config.time
+    if _on_start is not None:       # every check passed: the console announces the run
+        _on_start({"iteration": counters["iteration"],
+                   "dropped": dropped if ck is not None else 0})
 
     learner = _Learner(config, net.params)
     buffer = ReplayBuffer(config.buffer_size, net.obs_shape, net.num_actions)
     if ck is not None:
         learner.set_opt_leaves(ck.opt_leaves, ckpt_path)
         buffer.restore(ck.raw, ckpt_path)
-        records = _truncate_metrics(metrics_path, counters["iteration"])
+        _truncate_metrics(metrics_path, kept)
+        records = kept
         ck = None
     else:
         records = []
@@ -264,6 +307,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     last_ckpt_seconds = counters["seconds"]
     session_base = counters["seconds"]
     consistent = True                   # the state is that of a complete iteration
+    unlogged = None                     # a complete iteration's record not yet logged
     stopped = "time"
 
     def save_all():
@@ -318,35 +362,39 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             if config.augment:
                 data = data.augment()
             t1 = _time.perf_counter()
-            consistent = False
-            buffer.add(data.observations, data.masks, data.policies, data.values)
-            steps = min(config.max_steps,
-                        max(1, math.ceil(len(data) * config.sample_reuse / config.batch_size)))
-            rng = np.random.default_rng(_derived_seed(seed, it, 2))
-            sums = np.zeros(4)
-            for _ in range(steps):
-                sums += np.asarray(learner.step(*buffer.sample(rng, config.batch_size)))
-            net.set_params(learner.numpy_params())
-            t_sgd = _time.perf_counter() - t1
-            counters.update(iteration=it, games=counters["games"] + config.games,
-                            positions=counters["positions"] + n_positions,
-                            sgd_steps=counters["sgd_steps"] + steps,
-                            evaluations=counters["evaluations"] + evaluations,
-                            seconds=session_base + _time.perf_counter() - start)
-            consistent = True
-            loss = sums / steps
-            rec = {"iteration": it, "seconds": round(counters["seconds"], 3),
-                   "games": counters["games"], "positions": counters["positions"],
-                   "sgd_steps": counters["sgd_steps"], "buffer": len(buffer),
-                   "loss": float(loss[0]), "policy_loss": float(loss[1]),
-                   "value_loss": float(loss[2]), "l2": float(loss[3]),
-                   "first_wins": int(outcomes[0]), "second_wins": int(outcomes[1]),
-                   "draws": int(outcomes[2]), "simulations": sims, "moves": n_moves,
-                   "selfplay_s": round(t_play, 3), "sgd_s": round(t_sgd, 3),
-                   "games_per_s": config.games / t_play if t_play > 0 else None,
-                   "evaluations_per_s": evaluations / t_play if t_play > 0 else None,
-                   "network_share": net_share, "workers": parts or 1,
-                   "steps_per_s": steps / t_sgd if t_sgd > 0 else None}
+            # a Ctrl-C here is held until the iteration is complete, and its
+            # record ready: the handler below then saves it
+            with _interrupt_after():
+                consistent = False
+                buffer.add(data.observations, data.masks, data.policies, data.values)
+                steps = min(config.max_steps, max(1, math.ceil(
+                    len(data) * config.sample_reuse / config.batch_size)))
+                rng = np.random.default_rng(_derived_seed(seed, it, 2))
+                sums = np.zeros(4)
+                for _ in range(steps):
+                    sums += np.asarray(learner.step(*buffer.sample(rng, config.batch_size)))
+                net.set_params(learner.numpy_params())
+                t_sgd = _time.perf_counter() - t1
+                counters.update(iteration=it, games=counters["games"] + config.games,
+                                positions=counters["positions"] + n_positions,
+                                sgd_steps=counters["sgd_steps"] + steps,
+                                evaluations=counters["evaluations"] + evaluations,
+                                seconds=session_base + _time.perf_counter() - start)
+                loss = sums / steps
+                rec = {"iteration": it, "seconds": round(counters["seconds"], 3),
+                       "games": counters["games"], "positions": counters["positions"],
+                       "sgd_steps": counters["sgd_steps"], "buffer": len(buffer),
+                       "loss": float(loss[0]), "policy_loss": float(loss[1]),
+                       "value_loss": float(loss[2]), "l2": float(loss[3]),
+                       "first_wins": int(outcomes[0]), "second_wins": int(outcomes[1]),
+                       "draws": int(outcomes[2]), "simulations": sims, "moves": n_moves,
+                       "selfplay_s": round(t_play, 3), "sgd_s": round(t_sgd, 3),
+                       "games_per_s": config.games / t_play if t_play > 0 else None,
+                       "evaluations_per_s": evaluations / t_play if t_play > 0 else None,
+                       "network_share": net_share, "workers": parts or 1,
+                       "steps_per_s": steps / t_sgd if t_sgd > 0 else None}
+                unlogged = rec          # the iteration's record, not yet in the log
+                consistent = True
             last_eval = counters.get("last_eval_seconds")
             final = ((time_budget is not None
                       and _time.perf_counter() - start >= time_budget)
@@ -365,6 +413,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                 counters["last_eval_seconds"] = counters["seconds"]
             records.append(rec)
             _append_jsonl(metrics_path, rec)
+            unlogged = None
             if log is not None:
                 log(rec)
             if counters["seconds"] - last_ckpt_seconds >= config.checkpoint_every or final:
@@ -390,6 +439,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         # Ctrl-C, or self-play failing on the executor: keep the last complete iteration
         if (isinstance(exc, KeyboardInterrupt) or playing) and consistent \
                 and counters["iteration"] > last_ckpt_iteration:
+            if unlogged is not None:    # cut in its evaluation: logged without it
+                records.append(unlogged)
+                _append_jsonl(metrics_path, unlogged)
             save_all()
         raise
     finally:

@@ -23,14 +23,37 @@ def read_metrics(path):
     return records
 
 
-def _truncate_metrics(path, iteration):
-    """Keep only the records up to ``iteration`` (those after the checkpoint are lost work)."""
+def _resumed_metrics(path, iteration):
+    """``(kept, dropped)``: the records up to ``iteration`` (the checkpoint's)
+    and how many come after it (lost work).  A torn last line is dropped as a
+    crash leaves it; any other line that is not a record is a ``ValueError``:
+    rewriting the log would lose it without a word."""
     if not os.path.exists(path):
-        return []
-    keep = [r for r in read_metrics(path) if r.get("iteration", 0) <= iteration]
-    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in keep)
+        return [], 0
+    with open(path, encoding="utf-8") as f:
+        lines = [(n, line.strip()) for n, line in enumerate(f, 1) if line.strip()]
+    records = []
+    for i, (n, line) in enumerate(lines):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            rec = None
+        if not isinstance(rec, dict):
+            if i == len(lines) - 1 and rec is None:
+                break
+            raise ValueError(f"{path}: line {n} is not a metrics record; mend or remove it "
+                             "before resuming (the log is rewritten on resume)")
+        records.append(rec)
+    kept = [r for r in records if r.get("iteration", 0) <= iteration]
+    return kept, len(records) - len(kept)
+
+
+def _truncate_metrics(path, records):
+    """Rewrite the log with ``records`` only (those after the checkpoint are lost work)."""
+    if not os.path.exists(path):
+        return
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
     _util.atomic_write(path, lambda f: f.write(text.encode("utf-8")))
-    return keep
 
 
 def _append_jsonl(path, record):

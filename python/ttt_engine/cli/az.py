@@ -170,29 +170,46 @@ def run_train(args):
     _check_applies(args.game, hyper, config)
     budget = args.time if args.time is not None else (None if args.iterations else config.time)
     what = f"{budget:g} s" if budget is not None else f"{args.iterations} iterations"
+    if args.resume and args.seed is not None:
+        raise CLIError("--seed does not apply with --resume: the run keeps the seed of its "
+                       "checkpoint", EXIT_USAGE)
     # a --scheduler that does not answer is one line, before anything is announced or written
     with executor_for(args, console) as ex:
-        console.say(f"AlphaZero {args.game}: training for {what}"
-                    f"{' (resumed)' if args.resume else ''}; network -> {out}, checkpoint -> "
-                    f"{ckpt}, metrics -> {metrics}")
         workers = args.workers
         if ex is not None:
             workers = _cluster_threads(args.scheduler)
-            console.say(f"Self-play: each iteration's {config.games} games in {workers} "
-                        "parts, one per worker thread; the same --seed and parts give the "
-                        f"same games as --workers {workers}.")
+
+        def announce(start):
+            # called once the library's checks passed (checkpoint, game, shapes)
+            span, resumed = f"for {what}", ""
+            if args.resume:
+                resumed = f" (resumed at iteration {start['iteration']:,})"
+                if budget is None:
+                    span = f"up to iteration {args.iterations:,}"
+            console.say(f"AlphaZero {args.game}: training {span}{resumed}; network -> "
+                        f"{out}, checkpoint -> {ckpt}, metrics -> {metrics}")
+            if start["dropped"]:
+                console.say(f"Dropped {start['dropped']} metrics record(s) after iteration "
+                            f"{start['iteration']:,} from {metrics}: the checkpoint does not "
+                            "have their work.")
+            if ex is not None:
+                console.say(f"Self-play: each iteration's {config.games} games in {workers} "
+                            "parts, one per worker thread; the same --seed and parts give "
+                            f"the same games as --workers {workers}.")
+
         try:
             result = alphazero.train(args.game, out=out, time=budget,
                                      iterations=args.iterations, resume=args.resume,
                                      overwrite=args.force, seed=args.seed,
                                      progress=not args.quiet, board_options=_board_options(args),
-                                     executor=ex, workers=workers, **hyper)
+                                     executor=ex, workers=workers, _on_start=announce,
+                                     **hyper)
         except ValueError as e:
             raise CLIError(f"cannot train: {e}", EXIT_USAGE) from None
         except KeyboardInterrupt:
             last = _last_checkpoint(ckpt)
-            if last:
-                sys.stderr.write(f"\nThe {last}.")
+            sys.stderr.write(f"\nThe {last}." if last else
+                             "\nNo iteration was completed: nothing saved.")
             raise
         except Exception as e:
             where = _selfplay_failure(args, e)
