@@ -261,6 +261,12 @@ def test_time_budget_stops_with_a_checkpoint(tmp_path):
     assert load_checkpoint(tmp_path / "t.ckpt.npz").iteration == r.iteration
 
 
+def test_progress_bar_of_a_small_budget_shows_tenths(tmp_path, capsys):
+    train("ttt", out=tmp_path / "p.npz", time=0.5, seed=2, progress=True, **TINY)
+    err = capsys.readouterr().err
+    assert "/0.5 s" in err and "0/0 s" not in err, err[-500:]
+
+
 def test_train_checks_every_path_it_writes_before_any_work(tmp_path, monkeypatch):
     import ttt_engine.selfplay
     monkeypatch.setattr(ttt_engine.selfplay, "selfplay", lambda *a, **k: pytest.fail("played"))

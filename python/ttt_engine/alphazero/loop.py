@@ -136,7 +136,9 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
         missing folder is refused, as by every writer: ``check_output_path``).
     time : float, optional
         Wall-time budget of this call in seconds (default: the preset's).
-        Training stops after the iteration that reaches it, with a checkpoint.
+        Training stops after the iteration that reaches it, with a checkpoint:
+        one iteration always completes, so a budget shorter than an iteration
+        is exceeded by it.
     iterations : int, optional
         Stop when the run (resumed or not) has done this many iterations in
         all; resuming a run already there is a ``ValueError``.
@@ -298,9 +300,11 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             bar = tqdm(total=iterations, initial=counters["iteration"], unit="it",
                        desc=f"AlphaZero {g.key}")
         else:
-            bar = tqdm(total=round(time_budget), unit="s", desc=f"AlphaZero {g.key}",
-                       bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}"
-                                  "{postfix}]")
+            # seconds as floats: a budget under 10 s shows tenths (not "0/0 s")
+            digits = 1 if time_budget < 10 else 0
+            bar = tqdm(total=time_budget, unit="s", desc=f"AlphaZero {g.key}",
+                       bar_format=f"{{l_bar}}{{bar}}| {{n:.{digits}f}}/{{total:.{digits}f}} s "
+                                  "[{elapsed}<{remaining}{postfix}]")
 
     start = _time.perf_counter()
     last_ckpt_iteration = counters["iteration"]
@@ -419,7 +423,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
             if counters["seconds"] - last_ckpt_seconds >= config.checkpoint_every or final:
                 save_all()
             if bar is not None:
-                post = {"loss": f"{loss[0]:.3f}", "buf": len(buffer)}
+                post = {"loss": f"{loss[0]:.3f}", "buf": f"{len(buffer):,}"}
                 for k in ("eval_optimality", "eval_score"):
                     if k in rec:
                         post[k[5:]] = f"{rec[k]:.3f}"
@@ -427,8 +431,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
                 if bar.unit == "it":
                     bar.update(1)
                 else:
-                    bar.update(min(round(time_budget), round(_time.perf_counter() - start))
-                               - bar.n)
+                    bar.update(min(time_budget, _time.perf_counter() - start) - bar.n)
         if counters["iteration"] > last_ckpt_iteration or not os.path.exists(out):
             save_all()
     except BaseException as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
@@ -197,6 +198,7 @@ def run_train(args):
                             "parts, one per worker thread; the same --seed and parts give "
                             f"the same games as --workers {workers}.")
 
+        started = time.monotonic()
         try:
             result = alphazero.train(args.game, out=out, time=budget,
                                      iterations=args.iterations, resume=args.resume,
@@ -226,6 +228,11 @@ def run_train(args):
             ["iterations", f"{result.iteration:,}"],
             ["self-play games", f"{last.get('games', 0):,}"],
             ["training time (all sessions)", f"{last.get('seconds', 0):,.0f} s"]]
+    session = time.monotonic() - started
+    if budget is not None and session > budget * 1.2 + 1:
+        # one iteration always completes: say when that ran past a small budget
+        rows.append(["this session", f"{session:,.1f} s: the last iteration ran past the "
+                     f"{budget:g} s budget (one iteration always completes)"])
     evals = [r for r in result.records if any(k.startswith("eval_") for k in r)]
     if evals:
         e = evals[-1]
