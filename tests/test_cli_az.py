@@ -89,6 +89,16 @@ def test_resume_refusals_come_before_the_banner(tmp_path, env):
                    2, "r.metrics.jsonl: line 1 is not a metrics record")
 
 
+def test_ctrl_c_before_any_iteration_says_nothing_was_saved(tmp_path, env):
+    prelude = ("import ttt_engine.selfplay as s\n"
+               "def stop(*a, **k): raise KeyboardInterrupt\n"
+               "s.selfplay = stop")
+    r = run(["az", "train", "--out", str(tmp_path / "b.npz"), *TINY], env, prelude=prelude)
+    assert r.returncode == 130, r.stderr
+    assert "No iteration was completed: nothing saved." in r.stderr
+    assert not os.path.exists(tmp_path / "b.npz")
+
+
 @pytest.mark.parametrize("args,code,needles", [
     (["az", "train", "--out", "{tmp}/x.npz", "--hidden", "12,x"], 2, ["--hidden must be"]),
     (["az", "train", "--out", "{tmp}/x.npz", "--learning-rate", "-1", "--quiet"], 2,
