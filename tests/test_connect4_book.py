@@ -240,6 +240,25 @@ def test_interrupted_generation_resumes_to_the_same_book(tmp_path, small_book, m
                                start=_board(ROOT))
 
 
+def test_a_damaged_progress_file_is_one_line_to_remove(tmp_path, capsys):
+    """A side file cut short (a crash, a full disk) or empty is refused as
+    unreadable, in the library and the console, and left for the user."""
+    out = str(tmp_path / "b.bin")
+    assert connect4_book.generate(31, out, start=_board(ROOT), show=False, limit=3) is None
+    side = out + ".progress.npz"
+    data = open(side, "rb").read()
+    for content in (data[:len(data) // 2], b""):
+        with open(side, "wb") as f:
+            f.write(content)
+        with pytest.raises(BookError, match="unreadable.*remove it") as e:
+            connect4_book.generate(31, out, start=_board(ROOT), show=False)
+        assert "\n" not in str(e.value)
+        assert main(["connect4", "book", "--plies", "3", "--out", out, "--quiet"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "unreadable" in err and "internal" not in err, err
+        assert open(side, "rb").read() == content and not os.path.exists(out)
+
+
 def test_a_run_split_in_parts_makes_the_same_book(tmp_path, small_book, capsys):
     """Two parts solve disjoint halves in their own side files (each also takes
     what the other has already saved); the run without a part solves what is

@@ -41,6 +41,7 @@ import sys
 import threading
 import time
 import warnings
+import zipfile
 import zlib
 
 import numpy as np
@@ -598,7 +599,9 @@ class _Progress:
                 columns = np.array(z["columns"], dtype=np.int8) if "columns" in z.files \
                     else np.full(len(self.keys), NO_COLUMN, dtype=np.int8)
                 return np.array(z["scores"], dtype=np.int8), columns, float(z["seconds"])
-        except (OSError, KeyError, ValueError, zlib.error) as e:
+        except (OSError, EOFError, KeyError, ValueError, zlib.error, zipfile.BadZipFile) as e:
+            # a damaged file (cut short by a crash or a full disk) is refused
+            # as any other unreadable one
             if isinstance(e, BookError):
                 raise
             raise BookError(f"progress file {path}: unreadable ({e}); remove it to "
