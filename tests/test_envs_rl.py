@@ -120,6 +120,28 @@ def test_gymnasium_agent_object_opponent():
     assert obs.shape == (2, 3, 3)
 
 
+def test_gymnasium_opponent_of_another_game_is_refused():
+    from ttt_engine import games
+    with pytest.raises(ValueError, match="opponent plays Tic-Tac-Toe, not Ultimate"):
+        GameEnv("uttt", opponent=games.get("ttt").make_agent("random"))
+
+
+def test_gymnasium_step_leaves_the_board_when_the_opponent_fails():
+    class Failing:
+        def select_move(self, board):
+            raise RuntimeError("no reply")
+    env = GameEnv("uttt", opponent=Failing())
+    env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="no reply"):
+        env.step(40)
+    assert env.board.ply == 0
+    env = GameEnv("ttt", opponent=Failing(), agent_side=1)
+    with pytest.raises(RuntimeError, match="no reply"):
+        env.reset(seed=0)
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(0)
+
+
 @pytest.mark.parametrize("game", GAME_KEYS)
 @pytest.mark.parametrize("opponent,side", [("random", 0), ("random", 1), (None, 0)])
 def test_vector_env_next_step_autoreset(game, opponent, side):

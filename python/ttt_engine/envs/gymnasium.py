@@ -88,6 +88,14 @@ class GameEnv(gym.Env):
         elif not callable(getattr(opponent, "select_move", None)):
             raise ValueError("opponent must be 'random', 'perfect', 'mcts' or an agent with "
                              f"select_move(board), got {opponent!r}")
+        else:
+            # a registry agent says its game: one of another game could not reply
+            other = getattr(opponent, "game", None)
+            other = getattr(other, "key", other)
+            if isinstance(other, str) and other in _games.GAME_KEYS and other != self.game:
+                raise ValueError(f"opponent plays {_games.get(other).title}, not "
+                                 f"{_games.get(self.game).title}: give an agent of "
+                                 f"{self.game!r}")
         self._opponent_spec = opponent
         self.opponent = None if isinstance(opponent, str) else opponent
         if render_mode is not None:
@@ -121,8 +129,8 @@ class GameEnv(gym.Env):
         won = _games.sides(self.game).index(w) == self.agent_side
         return (1.0 if won else -1.0), True, False
 
-    def _opponent_moves(self):
-        self._board.push(self.opponent.select_move(self._board))
+    def _opponent_moves(self, board):
+        board.push(self.opponent.select_move(board))
 
     def _obs_info(self):
         self._mask = self._board.action_mask()
@@ -135,9 +143,10 @@ class GameEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None or self.opponent is None:
             self._new_opponent(int(self.np_random.integers(0, 2 ** 63)))
-        self._board = _games.new_board(self.game, self._options)
+        board = _games.new_board(self.game, self._options)
         if self.agent_side == 1:
-            self._opponent_moves()
+            self._opponent_moves(board)
+        self._board = board
         self._started = True
         return self._obs_info()
 
@@ -165,7 +174,12 @@ class GameEnv(gym.Env):
                                                                    "illegal_action": True}
         self._board.push(self._board.action_to_move(a))
         if not self._board.is_terminal():
-            self._opponent_moves()
+            try:
+                self._opponent_moves(self._board)
+            except BaseException:
+                # the opponent failed (or was interrupted): the step did not happen
+                self._board.pop()
+                raise
         reward, terminated, truncated = self._outcome()
         obs, info = self._obs_info()
         return obs, reward, terminated, truncated, info
