@@ -84,6 +84,8 @@ def test_gymnasium_illegal_action_and_bad_input():
     obs, r, term, trunc, info = env.step(4)        # X's own cell: illegal
     assert r == -1.0 and term and not info["action_mask"].any()
     assert env.unwrapped.board.cells[4] == 1
+    with pytest.raises(ValueError, match="the episode is over: call reset"):
+        env.step(0)                                # over as after a normal end
     env.reset(seed=0)
     for bad in (9, -1, 2.5, "a", None):
         with pytest.raises(ValueError, match="0..8"):

@@ -107,6 +107,7 @@ class GameEnv(gym.Env):
         self._board = board
         self._mask = board.action_mask()
         self._started = False
+        self._illegal = False       # an illegal action ended the episode
 
     # ------------------------------------------------------------------ helpers
     def _new_opponent(self, seed):
@@ -148,6 +149,7 @@ class GameEnv(gym.Env):
             self._opponent_moves(board)
         self._board = board
         self._started = True
+        self._illegal = False
         return self._obs_info()
 
     def step(self, action):
@@ -165,10 +167,11 @@ class GameEnv(gym.Env):
         if not 0 <= a < self.num_actions:
             raise ValueError(f"action {a} is out of range: {self.game} actions are "
                              f"0..{self.num_actions - 1}")
-        if self._board.is_terminal():
+        if self._illegal or self._board.is_terminal():
             raise ValueError("the episode is over: call reset()")
         if not self._mask[a]:
             # an illegal action ends the episode as a loss; the position stays
+            self._illegal = True
             self._mask = np.zeros(self.num_actions, bool)
             return self._board.observation(), -1.0, True, False, {"action_mask": self._mask,
                                                                    "illegal_action": True}
