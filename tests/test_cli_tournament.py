@@ -48,10 +48,26 @@ def test_tournament_bad_input(tmp_path, capsys):
     assert "at least two" in capsys.readouterr().err
     foreign = tmp_path / "notes.jsonl"
     foreign.write_text("my notes\n")
-    assert main(TOURNEY + ["--workers", "1", "--out", str(foreign)]) == 1
+    assert main(TOURNEY + ["--workers", "1", "--out", str(foreign)]) == 2
     err = capsys.readouterr().err
     assert "refusing to use results file" in err and "left unchanged" in err
     assert err.count("\n") == 1 and foreign.read_text() == "my notes\n"
+
+
+def test_tournament_resume_with_other_options_is_a_usage_error(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    argv = ["tournament", "--game", "ttt", "--agents", "mcts,random", "--games", "2",
+            "--simulations", "20", "--quiet", "--workers", "1", "--out", str(out)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    content = out.read_bytes()
+    for other, needle in [(["--agents", "random,mcts"],
+                           "entrants are 'mcts', 'random' in this order, and 'random', 'mcts'"),
+                          (["--simulations", "30"], "simulations is 20 there and 30 here")]:
+        assert main(argv + other) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and needle in err, err
+        assert out.read_bytes() == content
 
 
 def test_tournament_plays_the_az_engine_with_a_network_file(tmp_path, capsys):

@@ -8,6 +8,7 @@ from ttt_engine._parallel import process_pool
 from ttt_engine.agents import MCTSAgent, RandomAgent
 from ttt_engine.tournament import (
     Entrant,
+    ResultsFileError,
     SerialExecutor,
     TournamentError,
     game_seed,
@@ -233,6 +234,27 @@ def test_bad_board_options_are_refused_before_any_task(monkeypatch):
         round_robin("clobber", ["random", "mcts"], 8, options={"bogus": 1}, progress=False)
     with pytest.raises(ValueError, match="options must be a dict"):
         round_robin("clobber", ["random", "mcts"], 8, options=5, progress=False)
+
+
+def test_a_resume_with_the_entrants_reordered_names_the_order(tmp_path):
+    """The pairings and their seeds follow the entrants' order: a resume that
+    gives them in another order is refused, naming both orders."""
+    path = tmp_path / "r.jsonl"
+    small(SerialExecutor(), out=path, games=2)
+    content = path.read_bytes()
+    order = ", ".join(repr(e) for e in ENGINES)
+    with pytest.raises(ResultsFileError, match=f"entrants are {order} in this order") as info:
+        round_robin("uttt", ENGINES[::-1], 2, simulations=SIMS, seed=7,
+                    executor=SerialExecutor(), progress=False, out=path)
+    assert ", ".join(repr(e) for e in ENGINES[::-1]) + " here" in str(info.value)
+    # a file written before the order was kept: its records tell
+    lines = content.split(b"\n")
+    head = json.loads(lines[0])
+    del head["order"]
+    path.write_bytes(b"\n".join([json.dumps(head).encode()] + lines[1:]))
+    with pytest.raises(ResultsFileError, match="the other way round here; give the entrants"):
+        round_robin("uttt", ENGINES[::-1], 2, simulations=SIMS, seed=7,
+                    executor=SerialExecutor(), progress=False, out=path)
 
 
 def test_wdl_names_the_entrants_and_the_colours(serial_result):

@@ -74,7 +74,7 @@ HEADER = ["alpha", "gamma", "episodes", "runs", "optimal (mean)", "optimal (wors
 
 
 def run(args):
-    from ttt_engine.tournament import SweepError, qlearning_sweep
+    from ttt_engine.tournament import ResultsFileError, SweepError, qlearning_sweep
     console = Console.for_args(args)
     for name, lo, hi, lo_open in (("alpha", 0, 1, True), ("gamma", 0, 1, False)):
         for v in getattr(args, name):
@@ -100,12 +100,15 @@ def run(args):
                        (args.plot, "heatmap")):
         if path:
             _files.check_output(path, what)
-    result, error = run_resumable(
-        args, console,
-        lambda ex: qlearning_sweep(args.alpha, args.gamma, args.episodes, args.repeats,
-                                   seed=args.seed, executor=ex, out=args.out,
-                                   progress=not args.quiet, workers=args.workers),
-        SweepError, "runs")
+    try:     # a results file of another run is an input that is not valid
+        result, error = run_resumable(
+            args, console,
+            lambda ex: qlearning_sweep(args.alpha, args.gamma, args.episodes, args.repeats,
+                                       seed=args.seed, executor=ex, out=args.out,
+                                       progress=not args.quiet, workers=args.workers),
+            SweepError, "runs")
+    except ResultsFileError as e:
+        raise CLIError(str(e), EXIT_USAGE) from None
     if result.rows:
         console.say(f"Tic-Tac-Toe Q-learning sweep, seed {result.seed}; exact measures "
                     "against the solved game (optimal moves over the 4520 decision "

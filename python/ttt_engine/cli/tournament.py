@@ -140,7 +140,7 @@ def _report(console, result, args):
 
 def run(args):
     """Check everything, play the tournament, print the tables; returns the exit status."""
-    from ttt_engine.tournament import TournamentError, round_robin
+    from ttt_engine.tournament import ResultsFileError, TournamentError, round_robin
     console = Console.for_args(args)
     names = _entrants(_agents(args.agents, args.game), args)
     if args.opening_plies is not None and args.openings is None:
@@ -163,15 +163,18 @@ def run(args):
     if args.json:
         _files.check_output(args.json, "summary file")
     names = _learned(names, args, console)
-    result, error = run_resumable(
-        args, console,
-        lambda ex: round_robin(args.game, names, args.games, time_per_move=args.time,
-                               simulations=args.simulations, seed=args.seed, executor=ex,
-                               progress=not args.quiet, out=args.out, block=args.block,
-                               bootstrap=args.bootstrap, workers=args.workers,
-                               openings=args.openings, opening_plies=args.opening_plies,
-                               yardstick=args.yardstick),
-        TournamentError, "games")
+    try:     # a results file of another run is an input that is not valid
+        result, error = run_resumable(
+            args, console,
+            lambda ex: round_robin(args.game, names, args.games, time_per_move=args.time,
+                                   simulations=args.simulations, seed=args.seed, executor=ex,
+                                   progress=not args.quiet, out=args.out, block=args.block,
+                                   bootstrap=args.bootstrap, workers=args.workers,
+                                   openings=args.openings, opening_plies=args.opening_plies,
+                                   yardstick=args.yardstick),
+            TournamentError, "games")
+    except ResultsFileError as e:
+        raise CLIError(str(e), EXIT_USAGE) from None
     if result.games:
         _report(console, result, args)
     if args.json:

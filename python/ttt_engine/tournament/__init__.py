@@ -14,7 +14,7 @@ pool with one worker per core; a Dask cluster:
 file that makes them resumable.  See docs/tournament.md.
 """
 from ttt_engine.tournament import ratings
-from ttt_engine.tournament._runner import SerialExecutor, default_executor
+from ttt_engine.tournament._runner import ResultsFileError, SerialExecutor, default_executor
 from ttt_engine.tournament.round_robin import (
     OPENING_PLIES,
     Entrant,
@@ -37,6 +37,7 @@ from ttt_engine.tournament.sweep import (
 __all__ = [
     "OPENING_PLIES",
     "Entrant",
+    "ResultsFileError",
     "SerialExecutor",
     "SweepError",
     "SweepResult",

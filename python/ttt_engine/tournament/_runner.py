@@ -182,6 +182,11 @@ def run_tasks(executor, fn, tasks, on_result, on_error, *, weight=lambda t: 1, d
             executor.shutdown(wait=True)
 
 
+class ResultsFileError(ValueError):
+    """A results file that is not one of this run's (another kind of run,
+    other settings, a line that does not parse): refused and left unchanged."""
+
+
 class ResultsFile:
     """A JSON-lines results file: one header line describing the run, then one
     line per finished unit of work (a game, a sweep run).
@@ -194,7 +199,7 @@ class ResultsFile:
     of work is then simply redone.
     """
 
-    def __init__(self, path, kind, header, *, same=(), check_record=None):
+    def __init__(self, path, kind, header, *, same=(), check_record=None, check_header=None):
         # the package's one rule for files it writes: a regular file or nothing,
         # in a folder that exists (a FIFO or device at the path is refused untouched)
         check_output_path(path, "results file")
@@ -203,10 +208,11 @@ class ResultsFile:
         self.header = dict(header)
         self.same = tuple(same)              # header keys that must match an existing file
         self.check_record = check_record
+        self.check_header = check_header     # head -> the difference to say, or None
         self.existing_header = None
 
     def _refuse(self, why):
-        raise ValueError(f"refusing to use results file {self.path!r}: {why}; "
+        raise ResultsFileError(f"refusing to use results file {self.path!r}: {why}; "
                          "it was left unchanged (choose another --out file)")
 
     def load(self):
@@ -244,6 +250,9 @@ class ResultsFile:
             if head.get(key) != self.header.get(key):
                 self._refuse(f"it belongs to a different {self.kind}: {key} is "
                              f"{head.get(key)!r} there and {self.header.get(key)!r} here")
+        problem = self.check_header(head) if self.check_header else None
+        if problem:
+            self._refuse(f"it belongs to a different {self.kind}: {problem}")
         self.existing_header = head
         records = []
         for number, line in enumerate(lines[1:], start=2):
@@ -287,13 +296,14 @@ class ResultsFile:
             self._append(records)
 
 
-def open_results(out, kind, header, *, same, check_record, key):
+def open_results(out, kind, header, *, same, check_record, key, check_header=None):
     """Resume a run from its results file ``out`` (None: no file).
 
     ``header`` describes the run; its ``"seed"`` (None: not chosen) becomes the
     existing file's seed, else a fresh one, and is written into ``header``.
     An existing file must agree on the header keys ``same`` (and on the seed
-    when one was given); :class:`ResultsFile` refuses any other.  Returns
+    when one was given) and pass ``check_header``; :class:`ResultsFile`
+    refuses any other with a :class:`ResultsFileError`.  Returns
     ``(done, rfile)``: the file's records by ``key(record)`` (the first of each
     key wins) and the started :class:`ResultsFile` to append to (None without
     ``out``).
@@ -301,7 +311,8 @@ def open_results(out, kind, header, *, same, check_record, key):
     done, rfile = {}, None
     if out is not None:
         same = list(same) + (["seed"] if header["seed"] is not None else [])
-        rfile = ResultsFile(out, kind, header, same=same, check_record=check_record)
+        rfile = ResultsFile(out, kind, header, same=same, check_record=check_record,
+                            check_header=check_header)
         for r in rfile.load():
             done.setdefault(key(r), r)
         if rfile.existing_header is not None and header["seed"] is None:

@@ -468,6 +468,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
               f"{game.__module__}.{game.__qualname__}",
               "options": {k: _jsonable(v) for k, v in sorted(options.items())},
               "entrants": {e.name: e.describe() for e in specs},
+              # the file's lines sort the entrants by name; their order names the pairings
+              "order": [e.name for e in specs],
               "time_per_move": time_per_move, "simulations": simulations,
               "max_plies": max_plies,
               **({"openings": openings} if openings is not None else {}),
@@ -477,7 +479,20 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     pair_names = {(names[i], names[j]) for i, j in pairs}
 
+    def listed(order):
+        return ", ".join(map(repr, order))
+
+    def check_header(head):
+        order = head.get("order")           # None: written before the order was kept
+        if order is not None and order != names:
+            return (f"its entrants are {listed(order)} in this order, and {listed(names)} "
+                    "here (give them in the file's order)")
+        return None
+
     def check_record(r):
+        if (r.get("b"), r.get("a")) in pair_names:
+            return (f"pairing {r.get('a')!r} vs {r.get('b')!r} is the other way round here; "
+                    "give the entrants in the file's order")
         if (r.get("a"), r.get("b")) not in pair_names:
             return f"pairing {r.get('a')!r} vs {r.get('b')!r} is not in this tournament"
         if not isinstance(r.get("game"), int) or r["game"] < 0:
@@ -490,7 +505,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
         out, "tournament", header,
         same=["game", "options", "entrants", "time_per_move", "simulations", "max_plies",
               "openings"],
-        check_record=check_record, key=lambda r: (r["a"], r["b"], r["game"]))
+        check_record=check_record, check_header=check_header,
+        key=lambda r: (r["a"], r["b"], r["game"]))
     seed = header["seed"]
 
     tasks = []
