@@ -225,6 +225,16 @@ def test_sweep_refuses_one_parameter_twice(args, needle, tmp_path, capsys, monke
     assert list(tmp_path.iterdir()) == []
 
 
+def test_sweep_refuses_a_results_file_of_another_run_as_usage(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"ttt_engine": "tournament", "format": 1}\n')
+    assert main(["sweep", "--repeats", "1", "--workers", "1", "--quiet",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "refusing to use results file" in err, err
+    assert out.read_text() == '{"ttt_engine": "tournament", "format": 1}\n'
+
+
 def test_the_q_entrant_plays_the_cached_model_as_eval_does(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "r.jsonl"
