@@ -173,6 +173,33 @@ def test_vector_env_next_step_autoreset(game, opponent, side):
     assert finished > 0
 
 
+@pytest.mark.parametrize("side", [0, 1])
+def test_vector_env_reset_mask_resets_only_those_games(side):
+    venv = VectorGameEnv("ttt", num_envs=4, agent_side=side, seed=0)
+    venv.reset(seed=0)
+    venv.step(np.array([4, 4, 4, 4], np.int32) if side == 0 else
+              np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks()], np.int32))
+    before = venv.core.observation.copy()
+    start = VectorGameEnv("ttt", num_envs=1, agent_side=side, seed=0).reset(seed=0)[0][0]
+    mask = np.array([True, False, True, False])
+    obs, info = venv.reset(options={"reset_mask": mask})
+    assert obs.shape[0] == 4 and info["action_mask"].shape == (4, 9)
+    np.testing.assert_array_equal(obs[~mask], before[~mask])
+    marks = obs.reshape(4, -1).sum(axis=1)
+    assert list(marks[mask]) == [side, side] and (marks[~mask] == 2 + side).all()
+    if side == 0:
+        np.testing.assert_array_equal(obs[0], start)
+    for options, match in [({"reset_mask": mask, "seeds": 1}, "unknown reset option.*'seeds'"),
+                           ({"reset_mask": [True] * 4}, r"reset_mask.*shape \(4,\)"),
+                           ({"reset_mask": np.ones(3, bool)}, r"reset_mask.*shape \(4,\)"),
+                           ({"reset_mask": np.zeros(4, bool)}, "at least one True")]:
+        with pytest.raises(ValueError, match=match):
+            venv.reset(options=options)
+    np.testing.assert_array_equal(venv.core.observation, obs)
+    with pytest.raises(ValueError, match="call reset"):
+        VectorGameEnv("ttt", num_envs=4).reset(options={"reset_mask": mask})
+
+
 def test_vector_env_perfect_opponent_and_errors():
     venv = VectorGameEnv("ttt", num_envs=256, opponent="perfect", seed=0)
     obs, info = venv.reset()

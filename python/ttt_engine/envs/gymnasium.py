@@ -282,18 +282,46 @@ class VectorGameEnv(gym.vector.VectorEnv):
         return obs, reward, terminated, truncated, info
 
     # ------------------------------------------------------------------ API
+    def _reset_mask(self, options):
+        """The games to reset: ``options["reset_mask"]`` (as Gymnasium's vector
+        envs), or None for all; every option checked before anything changes."""
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise TypeError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(map(repr, set(options) - {"reset_mask"}))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(unknown)}: the only one is "
+                             "'reset_mask'")
+        if "reset_mask" not in options:
+            return None
+        mask = options["reset_mask"]
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ \
+                or mask.shape != (self.num_envs,):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape "
+                             f"({self.num_envs},), got {mask!r:.60}")
+        if not mask.any():
+            raise ValueError("options['reset_mask'] must hold at least one True")
+        if not self._started:
+            raise ValueError("options['reset_mask'] resets some games of a started batch: "
+                             "call reset() without it first")
+        return mask.copy()
+
     def reset(self, *, seed=None, options=None):
-        """Start every game: ``(observations, infos)`` (``infos["action_mask"]``);
+        """Start every game, or those where ``options["reset_mask"]`` is True:
+        ``(observations, infos)`` of all of them (``infos["action_mask"]``);
         ``seed`` reseeds the batch."""
+        mask = self._reset_mask(options)
+        where = np.ones(self.num_envs, bool) if mask is None else mask
         if seed is not None:
-            self.core.reset(seed=seed)
+            self.core.reset(mask, seed=seed)
             self._np_rng = np.random.default_rng(self.core.seed)
         else:
-            self.core.reset()
-        self._done[:] = False
+            self.core.reset(mask)
+        self._done[where] = False
         self._started = True
         if self.opponent is not None and self.agent_side == 1:
-            self._opponent_step(np.ones(self.num_envs, bool))
+            self._opponent_step(where)
         obs, _, _, _, info = self._out(None, None, None)
         return obs, info
 
