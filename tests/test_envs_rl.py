@@ -239,6 +239,25 @@ def test_pettingzoo_order_and_range_errors():
             e.step(bad)
 
 
+@pytest.mark.parametrize("make", [pz_envs.env, pz_envs.raw_env])
+def test_pettingzoo_unknown_agent_and_step_after_the_end(make):
+    e = make(game="ttt")
+    e.reset()
+    with pytest.raises(ValueError, match="agent must be one of 'player_0', 'player_1', "
+                                         "got 'player_7'"):
+        e.observe("player_7")
+    for a in (0, 3, 1, 4, 2):           # X takes the top row
+        e.step(a)
+    while e.agents:
+        e.step(None)
+    assert e.observe("player_1")["action_mask"].sum() == 0
+    if make is pz_envs.raw_env:
+        with pytest.raises(ValueError, match=r"the episode is over: call reset\(\)"):
+            e.step(0)
+    else:                               # logged and ignored, as PettingZoo's OrderEnforcingWrapper
+        assert e.step(0) is None and not e.agents
+
+
 def test_pettingzoo_rules_and_ttt_numbering():
     env = pz_envs.env(game="ttt")
     env.reset(seed=0)

@@ -109,6 +109,9 @@ class raw_env(AECEnv):
         return 0 if self.board.to_move == self._sides[0] else 1
 
     def observe(self, agent):
+        if agent not in self.possible_agents:
+            raise ValueError(f"agent must be one of {', '.join(map(repr, self.possible_agents))}, "
+                             f"got {agent!r:.40}")
         b = self.board
         obs = b.observation()
         if agent == self.possible_agents[self._mover()] and not b.is_terminal():
@@ -131,6 +134,9 @@ class raw_env(AECEnv):
         PettingZoo's AEC API; ``ValueError`` for an illegal one)."""
         if not self._started:
             raise ValueError(NOT_STARTED)
+        if not self.agents:
+            # every agent has taken its dead step (env() warns here, as PettingZoo's wrapper)
+            raise ValueError("the episode is over: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
