@@ -247,6 +247,11 @@ def test_a_resume_with_the_entrants_reordered_names_the_order(tmp_path):
         round_robin("uttt", ENGINES[::-1], 2, simulations=SIMS, seed=7,
                     executor=SerialExecutor(), progress=False, out=path)
     assert ", ".join(repr(e) for e in ENGINES[::-1]) + " here" in str(info.value)
+    with pytest.raises(ResultsFileError, match=f"entrants are {order} there and "
+                                               "'mcts', 'random' here"):
+        round_robin("uttt", ["mcts", "random"], 2, simulations=SIMS, seed=7,
+                    executor=SerialExecutor(), progress=False, out=path)
+    assert path.read_bytes() == content
     # a file written before the order was kept: its records tell
     lines = content.split(b"\n")
     head = json.loads(lines[0])

@@ -483,7 +483,17 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
         return ", ".join(map(repr, order))
 
     def check_header(head):
-        order = head.get("order")           # None: written before the order was kept
+        theirs, order = head.get("entrants"), head.get("order")
+        if not isinstance(order, list):
+            order = None                    # written before the order was kept
+        if not isinstance(theirs, dict) or set(theirs) != set(names):
+            there = order or (list(theirs) if isinstance(theirs, dict) else [])
+            return f"its entrants are {listed(there) or 'none'} there and {listed(names)} here"
+        for name in names:
+            if theirs[name] != header["entrants"][name]:
+                return (f"entrant {name!r} is {theirs[name]!r:.100} there and "
+                        f"{header['entrants'][name]!r:.100} here")
+        # without an order, check_record names a pairing the other way round
         if order is not None and order != names:
             return (f"its entrants are {listed(order)} in this order, and {listed(names)} "
                     "here (give them in the file's order)")
@@ -503,8 +513,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
 
     done, rfile = open_results(
         out, "tournament", header,
-        same=["game", "options", "entrants", "time_per_move", "simulations", "max_plies",
-              "openings"],
+        same=["game", "options", "time_per_move", "simulations", "max_plies", "openings"],
         check_record=check_record, check_header=check_header,
         key=lambda r: (r["a"], r["b"], r["game"]))
     seed = header["seed"]
