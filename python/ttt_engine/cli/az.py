@@ -368,7 +368,8 @@ def add_parser(subparsers):
     t.add_argument("--iterations", type=O.count(1, 10**9), metavar="N",
                    help="stop when the run has done N iterations in all")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint")
-    t.add_argument("--force", action="store_true", help="start anew over an existing checkpoint")
+    t.add_argument("--force", action="store_true",
+                   help="start anew over an existing checkpoint or network at --out")
     t.add_argument("--seed", type=O.seed, help="seed of the run")
     t.add_argument("--plot", metavar="PNG", help="write the learning curves to PNG")
     add_executor_options(t, workers_help="play each iteration's games on N local processes "
