@@ -7,6 +7,7 @@ import dataclasses
 import math
 import os
 import signal
+import sys
 import threading
 import time as _time
 
@@ -98,6 +99,9 @@ def _interrupt_after():
         if pending:
             raise KeyboardInterrupt
         pending.append(signum)
+        # the steps may take seconds: say why nothing stops yet
+        print("\nCtrl-C: saving once this iteration's training steps end "
+              "(Ctrl-C again stops at once)", file=sys.stderr, flush=True)
 
     signal.signal(signal.SIGINT, held)
     try:
