@@ -1,5 +1,6 @@
 """Ctrl-C during an engine's long search: the console tool stops within a second
 and exits 130, as docs/cli.md promises (the searches notice a pending signal)."""
+import re
 import time
 
 from conftest import interrupt
@@ -26,3 +27,31 @@ def test_ctrl_c_during_training_exits_130(spawn_cli, tmp_path):
     text, _ = interrupt(child, timeout=30)
     assert child.exitstatus == 130 and "Interrupted" in text and "Traceback" not in text
     assert not out.exists()                     # nothing half-trained was saved
+
+
+def test_ctrl_c_during_eval_prints_the_games_finished(monkeypatch, capsys):
+    """An interrupted evaluation reports the games it finished before exiting 130
+    (a slow engine's hours are not thrown away)."""
+    from ttt_engine.cli import eval as eval_cmd
+    from ttt_engine.cli import main
+
+    class Bar:                  # Ctrl-C after the 13th game of 20
+        n = 0
+
+        def update(self, k):
+            Bar.n += k
+            if Bar.n == 13:
+                raise KeyboardInterrupt
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(eval_cmd, "_progress_bar", lambda *a: Bar())
+    code = main(["eval", "--engine", "random", "--against", "random", "--games", "10",
+                 "--side", "both", "--seed", "1"])
+    out, err = capsys.readouterr()
+    assert code == 130 and "Interrupted." in err
+    assert "interrupted after 13 of 20 games" in out
+    rows = dict(re.findall(r"^(random as X|random as O \(interrupted\)|total) +([\d,]+) ",
+                           out, re.M))
+    assert rows == {"random as X": "10", "random as O (interrupted)": "3", "total": "13"}

@@ -28,9 +28,11 @@ engine (--against) and print wins/draws/losses.""",
         "eval --engine mcts --simulations 2000 --against random --games 200")))
 
 
-def _play_games(game, start, agent_a, agent_b, n, a_side, bar=None):
+def _play_games(game, start, agent_a, agent_b, n, a_side, bar=None, tally=None):
     """Games from ``start`` where agent_a plays ``a_side``: (wins, draws, losses)
-    for agent_a; ``bar`` (a progress bar or None) advances after each game."""
+    for agent_a; ``bar`` (a progress bar or None) advances after each game;
+    ``tally`` (a list of three, or None) is kept up to date after each game, so
+    an interrupted run can still report the games it finished."""
     b_side = game.sides[1] if a_side == game.sides[0] else game.sides[0]
     agents = {a_side: agent_a, b_side: agent_b}
     wins = draws = losses = 0
@@ -47,6 +49,8 @@ def _play_games(game, start, agent_a, agent_b, n, a_side, bar=None):
             wins += 1
         else:
             losses += 1
+        if tally is not None:
+            tally[:] = [wins, draws, losses]
         if bar is not None:
             bar.update(1)
     return wins, draws, losses
@@ -118,20 +122,39 @@ def run(args):
     total = [0, 0, 0]
     t0 = time.perf_counter()
     bar = _progress_bar(args.games * len(sides), f"eval {game.key}", args.quiet)
+    current = {}
     try:
-        _evaluate(game, name, args, sides, start, console, bar, rows, total)
+        _evaluate(game, name, args, sides, start, console, bar, rows, total, current)
+    except KeyboardInterrupt:
+        # hours of games are not thrown away: the table of those finished, then exit 130
+        if bar is not None:
+            bar.close()
+        tally = current.get("tally", [0, 0, 0])
+        if sum(tally):
+            rows.append(_row(f"{current['label']} (interrupted)", *tally))
+            total[:] = [t + x for t, x in zip(total, tally)]
+        if rows:
+            _report(console, game, args, rows, total, t0,
+                    f"interrupted after {sum(total):,} of {args.games * len(sides):,} games")
+        raise
     finally:
         if bar is not None:
             bar.close()
-    if len(sides) > 1:
-        rows.append(_row("total", *total))
-    console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s")
-    console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
+    _report(console, game, args, rows, total, t0)
     return EXIT_OK
 
 
-def _evaluate(game, name, args, sides, start, console, bar, rows, total):
-    """The games of every side of ``sides``: a row each in ``rows``, the sum in ``total``."""
+def _report(console, game, args, rows, total, t0, note=None):
+    if len(rows) > 1:
+        rows.append(_row("total", *total))
+    console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s"
+                + (f" ({note})" if note else ""))
+    console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
+
+
+def _evaluate(game, name, args, sides, start, console, bar, rows, total, current):
+    """The games of every side of ``sides``: a row each in ``rows``, the sum in
+    ``total``; ``current`` holds the side being played (its label and tally)."""
     for side in sides:
         side_index = game.sides.index(side)
         if args.model:
@@ -141,7 +164,10 @@ def _evaluate(game, name, args, sides, start, console, bar, rows, total):
             player = build_agent(game, name, args, side_index, start, console)
             label = name
         opponent = build_agent(game, args.against, args, 1 - side_index, start, console)
-        wdl = _play_games(game, start, player, opponent, args.games, side, bar)
+        current.update(label=f"{label} as {side}", tally=[0, 0, 0])
+        wdl = _play_games(game, start, player, opponent, args.games, side, bar,
+                          current["tally"])
+        current.clear()
         total[:] = [t + x for t, x in zip(total, wdl)]
         rows.append(_row(f"{label} as {side}", *wdl))
 
