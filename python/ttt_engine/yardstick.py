@@ -329,29 +329,26 @@ STALL_GAMES = 2_000
 SHORT_GAMES = 20
 
 
-def _three_counts(per_phase):
+def _ints(name, value, n, what, min):
+    """``value`` as a tuple of ``n`` integers >= ``min`` (``what`` says what they are)."""
     try:
-        counts = tuple(per_phase)
+        items = tuple(value)
     except TypeError:
-        counts = None
-    if counts is None or len(counts) != 3:
-        raise ValueError(f"per_phase must be three counts (opening, middle, end), "
-                         f"got {per_phase!r}")
-    counts = tuple(_util.check_int(f"per_phase[{k}]", n, min=0) for k, n in enumerate(counts))
+        items = None
+    if items is None or len(items) != n:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return tuple(_util.check_int(f"{name}[{k}]", x, min=min) for k, x in enumerate(items))
+
+
+def _three_counts(per_phase):
+    counts = _ints("per_phase", per_phase, 3, "three counts (opening, middle, end)", 0)
     if not any(counts):
         raise ValueError("per_phase asks for no position at all")
     return counts
 
 
 def _bounds(bounds):
-    try:
-        b = tuple(bounds)
-    except TypeError:
-        b = None
-    if b is None or len(b) != 2:
-        raise ValueError(f"bounds must be two plies (where the middle and the end begin), "
-                         f"got {bounds!r}")
-    b = tuple(_util.check_int(f"bounds[{k}]", x, min=1) for k, x in enumerate(b))
+    b = _ints("bounds", bounds, 2, "two plies (where the middle and the end begin)", 1)
     if b[0] >= b[1]:
         raise ValueError(f"bounds must rise: the middle begins before the end, got {b}")
     return b
