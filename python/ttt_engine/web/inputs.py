@@ -209,13 +209,13 @@ def budgets_of(settings, engine, data):
                 raise BadRequest(f"{key} {_shown(int(value))} is above this server's cap "
                                  f"of {cap:,}")
             out[key] = int(value)
-    if "time" in engine.budgets and "time" not in out:
-        # a guard: the other budget ends the search first, unless it is too big
+    if "time" in engine.budgets and "time" not in out and (
+            "simulations" in engine.budgets or "depth" in engine.budgets):
+        # a guard: the other budget ends the search first (iterative deepening up to
+        # the depth), unless it is too big
         if "simulations" in engine.budgets:
             out.setdefault("simulations", 20_000)      # the console's default
-            out["time"], out["_guard"] = settings.max_time, True
-        elif "depth" in engine.budgets:                # iterative deepening up to the depth
-            out["time"], out["_guard"] = settings.max_time, True
+        out["time"], out["_guard"] = settings.max_time, True
     return out
 
 
