@@ -373,15 +373,12 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     h["curriculum_epsilon"] = _util.check_real("curriculum_epsilon", curriculum_epsilon, low=0, high=1)
     h["curriculum_tiebreak"] = _util.check_real("curriculum_tiebreak", curriculum_tiebreak, low=0, high=1)
     metrics_every = _util.check_int("metrics_every", metrics_every, min=0)
-    if not isinstance(symmetry, (bool, np.bool_)):
-        raise ValueError(f"symmetry must be True or False, got {symmetry!r}")
-    if not isinstance(shaping, (bool, np.bool_)):
-        raise ValueError(f"shaping must be True or False, got {shaping!r}")
+    symmetry = _util.check_bool("symmetry", symmetry)
+    shaping = _util.check_bool("shaping", shaping)
     if shaping and mode == "self-play":
         raise ValueError("shaping applies to games against the random opponent; "
                          "mode='self-play' has none (use mode='random' or 'curriculum')")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise ValueError(f"progress must be True or False, got {progress!r}")
+    progress = _util.check_bool("progress", progress)
     chunk = _util.check_int("chunk", chunk, min=1, max=_util.INT64_MAX)
     seed = _util.resolve_seed(seed)
     if agent is None:
