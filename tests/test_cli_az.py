@@ -108,6 +108,8 @@ def test_ctrl_c_before_any_iteration_says_nothing_was_saved(tmp_path, env):
     (["az", "train", "--out", "{tmp}/x.npz", "--scheduler", ""], 2,
      ["--scheduler: must not be empty"]),
     (["tournament", "--scheduler", ""], 2, ["--scheduler: must not be empty"]),
+    (["tournament", "--scheduler", "  "], 2, ["--scheduler: must not be blank"]),
+    (["play", "--network", " "], 2, ["--network: must not be blank"]),
     (["az", "train"], 2, ["--out"]),
     (["az", "eval", "--model", "{tmp}/none.npz"], 1, ["does not exist"]),
     (["az", "train", "--game", "clobber", "--rows", "9", "--out", "{tmp}/x.npz"], 2,

@@ -405,7 +405,8 @@ def test_console_book_checks_its_files_before_any_solve(tmp_path, capsys, monkey
     (tmp_path / "b.bin.part1of2.progress.npz").mkdir()
     for out, part, code, needle in [(str(tmp_path), None, 2, "is a folder"),
                                     (str(tmp_path / "no" / "b.bin"), None, 1, "does not exist"),
-                                    ("", None, 2, "must be a file name"),
+                                    ("", None, 2, "must not be empty"),
+                                    (" ", None, 2, "must not be blank"),
                                     (str(tmp_path / "b.bin"), "1/2", 2, "progress file")]:
         argv = ["connect4", "book", "--plies", "3", "--out", out] + \
             (["--part", part] if part else [])

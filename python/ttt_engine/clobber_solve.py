@@ -206,7 +206,7 @@ def configure(p):
     ``ttt-engine clobber solve``)."""
     p.add_argument("size", help="board ROWSxCOLS, e.g. 6x5 (1-8 each)")
     p.add_argument("--first", choices=("B", "W"), default="B", help="side to move (default B)")
-    p.add_argument("--table", type=O.file_name,
+    p.add_argument("--table", type=O.path,
                    help="file keeping proven subpositions (default clobber-ROWSxCOLS.table.npz; "
                    "'none' for no file)")
     p.add_argument("--fresh", action="store_true", help="ignore an existing table file")
@@ -225,7 +225,7 @@ def configure(p):
             p.add_argument(f"--{t}", action="store_true", help=f"switch {t} on")
         else:
             p.add_argument(f"--no-{t}", action="store_true", help=f"switch {t} off")
-    p.add_argument("--certificate", type=O.file_name,
+    p.add_argument("--certificate", type=O.path,
                    help="write a proof certificate to this file and check it")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     return p

@@ -123,10 +123,13 @@ seed = count(0, SEED_MAX)
 
 
 def path(text):
-    """An argparse type: a file path, never empty (an empty value is refused,
-    not read as the option left out)."""
+    """An argparse type: a file path or address, never empty or blank (an
+    empty value is refused, not read as the option left out, the default or
+    the current folder)."""
     if not text:
         raise argparse.ArgumentTypeError("must not be empty")
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must not be blank, got {shorten(text)}")
     return text
 
 
@@ -224,10 +227,3 @@ def add_engine_options(p):
     g.add_argument("--retrain", action="store_true",
                    help="learn a new model even if one is saved")
 
-
-def file_name(text):
-    """An argparse type: a file path, not empty (an empty value would be read
-    as "the default" or as the current folder)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(f"must be a file name, got {shorten(text)}")
-    return text

@@ -46,7 +46,7 @@ def configure(p):
                         "(or, with --partial, whenever a run stops).")
     sb.add_argument("--plies", type=O.count(0, 41), required=True, metavar="N",
                     help="the deepest positions in the book (discs on the board)")
-    sb.add_argument("--out", type=O.file_name, required=True, metavar="FILE", help="the book file to write")
+    sb.add_argument("--out", type=O.path, required=True, metavar="FILE", help="the book file to write")
     sb.add_argument("--part", type=_book_part, default=None, metavar="I/N",
                     help="solve only the I-th of N shares (its own progress file), so that N "
                     "processes, one a core, split the work; then run without --part to "
