@@ -54,6 +54,18 @@ def test_serve_network_files_are_checked_before_the_server_starts(tmp_path, caps
     assert err.count("\n") == 1 and "both networks of the same game" in err
 
 
+def test_two_networks_of_one_game_are_named_as_typed(tmp_path, monkeypatch, capsys):
+    """The line names both files as they were given, not one of them made absolute."""
+    from ttt_engine.network import Network
+    monkeypatch.chdir(tmp_path)
+    for i, name in enumerate(("a.npz", "b.npz")):
+        Network.init("ttt", hidden=(8,), seed=i).save(name)
+    assert main(["serve", "--port", "0", "--network", "a.npz", "--network", "b.npz"]) == 2
+    err = capsys.readouterr().err
+    assert "--network: a.npz and b.npz are both networks of the same game" in err, err
+    assert str(tmp_path) not in err
+
+
 def test_a_port_in_use_is_one_line(capsys):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

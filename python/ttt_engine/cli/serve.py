@@ -64,14 +64,14 @@ def _networks(paths):
     for the same game, before the server starts."""
     import os
     from ttt_engine.cli._engines import read_network
-    pairs = {}
+    given = {}
     for path in paths:
         key = read_network(path).game_key
-        if key in pairs:
-            raise CLIError(f"--network: {pairs[key]} and {path} are both networks of "
+        if key in given:
+            raise CLIError(f"--network: {given[key]} and {path} are both networks of "
                            f"the same game: give one per game", EXIT_USAGE)
-        pairs[key] = os.path.abspath(path)
-    return list(pairs.items())
+        given[key] = path
+    return [(key, os.path.abspath(path)) for key, path in given.items()]
 
 
 def _host(text):
