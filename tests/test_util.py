@@ -144,6 +144,17 @@ def test_every_saver_refuses_a_missing_folder_and_a_non_path(name, tmp_path):
     assert (tmp_path / "ok.out").stat().st_size > 0
 
 
+def test_a_missing_folder_is_named_as_given(tmp_path, monkeypatch):
+    """A relative path's missing folder is named as the user typed it (the console
+    prints this line), not made absolute."""
+    from ttt_engine._util import check_output_path
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as info:
+        check_output_path("no/such/m.npz", "model file")
+    assert str(info.value) == ("cannot write the model file no/such/m.npz: the folder "
+                               "no/such does not exist; create it first")
+
+
 def test_a_symbolic_link_is_kept_and_its_file_replaced(tmp_path):
     target = tmp_path / "real.bin"
     target.write_bytes(b"old")

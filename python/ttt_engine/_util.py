@@ -312,7 +312,8 @@ def check_output_path(path, what="file"):
     try:
         mode = os.stat(folder).st_mode
     except FileNotFoundError:
-        raise FileNotFoundError(f"cannot write the {what} {path}: the folder {folder} "
+        shown = folder if target != path else (os.path.dirname(path) or folder)
+        raise FileNotFoundError(f"cannot write the {what} {path}: the folder {shown} "
                                 "does not exist; create it first") from None
     except OSError as e:
         raise type(e)(f"cannot write the {what} {path}: {e.strerror or e}") from None
