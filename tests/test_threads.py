@@ -294,3 +294,47 @@ def test_one_batch_env_two_threads_is_refused_not_raced():
     assert refused > 0          # 20,000 games a step: the two threads meet
     env.step(env.random_actions().copy())       # usable again afterwards
     env.reset(seed=3)
+
+
+def _while_busy(start, calls):
+    """Start ``start(progress)`` in a thread and, once its search has called
+    ``progress`` (so it holds the object), run each of ``calls`` here; the
+    search is let go on afterwards.  Returns each call's result or exception."""
+    inside, release = threading.Event(), threading.Event()
+
+    def progress(*_):
+        inside.set()
+        release.wait(30)
+
+    t = threading.Thread(target=start, args=(progress,))
+    t.start()
+    try:
+        assert inside.wait(30)
+        got = []
+        for call in calls:
+            try:
+                got.append(call())
+            except Exception as exc:      # noqa: BLE001 - the test inspects it
+                got.append(exc)
+    finally:
+        release.set()
+        t.join()
+    return got
+
+
+def test_one_clobber_solver_two_threads_is_refused():
+    s = clobber.Solver(16, 12)
+    b = clobber.Board(5, 4)
+    want = clobber.Solver(16, 12).solve(b)[:3]
+    got = _while_busy(lambda p: s.solve(b, progress=p, report_every=1e-6),
+                      [lambda: s.solve(b), s.clear, lambda: s.configure(dfpn=True),
+                       lambda: s.outcome_of(1, 2), lambda: s.probe(1, 2),
+                       lambda: s.import_entries(np.zeros((1, 3), np.uint64)),
+                       s.export_entries, s.reset_counters])
+    for r in got:
+        assert isinstance(r, RuntimeError), r
+        assert str(r) == ("this Solver is already solving in another thread: "
+                          "use one Solver per thread")
+    assert s.settings["dfpn"] is False
+    assert s.solve(b)[:3] == want         # usable, and its table unharmed
+

@@ -215,3 +215,6 @@ cdef class Solver:
     cdef readonly int db_bits
     cdef readonly int pn_bits
     cdef object _progress
+    cdef int depth                  # calls under way, all on the thread ``owner``
+    cdef unsigned long owner
+    cdef int _enter(self) except -1

@@ -38,6 +38,7 @@ per call for measurements; nothing is module-global.
 """
 from libc.stdint cimport uint64_t, uint32_t, uint8_t
 from libc.string cimport memset
+from cpython.pythread cimport PyThread_get_thread_ident
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.core.clock cimport now_monotonic
 from ttt_engine._core.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll, interrupt_finish
@@ -437,6 +438,10 @@ cdef class Solver:
     slower on the boards up to 4x7, so off); parameters ``db_stones`` (database
     size limit) and ``ab_stones``.  ``pn_bits``: the proof-number table has
     ``2**pn_bits`` entries of 32 bytes (default ``tt_bits - 1``).
+
+    One thread at a time: a second thread calling a method that reads or
+    writes the tables while a call runs gets ``RuntimeError`` at once (the
+    ``progress`` callback of a call may use the solver).
     """
     def __cinit__(self, tt_bits=22, db_bits=20, pn_bits=None):
         from ttt_engine._util import check_int
@@ -450,7 +455,8 @@ cdef class Solver:
         self.ctx.mask = ((<uint64_t>1) << (self.tt_bits - 1)) - 1
         self.ctx.dbmask = ((<uint64_t>1) << self.db_bits) - 1
         self.ctx.dmask = ((<uint64_t>1) << (self.pn_bits - 1)) - 1
-        self.configure()
+        self.depth = 0
+        self._configure()
 
     def __dealloc__(self):
         if self.ctx.tt != NULL:
@@ -460,8 +466,29 @@ cdef class Solver:
         if self.ctx.dtt != NULL:
             big_free(self.ctx.dtt, ((<uint64_t>1) << self.pn_bits) * sizeof(DEntry))
 
+    cdef int _enter(self) except -1:
+        # called with the GIL held, so the test and the set are one step; the
+        # thread under way may call again (a progress callback saving the table)
+        cdef unsigned long me = PyThread_get_thread_ident()
+        if self.depth and self.owner != me:
+            raise RuntimeError("this Solver is already solving in another thread: "
+                               "use one Solver per thread")
+        self.owner = me
+        self.depth += 1
+        return 0
+
+    def _exclusive(self, fn, *args, **kw):
+        self._enter()
+        try:
+            return fn(*args, **kw)
+        finally:
+            self.depth -= 1
+
     def clear(self):
         """Forget every stored result (table, database, proof numbers)."""
+        self._exclusive(self._clear)
+
+    def _clear(self):
         memset(self.ctx.tt, 0, ((<uint64_t>1) << self.tt_bits) * sizeof(Entry))
         memset(self.ctx.db, 0, ((<uint64_t>1) << self.db_bits) * sizeof(Entry))
         if self.ctx.dtt != NULL:
@@ -472,6 +499,11 @@ cdef class Solver:
         """Switch techniques on or off for the following calls.  Results stored
         under one setting stay valid under any other (every key denotes a
         position, or a sum of components, whose outcome it stores)."""
+        self._exclusive(self._configure, etc, ordering, cancel, decompose, database, outcome,
+                        dfpn, db_stones, ab_stones)
+
+    def _configure(self, etc=True, ordering=True, cancel=True, decompose=True, database=True,
+                   outcome=True, dfpn=False, db_stones=10, ab_stones=16):
         from ttt_engine._util import check_bool, check_int
         self.ctx.db_stones = check_int("db_stones", db_stones, min=0, max=64)
         ab_stones = check_int("ab_stones", ab_stones, min=0, max=64)
@@ -529,6 +561,9 @@ cdef class Solver:
         self.ctx.max_depth = 0
 
     def reset_counters(self):
+        self._exclusive(self._reset_counters)
+
+    def _reset_counters(self):
         self.ctx.nodes = 0
         self.ctx.tt_hits = 0
         self.ctx.db_solves = 0
@@ -538,6 +573,11 @@ cdef class Solver:
         """True / False: the mover wins / loses the position (own, opp) (masks,
         bit r * 8 + c, the mover's stones first); None if a limit stopped it.
         ``KeyboardInterrupt`` propagates (the table stays consistent)."""
+        return self._exclusive(self._outcome_of, own, opp, max_nodes, time_limit, progress,
+                               report_every)
+
+    def _outcome_of(self, uint64_t own, uint64_t opp, max_nodes=None, time_limit=None,
+                    progress=None, double report_every=1.0):
         if own & opp:
             raise ValueError("own and opp masks overlap")
         self._begin(max_nodes, time_limit, progress, report_every)
@@ -563,6 +603,9 @@ cdef class Solver:
         removed; ``key`` the table key of (own, opp) after the cheap reductions;
         ``settled`` True / False when the outcome rules decide the position for
         the mover, else None.  May fill the database."""
+        return self._exclusive(self._reduce, own, opp)
+
+    def _reduce(self, uint64_t own, uint64_t opp):
         cdef uint64_t a = own, b = opp, k0, k1
         self._begin(None, None, None, 1.0)
         cdef int r
@@ -585,6 +628,9 @@ cdef class Solver:
 
     def probe(self, uint64_t own, uint64_t opp):
         """The stored outcome of the reduced position, or None."""
+        return self._exclusive(self._stored, own, opp)
+
+    def _stored(self, uint64_t own, uint64_t opp):
         cdef uint64_t a = own, b = opp, k0, k1
         _key_fast(&self.ctx, &a, &b, &k0, &k1)
         if (a | b) == 0:
@@ -613,13 +659,16 @@ cdef class Solver:
         is wrong, ``KeyboardInterrupt`` after Ctrl-C, ``TimeoutError`` when
         ``time_limit`` (seconds) runs out, ``RuntimeError`` if ``sink`` refused."""
         from ttt_engine._core.solvers.clobber.certificate import write_proof
-        return write_proof(self, own, opp, claim, sink, small, progress, report_every,
+        return self._exclusive(write_proof, self, own, opp, claim, sink, small, progress, report_every,
                            time_limit, chunk)
 
     def order_moves(self, uint64_t own, uint64_t opp):
         """Legal moves sorted as the search tries them: the opponent's replies
         (after the cheap reductions), fewest first; among equals, the move
         leaving more components first."""
+        return self._exclusive(self._order_moves, own, opp)
+
+    def _order_moves(self, uint64_t own, uint64_t opp):
         ms = _moves(own, opp)
         keyed = []
         cdef uint64_t a, b, k0, k1
@@ -635,6 +684,9 @@ cdef class Solver:
     def export_entries(self, min_work=64):
         """Table entries whose result cost at least ``min_work`` nodes, and every
         database entry, as a numpy uint64 array of rows (k0, k1, win | work << 1 | db << 40)."""
+        return self._exclusive(self._export_entries, min_work)
+
+    def _export_entries(self, min_work):
         import numpy as np
         cdef uint64_t size = (<uint64_t>1) << self.tt_bits, dsize = (<uint64_t>1) << self.db_bits
         cdef uint64_t i, cnt = 0
@@ -664,6 +716,9 @@ cdef class Solver:
 
     def import_entries(self, rows):
         """Load rows from ``export_entries`` (a 2-D uint64 array)."""
+        self._exclusive(self._import_entries, rows)
+
+    def _import_entries(self, rows):
         import numpy as np
         arr = np.ascontiguousarray(rows, dtype=np.uint64)
         if arr.ndim != 2 or arr.shape[1] != 3:
@@ -691,6 +746,10 @@ cdef class Solver:
         this call (the solver's settings otherwise).  ``progress``: called
         about every ``report_every`` seconds as ``progress(nodes, depth, max_depth)``.
         """
+        return self._exclusive(self._solve_with, board, max_nodes, time_limit, progress,
+                               report_every, techniques)
+
+    def _solve_with(self, board, max_nodes, time_limit, progress, report_every, techniques):
         if not isinstance(board, Board):
             from ttt_engine._util import check_board
             check_board(board, Board, "clobber.Solver")
@@ -702,18 +761,18 @@ cdef class Solver:
                                 f"{', '.join(PARAMETERS)}")
             cfg = dict(saved)
             cfg.update(techniques)
-            self.configure(**cfg)
+            self._configure(**cfg)
         try:
             return self._solve(board, max_nodes, time_limit, progress, report_every)
         finally:
-            self.configure(**saved)
+            self._configure(**saved)
 
     def _solve(self, Board board, max_nodes, time_limit, progress, report_every):
         import time
         cdef ClobberState s = board.state
         own = s.bb[s.to_move]
         opp = s.bb[s.to_move ^ 1]
-        self.reset_counters()
+        self._reset_counters()
         t0 = time.perf_counter()
         c0 = time.process_time()
         best = None
@@ -722,7 +781,7 @@ cdef class Solver:
         from ttt_engine._util import check_real
         tl = check_real("time_limit", time_limit, low=0, low_open=True, allow_none=True)
         t_end = now_monotonic() + tl if tl else None
-        for m in self.order_moves(own, opp):
+        for m in self._order_moves(own, opp):
             a, b = self.child(own, opp, m)
             left = None
             if t_end is not None:
@@ -730,7 +789,7 @@ cdef class Solver:
                 if left <= 0:
                     aborted = True
                     break
-            r = self.outcome_of(a, b, max_nodes=max_nodes, time_limit=left,
+            r = self._outcome_of(a, b, max_nodes=max_nodes, time_limit=left,
                                 progress=progress, report_every=report_every)
             if r is None:
                 aborted = True
