@@ -2,6 +2,7 @@
 clear RuntimeError or a correct result), separate objects run side by side
 without the GIL, and root-parallel search (``threads=k``) is reproducible."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -338,3 +339,26 @@ def test_one_clobber_solver_two_threads_is_refused():
     assert s.settings["dfpn"] is False
     assert s.solve(b)[:3] == want         # usable, and its table unharmed
 
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_perft_leaves_a_shared_board_alone(game):
+    """perft counts on a copy: another thread sees the board unmoved meanwhile,
+    and two perfts of one board at once both count right."""
+    import importlib
+    module = importlib.import_module(f"ttt_engine.{game}")
+    board = GAMES[game]()
+    want, deep = module.perft(board, 2), module.perft(board, 3)
+    snapshot = board.copy()
+    stop = threading.Event()
+    t = threading.Thread(target=lambda: [module.perft(board, 4) for _ in iter(stop.is_set, True)])
+    t.start()
+    try:
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            assert board == snapshot and board.legal_moves == snapshot.legal_moves
+    finally:
+        stop.set()
+        t.join()
+    outcomes = _race([lambda: module.perft(board, 3), lambda: module.perft(board, 2)], 50)
+    assert all(got == [deep, want] for got in outcomes)
+    assert board == snapshot

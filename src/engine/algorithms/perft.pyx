@@ -39,6 +39,16 @@ cdef uint64_t perft_state(GameState* s, int depth, interrupt_t* it) noexcept nog
     return total
 
 
+cdef uint64_t perft_copy(GameState* root, int depth, interrupt_t* it) noexcept:
+    """``perft_state`` on a copy of ``root``, taken with the GIL held: the
+    caller's board is never moved (another thread may read or play on it)."""
+    cdef GameState work = root[0]
+    cdef uint64_t n
+    with nogil:
+        n = perft_state(&work, depth, it)
+    return n
+
+
 def perft(GameBoard board, depth):
     """Leaf count of the game tree from ``board`` to ``depth`` plies, any game.
 
@@ -49,7 +59,6 @@ def perft(GameBoard board, depth):
     cdef uint64_t n
     cdef interrupt_t it
     interrupt_init(&it, 64, NULL)
-    with nogil:
-        n = perft_state(&board.state, d, &it)
+    n = perft_copy(&board.state, d, &it)
     interrupt_finish(&it)
     return n
