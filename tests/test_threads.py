@@ -362,3 +362,35 @@ def test_perft_leaves_a_shared_board_alone(game):
     outcomes = _race([lambda: module.perft(board, 3), lambda: module.perft(board, 2)], 50)
     assert all(got == [deep, want] for got in outcomes)
     assert board == snapshot
+
+
+def test_one_game_env_two_threads_is_refused_not_raced():
+    from ttt_engine.envs.gymnasium import GameEnv
+    inside, release = threading.Event(), threading.Event()
+
+    class Slow:
+        """Replies with its first legal move; its first reply waits to be let go."""
+        calls = 0
+
+        def select_move(self, board):
+            Slow.calls += 1
+            if Slow.calls == 1:
+                inside.set()
+                release.wait(30)
+            return board.legal_moves[0]
+
+    env = GameEnv("ttt", opponent=Slow())
+    env.reset()
+    t = threading.Thread(target=env.step, args=(4,))
+    t.start()
+    try:
+        assert inside.wait(30)
+        for call in (lambda: env.step(0), env.reset):
+            with pytest.raises(RuntimeError, match="^this GameEnv is already stepping in "
+                                                   "another thread: use one GameEnv per thread$"):
+                call()
+    finally:
+        release.set()
+        t.join()
+    assert env.board.moves == [4, 0]         # the one step and its reply, nothing else
+    env.step(8)                               # usable again afterwards

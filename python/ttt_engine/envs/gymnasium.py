@@ -13,6 +13,9 @@ illegal action ends the episode with -1.  The legal actions are in
 """
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
@@ -68,7 +71,8 @@ class GameEnv(gym.Env):
     ``"B"``/``"W"``).  Observation: int8 planes from the learner's view (see
     docs/envs.md); action: ``Discrete(num_actions)``.  ``reset(seed=...)``
     also reseeds the opponent.  Quixo's move cap ends an episode as
-    *truncated*.
+    *truncated*.  One thread at a time: a ``reset`` or ``step`` called while
+    another thread's runs raises ``RuntimeError``.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -108,6 +112,17 @@ class GameEnv(gym.Env):
         self._mask = board.action_mask()
         self._started = False
         self._illegal = False       # an illegal action ended the episode
+        self._busy = threading.Lock()
+
+    @contextmanager
+    def _one_thread(self):
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("this GameEnv is already stepping in another thread: "
+                               "use one GameEnv per thread")
+        try:
+            yield
+        finally:
+            self._busy.release()
 
     # ------------------------------------------------------------------ helpers
     def _new_opponent(self, seed):
@@ -141,6 +156,10 @@ class GameEnv(gym.Env):
     def reset(self, *, seed=None, options=None):
         """Start an episode: ``(observation, {"action_mask": ...})``, after the
         opponent's first move when the agent plays second; ``seed`` reseeds."""
+        with self._one_thread():
+            return self._reset(seed)
+
+    def _reset(self, seed):
         super().reset(seed=seed)
         if seed is not None or self.opponent is None:
             self._new_opponent(int(self.np_random.integers(0, 2 ** 63)))
@@ -155,6 +174,10 @@ class GameEnv(gym.Env):
     def step(self, action):
         """Play ``action`` and the opponent's reply: ``(observation, reward,
         terminated, truncated, info)``; an illegal action ends the episode at -1."""
+        with self._one_thread():
+            return self._step(action)
+
+    def _step(self, action):
         if not self._started:
             raise ValueError(NOT_STARTED)
         try:
