@@ -394,3 +394,36 @@ def test_one_game_env_two_threads_is_refused_not_raced():
         t.join()
     assert env.board.moves == [4, 0]         # the one step and its reply, nothing else
     env.step(8)                               # usable again afterwards
+
+
+def _uttt_alphabeta(board):
+    r = search.alphabeta(board, depth=10, iterative=True)
+    return r.value, r.best_move, r.nodes
+
+
+@pytest.mark.parametrize("run", [
+    lambda b: (lambda m: (m.search(b, simulations=150_000), m.stats["children"]))(MCTS(seed=1)),
+    lambda b: uttt.random_playouts(b, 300_000, seed=1),
+    lambda b: (lambda a: (a.search(b, simulations=80_000), a.root_children()))(
+        TreeQAgent(seed=1)),
+    _uttt_alphabeta,
+], ids=["mcts", "random_playouts", "treeq", "alphabeta"])
+def test_a_search_reads_the_board_it_was_given_not_later_moves(run):
+    """The compiled searches read the root without the GIL: each works on the
+    position at its call, whatever another thread plays on the caller's
+    board meanwhile (the result equals the undisturbed one's, same seed)."""
+    board = uttt.Board()
+    want = run(board.copy())
+    moved = threading.Event()
+
+    def play_on():
+        time.sleep(0.03)            # the search is under way (it takes > 0.1 s)
+        board.push(board.legal_moves[40])
+        moved.set()
+
+    t = threading.Thread(target=play_on)
+    t.start()
+    got = run(board)
+    t.join()
+    assert moved.is_set() and board.ply == 1
+    assert got == want

@@ -84,7 +84,8 @@ def random_playouts(board, n, seed, cls, where, threads=1):
     (for the same ``threads``: the games are split over that many threads)."""
     from ttt_engine._core.algorithms.playout import random_playouts as _playouts
     check_board(board, cls, where)
-    return _playouts(board, check_int("n", n, min=0), seed, threads=threads)
+    # a copy: the games start from the root without the GIL held
+    return _playouts(board.copy(), check_int("n", n, min=0), seed, threads=threads)
 
 
 def module_verbs(cls, game, counts="", outcomes=""):

@@ -95,7 +95,8 @@ class _TreeLearnerAgent(Agent, _OneSearchAtATime):
         t = check_seconds("time", time, allow_none=True)
         if iters is None and t is None:
             iters, t = self.simulations, self.time
-        return self._exclusive(self._search, board, iters, t)
+        # a copy: the compiled learner reads the root without the GIL
+        return self._exclusive(self._search, board.copy(), iters, t)
 
     def _search(self, board, iters, t):
         reused = False

@@ -148,7 +148,9 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
     pruning = check_bool("alphabeta", pruning)
     ordering, tt = check_bool("ordering", ordering), check_bool("tt", tt)
     iterative, pvs = check_bool("iterative", iterative), check_bool("pvs", pvs)
-    raw = _with_searcher(searcher, _ab.search, board, kind, d, heuristic, pruning,
+    # a copy: each deepening reads the root without the GIL, while another
+    # thread may play on the caller's board
+    raw = _with_searcher(searcher, _ab.search, board.copy(), kind, d, heuristic, pruning,
                          ordering, tt, time_limit or 0.0, iterative, pvs, stop)
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
@@ -217,7 +219,7 @@ def move_values(board, depth=None, *, heuristic=0, searcher=None):
     heuristic = check_heuristic(board, heuristic)
     if depth is None:
         refuse_unbounded(board, "move_values", "depth=")
-    pairs, _nodes, exact = _with_searcher(searcher, _ab.root_values, board, d, heuristic)
+    pairs, _nodes, exact = _with_searcher(searcher, _ab.root_values, board.copy(), d, heuristic)
     return {m: float(v) + 0.0 for m, v in pairs}, bool(exact)
 
 

@@ -185,7 +185,9 @@ class MCTS(_OneSearchAtATime):
         """
         _check_board(board, allow_terminal=False)
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
-        return self._exclusive(self._search, board, sims, t)
+        # a copy: the compiled search reads the root without the GIL, while
+        # another thread may play on the caller's board
+        return self._exclusive(self._search, board.copy(), sims, t)
 
     def _search(self, board, sims, t):
         check_playout(self._what, self.playout, board)

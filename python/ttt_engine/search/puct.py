@@ -243,7 +243,9 @@ class PUCT(_OneSearchAtATime):
         ``DEFAULT_SIMULATIONS``."""
         _check_board(board, allow_terminal=False)
         sims, t = _budget(simulations, time, self.DEFAULT_SIMULATIONS)
-        return self._exclusive(self._search, board, sims, t)
+        # a copy: the compiled search reads the root without the GIL, while
+        # another thread may play on the caller's board
+        return self._exclusive(self._search, board.copy(), sims, t)
 
     def _search(self, board, sims, t, stop=None):
         check_playout(self._what, self.playout, board)
@@ -526,7 +528,7 @@ def _puct_part(puct, board, sims, seconds, stop):
     """One tree of a root-parallel PUCT search (``AZAgent(threads=k)``): its
     move; stops early when the shared ``stop`` flag is set."""
     _check_board(board, allow_terminal=False)
-    return puct._exclusive(puct._search, board, sims, seconds, stop)
+    return puct._exclusive(puct._search, board.copy(), sims, seconds, stop)
 
 
 def merge_puct_roots(searches):
