@@ -363,3 +363,15 @@ def test_favicon_and_legend(page, url):
     legend = css(page, "#legend").text
     assert "*" not in legend and "Dots mark the legal moves" in legend
     assert all_css(page, "#cells button.legal")
+
+
+def test_lines_include_a_winning_move_of_one_ply(page, url):
+    # X to move wins at once with 3: that line is one move long, and it is the best
+    open_record(page, url, "game=ttt&moves=1+4+2+5")
+    engine_on(page, "perfect")
+    assert wait_for(lambda: body(page, "live") == "done", 5) is not None
+    lines = page.execute_script(
+        "return [...document.querySelectorAll('#an-lines li')].map((li) => li.textContent)")
+    assert lines[0].split() == ["win", "in", "1", "3"]
+    assert len(lines) == 3
+    css(page, "#engine-on").click()

@@ -70,7 +70,7 @@ function drawAnalysis(a, ply, source) {
                                            .map((r) => r.text).join(", ")}` : "");
   const lines = $("#an-lines");
   lines.innerHTML = "";
-  for (const r of a.rows.filter((r) => r.pv.length > 1).slice(0, 3)) {
+  for (const r of a.rows.filter((r) => r.pv.length > 0).slice(0, 3)) {
     const li = document.createElement("li");
     li.textContent = `${r.verdict || fmt(r.score, 2, true)}  ${r.pv.join(" ")}`;
     lines.appendChild(li);
