@@ -375,3 +375,19 @@ def test_lines_include_a_winning_move_of_one_ply(page, url):
     assert lines[0].split() == ["win", "in", "1", "3"]
     assert len(lines) == 3
     css(page, "#engine-on").click()
+
+
+def test_switching_the_game_with_the_engine_on(page, url):
+    open_record(page, url, "game=uttt&moves=4,4+3,3")
+    engine_on(page, "mcts", MAX_TIME)
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 1, 3) is not None
+    choose(page, "#game", "connect4")
+    # the engine follows the new game's first position, not the old game's moves
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 2, 3) is not None
+    assert css(page, "#error").get_attribute("hidden") is not None, css(page, "#error").text
+    assert body(page, "ply") == "0" and body(page, "live") == "running"
+    assert css(page, "#an-board svg") and css(page, "#an-best").text.startswith("Best: ")
+    assert page.execute_script("return Object.keys(S.evals)") == ["0"]
+    css(page, "#engine-on").click()
+    assert wait_for(lambda: searches(url) == 0, 1.0) is not None
+

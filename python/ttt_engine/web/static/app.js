@@ -150,6 +150,8 @@ function setGame(key) {
   const opts = $("#options");
   opts.innerHTML = "";
   S.options = {};
+  // the moves were the other game's: nothing (the live analysis first) may replay them here
+  S.moves = []; S.allTexts = []; S.cursor = 0; S.start = null;
   for (const [k, v] of Object.entries(g.options)) {
     const l = document.createElement("label");
     l.textContent = k.replace("_", " ") + " ";
