@@ -391,3 +391,20 @@ def test_switching_the_game_with_the_engine_on(page, url):
     css(page, "#engine-on").click()
     assert wait_for(lambda: searches(url) == 0, 1.0) is not None
 
+
+def test_a_record_of_another_game_loaded_while_the_engine_runs(page, url):
+    open_record(page, url, "game=uttt&moves=4,4+3,3")
+    engine_on(page, "mcts", MAX_TIME)
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 1, 3) is not None
+    # a slow answer for the new position: the old search's updates keep coming meanwhile
+    page.execute_script("""const f = window.fetch; window.fetch = async (p, i) => {
+        if (p === '/api/position') await new Promise((r) => setTimeout(r, 1000));
+        return f(p, i); };""")
+    page.execute_script("location.hash = 'game=connect4&moves=4453'")
+    time.sleep(0.2)
+    idle(page)
+    assert body(page, "ply") == "4"
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 1, 3) is not None
+    # no point of the UTTT search on the Connect Four graph
+    assert page.execute_script("return Object.keys(S.evals)") == ["4"]
+    css(page, "#engine-on").click()

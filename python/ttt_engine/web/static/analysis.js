@@ -161,7 +161,8 @@ function followPosition() {
   document.body.dataset.live = "running";
   document.body.dataset.updates = "0";
   apiStream("/api/analyse", body, (a) => {
-    if (S.live !== ctl) return;
+    // the position may change before the page has drawn it (and stopped this search)
+    if (S.live !== ctl || liveKey() !== key) return;
     updates += 1;
     document.body.dataset.updates = String(updates);
     drawAnalysis(a, ply, "Engine");
