@@ -408,3 +408,44 @@ def test_a_record_of_another_game_loaded_while_the_engine_runs(page, url):
     # no point of the UTTT search on the Connect Four graph
     assert page.execute_script("return Object.keys(S.evals)") == ["4"]
     css(page, "#engine-on").click()
+
+
+def shown_lines(d):
+    return d.execute_script(
+        "return [...document.querySelectorAll('#an-lines li')].map((li) => li.textContent)")
+
+
+def test_the_engine_view_never_shows_the_previous_position(page, url):
+    from selenium.webdriver.common.keys import Keys
+    open_record(page, url, "game=connect4&moves=4453")
+    engine_on(page, "mcts", MAX_TIME)
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 1, 3) is not None
+    assert shown_lines(page)
+    # the new position's search answers late: until then, nothing of the old one is shown
+    page.execute_script("""const f = window.fetch; window.fetch = async (p, i) => {
+        if (p === '/api/analyse') await new Promise((r) => setTimeout(r, 1500));
+        return f(p, i); };""")
+    css(page, "body").send_keys(Keys.ARROW_LEFT)
+    idle(page)
+    assert body(page, "ply") == "3"
+    assert shown_lines(page) == [] and css(page, "#an-best").text == ""
+    assert not css(page, "#an-view").is_displayed()
+    assert wait_for(lambda: int(body(page, "updates") or 0) >= 1, 4) is not None
+    assert shown_lines(page) and css(page, "#an-title").text.endswith(" for O (searching...)")
+    # switched off: the view of the stopped search goes, not left "searching"
+    css(page, "#engine-on").click()
+    assert shown_lines(page) == [] and "searching" not in css(page, "#an-title").text
+
+
+def test_the_engine_view_at_the_end_of_the_game(page, url):
+    open_record(page, url, "game=ttt&moves=1+4+2+5")
+    engine_on(page, "perfect")
+    assert wait_for(lambda: body(page, "live") == "done", 5) is not None
+    assert css(page, "#evaltext").text == "X wins in 1"
+    css(page, "#cells button[data-r='0'][data-c='2']").click()      # 3: X wins
+    idle(page)
+    assert body(page, "winner") == "X" and body(page, "live") == "over"
+    # the result, not the search of the position before the last move
+    assert css(page, "#an-title").text == "X wins."
+    assert shown_lines(page) == [] and css(page, "#an-best").text == ""
+    css(page, "#engine-on").click()

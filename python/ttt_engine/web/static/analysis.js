@@ -128,6 +128,14 @@ function fmt(v, digits, sign) {
   return sign && v > 0 ? "+" + t : t;
 }
 
+// the analysis view emptied: it showed another position, or a search now stopped
+function clearAnalysis() {
+  $("#an-board").innerHTML = ""; $("#an-table tbody").innerHTML = "";
+  $("#an-table thead").innerHTML = ""; $("#an-view").hidden = true;
+  $("#an-title").textContent = ""; $("#an-best").textContent = "";
+  $("#an-stats").textContent = ""; $("#an-lines").innerHTML = "";
+}
+
 // ------------------------------------------------------------------ live analysis
 function liveKey() {
   return JSON.stringify([S.game, S.options, S.start, S.moves.slice(0, S.cursor)]);
@@ -146,8 +154,13 @@ function followPosition() {
   const key = liveKey();
   if (key === S.liveKey) return;
   stopLive();
+  clearAnalysis();
   S.liveKey = key;
-  if (!S.pos || S.pos.to_move === null) { document.body.dataset.live = "over"; return; }
+  if (!S.pos || S.pos.to_move === null) {
+    $("#an-title").textContent = S.pos ? S.pos.status : "";
+    document.body.dataset.live = "over";
+    return;
+  }
   const ctl = new AbortController();
   S.live = ctl;
   const box = $("#engine-an");

@@ -384,10 +384,7 @@ async function newGame() {
   S.evals = {}; S.notes = {};
   $("#review-list").innerHTML = ""; $("#review-summary").textContent = "";
   await guarded(async () => { const pos = await refresh(); if (pos) adopt(pos); });
-  $("#an-board").innerHTML = ""; $("#an-table tbody").innerHTML = "";
-  $("#an-table thead").innerHTML = ""; $("#an-view").hidden = true;
-  $("#an-title").textContent = ""; $("#an-best").textContent = "";
-  $("#an-stats").textContent = ""; $("#an-lines").innerHTML = "";
+  clearAnalysis();
   $("#solve-result").textContent = "";
   await maybeEngine();
 }
@@ -490,7 +487,7 @@ async function start() {
     if (S.watching) { S.gen++; setWatching(false); return; }
     setWatching(true); watchLoop();
   });
-  $("#engine-on").addEventListener("change", () => { S.liveKey = ""; followPosition(); });
+  $("#engine-on").addEventListener("change", () => { stopLive(); clearAnalysis(); followPosition(); });
   $("#analyse").addEventListener("click", analyse);
   $("#solve").addEventListener("click", solve);
   $("#review").addEventListener("click", reviewGame);
