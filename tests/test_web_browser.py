@@ -449,3 +449,19 @@ def test_the_engine_view_at_the_end_of_the_game(page, url):
     assert css(page, "#an-title").text == "X wins."
     assert shown_lines(page) == [] and css(page, "#an-best").text == ""
     css(page, "#engine-on").click()
+
+
+def test_analyse_this_position_stops_when_the_position_changes(page, url):
+    open_record(page, url, "game=connect4&moves=4453")
+    choose(page, "#an-engine", "mcts")
+    set_budget(page, "#engine-an", "time", 3)
+    css(page, "#analyse").click()
+    assert wait_for(lambda: len(shown_lines(page)) > 0, 2) is not None
+    all_css(page, "#movelist li")[0].click()
+    assert wait_for(lambda: body(page, "ply") == "1", 2) is not None
+    # its search ends on the server and its view of the other position goes
+    assert wait_for(lambda: searches(url) == 0, 1.0) is not None
+    time.sleep(0.5)
+    assert shown_lines(page) == [] and not css(page, "#an-view").is_displayed()
+    idle(page)
+    assert css(page, "#error").get_attribute("hidden") is not None

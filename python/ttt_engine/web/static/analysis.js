@@ -150,8 +150,13 @@ function stopLive() {
 // while the engine is on, every position shown is analysed at once; a new
 // position (or the switch) aborts the request, which stops the server's search
 function followPosition() {
-  if (!$("#engine-on").checked) { if (S.live) stopLive(); return; }
   const key = liveKey();
+  if (S.asked && S.asked.key !== key) {        // "Analyse this position" was of another
+    S.asked.abort(); S.asked = null;
+    clearAnalysis();
+    document.body.dataset.analysis = "";
+  }
+  if (!$("#engine-on").checked) { if (S.live) stopLive(); return; }
   if (key === S.liveKey) return;
   stopLive();
   clearAnalysis();
@@ -224,17 +229,29 @@ async function analyse() {
   const box = $("#engine-an");
   const body = engineRequest(box);
   const ply = S.cursor;
+  // a new position shown (followPosition) ends the request and drops its answer
+  const ctl = new AbortController();
+  ctl.key = liveKey();
+  if (S.asked) S.asked.abort();
+  S.asked = ctl;
   await guarded(async () => {
     if (S.pos && S.pos.to_move === null) throw new Error("the game is over: nothing to analyse");
+    document.body.dataset.analysis = "running";
     if (body.budgets.time !== undefined) {
       body.stream = true;
-      document.body.dataset.analysis = "running";
-      await apiStream("/api/analyse", body, (a) => drawAnalysis(a, ply));
+      await apiStream("/api/analyse", body, (a) => {
+        if (S.asked === ctl) drawAnalysis(a, ply);
+      }, ctl.signal);
     } else {
-      document.body.dataset.analysis = "running";
-      drawAnalysis(await api("/api/analyse", body), ply);
+      let a;
+      try { a = await api("/api/analyse", body, ctl.signal); } catch (e) {
+        if (e.name === "AbortError") return;
+        throw e;
+      }
+      if (S.asked === ctl) drawAnalysis(a, ply);
     }
   });
+  if (S.asked === ctl) S.asked = null;
 }
 
 async function solve() {

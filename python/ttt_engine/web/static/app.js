@@ -14,17 +14,20 @@ const S = {
   start: null,                   // the first position's text (null: a new board)
   evals: {}, notes: {},          // per ply: evaluation for the first side; review notes
   live: null, liveKey: "",       // the running live analysis (AbortController) and its position
+  asked: null,                   // "Analyse this position" while it runs (AbortController, .key)
   flipped: false,
 };
 
 // ------------------------------------------------------------------ requests
-async function api(path, body) {
+async function api(path, body, signal) {
   const init = body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+    signal};
   let resp;
   try {
     resp = await fetch(path, init);
   } catch (e) {
+    if (e.name === "AbortError") throw e;
     throw new Error("the server cannot be reached (is ttt-engine serve still running?)");
   }
   let data = null;
