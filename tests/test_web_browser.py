@@ -465,3 +465,22 @@ def test_analyse_this_position_stops_when_the_position_changes(page, url):
     assert shown_lines(page) == [] and not css(page, "#an-view").is_displayed()
     idle(page)
     assert css(page, "#error").get_attribute("hidden") is not None
+
+
+def test_arrow_keys_after_switching_the_engine_on(page, url):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    open_record(page, url, "game=ttt&moves=5+1+9")
+    css(page, "#engine-on").click()                      # the checkbox has the focus now
+    assert page.execute_script("return document.activeElement.id") == "engine-on"
+    ActionChains(page).send_keys(Keys.ARROW_LEFT).perform()
+    idle(page)
+    assert body(page, "ply") == "2"
+    ActionChains(page).send_keys(Keys.HOME).perform()
+    idle(page)
+    assert body(page, "ply") == "0"
+    css(page, "#engine-on").click()
+    # typing in a field still types: the keys are its own
+    css(page, "#move-text").send_keys("5" + Keys.ARROW_LEFT)
+    idle(page)
+    assert body(page, "ply") == "0"

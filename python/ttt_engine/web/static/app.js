@@ -436,7 +436,10 @@ function step(delta) {
 
 function onKey(ev) {
   const t = ev.target;
-  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+  // the keys of a field being typed in or chosen from are its own (not a checkbox's)
+  const typing = t && ((t.tagName === "INPUT" && t.type !== "checkbox") ||
+                       t.tagName === "TEXTAREA" || t.tagName === "SELECT");
+  if (typing) return;
   if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
   const n = (S.allTexts || []).length;
   const keys = {ArrowLeft: () => step(-1), ArrowRight: () => step(1),
