@@ -484,3 +484,19 @@ def test_arrow_keys_after_switching_the_engine_on(page, url):
     css(page, "#move-text").send_keys("5" + Keys.ARROW_LEFT)
     idle(page)
     assert body(page, "ply") == "0"
+
+
+def test_a_new_game_during_a_review(page, url):
+    open_record(page, url, "game=connect4&moves=4453")
+    choose(page, "#an-engine", "mcts")
+    set_budget(page, "#engine-an", "time", 1)
+    css(page, "#review").click()
+    assert wait_for(lambda: page.execute_script("return Object.keys(S.notes).length") >= 1,
+                    5) is not None
+    choose(page, "#game", "ttt")                         # the review was of the other game
+    assert wait_for(lambda: body(page, "review") == "done", 5) is not None
+    idle(page)
+    time.sleep(1.2)
+    assert page.execute_script("return [Object.keys(S.notes), Object.keys(S.evals)]") == [[], []]
+    assert css(page, "#review-summary").text == "" and not all_css(page, "#review-list li")
+    assert wait_for(lambda: searches(url) == 0, 1.5) is not None

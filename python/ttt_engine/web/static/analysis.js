@@ -200,8 +200,14 @@ async function reviewGame() {
   S.notes = {};
   $("#review-list").innerHTML = "";
   document.body.dataset.review = "running";
+  // a new game (or another line of moves) ends the review: its notes are of the old one
+  const game = JSON.stringify([S.game, S.options, S.start]);
+  const same = () => game === JSON.stringify([S.game, S.options, S.start]) &&
+    all.every((m, i) => S.moves[i] === m);
+  const ctl = new AbortController();
   await guarded(async () => {
     await apiStream("/api/review", body, (d) => {
+      if (!same()) { ctl.abort(); return; }
       if (d.done) return;
       S.notes[d.ply] = d;
       if (d.value_before !== null) S.evals[d.ply - 1] = d.value_before;
@@ -216,11 +222,13 @@ async function reviewGame() {
       }
       renderMoveList();
       drawGraph();
-    });
+    }, ctl.signal);
   });
-  const marked = Object.values(S.notes).filter((n) => n.mark).length;
-  $("#review-summary").textContent = `${Object.keys(S.notes).length} moves reviewed: ` +
-    (marked ? `${marked} marked` : "no mistakes found");
+  if (same()) {
+    const marked = Object.values(S.notes).filter((n) => n.mark).length;
+    $("#review-summary").textContent = `${Object.keys(S.notes).length} moves reviewed: ` +
+      (marked ? `${marked} marked` : "no mistakes found");
+  }
   document.body.dataset.review = "done";
 }
 
