@@ -427,3 +427,46 @@ def test_a_search_reads_the_board_it_was_given_not_later_moves(run):
     t.join()
     assert moved.is_set() and board.ply == 1
     assert got == want
+
+
+@pytest.mark.parametrize("make", ["raw_env", "env"])
+def test_one_aec_env_two_threads_is_refused_not_interleaved(make):
+    """A second thread's step or reset while one step runs is a RuntimeError
+    naming the rule (steps interleaved at random failed as illegal moves)."""
+    from ttt_engine.envs import pettingzoo as pz
+    inside, release = threading.Event(), threading.Event()
+
+    class Slow:
+        """The env's board, whose first push waits to be let go."""
+        def __init__(self, board):
+            self.board, self.pushes = board, 0
+
+        def push(self, move):
+            self.pushes += 1
+            if self.pushes == 1:
+                inside.set()
+                release.wait(30)
+            self.board.push(move)
+
+        def __getattr__(self, name):
+            return getattr(self.board, name)
+
+    env = getattr(pz, make)(game="ttt")
+    env.reset()
+    bare = env.unwrapped
+    bare.board = Slow(bare.board)
+    t = threading.Thread(target=env.step, args=(4,))
+    t.start()
+    try:
+        assert inside.wait(30)
+        name = type(bare).__name__
+        for call in (lambda: env.step(0), env.reset):
+            with pytest.raises(RuntimeError, match=f"^this {name} is already stepping in "
+                                                   f"another thread: use one {name} per thread$"):
+                call()
+    finally:
+        release.set()
+        t.join()
+    assert bare.board.moves == [4]              # the one step, nothing else
+    env.step(0)                                 # usable again afterwards
+    assert bare.board.moves == [4, 0]

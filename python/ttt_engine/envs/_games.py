@@ -2,6 +2,8 @@
 (keys, options, boards, sides and engines all come from there)."""
 from __future__ import annotations
 
+import threading
+
 from ttt_engine import games as _registry
 
 GAME_KEYS = tuple(_registry.GAMES)
@@ -57,3 +59,33 @@ def render(board, mode):
     if mode == "human":
         print(board, end="\n\n")
     return None
+
+
+class OneThread:
+    """``with guard:`` around an env's ``reset``/``step``: a second thread
+    entering while one is inside gets ``RuntimeError`` at once (never a wait,
+    never interleaved steps); the thread inside may enter again (a wrapper's
+    step calling the bare one)."""
+
+    def __init__(self, what):
+        self._what = what
+        self._lock = threading.Lock()
+        self._owner = None
+        self._depth = 0
+
+    def __enter__(self):
+        me = threading.get_ident()
+        if self._owner != me:
+            if not self._lock.acquire(blocking=False):
+                raise RuntimeError(f"this {self._what} is already stepping in another "
+                                   f"thread: use one {self._what} per thread")
+            self._owner = me
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self._depth -= 1
+        if not self._depth:
+            self._owner = None
+            self._lock.release()
+        return False

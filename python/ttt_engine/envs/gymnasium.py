@@ -13,9 +13,6 @@ illegal action ends the episode with -1.  The legal actions are in
 """
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
-
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
@@ -112,17 +109,7 @@ class GameEnv(gym.Env):
         self._mask = board.action_mask()
         self._started = False
         self._illegal = False       # an illegal action ended the episode
-        self._busy = threading.Lock()
-
-    @contextmanager
-    def _one_thread(self):
-        if not self._busy.acquire(blocking=False):
-            raise RuntimeError("this GameEnv is already stepping in another thread: "
-                               "use one GameEnv per thread")
-        try:
-            yield
-        finally:
-            self._busy.release()
+        self._one_thread = _games.OneThread("GameEnv")
 
     # ------------------------------------------------------------------ helpers
     def _new_opponent(self, seed):
@@ -156,7 +143,7 @@ class GameEnv(gym.Env):
     def reset(self, *, seed=None, options=None):
         """Start an episode: ``(observation, {"action_mask": ...})``, after the
         opponent's first move when the agent plays second; ``seed`` reseeds."""
-        with self._one_thread():
+        with self._one_thread:
             return self._reset(seed)
 
     def _reset(self, seed):
@@ -174,7 +161,7 @@ class GameEnv(gym.Env):
     def step(self, action):
         """Play ``action`` and the opponent's reply: ``(observation, reward,
         terminated, truncated, info)``; an illegal action ends the episode at -1."""
-        with self._one_thread():
+        with self._one_thread:
             return self._step(action)
 
     def _step(self, action):

@@ -67,6 +67,7 @@ class raw_env(AECEnv):
 
     def __init__(self, game="ttt", render_mode=None, **game_options):
         super().__init__()
+        self._one_thread = _games.OneThread(type(self).__name__)
         self.game = _games.game_key(game)
         self._mover_planes = _games.get(self.game).mover_planes
         self._options = dict(game_options)
@@ -126,12 +127,19 @@ class raw_env(AECEnv):
 
     def reset(self, seed=None, options=None):
         """Start a game (the rules have no randomness: ``seed`` changes nothing)."""
-        self.board = _games.new_board(self.game, self._options)
-        self._reset_state()
+        with self._one_thread:
+            self.board = _games.new_board(self.game, self._options)
+            self._reset_state()
 
     def step(self, action):
         """Play ``action`` for ``agent_selection`` (rewards and terminations as
-        PettingZoo's AEC API; ``ValueError`` for an illegal one)."""
+        PettingZoo's AEC API; ``ValueError`` for an illegal one).  One thread
+        at a time: a ``reset`` or ``step`` while another thread's runs raises
+        ``RuntimeError``."""
+        with self._one_thread:
+            return self._step(action)
+
+    def _step(self, action):
         if not self._started:
             raise ValueError(NOT_STARTED)
         if not self.agents:
@@ -176,8 +184,9 @@ class GameAECEnv(raw_env):
 
     def reset(self, seed=None, options=None):
         """Start a game, as :meth:`raw_env.reset`."""
-        super().reset(seed=seed, options=options)
-        self._has_reset = True
+        with self._one_thread:
+            super().reset(seed=seed, options=options)
+            self._has_reset = True
 
     def observe(self, agent):
         if not self._has_reset:
@@ -193,6 +202,10 @@ class GameAECEnv(raw_env):
         """Play ``action`` for ``agent_selection``: an illegal one ends the game with
         -1 for its player, as PettingZoo's classic wrappers; one out of range is a
         ``ValueError``."""
+        with self._one_thread:
+            return self._checked_step(action)
+
+    def _checked_step(self, action):
         if not self._has_reset:
             raise ValueError(NOT_STARTED)
         if not self.agents:
