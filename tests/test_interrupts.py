@@ -88,6 +88,10 @@ JOBS = {
     "quixo_games": ("from ttt_engine._core.learning.quixo.agents import RandomAgent\n"
                     "from ttt_engine._core.learning.quixo.tournament import run_games\n"
                     "run_games(10**15, RandomAgent(1), RandomAgent(2), seed=1)"),
+    # 'ttt-engine quixo play', the speed check
+    "quixo_speed_check": ("from ttt_engine._core.learning.quixo.tournament import "
+                          "random_games_per_second\n"
+                          "random_games_per_second(10**15, seed=1)"),
 }
 
 

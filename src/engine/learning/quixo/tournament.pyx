@@ -182,14 +182,19 @@ def run_games(int64_t n_games, Agent agent_a, Agent agent_b, *, bint alternate=T
 def random_games_per_second(int64_t n_games, int size=5, int max_plies=QX_DEFAULT_MAX_PLIES,
                             seed=0):
     """Play ``n_games`` random-vs-random games with the bare playout loop
-    (``quixo_playout``); returns (x_wins, o_wins, draws, plies)."""
+    (``quixo_playout``); returns (x_wins, o_wins, draws, plies).  Ctrl-C
+    raises KeyboardInterrupt between games."""
     cdef rng_t rng
     cdef QuixoState s
     cdef int64_t g, xw = 0, ow = 0, dr = 0, plies = 0
     cdef int st
+    cdef interrupt_t it
     rng_seed(&rng, <uint64_t>seed)
+    interrupt_init(&it, 1, NULL)
     with nogil:
         for g in range(n_games):
+            if interrupt_poll(&it):
+                break
             quixo_reset(&s, size, max_plies)
             st = quixo_playout(&s, &rng)
             if st == 1:
@@ -199,4 +204,5 @@ def random_games_per_second(int64_t n_games, int size=5, int max_plies=QX_DEFAUL
             else:
                 dr += 1
             plies += s.ply
+    interrupt_finish(&it)
     return xw, ow, dr, plies
