@@ -28,6 +28,9 @@ cdef extern from "Python.h":
 from libc.stdio cimport snprintf
 from ttt_engine._core.games.quixo.rules cimport quixo_mover_key, quixo_mix64, quixo_init_tables
 from ttt_engine._core.games.quixo.board cimport Board
+from ttt_engine._core.core.interrupt cimport (
+    interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
+)
 import numpy as np
 cimport numpy as cnp
 from ttt_engine._util import check_bool, check_int
@@ -104,8 +107,15 @@ cdef uint64_t qx_canonical(int n, uint64_t key) noexcept nogil:
 cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
     """Make room for ``want`` entries at load <= 1/2 (rehash if needed).
     Returns 0, or -1 when out of memory (table unchanged)."""
+    return _reserve(t, want, NULL)
+
+
+cdef int _reserve(VTab* t, uint64_t want, interrupt_t* it) noexcept nogil:
+    """``vt_reserve``; with ``it``, the new index (gigabytes for a large
+    capacity) is filled a few megabytes at a time, and -2 is returned (the
+    table unchanged) when ``it`` reports Ctrl-C."""
     cdef uint64_t cap = t.slot_mask + 1 if t.slots != NULL else 0
-    cdef uint64_t newcap = 1024, i, j, d
+    cdef uint64_t newcap = 1024, i, j, d, step
     cdef uint32_t* ns
     cdef uint64_t* nk
     cdef void* p
@@ -138,7 +148,15 @@ cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
         free(ns)
         free(nk)
         return -1
-    memset(ns, 0xFF, newcap * sizeof(uint32_t))
+    i = 0
+    while i < newcap:
+        if it != NULL and interrupt_poll(it):
+            free(ns)
+            free(nk)
+            return -2
+        step = newcap - i if newcap - i < (1 << 20) else (1 << 20)
+        memset(ns + i, 0xFF, step * sizeof(uint32_t))
+        i += step
     for d in range(t.size):
         j = quixo_mix64(t.keys[d]) & (newcap - 1)
         while ns[j] != VT_EMPTY_SLOT:
@@ -188,7 +206,14 @@ cdef class ValueTable:
         self.size = int(size)
         self.t.n = self.size
         self.t.sym = 1 if check_bool("symmetric", symmetric) else 0
-        if vt_reserve(&self.t, cap) != 0:
+        cdef interrupt_t it
+        cdef int rc
+        cdef uint64_t want = cap
+        interrupt_init(&it, 1, NULL)
+        with nogil:
+            rc = _reserve(&self.t, want, &it)
+        interrupt_finish(&it)
+        if rc != 0:
             raise MemoryError(f"cannot allocate a value table for {cap} states")
 
     def __dealloc__(self):
