@@ -101,6 +101,10 @@ PROMPT_JOBS = {
     # the index of a large value table (stage B's) is gigabytes to fill
     "quixo_value_table": ("from ttt_engine._core.learning.quixo.values import ValueTable\n"
                           "ValueTable(250_000_000)"),
+    # a process's first solve faults its 1 GB table in: a node can then cost
+    # page faults, and a signal checked every 1024 nodes waited seconds
+    "connect4_cold_table": ("from ttt_engine import connect4\n"
+                            "connect4.solve(connect4.from_moves('12345671'))"),
 }
 
 

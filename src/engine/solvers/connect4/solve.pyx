@@ -270,9 +270,10 @@ cdef void table_focus(Table* t, int moves) noexcept nogil:
 
 # ------------------------------------------------------------------ the search
 cdef bint check_limits(Ctx* c) noexcept nogil:
-    """Every 1024 nodes, and at the node limit: the limits, Ctrl-C and the
-    stop flag, and with other threads whether one of them has settled a split
-    node on this thread's path (then it unwinds to that node)."""
+    """Every 1024 nodes, at the node limit, and when ``interrupt_poll`` reports
+    Ctrl-C or the stop flag: the limits, Ctrl-C and the stop flag, and with
+    other threads whether one of them has settled a split node on this
+    thread's path (then it unwinds to that node)."""
     c.next_check = c.nodes + 1024
     if c.next_check > c.max_nodes:
         c.next_check = c.max_nodes
@@ -331,7 +332,9 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
     cdef uint64_t start = c.nodes
 
     c.nodes += 1
-    if c.nodes >= c.next_check and check_limits(c):
+    # Ctrl-C is polled at every node (a decrement on the fast path): while the
+    # table is cold a node can cost page faults, and 1024 of them whole seconds
+    if (c.nodes >= c.next_check or interrupt_poll(c.it)) and check_limits(c):
         return 0
     possible = (mask + C4_BOTTOM) & C4_CELLS
     opp_win = connect4_winning_cells(cur ^ mask, mask)
