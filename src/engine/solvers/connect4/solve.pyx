@@ -41,6 +41,7 @@ Everything in the search is ``nogil`` and allocates nothing.
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
+from libc.math cimport INFINITY
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.core.clock cimport now_monotonic
 from ttt_engine._core.core.interrupt cimport (
@@ -108,7 +109,7 @@ cdef struct Ctx:
     uint64_t nodes
     uint64_t max_nodes
     uint64_t next_check      # node count of the next limit check
-    double deadline          # monotonic time, 0 for none
+    double deadline          # monotonic time, INFINITY for none
     interrupt_t* it
     bint aborted
     int helper               # 0 the main thread; k > 0 the k-th helper
@@ -270,15 +271,16 @@ cdef void table_focus(Table* t, int moves) noexcept nogil:
 
 # ------------------------------------------------------------------ the search
 cdef bint check_limits(Ctx* c) noexcept nogil:
-    """Every 1024 nodes, at the node limit, and when ``interrupt_poll`` reports
-    Ctrl-C or the stop flag: the limits, Ctrl-C and the stop flag, and with
+    """Every 1024 nodes, at the node limit, when ``interrupt_poll`` reports
+    Ctrl-C or the stop flag, and once its clock read passes the deadline: the
+    limits, Ctrl-C and the stop flag, and with
     other threads whether one of them has settled a split node on this
     thread's path (then it unwinds to that node)."""
     c.next_check = c.nodes + 1024
     if c.next_check > c.max_nodes:
         c.next_check = c.max_nodes
     if c.nodes >= c.max_nodes or interrupt_poll(c.it) or (
-            c.deadline > 0.0 and now_monotonic() >= c.deadline):
+            now_monotonic() >= c.deadline):
         c.aborted = True
         c.unwind_level = -1
     elif c.shared and not c.aborted:
@@ -332,9 +334,12 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
     cdef uint64_t start = c.nodes
 
     c.nodes += 1
-    # Ctrl-C is polled at every node (a decrement on the fast path): while the
-    # table is cold a node can cost page faults, and 1024 of them whole seconds
-    if (c.nodes >= c.next_check or interrupt_poll(c.it)) and check_limits(c):
+    # Ctrl-C is polled at every node (a decrement on the fast path), and the
+    # deadline against the poll's last clock read (about a millisecond old):
+    # while the table is cold a node can cost page faults, and 1024 of them
+    # whole seconds
+    if (c.nodes >= c.next_check or interrupt_poll(c.it)
+            or c.it.last_read >= c.deadline) and check_limits(c):
         return 0
     possible = (mask + C4_BOTTOM) & C4_CELLS
     opp_win = connect4_winning_cells(cur ^ mask, mask)
@@ -712,7 +717,7 @@ cdef class _Search:
         self.ctx.nodes = 0
         self.ctx.max_nodes = <uint64_t>max_nodes if max_nodes is not None else <uint64_t>-1
         self.ctx.next_check = 1
-        self.ctx.deadline = now_monotonic() + time_limit if time_limit is not None else 0.0
+        self.ctx.deadline = now_monotonic() + time_limit if time_limit is not None else INFINITY
         self.ctx.aborted = False
         self.ctx.helper = helper
         self.ctx.nsplit = 0
