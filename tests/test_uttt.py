@@ -213,6 +213,21 @@ def test_string_round_trip_random_positions():
         assert c.hash() == b.hash()
 
 
+
+def test_string_round_trip_finished_tiebreak_games():
+    """A tiebreak game can be won on the count by the player who did not move last;
+    its final position still reads back from its text."""
+    rng = random.Random(6)
+    counted_for_the_other = 0
+    for _ in range(60):
+        b, ref = _random_game(rng, tiebreak=True)
+        c = Board.from_string(b.to_string(), tiebreak=True)
+        assert c.to_string() == b.to_string() and c.winner == b.winner == ref.result
+        assert c.legal_moves == [] and c.hash() == b.hash()
+        last = "XO"[(b.ply - 1) % 2]
+        counted_for_the_other += b.winner not in (last, "draw")
+    assert counted_for_the_other >= 1
+
 def test_hash_distinguishes_forced_board_and_equal_positions_match():
     a = Board()
     for m in ("4, 4", "3, 3", "0, 0"):     # X's last move (board 0, cell 0) sends O to board 0

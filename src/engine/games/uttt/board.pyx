@@ -316,8 +316,8 @@ cdef class Board(GameBoard):
         s.forced = forced
         if s.status and forced >= 0:
             raise ValueError("the game is over: there is no forced board (use ':*')")
-        if s.status and s.status != 3 and s.status != (s.to_move ^ 1) + 1:
-            # the winner must have made the last move
+        if (ttt_win_table[s.won[0]] or ttt_win_table[s.won[1]]) and s.status != (s.to_move ^ 1) + 1:
+            # a line of local boards is made by the last move (a tiebreak count is not)
             last = "XO"[s.to_move ^ 1]
             raise ValueError(f"the winner must have moved last, but {last} moved last")
         if forced >= 0 and (s.closed >> forced) & 1:
