@@ -3,6 +3,7 @@ docs/strength.md's solved table, each technique switched off, certificates repla
 independent checker, the resumable runner and its command line."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 from ttt_engine import clobber as C
 from ttt_engine.clobber_cert import certificate_bytes, write_certificate
 from ttt_engine.clobber_check_reference import CertificateError, check_certificate
-from ttt_engine.clobber_solve import main, solve_board
+from ttt_engine.clobber_solve import load_table, main, solve_board
 
 # (rows, cols) -> the side to move wins (docs/strength.md's table; every entry under ~1 s)
 KNOWN = {(1, 1): False, (1, 2): True, (1, 3): True, (1, 4): True, (1, 5): False, (1, 6): False,
@@ -254,6 +255,22 @@ def test_runner_time_limit_then_resume(tmp_path):
     assert set(out["proven"]) <= set(out2["proven"])
 
 
+def test_runner_ctrl_c_counts_the_nodes_of_the_move_in_search(tmp_path):
+    """Ctrl-C inside a first move's search: the nodes it searched are in the
+    result and in the saved table, as a time-out's are."""
+    table = str(tmp_path / "t.npz")
+    seen = []
+
+    def report(info):
+        seen.append(info["nodes"])
+        if info["nodes"] >= 20_000:
+            raise KeyboardInterrupt
+    out = solve_board(C.Board(6, 6), C.Solver(18), table=table, report=report, report_every=0.0)
+    assert out["result"] == "interrupted" and out["proven"] == {}
+    assert out["nodes"] >= seen[-1] >= 20_000 and out["total_nodes"] == out["nodes"]
+    assert load_table(table, C.Solver(10))["nodes"] == out["nodes"]
+
+
 def test_cli_solve_and_certificate(tmp_path, capsys):
     cert = str(tmp_path / "c.cert")
     rc = main(["3x4", "--table", "none", "--quiet", "--certificate", cert])
@@ -317,7 +334,8 @@ def test_cli_ctrl_c_stops_quickly_and_keeps_table(tmp_path):
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, (out, err)
     assert b"not settled (interrupted)" in out
+    nodes = int(re.search(rb"; ([\d,]+) nodes, CPU", out).group(1).replace(b",", b""))
+    assert nodes > 0, out       # the search ran until the table was saved
     s = C.Solver(16)
-    from ttt_engine.clobber_solve import load_table
     meta = load_table(str(table), s)
-    assert meta["position"].startswith("6x6:B:")
+    assert meta["position"].startswith("6x6:B:") and meta["nodes"] == nodes

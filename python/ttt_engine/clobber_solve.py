@@ -141,9 +141,12 @@ def solve_board(board, solver, *, table=None, resume=True, time_limit=None, save
                     break
             a, b = solver.child(own, opp, m)
             before = solver.nodes
-            r = solver.outcome_of(a, b, time_limit=left, progress=progress, report_every=report_every)
-            run["nodes"] += solver.nodes - before
-            solver.reset_counters()
+            try:
+                r = solver.outcome_of(a, b, time_limit=left, progress=progress,
+                                      report_every=report_every)
+            finally:        # Ctrl-C too: the nodes searched so far count
+                run["nodes"] += solver.nodes - before
+                solver.reset_counters()
             if r is None:
                 result = "timeout"
                 break
