@@ -101,6 +101,16 @@ PROMPT_JOBS = {
     # the index of a large value table (stage B's) is gigabytes to fill
     "quixo_value_table": ("from ttt_engine._core.learning.quixo.values import ValueTable\n"
                           "ValueTable(250_000_000)"),
+    # a table at its size limit grows when the first game is scored: moving
+    # 8 million entries to the new index takes seconds
+    "quixo_value_table_growth": ("import numpy as np\n"
+                                 "from ttt_engine._core.learning.quixo.agents import RandomAgent\n"
+                                 "from ttt_engine._core.learning.quixo.tournament import run_games\n"
+                                 "from ttt_engine._core.learning.quixo.values import ValueTable\n"
+                                 "n = 1 << 23\n"
+                                 "t = ValueTable.from_arrays(np.arange(1, n + 1, dtype=np.uint64), "
+                                 "np.ones(n), np.ones(n, np.uint32))\n"
+                                 "run_games(10**15, RandomAgent(1), RandomAgent(2), collect=t)"),
     # a process's first solve faults its 1 GB table in: a node can then cost
     # page faults, and a signal checked every 1024 nodes waited seconds
     "connect4_cold_table": ("from ttt_engine import connect4\n"
@@ -216,6 +226,25 @@ def test_train_interrupt_keeps_agent_consistent():
     before = agent.episodes
     train(episodes=1000, progress=False, seed=2, metrics_every=0, agent=agent)
     assert agent.episodes == before + 1000
+
+
+def test_value_table_growth_interrupt_keeps_the_old_index():
+    """Ctrl-C while a full Quixo value table grows to score a game: the game is
+    left out, the entries keep their index, and the next run grows it."""
+    import numpy as np
+    from ttt_engine._core.learning.quixo.agents import RandomAgent
+    from ttt_engine._core.learning.quixo.tournament import run_games
+    from ttt_engine._core.learning.quixo.values import ValueTable
+    n = 1 << 23         # moving these to a new index takes seconds
+    t = ValueTable.from_arrays(np.arange(1, n + 1, dtype=np.uint64), np.ones(n),
+                               np.ones(n, np.uint32))
+    capacity = t.capacity
+    assert _interrupted(lambda: run_games(10**15, RandomAgent(1), RandomAgent(2), collect=t))
+    assert len(t) == n and t.capacity == capacity and t.observations == n
+    for key in (1, 2, 12345, n):            # X on the cells of the key's bits
+        assert t.get("".join("X" if key >> i & 1 else " " for i in range(25))) == (1.0, 1)
+    run_games(3, RandomAgent(1), RandomAgent(2), collect=t)
+    assert len(t) > n and t.capacity > capacity
 
 
 def _zero_evaluator(observations, legal_mask):

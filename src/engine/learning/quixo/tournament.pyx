@@ -16,7 +16,7 @@ from ttt_engine._core.games.quixo.rules cimport (
     QuixoState, quixo_reset, quixo_make_index, quixo_random_index, quixo_mover_key,
     quixo_init_tables, quixo_playout, QX_DEFAULT_MAX_PLIES,
 )
-from ttt_engine._core.learning.quixo.values cimport VTab, ValueTable, vt_key, vt_add
+from ttt_engine._core.learning.quixo.values cimport VTab, ValueTable, vt_key, vt_add, vt_make_room
 from ttt_engine._core.learning.quixo.agents cimport Agent, AgentSpec, agent_choose, AGENT_RANDOM, AGENT_GREEDY
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
@@ -62,10 +62,11 @@ cdef int run_chunk(_Runner run, int64_t ngames, int64_t first_game, const AgentS
     (game numbers count from ``first_game``), always X otherwise.  With a
     table, every state of every game is scored (see module doc).
     Returns 0, -1 if the table ran out of memory, -2 when ``it`` reports an
-    interrupt (between games)."""
+    interrupt (between games, or while the table grows before a game is
+    scored: that game is then left out)."""
     cdef QuixoState s
     cdef int64_t g
-    cdef int a_side, nst, i, k, winner, mover
+    cdef int a_side, nst, i, k, winner, mover, rc
     cdef double reward
     cdef const AgentSpec* who
     cdef bint fast = (a.kind == AGENT_RANDOM and b.kind == AGENT_RANDOM)
@@ -102,6 +103,9 @@ cdef int run_chunk(_Runner run, int64_t ngames, int64_t first_game, const AgentS
         out[5] += s.ply
         lengths[s.ply] += 1
         if table != NULL:
+            rc = vt_make_room(table, <uint64_t>nst, it)
+            if rc != 0:
+                return rc
             winner = s.status - 1        # 0 X, 1 O, 2 draw
             for i in range(nst):
                 mover = (i + 1) & 1      # state i was reached by player (i - 1) % 2

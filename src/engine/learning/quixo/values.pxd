@@ -8,6 +8,7 @@ a symmetric table stores the smallest of the 8 rotations/reflections.
 """
 from libc.stdint cimport uint64_t, uint32_t, int64_t
 from ttt_engine._core.games.quixo.rules cimport quixo_mix64
+from ttt_engine._core.core.interrupt cimport interrupt_t
 
 cdef enum:
     VT_EMPTY_SLOT = 0xFFFFFFFF
@@ -27,7 +28,7 @@ cdef struct VTab:
 
 
 cdef uint64_t qx_canonical(int n, uint64_t key) noexcept nogil
-cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil
+cdef int vt_reserve(VTab* t, uint64_t want, interrupt_t* it) noexcept nogil
 
 
 cdef inline uint64_t vt_key(const VTab* t, uint64_t key) noexcept nogil:
@@ -63,7 +64,7 @@ cdef inline int64_t vt_slot(VTab* t, uint64_t key) noexcept nogil:
             return d
         i = (i + 1) & t.slot_mask
     if (t.size + 1) * 2 > t.slot_mask + 1 or t.size + 1 > t.dense_cap:
-        if vt_reserve(t, (t.size + 1) * 2) != 0:
+        if vt_reserve(t, (t.size + 1) * 2, NULL) != 0:
             return -1
         i = quixo_mix64(key) & t.slot_mask
         while t.slots[i] != VT_EMPTY_SLOT:
@@ -76,6 +77,15 @@ cdef inline int64_t vt_slot(VTab* t, uint64_t key) noexcept nogil:
     t.counts[d] = 0
     t.size += 1
     return d
+
+
+cdef inline int vt_make_room(VTab* t, uint64_t more, interrupt_t* it) noexcept nogil:
+    """Grow now, as ``vt_slot`` would, so that ``more`` new keys go in without
+    a rehash; a large rehash notices Ctrl-C through ``it``.  Returns 0, -1
+    when out of memory, -2 when interrupted (then the index is the old one)."""
+    if (t.size + more) * 2 > t.slot_mask + 1 or t.size + more > t.dense_cap:
+        return vt_reserve(t, (t.size + more) * 2, it)
+    return 0
 
 
 cdef inline int vt_add(VTab* t, uint64_t key, double score) noexcept nogil:

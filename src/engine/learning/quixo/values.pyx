@@ -104,16 +104,12 @@ cdef uint64_t qx_canonical(int n, uint64_t key) noexcept nogil:
     return best
 
 
-cdef int vt_reserve(VTab* t, uint64_t want) noexcept nogil:
+cdef int vt_reserve(VTab* t, uint64_t want, interrupt_t* it) noexcept nogil:
     """Make room for ``want`` entries at load <= 1/2 (rehash if needed).
-    Returns 0, or -1 when out of memory (table unchanged)."""
-    return _reserve(t, want, NULL)
-
-
-cdef int _reserve(VTab* t, uint64_t want, interrupt_t* it) noexcept nogil:
-    """``vt_reserve``; with ``it``, the new index (gigabytes for a large
-    capacity) is filled a few megabytes at a time, and -2 is returned (the
-    table unchanged) when ``it`` reports Ctrl-C."""
+    Returns 0, or -1 when out of memory (table unchanged).  With ``it`` (else
+    NULL), the new index (gigabytes for a large capacity) is filled a few
+    megabytes at a time and the entries are moved into it with a check
+    for Ctrl-C; -2 is returned when ``it`` reports one (the old index kept)."""
     cdef uint64_t cap = t.slot_mask + 1 if t.slots != NULL else 0
     cdef uint64_t newcap = 1024, i, j, d, step
     cdef uint32_t* ns
@@ -158,6 +154,10 @@ cdef int _reserve(VTab* t, uint64_t want, interrupt_t* it) noexcept nogil:
         memset(ns + i, 0xFF, step * sizeof(uint32_t))
         i += step
     for d in range(t.size):
+        if it != NULL and interrupt_poll(it):
+            free(ns)
+            free(nk)
+            return -2
         j = quixo_mix64(t.keys[d]) & (newcap - 1)
         while ns[j] != VT_EMPTY_SLOT:
             j = (j + 1) & (newcap - 1)
@@ -211,7 +211,7 @@ cdef class ValueTable:
         cdef uint64_t want = cap
         interrupt_init(&it, 1, NULL)
         with nogil:
-            rc = _reserve(&self.t, want, &it)
+            rc = vt_reserve(&self.t, want, &it)
         interrupt_finish(&it)
         if rc != 0:
             raise MemoryError(f"cannot allocate a value table for {cap} states")
