@@ -467,6 +467,28 @@ def test_analyse_this_position_stops_when_the_position_changes(page, url):
     assert css(page, "#error").get_attribute("hidden") is not None
 
 
+def test_a_solve_answer_belongs_to_its_position(page, url):
+    from selenium.webdriver.common.keys import Keys
+    open_record(page, url, "game=ttt&moves=1+4+2+5")
+    css(page, "#solve").click()
+    idle(page)
+    assert css(page, "#solve-result").text.startswith("For X: a win in 1 plies")
+    # another position shown: the answer was not of it
+    css(page, "body").send_keys(Keys.ARROW_LEFT)
+    idle(page)
+    assert body(page, "ply") == "3" and css(page, "#solve-result").text == ""
+    # an answer that comes after the position changed is dropped
+    page.execute_script("""const f = window.fetch; window.fetch = async (p, i) => {
+        if (p === '/api/solve') await new Promise((r) => setTimeout(r, 1000));
+        return f(p, i); };""")
+    css(page, "#solve").click()
+    css(page, "body").send_keys(Keys.ARROW_LEFT)
+    assert wait_for(lambda: body(page, "ply") == "2", 1) is not None
+    idle(page)                              # the solve's request has ended
+    assert css(page, "#solve-result").text == ""
+    assert css(page, "#error").get_attribute("hidden") is not None, css(page, "#error").text
+
+
 def test_arrow_keys_after_switching_the_engine_on(page, url):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys

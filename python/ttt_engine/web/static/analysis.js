@@ -156,6 +156,11 @@ function followPosition() {
     clearAnalysis();
     document.body.dataset.analysis = "";
   }
+  if (S.solving && S.solving.key !== key) { S.solving.abort(); S.solving = null; }
+  if ($("#solve-result").dataset.key !== key) {  // the answer shown was of another position
+    $("#solve-result").textContent = "";
+    delete $("#solve-result").dataset.value;
+  }
   if (!$("#engine-on").checked) { if (S.live) stopLive(); return; }
   if (key === S.liveKey) return;
   stopLive();
@@ -263,8 +268,18 @@ async function analyse() {
 }
 
 async function solve() {
+  // a new position shown (followPosition) drops the answer
+  const ctl = new AbortController();
+  ctl.key = liveKey();
+  if (S.solving) S.solving.abort();
+  S.solving = ctl;
   await guarded(async () => {
-    const r = await api("/api/solve", request());
+    let r;
+    try { r = await api("/api/solve", request(), ctl.signal); } catch (e) {
+      if (e.name === "AbortError") return;
+      throw e;
+    }
+    if (S.solving !== ctl) return;
     const words = {win: "a win", loss: "a loss", draw: "a draw",
                    unknown: "unknown (the time limit came first)"};
     let text = `For ${r.side}: ${words[r.value]}`;
@@ -273,5 +288,7 @@ async function solve() {
     text += ` (${r.nodes.toLocaleString()} positions, ${r.seconds.toFixed(2)} s)`;
     $("#solve-result").textContent = text;
     $("#solve-result").dataset.value = r.value;
+    $("#solve-result").dataset.key = ctl.key;
   });
+  if (S.solving === ctl) S.solving = null;
 }

@@ -15,6 +15,7 @@ const S = {
   evals: {}, notes: {},          // per ply: evaluation for the first side; review notes
   live: null, liveKey: "",       // the running live analysis (AbortController) and its position
   asked: null,                   // "Analyse this position" while it runs (AbortController, .key)
+  solving: null,                 // "Solve this position" while it runs (AbortController, .key)
   flipped: false,
 };
 
