@@ -127,3 +127,14 @@ def test_the_license_is_an_spdx_expression(sdist):
     assert "License-Expression: MIT" in pkg_info.splitlines()
     assert "License-File: LICENSE" in pkg_info.splitlines()
     assert "project.license" not in log and "License classifiers are deprecated" not in log
+
+
+def test_the_summary_names_every_game(sdist):
+    """The one line a package index shows names every game of the registry."""
+    from ttt_engine import games
+    _, _, _, pkg_info, _ = sdist
+    (summary,) = [line[len("Summary: "):] for line in pkg_info.splitlines()
+                  if line.startswith("Summary: ")]
+    missing = [g.title for g in games.GAMES.values() if g.title not in summary]
+    assert not missing, f"the summary ({summary!r}) does not name {missing}"
+
