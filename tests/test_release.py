@@ -138,3 +138,49 @@ def test_the_summary_names_every_game(sdist):
     missing = [g.title for g in games.GAMES.values() if g.title not in summary]
     assert not missing, f"the summary ({summary!r}) does not name {missing}"
 
+
+def _package_data_patterns():
+    try:
+        import tomllib
+    except ImportError:                     # Python 3.10
+        pytest.skip("reading pyproject.toml needs tomllib (Python 3.11)")
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        config = tomllib.load(f)["tool"]["setuptools"]
+    return config["package-data"]["ttt_engine"]
+
+
+def _package_files():
+    """The tracked files of the Python package that are not modules: what runtime reads
+    from the package (networks, the opening book, the yardstick suite, the web page)
+    and the typing files."""
+    prefix = "python/ttt_engine/"
+    return [p[len(prefix):] for p in _known_files()
+            if p.startswith(prefix) and not p.endswith(".py")]
+
+
+def test_every_package_data_file_goes_into_the_wheel():
+    """``include-package-data`` is off, so a file reaches the wheel only through a
+    ``[tool.setuptools.package-data]`` pattern (matched as setuptools does: a glob
+    from the package folder, ``**`` recursive); the sdist test above does not see a
+    file that MANIFEST.in ships but no pattern matches."""
+    package = ROOT / "python" / "ttt_engine"
+    matched = set()
+    for pattern in _package_data_patterns():
+        matched.update(pathlib.Path(p).relative_to(package).as_posix()
+                       for p in glob.glob(str(package / pattern), recursive=True))
+    missing = sorted(set(_package_files()) - matched)
+    assert not missing, f"in no package-data pattern of pyproject.toml: {missing}"
+    for rel in ("networks/uttt.npz", "data/connect4_book.bin", "web/static/index.html",
+                "py.typed", "_core/games/ttt/board.pyi"):
+        assert rel in matched, rel
+
+
+def test_the_installed_package_holds_its_data():
+    """The ttt_engine under test, when installed (as CI does), has every data file."""
+    import ttt_engine
+    installed = pathlib.Path(ttt_engine.__file__).resolve().parent
+    if installed == (ROOT / "python" / "ttt_engine").resolve():
+        pytest.skip("the package under test is the source tree (an in-place build)")
+    missing = [rel for rel in _package_files() if not (installed / rel).is_file()]
+    assert not missing, f"not in the installed package {installed}: {missing}"
+
