@@ -184,3 +184,26 @@ def test_the_installed_package_holds_its_data():
     missing = [rel for rel in _package_files() if not (installed / rel).is_file()]
     assert not missing, f"not in the installed package {installed}: {missing}"
 
+
+def test_the_extras_are_the_readme_s():
+    """README.md's set-up section names every extra, and ``[test]`` carries the others'
+    packages but the benchmarks' own (pgx, mctx, pygame), as it says."""
+    import re
+    try:
+        import tomllib
+    except ImportError:                     # Python 3.10
+        pytest.skip("reading pyproject.toml needs tomllib (Python 3.11)")
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        extras = tomllib.load(f)["project"]["optional-dependencies"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("Optional extras:"):].split("\n\n")[0]
+    assert set(re.findall(r"`\[(\w+)\]`", paragraph)) == set(extras)
+
+    def names(requirements):
+        return {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0].lower() for r in requirements}
+
+    others = set().union(*(names(r) for key, r in extras.items() if key != "test"))
+    lacking = others - names(extras["test"])
+    assert lacking == {"pgx", "mctx", "pygame"}
+    said = paragraph[paragraph.index("`[test]`"):]
+    assert all(name in said for name in lacking), said
