@@ -542,3 +542,77 @@ REGISTRY_CASES = registry_row(
     hypothesis_options=st.builds(dict, size=st.integers(3, 5)),
     reference_legal=_reference_legal,
 )
+
+
+def _retrograde_3x3():
+    """Every 3x3 position without a line, both sides to move, solved backwards
+    with the reference rules alone: ``{(cells, player): (value, plies)}`` with
+    value 1 / -1 for the side to move (no draws on 3x3: every position is
+    decided, as the level loop checks)."""
+    import itertools
+    states = [(cells, p) for cells in itertools.product((0, 1, 2), repeat=9)
+              for p in (1, 2)
+              if not (R.has_line(R.from_cells(cells, 3), 1) or
+                      R.has_line(R.from_cells(cells, 3), 2))]
+    index = {s: i for i, s in enumerate(states)}
+    children = []       # per state: (move, "W" | "L" | child index)
+    for cells, p in states:
+        grid = R.from_cells(cells, 3)
+        out = []
+        for m in R.legal_moves(grid, p):
+            after = R.apply(grid, m, p)
+            w = R.outcome_after(after, p)
+            out.append((m, "W" if w == p else "L" if w else index[(R.to_cells(after), 3 - p)]))
+        children.append(out)
+    value = [None] * len(states)
+    for level in range(1, 64):
+        new = {}
+        for i, kids in enumerate(children):
+            if value[i] is not None:
+                continue
+            win, all_lose, longest = False, True, 0
+            for _, c in kids:
+                if c == "W":
+                    win = win or level == 1
+                    all_lose = False
+                elif c != "L":
+                    v = value[c]
+                    win = win or v == (-1, level - 1)
+                    if v is None or v[0] != 1:
+                        all_lose = False
+                    else:
+                        longest = max(longest, v[1])
+            if win:
+                new[i] = (1, level)
+            elif all_lose and longest + 1 == level:
+                new[i] = (-1, level)
+        if not new:
+            break
+        for i, v in new.items():
+            value[i] = v
+    assert None not in value
+    return states, value, children
+
+
+def test_3x3_solution_agrees_with_an_independent_retrograde_analysis():
+    """quixo.solve on 3x3 (value, plies to the end, a best move that keeps the
+    value at the same distance) against a backward solve of all 22,250
+    positions written from the reference rules alone (every 9th checked)."""
+    states, value, children = _retrograde_3x3()
+    assert len(states) == 22250
+    checked = 0
+    for i in range(0, len(states), 9):
+        (cells, p), v = states[i], value[i]
+        try:
+            b = Board.from_string("".join(" XO"[c] for c in cells), to_move=" XO"[p])
+        except ValueError:
+            continue                        # not reachable in a game (from_string says why)
+        r = quixo.solve(b)
+        assert (r.value, r.plies) == ({1: "win", -1: "loss"}[v[0]], v[1]), (cells, p, r)
+        if v[0] == 1:
+            keeps = [m for m, c in children[i]
+                     if (c == "W" and v[1] == 1) or
+                     (c not in ("W", "L") and value[c] == (-1, v[1] - 1))]
+            assert r.best_move in keeps, (cells, p, r, keeps)
+        checked += 1
+    assert checked > 2000
