@@ -39,6 +39,21 @@ def test_tournament_on_dask_scheduler(capsys):
     assert rows and rows == [x for x in remote.splitlines() if x.startswith("| **")]
 
 
+def test_a_results_file_of_another_run_is_refused_before_the_q_model_is_trained(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"ttt_engine": "tournament", "format": 1}\n')
+    assert main(["tournament", "--game", "ttt", "--agents", "q,random", "--games", "2",
+                 "--quiet", "--workers", "1", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "refusing to use results file" in captured.err and len(captured.err.splitlines()) == 1
+    assert "Training" not in captured.out
+    assert list((tmp_path / "cache").iterdir()) == []    # no model trained for nothing
+    assert out.read_text() == '{"ttt_engine": "tournament", "format": 1}\n'
+
+
 def test_tournament_bad_input(tmp_path, capsys):
     assert main(["tournament", "--agents", "mcts,nope", "--quiet"]) == 2
     assert "unknown agent 'nope' for uttt: choose from treeq, sarsa, mcts" in capsys.readouterr().err

@@ -73,7 +73,9 @@ def _learned(names, args, console):
     """The entrants, an engine that plays a learned model (Tic-Tac-Toe's q)
     with the model eval and play use: the cache's, loaded -- or trained once
     and saved -- before any game, with the same questions about a file that
-    cannot be used (without it, every game trained a model of its own)."""
+    cannot be used (without it, every game trained a model of its own).
+    Returns ``(entrants, train)``: ``train()`` loads or trains the models, to
+    be called once the results file is known to fit the run."""
     from types import SimpleNamespace
 
     from ttt_engine import games
@@ -81,7 +83,7 @@ def _learned(names, args, console):
     from ttt_engine.cli._engines import load_or_train
     from ttt_engine.tournament import Entrant
     g = games.get(args.game)
-    out = []
+    out, learned = [], []
     for n in names:
         if isinstance(n, str) and g.engines[n].learned == "model":
             path = model_path(g.key, n)
@@ -97,12 +99,16 @@ def _learned(names, args, console):
                 except OSError as e:
                     raise CLIError(f"the model file {path} of the {n} engine cannot be read: "
                                    f"{e.strerror or e}", EXIT_ERROR) from None
+            learned.append(n)
+            n = Entrant(n, n, {"model": os.path.abspath(path)})
+        out.append(n)
+
+    def train():
+        for n in learned:
             cache = SimpleNamespace(model=None, retrain=False, train_episodes=None,
                                     seed=args.seed)
             load_or_train(g, n, cache, "both", console)
-            n = Entrant(n, n, {"model": os.path.abspath(path)})
-        out.append(n)
-    return out
+    return out, train
 
 
 def _report(console, result, args):
@@ -162,7 +168,7 @@ def run(args):
         _files.check_output(args.out, "results file")
     if args.json:
         _files.check_output(args.json, "summary file")
-    names = _learned(names, args, console)
+    names, train = _learned(names, args, console)
     try:     # a results file of another run is an input that is not valid
         result, error = run_resumable(
             args, console,
@@ -171,7 +177,7 @@ def run(args):
                                    progress=not args.quiet, out=args.out, block=args.block,
                                    bootstrap=args.bootstrap, workers=args.workers,
                                    openings=args.openings, opening_plies=args.opening_plies,
-                                   yardstick=args.yardstick),
+                                   yardstick=args.yardstick, prepare=train),
             TournamentError, "games")
     except ResultsFileError as e:
         raise CLIError(str(e), EXIT_USAGE) from None

@@ -401,7 +401,7 @@ def _measure(game, specs, suite, positions, seed, budget, progress):
 def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=None,
                 seed=None, executor=None, progress=True, out=None, *, options=None,
                 block=None, max_plies=None, bootstrap=1000, workers=None, openings=None,
-                opening_plies=None, yardstick=None):
+                opening_plies=None, yardstick=None, prepare=None):
     """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
 
     game: a registry key (``"ttt"``, ``"uttt"``, ``"clobber"``, ``"quixo"``) or
@@ -431,6 +431,9 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     of the game's shipped yardstick suite (see the module docstring;
     ``ValueError`` before any game when no suite ships for the game or the
     number is out of range).  ``progress`` also reports it on stderr.
+    prepare: called once every argument and ``out`` are checked, before any
+    game (work the games need, such as training an entrant's model, done only
+    when the tournament can run).
 
     Returns a :class:`TournamentResult`.  If tasks fail, raises
     :class:`TournamentError` naming the pairings, games and seeds, with every
@@ -517,6 +520,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
         check_record=check_record, check_header=check_header,
         key=lambda r: (r["a"], r["b"], r["game"]))
     seed = header["seed"]
+    if prepare is not None:
+        prepare()
 
     tasks = []
     base = {"game": game, "options": options, "simulations": simulations,
