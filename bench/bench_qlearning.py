@@ -43,7 +43,8 @@ def test_bench_train_defaults(benchmark, side):
 @pytest.mark.parametrize("mode,symmetry", [("self-play", False), ("self-play", True),
                                            ("curriculum", False)])
 def test_bench_train_selfplay(benchmark, mode, symmetry):
-    """Self-play / curriculum training, 10M episodes (issue 4 bar: self-play >= 8M/s)."""
+    """Self-play / curriculum training, 10M episodes (bar, docs/performance.md:
+    self-play >= 8M/s)."""
     seeds = iter(range(1000))
     benchmark.pedantic(lambda: ttt_engine.train(mode=mode, symmetry=symmetry, seed=next(seeds),
                                                 progress=False, metrics_every=0),
@@ -54,7 +55,7 @@ def test_bench_train_selfplay(benchmark, mode, symmetry):
 
 
 def test_bench_optimality(benchmark):
-    """Exact optimality over the 4520 decision positions (issue 4 bar: < 50 ms)."""
+    """Exact optimality over the 4520 decision positions (bar, docs/performance.md: < 50 ms)."""
     agent = ttt_engine.train(1_000_000, seed=1, progress=False, metrics_every=0)
     benchmark(ttt_engine.optimality, agent)
     benchmark.extra_info["seconds"] = _median(benchmark)

@@ -2,7 +2,7 @@
 
     PYTHONPATH=python python -m pytest bench/bench_quixo.py -q --benchmark-only
 
-Bars (issue 7): random vs random >= 500,000 complete 5x5 games/s on one core;
+Bars (docs/performance.md): random vs random >= 500,000 complete 5x5 games/s on one core;
 stage B (100,000 games scored + JSON written) <= 10 s.  The machine is shared:
 read medians, and the CPU-time figures in ``extra_info``.
 """

@@ -8,7 +8,7 @@ same run: bare random playouts from the start position
 (``uttt.random_playouts``), against which MCTS simulations (one playout each)
 are compared.
 
-Bar (issue 5): MCTS from the initial position >= 1,000,000 simulations/s with
+Bar (docs/performance.md): MCTS from the initial position >= 1,000,000 simulations/s with
 one random playout per simulation (OpenSpiel's C++ MCTSBot: 94,000/s).
 """
 import time

@@ -16,7 +16,7 @@ from ttt_engine import qagent as qagent_mod
 
 
 def train(*args, **kw):
-    """``ttt_engine.train`` in mode "random" (Q-learning vs random, issue 2)
+    """``ttt_engine.train`` in mode "random" (Q-learning against a random opponent)
     unless the test says otherwise; the default mode is tested separately."""
     kw.setdefault("mode", "random")
     return ttt_engine.train(*args, **kw)

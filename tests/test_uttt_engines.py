@@ -1,5 +1,5 @@
-"""Engines on Ultimate Tic-Tac-Toe: search-core MCTS, tree Q-learning and Sarsa
-(seed 003).  Budgets are iteration counts, so results are deterministic and
+"""Engines on Ultimate Tic-Tac-Toe: search-core MCTS, tree Q-learning and Sarsa.
+Budgets are iteration counts, so results are deterministic and
 fast; strength-at-equal-time numbers live in bench/ and docs/uttt.md."""
 import math
 
