@@ -2,7 +2,7 @@
 
 Bar (docs/performance.md): <= 0.1 ms.  The module-level search functions keep
 one alpha-beta searcher per thread and table size; a Tic-Tac-Toe board gets a
-table sized to the game (``search.SMALL_TT_SIZE`` entries), so the first solve
+table sized to the game (``Board.SEARCH_TT_SIZE`` entries), so the first solve
 touches 24 KB instead of a big game's 6 MB table.
 
     PYTHONPATH=python python -m pytest bench/bench_cold_start.py --benchmark-only

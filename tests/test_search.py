@@ -226,6 +226,20 @@ def test_searcher_settings_keep_values():
         ABSearcher(0)
 
 
+def test_the_module_level_searcher_is_sized_by_the_board_class():
+    """The shared searcher's table size is the game's fact (``Board.SEARCH_TT_SIZE``,
+    None: ``DEFAULT_TT_SIZE``), not a test of which game the board is."""
+    from ttt_engine import games
+    from ttt_engine.search import DEFAULT_TT_SIZE, depth_first
+    assert Board.SEARCH_TT_SIZE == 1 << 10            # Tic-Tac-Toe's small tree
+    for key in games.GAMES:
+        board = games.get(key).new_board()
+        size = board.SEARCH_TT_SIZE
+        assert size is None or (isinstance(size, int) and size > 0 and size & (size - 1) == 0)
+        assert depth_first._shared(board).tt_size == (size or DEFAULT_TT_SIZE), key
+    assert depth_first._shared(None).tt_size == DEFAULT_TT_SIZE
+
+
 def test_proven_win_or_loss_is_exact_at_limited_depth():
     # every forced win/loss whose distance fits in the depth is reported exact
     checked = 0

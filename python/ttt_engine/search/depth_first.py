@@ -16,11 +16,9 @@ from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _disp
 from ttt_engine._core.algorithms import alphabeta as _ab
 from ttt_engine._core.games.ttt import board as _ttt_core
 
+#: Table size (entries) of the module-level functions' searcher, unless the
+#: board's game sizes it (``Board.SEARCH_TT_SIZE``: Tic-Tac-Toe's small tree).
 DEFAULT_TT_SIZE = 1 << 18
-#: Table size (entries) of the module-level functions' searcher for
-#: Tic-Tac-Toe (24 KB: a first search in a process pays a page fault per 4 KB
-#: of table it touches, and a big game's 6 MB table made it 0.3-0.6 ms).
-SMALL_TT_SIZE = 1 << 10
 
 
 class ABSearcher(_ab.ABSearcher, _OneSearchAtATime):
@@ -57,7 +55,7 @@ _local = threading.local()
 
 
 def _shared(board=None):
-    size = SMALL_TT_SIZE if isinstance(board, _ttt_core.Board) else DEFAULT_TT_SIZE
+    size = getattr(board, "SEARCH_TT_SIZE", None) or DEFAULT_TT_SIZE
     searchers = getattr(_local, "searchers", None)
     if searchers is None:
         searchers = _local.searchers = {}

@@ -30,6 +30,10 @@ cdef class Board:
     TITLE = None
     PLAYERS = ("X", "O")
     PLAYOUTS = ("random",)     # MCTS playout policies that apply (see the game's own)
+    #: entries of the transposition table of the module-level depth-first searches
+    #: (``ttt_engine.search.alphabeta``, ``solve``, ...) on this game's boards; None:
+    #: the search's default (``ttt_engine.search.DEFAULT_TT_SIZE``)
+    SEARCH_TT_SIZE = None
 
     def __dealloc__(self):
         PyMem_Free(self._hist_moves)

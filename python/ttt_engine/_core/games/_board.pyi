@@ -13,6 +13,7 @@ class GameBoard(Protocol):
     TITLE: str
     PLAYERS: tuple[str, str]
     PLAYOUTS: tuple[str, ...]
+    SEARCH_TT_SIZE: int | None
     def push(self, move: Any) -> None: ...
     def pop(self) -> int: ...
     @property
