@@ -404,8 +404,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
                 opening_plies=None, yardstick=None, prepare=None):
     """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
 
-    game: a registry key (``"ttt"``, ``"uttt"``, ``"clobber"``, ``"quixo"``) or
-    a picklable board class; ``options``: the board's keyword options.
+    game: a registry key (``ttt_engine.games.GAMES``: ``"ttt"``, ``"uttt"``,
+    ...) or a picklable board class; ``options``: the board's keyword options.
     entrants: a list of engine names (``["mcts", "random"]``), :class:`Entrant`
     specs, ``(factory, kwargs)`` pairs or picklable agents, or a dict
     ``name -> any of those``.  time_per_move / simulations: the budget given to

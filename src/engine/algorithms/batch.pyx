@@ -218,9 +218,9 @@ cdef class BatchEnv:
     """``n`` games of one kind in C arrays, stepped together without the GIL.
 
     ``BatchEnv(game, n, seed=None, *, autoreset=False, **game_options)``:
-    ``game`` is ``"ttt"``, ``"uttt"``, ``"clobber"`` or ``"quixo"``; options
-    are the game's (Clobber ``rows``/``cols``, Quixo ``size``/``max_plies``,
-    UTTT ``tiebreak``).  All games start at the initial position.
+    ``game`` is a registry key (``ttt_engine.games.GAMES``); options are the
+    game's (e.g. Clobber ``rows``/``cols``, Quixo ``size``/``max_plies``, UTTT
+    ``tiebreak``).  All games start at the initial position.
 
     Arrays (numpy views of the C arrays, read-only, rewritten in place by every
     call -- copy them to keep a snapshot):
