@@ -1,4 +1,4 @@
-"""Every ``python`` code block of README.md and docs/*.md runs as written.
+"""Every ``python`` code block of README.md and docs/**/*.md runs as written.
 
 The conventions (also stated in README.md, "Developing"):
 
@@ -37,7 +37,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ["README.md"] + sorted(
-    os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
+    os.path.relpath(os.path.join(folder, f), ROOT)
+    for folder, dirs, files in os.walk(os.path.join(ROOT, "docs"))
+    if "_build" not in os.path.relpath(folder, ROOT).split(os.sep)
+    for f in files if f.endswith(".md"))
 #: (file, first line of the block) of every block skipped with the marker, and why
 SKIPPED = {
     ("docs/tournament.md", "from distributed import Client"): "needs a running Dask scheduler",
