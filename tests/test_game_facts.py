@@ -45,6 +45,14 @@ def _engines(game, v):
                     and all(isinstance(x, str) for x in e.extra) for name, e in v.items()))
 
 
+def _command_module(game, name):
+    import importlib
+    if not isinstance(name, str) or not name.startswith(f"ttt_engine.{game.key}."):
+        return False
+    mod = importlib.import_module(name)
+    return all(callable(getattr(mod, f, None)) for f in ("add_parser", "run", "configure"))
+
+
 #: every field of :class:`games.Game`: what it must be (the check is ``(game, value) -> bool``)
 FACTS = {
     "key": ("its registry key", lambda g, v: v == g.key and isinstance(v, str)),
@@ -92,6 +100,12 @@ FACTS = {
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
     "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+    "commands": ("None or the name of a module of its package with add_parser, run and "
+                 "configure", lambda g, v: v is None or _command_module(g, v)),
+    "moved": ("a dict old path -> a module of its package",
+              lambda g, v: _str_keys(v) and all(
+                  isinstance(m, str) and m.startswith(f"ttt_engine.{g.key}.")
+                  for m in v.values())),
 }
 
 

@@ -139,7 +139,7 @@ def _cycle_in(graph, comp):
 def test_the_graph_sees_the_imports():
     # the graph is built from what the files say: known edges must be in it
     graph = _graph(lazy=False)
-    assert "ttt_engine._modelfile" in graph["ttt_engine.qagent"]
+    assert "ttt_engine._modelfile" in graph["ttt_engine.ttt.qagent"]
     assert "ttt_engine._util" in graph["ttt_engine._parallel"]
     assert "ttt_engine.envs._games" in graph["ttt_engine.envs._batch"]
     assert "ttt_engine.evaluators" in _graph(lazy=True)["ttt_engine.search.puct"]   # in functions

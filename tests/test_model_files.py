@@ -10,7 +10,7 @@ from conftest import self_play_moves
 
 import ttt_engine
 from ttt_engine import quixo, uttt
-from ttt_engine.qagent import QAgent
+from ttt_engine.ttt.qagent import QAgent
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
 

@@ -52,7 +52,7 @@ def values_path(game_key, size=None):
 
 #: kind -> (what it is, "module:attribute" of its reader ``f(path) -> object``)
 KINDS = {
-    "ttt_engine.QAgent": ("Tic-Tac-Toe QAgent", "ttt_engine.qagent:QAgent.load"),
+    "ttt_engine.QAgent": ("Tic-Tac-Toe QAgent", "ttt_engine.ttt.qagent:QAgent.load"),
     "ttt_engine.TreeQAgent": ("TreeQAgent (any game)", "ttt_engine.tree_agents:TreeQAgent.load"),
     "ttt_engine.SarsaAgent": ("SarsaAgent (any game)", "ttt_engine.tree_agents:SarsaAgent.load"),
     "ttt_engine.quixo.GreedyValueAgent": ("Quixo GreedyValueAgent",

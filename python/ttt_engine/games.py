@@ -123,7 +123,7 @@ class Game:
     heuristic_ok: Callable = None
     #: the rule of ``heuristic_ok`` in words, for the refusal ("must be 0" when None)
     heuristic_rule: str = None
-    #: the game is solved by ``ttt_engine.exact``'s oracle, which scores a policy exactly
+    #: the game is solved by ``ttt_engine.ttt.exact``'s oracle, which scores a policy exactly
     oracle: bool = False
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of
     #: ``(board, ...)`` (see :mod:`ttt_engine._game_text`); None: the generic face
@@ -156,6 +156,14 @@ class Game:
     best_az: dict = None
     #: added to ``best_az`` with two threads or more on a time budget
     best_az_beside: dict = field(default_factory=dict)
+    #: the module of the game's console command (``ttt-engine <key> ...``): it has
+    #: ``add_parser(subparsers)``, ``run(args)`` and ``configure(parser)`` as the
+    #: modules of :mod:`ttt_engine.cli` do; None: the game has no command of its own
+    commands: str = None
+    #: ``{old path below ttt_engine: module}``: the names the game's modules had
+    #: before they moved into its package (``"connect4_solve":
+    #: "ttt_engine.connect4.solver"``); the old path imports the same module
+    moved: dict = field(default_factory=dict)
 
     @property
     def module(self):

@@ -1,4 +1,4 @@
-"""Evaluation of a network: PUCT with it against ``ttt_engine.exact``'s oracle
+"""Evaluation of a network: PUCT with it against ``ttt_engine.ttt.exact``'s oracle
 where the game has one (its ``oracle`` fact: Tic-Tac-Toe), else a few games
 against MCTS, and the policy alone on the game's exact yardstick where one
 ships (:mod:`ttt_engine.yardstick`)."""
@@ -72,7 +72,7 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     simulations = _util.check_int("simulations", simulations, min=1)
     g = _games.get(network.game_key)
     if g.oracle:
-        from ttt_engine import exact
+        from ttt_engine.ttt import exact
         table = _TTTTable(network)
         player = PUCTPlayer(network, simulations, c_puct, evaluator=table)
         q = exact.policy_table(player)
@@ -146,7 +146,7 @@ def _ttt_decisions():
     """(board indices, legal masks, planes' base-3 codes) of the 4520 decision positions."""
     global _TTT_DECISIONS
     if _TTT_DECISIONS is None:
-        from ttt_engine import exact
+        from ttt_engine.ttt import exact
         rows = np.asarray(exact._DECISIONS, dtype=np.int64)
         mask = np.zeros((len(rows), 9), bool)
         codes = np.zeros(len(rows), np.int64)

@@ -99,7 +99,8 @@ def _q(seed=None, model=None, episodes=None, progress=False):
     ``episodes`` only applies to training (refused with ``model``); ``seed`` is
     checked either way and only used by the training (a loaded model plays
     greedily, without chance)."""
-    from ttt_engine import _util, qagent
+    from ttt_engine import _util
+    from ttt_engine.ttt import qagent
     if seed is not None:
         _util.resolve_seed(seed)
     if model is not None:
@@ -142,4 +143,5 @@ GAME = Game(
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
     oracle=True,
+    moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact"},
 )
