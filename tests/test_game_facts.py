@@ -91,6 +91,8 @@ FACTS = {
     "move_geometry": ("a function or None", lambda g, v: _optional_function(v)),
     "svg_decor": ("a function or None", lambda g, v: _optional_function(v)),
     "marks_move_cell": ("a bool", lambda g, v: isinstance(v, bool)),
+    "symmetries": ("a function or None (a rule of ttt_engine._symmetry)",
+                   lambda g, v: _optional_function(v)),
     "mover_planes": ("a tuple of plane numbers",
                      lambda g, v: isinstance(v, tuple) and all(_int(p) for p in v)),
     "move_list": ("None or two functions (read, write)",

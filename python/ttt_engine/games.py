@@ -138,6 +138,11 @@ class Game:
     svg_decor: Callable = None
     #: a move's first cell holds the mover's piece after it (the web view outlines it)
     marks_move_cell: bool = False
+    #: ``(obs_shape, num_actions) -> [(obs_index, action_index), ...]``: the maps of
+    #: the observation planes and the actions under which the rules are the same
+    #: (a rule of :mod:`ttt_engine._symmetry`), for self-play's data augmentation;
+    #: None: none (the positions are trained on as they were played)
+    symmetries: Callable = None
     #: observation planes that show the side to move's options (the PettingZoo
     #: environment blanks them in the observation of the player not to move)
     mover_planes: tuple = ()

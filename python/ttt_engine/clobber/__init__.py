@@ -4,7 +4,7 @@ The game is compiled (``ttt_engine._core.games.clobber.board``); this module is 
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _game_text as _text
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._util import check_int, check_output_path
 from ttt_engine._core.games.clobber.board import (
     DIRECTIONS, EXHAUSTIVE_STONES, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
@@ -240,4 +240,5 @@ GAME = Game(
            "clobber_cert": "ttt_engine.clobber.cert",
            "clobber_check_reference": "ttt_engine.clobber.check_reference",
            "cli.clobber": "ttt_engine.clobber.commands"},
+    symmetries=_symmetry.cells_and_directions,
 )

@@ -13,7 +13,7 @@ The board is compiled (``ttt_engine._core.games.connect4.board``); this module
 is its public face.  Every game module has the same verbs: see ``docs/api.md``;
 the game's page is ``docs/connect4.md``.
 """
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine.connect4 import solver as connect4_solve
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
@@ -124,4 +124,5 @@ GAME = Game(
     moved={"connect4_solve": "ttt_engine.connect4.solver",
            "connect4_book": "ttt_engine.connect4.book",
            "cli.connect4": "ttt_engine.connect4.commands"},
+    symmetries=_symmetry.columns,
 )

@@ -31,7 +31,7 @@ import time
 
 from ttt_engine import _game_text as _text
 from ttt_engine.quixo import _files as _qfiles
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
@@ -483,4 +483,5 @@ GAME = Game(
     network_settings={"playout_weight": 0.5},
     commands="ttt_engine.quixo.commands",
     moved={"_quixo_files": "ttt_engine.quixo._files", "cli.quixo": "ttt_engine.quixo.commands"},
+    symmetries=_symmetry.cells_and_directions,
 )

@@ -5,7 +5,7 @@ The board is compiled (``ttt_engine._core.games.ttt.board``); this module is its
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _game_text as _text
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._core.games.ttt.board import N_CELLS, N_STATES, Board
 from ttt_engine._util import game_over
 from ttt_engine._verbs import SolveResult
@@ -144,4 +144,5 @@ GAME = Game(
     analysis_scale=1.0,
     oracle=True,
     moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact"},
+    symmetries=_symmetry.cells,
 )
