@@ -13,7 +13,7 @@ from hypothesis.strategies import SearchStrategy
 
 from conftest import PYDIR, REGISTRY_FIELDS, ROOT, registry_cases
 
-from ttt_engine import games
+from ttt_engine import _modelfile, games
 
 KEYS = list(games.GAMES)
 OUTCOMES = ("win", "draw", "loss")
@@ -102,6 +102,10 @@ FACTS = {
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
     "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+    "model_kinds": ("a dict kind -> ModelKind",
+                    lambda g, v: isinstance(v, dict) and all(
+                        isinstance(k, str) and isinstance(m, _modelfile.ModelKind)
+                        for k, m in v.items())),
     "commands": ("None or the name of a module of its package with add_parser, run and "
                  "configure", lambda g, v: v is None or _command_module(g, v)),
     "moved": ("a dict old path -> a module of its package",

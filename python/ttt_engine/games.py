@@ -161,6 +161,9 @@ class Game:
     best_az: dict = None
     #: added to ``best_az`` with two threads or more on a time budget
     best_az_beside: dict = field(default_factory=dict)
+    #: ``{kind: ttt_engine._modelfile.ModelKind}``: the kinds of model file of the
+    #: game's own learners (what ``ttt_engine.load`` reads), beside the generic ones
+    model_kinds: dict = field(default_factory=dict)
     #: the module of the game's console command (``ttt-engine <key> ...``): it has
     #: ``add_parser(subparsers)``, ``run(args)`` and ``configure(parser)`` as the
     #: modules of :mod:`ttt_engine.cli` do; None: the game has no command of its own

@@ -35,6 +35,7 @@ from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
+from ttt_engine._modelfile import ModelKind
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 from ttt_engine._core.learning.quixo.values import ValueTable
 from ttt_engine._core.learning.quixo import agents as _agents
@@ -484,4 +485,10 @@ GAME = Game(
     commands="ttt_engine.quixo.commands",
     moved={"_quixo_files": "ttt_engine.quixo._files", "cli.quixo": "ttt_engine.quixo.commands"},
     symmetries=_symmetry.cells_and_directions,
+    model_kinds={
+        "ttt_engine.quixo.GreedyValueAgent": ModelKind(
+            "Quixo GreedyValueAgent", "ttt_engine.quixo:GreedyValueAgent.load"),
+        "ttt_engine.quixo.ValueTable": ModelKind(
+            "Quixo value table", "ttt_engine.quixo:load_values",
+            json_reader="ttt_engine.quixo.load_values")},
 )

@@ -9,6 +9,7 @@ from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._core.games.ttt.board import N_CELLS, N_STATES, Board
 from ttt_engine._util import game_over
 from ttt_engine._verbs import SolveResult
+from ttt_engine._modelfile import ModelKind
 from ttt_engine.games import Engine, Game
 
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve",
@@ -145,4 +146,7 @@ GAME = Game(
     oracle=True,
     moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact"},
     symmetries=_symmetry.cells,
+    model_kinds={"ttt_engine.QAgent": ModelKind("Tic-Tac-Toe QAgent",
+                                                "ttt_engine.ttt.qagent:QAgent.load",
+                                                legacy_field="q")},
 )
