@@ -102,6 +102,10 @@ FACTS = {
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
     "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+    "value_tables": ("None or a games.ValueTables, set with a 'values' engine",
+                     lambda g, v: (v is None or isinstance(v, games.ValueTables))
+                     and (v is not None) == any(e.learned == "values"
+                                                for e in g.engines.values())),
     "model_kinds": ("a dict kind -> ModelKind",
                     lambda g, v: isinstance(v, dict) and all(
                         isinstance(k, str) and isinstance(m, _modelfile.ModelKind)

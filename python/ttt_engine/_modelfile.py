@@ -47,10 +47,14 @@ def model_path(game_key="ttt", engine="q"):
     return os.path.join(cache_dir(), f"{game_key}-{engine}.npz")
 
 
-def values_path(game_key, size=None):
-    """The cache file of a game's state values (``quixo-states-5x5.npz``)."""
-    tag = f"-{size}x{size}" if size else ""
-    return os.path.join(cache_dir(), f"{game_key}-states{tag}.npz")
+def values_path(game_key, tag=None):
+    """The cache file of a game's state values (``quixo-states-5x5.npz``):
+    ``tag`` says which of the game's tables (its ``value_tables.tag`` of the
+    board, e.g. ``"5x5"``; an int ``n`` stands for ``"nxn"``), None the only one."""
+    if isinstance(tag, int) and not isinstance(tag, bool):
+        tag = f"{tag}x{tag}"
+    suffix = f"-{tag}" if tag else ""
+    return os.path.join(cache_dir(), f"{game_key}-states{suffix}.npz")
 
 @dataclass(frozen=True)
 class ModelKind:

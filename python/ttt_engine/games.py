@@ -39,7 +39,7 @@ from ttt_engine import _game_text as _text
 from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
 from ttt_engine._util import check_board, unknown_options
 
-__all__ = ["GAMES", "Game", "Engine", "get", "of_board", "BUDGETS", "game_list", "FactView",
+__all__ = ["GAMES", "Game", "Engine", "ValueTables", "get", "of_board", "BUDGETS", "game_list", "FactView",
            "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
@@ -77,6 +77,26 @@ class Engine:
             if kind in self.extra:
                 return kind
         return None
+
+
+@dataclass(frozen=True)
+class ValueTables:
+    """A game's state-value tables: the data of its engines played from a
+    table (an engine whose ``extra`` has ``"values"``), and how the console and
+    the web view load, collect and save them (in the cache, one file per
+    ``tag``)."""
+    #: ``path -> table``; ``ValueError`` / ``OSError`` when the file cannot be used
+    load: Callable
+    #: ``(table, path) -> bytes written``, atomically
+    save: Callable
+    #: ``(games, *, seed, board, progress) -> table``: the values of ``games``
+    #: random games from boards like ``board``
+    collect: Callable
+    #: ``games -> bytes``: about the size of the file of that many games
+    file_size: Callable
+    #: ``board -> tag or None``: which file of the cache holds the table for
+    #: ``board`` (Quixo: its size); None: one file
+    tag: Callable = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +181,9 @@ class Game:
     best_az: dict = None
     #: added to ``best_az`` with two threads or more on a time budget
     best_az_beside: dict = field(default_factory=dict)
+    #: the state-value tables of the game's ``"values"`` engines (:class:`ValueTables`);
+    #: None: it has no such engine
+    value_tables: ValueTables = None
     #: ``{kind: ttt_engine._modelfile.ModelKind}``: the kinds of model file of the
     #: game's own learners (what ``ttt_engine.load`` reads), beside the generic ones
     model_kinds: dict = field(default_factory=dict)

@@ -36,7 +36,7 @@ from ttt_engine._util import check_bool, check_int, check_real, check_choice, re
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
 from ttt_engine._modelfile import ModelKind
-from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine.games import MIDDLE_TRAINING, Engine, Game, ValueTables
 from ttt_engine._core.learning.quixo.values import ValueTable
 from ttt_engine._core.learning.quixo import agents as _agents
 from ttt_engine._core.learning.quixo.agents import Agent, RandomAgent, HeuristicAgent
@@ -491,4 +491,10 @@ GAME = Game(
         "ttt_engine.quixo.ValueTable": ModelKind(
             "Quixo value table", "ttt_engine.quixo:load_values",
             json_reader="ttt_engine.quixo.load_values")},
+    value_tables=ValueTables(
+        load_values, save_values,
+        lambda games, *, seed=None, board=None, progress=False: collect_values(
+            games, seed=seed, progress=progress,
+            **({} if board is None else {"size": board.size}))[0],
+        estimate_value_file_size, tag=lambda board: f"{board.size}x{board.size}"),
 )
