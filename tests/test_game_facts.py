@@ -83,7 +83,7 @@ FACTS = {
     "heuristic_rule": ("a str, set only with heuristic_ok",
                        lambda g, v: (v is None) == (g.heuristic_ok is None)
                        and (v is None or isinstance(v, str))),
-    "oracle": ("a bool", lambda g, v: isinstance(v, bool)),
+    "oracle": ("None or a games.Oracle", lambda g, v: v is None or isinstance(v, games.Oracle)),
     "text": ("None or five functions (parse, format, draw, legend, hint)",
              lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 5
                                         and all(callable(f) for f in v))),

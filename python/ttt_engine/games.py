@@ -39,7 +39,7 @@ from ttt_engine import _game_text as _text
 from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
 from ttt_engine._util import check_board, unknown_options
 
-__all__ = ["GAMES", "Game", "Engine", "ValueTables", "get", "of_board", "BUDGETS", "game_list", "FactView",
+__all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board", "BUDGETS", "game_list", "FactView",
            "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
@@ -77,6 +77,20 @@ class Engine:
             if kind in self.extra:
                 return kind
         return None
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """A game's exact evaluator: the game solved whole, which scores a policy
+    exactly (AlphaZero's evaluation of a network, the vector environment's
+    perfect opponent)."""
+    #: ``(network, player) -> {name: score}``: PUCT with ``network`` scored exactly;
+    #: ``player(evaluator)`` makes the PUCT player (the agent protocol) searching with
+    #: ``evaluator`` (what :func:`ttt_engine.alphazero.evaluate_network` returns)
+    evaluate_network: Callable
+    #: ``(observations, current_player) -> bool [n, num_actions]``: the optimal
+    #: actions of a batch of positions given by their planes and side to move
+    optimal_actions: Callable
 
 
 @dataclass(frozen=True)
@@ -143,8 +157,9 @@ class Game:
     heuristic_ok: Callable = None
     #: the rule of ``heuristic_ok`` in words, for the refusal ("must be 0" when None)
     heuristic_rule: str = None
-    #: the game is solved by ``ttt_engine.ttt.exact``'s oracle, which scores a policy exactly
-    oracle: bool = False
+    #: the game's exact evaluator (:class:`Oracle`): the game is solved whole and
+    #: scores a policy exactly; None: no such evaluator (a network is evaluated by games)
+    oracle: Oracle = None
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of
     #: ``(board, ...)`` (see :mod:`ttt_engine._game_text`); None: the generic face
     text: tuple = None

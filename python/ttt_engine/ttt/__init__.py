@@ -10,7 +10,7 @@ from ttt_engine._core.games.ttt.board import N_CELLS, N_STATES, Board
 from ttt_engine._util import game_over
 from ttt_engine._verbs import SolveResult
 from ttt_engine._modelfile import ModelKind
-from ttt_engine.games import Engine, Game
+from ttt_engine.games import Engine, Game, Oracle
 
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "GAME"]
@@ -114,6 +114,17 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 
 
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Tic-Tac-Toe.
+
+def _evaluate_network(network, player):
+    from ttt_engine.ttt.oracle import evaluate_network
+    return evaluate_network(network, player)
+
+
+def _optimal_actions(observations, current_player):
+    from ttt_engine.ttt.oracle import optimal_actions
+    return optimal_actions(observations, current_player)
+
+
 GAME = Game(
     "ttt", "Tic-Tac-Toe", ("X", "O"), {}, __name__,
     engines.standard(
@@ -143,7 +154,7 @@ GAME = Game(
     ships_network=True,
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
-    oracle=True,
+    oracle=Oracle(_evaluate_network, _optimal_actions),
     moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact"},
     symmetries=_symmetry.cells,
     model_kinds={"ttt_engine.QAgent": ModelKind("Tic-Tac-Toe QAgent",
