@@ -6,16 +6,16 @@ compiled checker against the plain-Python reference on the same certificate.
 ``extra_info`` has the records and records per CPU second of the last round.
 The 4x5 certificate (about 22k records) is written once per session by the
 solver; larger ones (``ttt-engine clobber solve RxC --certificate FILE``)
-are timed with ``python -m ttt_engine.clobber_check_reference [--pure] FILE``.
+are timed with ``python -m ttt_engine.clobber.check_reference [--pure] FILE``.
 """
 import time
 
 import pytest
 
 from ttt_engine import clobber as C
-from ttt_engine.clobber_cert import write_certificate
-from ttt_engine.clobber_check_reference import check_certificate
-from ttt_engine.clobber_solve import Solver
+from ttt_engine.clobber.cert import write_certificate
+from ttt_engine.clobber.check_reference import check_certificate
+from ttt_engine.clobber.settle import Solver
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ touches 24 KB instead of a big game's 6 MB table.
     PYTHONPATH=python python -m pytest bench/bench_cold_start.py --benchmark-only
     PYTHONPATH=python python bench/bench_cold_start.py --processes 20   # fresh processes
 
-Importing ``ttt_engine.search`` makes the importing thread's small searcher
-and runs one small solve (about 0.1-0.2 ms at import), so the first solve
-finds its table and context paged in.  The benchmark emulates a fresh process
-by dropping the thread's searchers and repeating that warm-up before every
-round; the script starts real processes and prints the median first solve
-(``X...O....``) and the second (the empty board, 3,000 nodes of work).
+Importing ``ttt_engine.search`` runs no search (it knows no game to warm up
+on): the first solve makes the thread's searcher and pays its first-call
+costs.  The benchmark emulates a fresh process by dropping the thread's
+searchers before every round; the script starts real processes and prints
+the median first solve (``X...O....``) and the second (the empty board, 3,000
+nodes of work).
 """
 import argparse
 import json
@@ -36,7 +36,6 @@ print(json.dumps({"first_ms": (t1 - t0) * 1e3, "second_ms": (t2 - t1) * 1e3, "v"
 
 def _fresh():
     search._local.searchers = {}
-    search._warm_up()            # what importing ttt_engine.search does
 
 
 def test_first_solve_in_a_fresh_searcher(benchmark):

@@ -12,7 +12,7 @@ import pytest
 import ttt_engine
 from ttt_engine._core.learning.ttt import qlearning as ql
 
-TRAIN_EPISODES = ttt_engine.qagent.DEFAULT_EPISODES
+TRAIN_EPISODES = ttt_engine.ttt.qagent.DEFAULT_EPISODES
 EVAL_GAMES = 2_000_000
 
 

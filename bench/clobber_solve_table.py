@@ -5,7 +5,7 @@ game) within a time budget per board; prints a Markdown table row per board.
 
 Each row of boards stops at its first board that does not finish in time.
 With ``cert_dir``, every settled board's proof certificate is written there
-(``RxC.cert``) and checked by ``ttt_engine.clobber_check_reference``; the table gains
+(``RxC.cert``) and checked by ``ttt_engine.clobber.check_reference``; the table gains
 the record count, file size and the write / check seconds.
 """
 import os
@@ -16,8 +16,8 @@ from ttt_engine import clobber as C
 
 
 def _certify(board, solver, cert_dir):
-    from ttt_engine.clobber_cert import write_certificate
-    from ttt_engine.clobber_check_reference import check_certificate
+    from ttt_engine.clobber.cert import write_certificate
+    from ttt_engine.clobber.check_reference import check_certificate
     path = os.path.join(cert_dir, f"{board.rows}x{board.cols}.cert")
     t0 = time.perf_counter()
     n = write_certificate(path, board, solver)

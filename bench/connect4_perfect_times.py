@@ -29,7 +29,10 @@ import random
 import sys
 import time
 
-from ttt_engine import connect4, connect4_book, connect4_solve
+from ttt_engine import connect4
+from ttt_engine.connect4 import book as connect4_book
+from ttt_engine.connect4 import perfect as connect4_perfect
+from ttt_engine.connect4 import solver as connect4_solve
 
 
 def random_positions(n, seed):
@@ -96,7 +99,7 @@ def main(argv=None):
     if args.positions < 1 or args.cap <= 0 or args.check_cap <= 0 or not 1 <= args.threads <= 8:
         ap.error("--positions must be >= 1, --cap and --check-cap > 0, --threads 1-8")
     book = False if args.no_book else args.book
-    agent = connect4_book.PerfectAgent(book=book, seed=args.seed, threads=args.threads)
+    agent = connect4_perfect.PerfectAgent(book=book, seed=args.seed, threads=args.threads)
     clock = time.process_time if args.threads == 1 else time.perf_counter
     rows = []
     out = open(args.out, "w") if args.out else None

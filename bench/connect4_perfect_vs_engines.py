@@ -22,8 +22,9 @@ import os
 import sys
 import time
 
-from ttt_engine import connect4_book, games
-from ttt_engine.connect4_solve import write_columns
+from ttt_engine import games
+from ttt_engine.connect4 import perfect as connect4_perfect
+from ttt_engine.connect4.solver import write_columns
 
 
 def play(opponent, perfect, perfect_is_x):
@@ -71,7 +72,7 @@ def main(argv=None):
                     continue
                 budget = {} if name == "random" else {"time": args.time}
                 opponent = g.make_agent(name, seed=seed, **budget)
-                perfect = connect4_book.PerfectAgent(seed=seed, book=args.book)
+                perfect = connect4_perfect.PerfectAgent(seed=seed, book=args.book)
                 t0 = time.perf_counter()
                 board, scores = play(opponent, perfect, side == "X")
                 winner = board.winner or "draw"

@@ -33,7 +33,7 @@ import sys
 
 from ttt_engine import connect4
 from ttt_engine._core.solvers.connect4 import solve as _solve
-from ttt_engine.connect4_solve import _plies_left
+from ttt_engine.connect4.solver import _plies_left
 
 #: kind -> (played min, played max, left min, left max), and the set size written
 KINDS = {

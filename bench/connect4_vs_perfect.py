@@ -3,7 +3,7 @@
 X wins from the empty board with perfect play, so a strong engine should win
 every game: this plays ``--games`` games, seeds 1..N (the seed of both sides),
 the engine (a registry name, ``best`` by default, at ``--time`` seconds a move)
-as X against :class:`ttt_engine.connect4_book.PerfectAgent` as O with no opening
+as X against :class:`ttt_engine.connect4.perfect.PerfectAgent` as O with no opening
 book (it solves every position exactly; the first replies take minutes).  The
 exact scores of the positions O meets are kept in ``--memo`` (JSON lines), so
 positions that recur across games are solved once and an interrupted run loses
@@ -22,8 +22,8 @@ import sys
 import time
 
 from ttt_engine import games
-from ttt_engine.connect4_book import PerfectAgent
-from ttt_engine.connect4_solve import write_columns
+from ttt_engine.connect4.perfect import PerfectAgent
+from ttt_engine.connect4.solver import write_columns
 
 
 class MemoPerfect(PerfectAgent):

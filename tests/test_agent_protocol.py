@@ -13,7 +13,7 @@ import ttt_engine
 from ttt_engine import agents as A
 from ttt_engine._parallel import process_pool
 from ttt_engine import clobber, quixo, uttt
-from ttt_engine.clobber_play import ClobberAgent
+from ttt_engine.clobber.play import ClobberAgent
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
 

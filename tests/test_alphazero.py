@@ -295,7 +295,8 @@ def test_missing_nn_extra_is_one_line(monkeypatch, tmp_path):
 
 def test_ttt_table_evaluator_answers_as_the_network():
     net = Network.init("ttt", hidden=(16, 16), seed=4)
-    table = alphazero._TTTTable(net)
+    from ttt_engine.ttt.oracle import NetworkTable
+    table = NetworkTable(net)
     obs, masks = random_positions("ttt", 300, seed=8)
     for a, b in zip(table(obs, masks), net(obs, masks)):
         np.testing.assert_allclose(a, b, atol=1e-6)

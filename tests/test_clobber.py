@@ -314,7 +314,7 @@ def test_solver_node_limit():
 
 # ---------------------------------------------------------------------- search through the core
 from ttt_engine import search as S  # noqa: E402
-from ttt_engine import clobber_play as P  # noqa: E402
+from ttt_engine.clobber import play as P  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["pieces", "own_moves", "safe", "neg_opp_moves", "centre", "adaptive"])
@@ -426,7 +426,7 @@ def test_module_runs_as_script(tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(C.__file__) + "/..",
                                                       env.get("PYTHONPATH")]))
-    r = subprocess.run([sys.executable, "-m", "ttt_engine.clobber_play", "basic", str(p)],
+    r = subprocess.run([sys.executable, "-m", "ttt_engine.clobber.play", "basic", str(p)],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()

@@ -7,9 +7,9 @@ import zlib
 import pytest
 
 from ttt_engine import clobber as C
-from ttt_engine.clobber_cert import certificate_bytes, write_certificate
-from ttt_engine.clobber_check_reference import CertificateError, check_certificate, main
-from ttt_engine.clobber_solve import Solver
+from ttt_engine.clobber.cert import certificate_bytes, write_certificate
+from ttt_engine.clobber.check_reference import CertificateError, check_certificate, main
+from ttt_engine.clobber.settle import Solver
 from ttt_engine._core.solvers.clobber import check as K
 
 SIZES = [(r, c) for r in (1, 2, 3) for c in (1, 2, 3, 4) if r * c > 1] + [(4, 4)]
@@ -67,7 +67,7 @@ def test_every_single_byte_corruption_same_verdict(tmp_path):
 
 def _replay_both(header, d):
     """(compiled, reference) verdicts on the record bytes ``d``: None or a message."""
-    from ttt_engine.clobber_check_reference import Checker
+    from ttt_engine.clobber.check_reference import Checker
     claim = header["claim"] == "win"
     it = iter([d])
     err, records, _ = K.check_records(header["own"], header["opp"], claim, lambda: next(it, b""))
@@ -256,7 +256,7 @@ def test_progress_callback_and_cli(tmp_path, capsys):
 
 
 def test_brute_force_and_canonical_form_agree_with_reference():
-    from ttt_engine import clobber_check_reference as P
+    from ttt_engine.clobber import check_reference as P
     import random
     rng = random.Random(7)
     ref = P.Checker(b"")

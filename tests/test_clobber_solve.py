@@ -13,9 +13,9 @@ import zlib
 import clobber_reference as ref
 import pytest
 from ttt_engine import clobber as C
-from ttt_engine.clobber_cert import certificate_bytes, write_certificate
-from ttt_engine.clobber_check_reference import CertificateError, check_certificate
-from ttt_engine.clobber_solve import load_table, main, solve_board
+from ttt_engine.clobber.cert import certificate_bytes, write_certificate
+from ttt_engine.clobber.check_reference import CertificateError, check_certificate
+from ttt_engine.clobber.settle import load_table, main, solve_board
 
 # (rows, cols) -> the side to move wins (docs/strength.md's table; every entry under ~1 s)
 KNOWN = {(1, 1): False, (1, 2): True, (1, 3): True, (1, 4): True, (1, 5): False, (1, 6): False,
@@ -140,7 +140,7 @@ def test_corrupt_certificates_rejected(tmp_path):
 
 def _subproofs(data, own, opp):
     """The record spans of the proofs of the root's replies (root: an A record)."""
-    from ttt_engine.clobber_check_reference import legal_moves, play
+    from ttt_engine.clobber.check_reference import legal_moves, play
     pos = 0
 
     def skip(own, opp):
@@ -295,7 +295,7 @@ def test_cli_solve_and_certificate(tmp_path, capsys):
 ])
 def test_console_solve_checks_everything_before_the_search(args, code, needle, tmp_path,
                                                            capsys, monkeypatch):
-    from ttt_engine import clobber_solve
+    from ttt_engine.clobber import settle as clobber_solve
     from ttt_engine.cli import main as console
 
     def search(*a, **k):

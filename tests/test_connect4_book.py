@@ -10,9 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from ttt_engine import agents, connect4, connect4_book, connect4_solve, games
+from ttt_engine import agents, connect4, games
+from ttt_engine.connect4 import book as connect4_book
+from ttt_engine.connect4 import solver as connect4_solve
 from ttt_engine.cli import main
-from ttt_engine.connect4_book import BookError, PerfectAgent
+from ttt_engine.connect4.book import BookError
+from ttt_engine.connect4.perfect import PerfectAgent
 
 # a 28-disc position: its subtree to 31 discs solves in a moment
 ROOT = "4712261114742652452672575155"
@@ -618,7 +621,7 @@ def test_console_answers_the_opening_from_the_shipped_book(capsys):
 
 
 def test_console_threads_limit_is_the_solvers():
-    from ttt_engine.cli import connect4 as cli_connect4
+    from ttt_engine.connect4 import commands as cli_connect4
     from ttt_engine._core.solvers.connect4 import solve as compiled
     assert cli_connect4.MAX_THREADS == compiled.MAX_THREADS
 

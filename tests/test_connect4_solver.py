@@ -12,7 +12,8 @@ import re
 import pytest
 
 import connect4_reference as ref
-from ttt_engine import connect4, connect4_solve, uttt
+from ttt_engine import connect4, uttt
+from ttt_engine.connect4 import solver as connect4_solve
 
 
 def board_of(moves):

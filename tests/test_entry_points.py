@@ -20,7 +20,7 @@ import ttt_engine
 from ttt_engine import alphazero, analysis, clobber, connect4, games, quixo, search, ttt, uttt
 from ttt_engine.agents import AlphaBetaAgent, MCTSAgent, PerfectAgent
 from ttt_engine.cli import build_parser, main
-from ttt_engine.clobber_play import ClobberAgent
+from ttt_engine.clobber.play import ClobberAgent
 from ttt_engine.tree_agents import TreeQAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import ttt_engine
-from ttt_engine import Board, exact
+from ttt_engine import Board
+from ttt_engine.ttt import exact
 from ttt_engine._core.solvers.ttt import oracle as ttt_oracle
 from conftest import ttt_winner
 from test_qlearning import XoshiroRef, _random_cell, _greedy, _wins, _empty_cells

@@ -13,7 +13,7 @@ from hypothesis.strategies import SearchStrategy
 
 from conftest import PYDIR, REGISTRY_FIELDS, ROOT, registry_cases
 
-from ttt_engine import games
+from ttt_engine import _modelfile, games
 
 KEYS = list(games.GAMES)
 OUTCOMES = ("win", "draw", "loss")
@@ -43,6 +43,14 @@ def _engines(game, v):
             and all(isinstance(e, games.Engine) and e.name == name and e.help
                     and callable(e.factory) and set(e.budgets) <= set(games.BUDGETS)
                     and all(isinstance(x, str) for x in e.extra) for name, e in v.items()))
+
+
+def _command_module(game, name):
+    import importlib
+    if not isinstance(name, str) or not name.startswith(f"ttt_engine.{game.key}."):
+        return False
+    mod = importlib.import_module(name)
+    return all(callable(getattr(mod, f, None)) for f in ("add_parser", "run", "configure"))
 
 
 #: every field of :class:`games.Game`: what it must be (the check is ``(game, value) -> bool``)
@@ -75,7 +83,7 @@ FACTS = {
     "heuristic_rule": ("a str, set only with heuristic_ok",
                        lambda g, v: (v is None) == (g.heuristic_ok is None)
                        and (v is None or isinstance(v, str))),
-    "oracle": ("a bool", lambda g, v: isinstance(v, bool)),
+    "oracle": ("None or a games.Oracle", lambda g, v: v is None or isinstance(v, games.Oracle)),
     "text": ("None or five functions (parse, format, draw, legend, hint)",
              lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 5
                                         and all(callable(f) for f in v))),
@@ -83,6 +91,8 @@ FACTS = {
     "move_geometry": ("a function or None", lambda g, v: _optional_function(v)),
     "svg_decor": ("a function or None", lambda g, v: _optional_function(v)),
     "marks_move_cell": ("a bool", lambda g, v: isinstance(v, bool)),
+    "symmetries": ("a function or None (a rule of ttt_engine._symmetry)",
+                   lambda g, v: _optional_function(v)),
     "mover_planes": ("a tuple of plane numbers",
                      lambda g, v: isinstance(v, tuple) and all(_int(p) for p in v)),
     "move_list": ("None or two functions (read, write)",
@@ -92,6 +102,20 @@ FACTS = {
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
     "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+    "value_tables": ("None or a games.ValueTables, set with a 'values' engine",
+                     lambda g, v: (v is None or isinstance(v, games.ValueTables))
+                     and (v is not None) == any(e.learned == "values"
+                                                for e in g.engines.values())),
+    "model_kinds": ("a dict kind -> ModelKind",
+                    lambda g, v: isinstance(v, dict) and all(
+                        isinstance(k, str) and isinstance(m, _modelfile.ModelKind)
+                        for k, m in v.items())),
+    "commands": ("None or the name of a module of its package with add_parser, run and "
+                 "configure", lambda g, v: v is None or _command_module(g, v)),
+    "moved": ("a dict old path -> a module of its package",
+              lambda g, v: _str_keys(v) and all(
+                  isinstance(m, str) and m.startswith(f"ttt_engine.{g.key}.")
+                  for m in v.values())),
 }
 
 

@@ -86,7 +86,7 @@ def test_step_before_reset_is_a_value_error_in_every_env(game):
 
 # ------------------------------------------------------------------ messages
 def test_wrong_board_messages_name_the_games():
-    from ttt_engine.qagent import QAgent
+    from ttt_engine.ttt.qagent import QAgent
     q = QAgent(np.zeros((19683, 9)))
     with pytest.raises(ValueError, match="QAgent plays Tic-Tac-Toe, got an Ultimate "
                                          "Tic-Tac-Toe board"):

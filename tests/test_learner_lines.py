@@ -16,7 +16,7 @@ from ttt_engine._core.algorithms import treelearn as _tl
 from ttt_engine._core.algorithms import treelearn_lines as _tll
 from ttt_engine._learned_lines import greedy_lines
 from ttt_engine.analysis import PV_MIN_VISITS, PV_PLIES
-from ttt_engine.qagent import QAgent
+from ttt_engine.ttt.qagent import QAgent
 from ttt_engine.search import _dispatch
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 

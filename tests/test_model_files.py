@@ -10,7 +10,7 @@ from conftest import self_play_moves
 
 import ttt_engine
 from ttt_engine import quixo, uttt
-from ttt_engine.qagent import QAgent
+from ttt_engine.ttt.qagent import QAgent
 from ttt_engine.tree_agents import SarsaAgent, TreeQAgent
 
 
@@ -95,7 +95,7 @@ def test_load_refuses_what_is_not_a_model_file(tmp_path, files):
         with pytest.raises(ValueError, match="not a ttt_engine model") as e:
             ttt_engine.load(tmp_path / name)
         assert "\n" not in str(e.value) and name in str(e.value)
-    with pytest.raises(ValueError, match="JSON value table: read it with ttt_engine.quixo"):
+    with pytest.raises(ValueError, match="JSON Quixo value table: read it with ttt_engine.quixo.load_values"):
         ttt_engine.load(d / "values.json")
     np.savez(tmp_path / "plain.npz", a=np.zeros(3))
     with pytest.raises(ValueError, match="no 'format_version' field"):

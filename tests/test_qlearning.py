@@ -12,7 +12,7 @@ import pytest
 
 import ttt_engine
 from ttt_engine import Board, QAgent, EvalResult, evaluate
-from ttt_engine import qagent as qagent_mod
+from ttt_engine.ttt import qagent as qagent_mod
 
 
 def train(*args, **kw):

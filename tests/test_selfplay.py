@@ -74,8 +74,29 @@ def test_identity_comes_first_and_maps_are_permutations():
 
 
 def test_unknown_action_layout_is_refused():
-    with pytest.raises(ValueError, match="no symmetry rule"):
+    with pytest.raises(ValueError, match="10 actions on a 3x3 board are not one per cell"):
         symmetries("ttt", (2, 3, 3), 10)
+
+
+def test_the_symmetries_are_the_games_declaration(monkeypatch):
+    """selfplay reads the symmetries each game declares (its entry's
+    ``symmetries``), not a guess from the action count: a game that declares
+    none trains on its positions as played, and a declared rule is used as is."""
+    import dataclasses
+
+    from ttt_engine import _symmetry, selfplay
+    real = games.get
+    for declared, expected in ((None, 1), (_symmetry.identity, 1), (_symmetry.cells, 8)):
+        entry = dataclasses.replace(real("ttt"), symmetries=declared)
+        monkeypatch.setattr(selfplay._games, "get", lambda key, e=entry: e)
+        syms = symmetries("ttt", (2, 3, 3), 9)
+        assert len(syms) == expected
+        assert np.array_equal(syms[0][0], np.arange(18)) and np.array_equal(syms[0][1],
+                                                                            np.arange(9))
+    # the same action count as Tic-Tac-Toe's, another rule: what the game says counts
+    entry = dataclasses.replace(real("connect4"), symmetries=_symmetry.columns)
+    monkeypatch.setattr(selfplay._games, "get", lambda key: entry)
+    assert len(symmetries("connect4", (2, 9, 9), 9)) == 2
 
 
 def test_selfplay_on_an_executor_joins_the_parts_in_order():

@@ -509,7 +509,7 @@ def test_random_playouts_match_exact_outcome_probabilities():
 # --------------------------------------------------------------------------- console play
 
 def test_console_play_scripted_game():
-    from ttt_engine.uttt_play import play
+    from ttt_engine.uttt.play import play
     out = []
     inputs = iter(["moves", "9, 9", "hello", "4, 4", "undo", "undo", "4, 4", "quit"])
     result = play("random", 0.01, "X", seed=1, input_fn=lambda prompt: next(inputs),
@@ -525,7 +525,7 @@ def test_console_play_scripted_game():
 
 def test_console_play_to_the_end_and_validation():
     import random as _random
-    from ttt_engine.uttt_play import play
+    from ttt_engine.uttt.play import play
     rng = _random.Random(3)
     mirror = Board()                      # follows the game from the console output
 

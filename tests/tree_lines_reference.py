@@ -7,7 +7,7 @@ A tree is read through ``children_of(tree, path)``: the children of the node
 ``wsum`` the sum of values for the player who made the move; ``[]`` or None
 where the tree has no such expanded node.
 """
-from ttt_engine import exact
+from ttt_engine.ttt import exact
 
 
 def merged_children(children_of, trees, path):

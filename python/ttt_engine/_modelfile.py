@@ -16,12 +16,14 @@ import math
 import os
 import zipfile
 import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 from ttt_engine import _util
 
-__all__ = ["KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings",
+__all__ = ["KINDS", "ModelKind", "GENERIC_KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings",
            "CACHE_ENV", "cache_dir", "model_path", "values_path"]
 
 #: the environment variable naming the folder of the learned engines' files
@@ -45,39 +47,80 @@ def model_path(game_key="ttt", engine="q"):
     return os.path.join(cache_dir(), f"{game_key}-{engine}.npz")
 
 
-def values_path(game_key, size=None):
-    """The cache file of a game's state values (``quixo-states-5x5.npz``)."""
-    tag = f"-{size}x{size}" if size else ""
-    return os.path.join(cache_dir(), f"{game_key}-states{tag}.npz")
+def values_path(game_key, tag=None):
+    """The cache file of a game's state values (``quixo-states-5x5.npz``):
+    ``tag`` says which of the game's tables (its ``value_tables.tag`` of the
+    board, e.g. ``"5x5"``; an int ``n`` stands for ``"nxn"``), None the only one."""
+    if isinstance(tag, int) and not isinstance(tag, bool):
+        tag = f"{tag}x{tag}"
+    suffix = f"-{tag}" if tag else ""
+    return os.path.join(cache_dir(), f"{game_key}-states{suffix}.npz")
 
-#: kind -> (what it is, "module:attribute" of its reader ``f(path) -> object``)
-KINDS = {
-    "ttt_engine.QAgent": ("Tic-Tac-Toe QAgent", "ttt_engine.qagent:QAgent.load"),
-    "ttt_engine.TreeQAgent": ("TreeQAgent (any game)", "ttt_engine.tree_agents:TreeQAgent.load"),
-    "ttt_engine.SarsaAgent": ("SarsaAgent (any game)", "ttt_engine.tree_agents:SarsaAgent.load"),
-    "ttt_engine.quixo.GreedyValueAgent": ("Quixo GreedyValueAgent",
-                                          "ttt_engine.quixo:GreedyValueAgent.load"),
-    "ttt_engine.quixo.ValueTable": ("Quixo value table", "ttt_engine.quixo:load_values"),
-    "ttt_engine.Network": ("policy-value Network (any game)", "ttt_engine.network:Network.load"),
-    "ttt_engine.AlphaZeroCheckpoint": ("AlphaZero training checkpoint (any game)",
-                                       "ttt_engine.alphazero:load_checkpoint"),
+@dataclass(frozen=True)
+class ModelKind:
+    """One kind of model file: ``what`` it is (in messages), its ``reader``
+    (``"module:attribute"`` of ``f(path) -> object``), the ``version`` of its
+    fields; ``legacy_field``: a file without the ``kind`` field (written before it
+    existed) that has this field is of this kind; ``json_reader``: the function
+    that reads the kind's JSON export (named when a JSON file is given instead)."""
+    what: str
+    reader: str
+    version: int = 1
+    legacy_field: str = None
+    json_reader: str = None
+
+
+#: the kinds of every game: kind -> :class:`ModelKind`
+GENERIC_KINDS = {
+    "ttt_engine.TreeQAgent": ModelKind("TreeQAgent (any game)",
+                                       "ttt_engine.tree_agents:TreeQAgent.load"),
+    "ttt_engine.SarsaAgent": ModelKind("SarsaAgent (any game)",
+                                       "ttt_engine.tree_agents:SarsaAgent.load"),
+    "ttt_engine.Network": ModelKind("policy-value Network (any game)",
+                                    "ttt_engine.network:Network.load"),
+    "ttt_engine.AlphaZeroCheckpoint": ModelKind("AlphaZero training checkpoint (any game)",
+                                                "ttt_engine.alphazero:load_checkpoint"),
 }
-#: version of each kind's fields
-VERSIONS = {"ttt_engine.QAgent": 1, "ttt_engine.TreeQAgent": 1, "ttt_engine.SarsaAgent": 1,
-            "ttt_engine.quixo.GreedyValueAgent": 1, "ttt_engine.quixo.ValueTable": 1,
-            "ttt_engine.Network": 1, "ttt_engine.AlphaZeroCheckpoint": 1}
+
+
+class _Kinds(Mapping):
+    """kind -> :class:`ModelKind`: :data:`GENERIC_KINDS` and the kinds each game
+    declares (its entry's ``model_kinds``), read from the registry when used."""
+
+    def _all(self):
+        from ttt_engine import _registry
+        out = dict(GENERIC_KINDS)
+        for game in _registry.GAMES.values():
+            out.update(game.model_kinds)
+        return out
+
+    def __getitem__(self, kind):
+        return self._all()[kind]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self):
+        return len(self._all())
+
+    def __repr__(self):
+        return f"KINDS({self._all()!r})"
+
+
+#: every kind of model file this library reads and writes: kind -> :class:`ModelKind`
+KINDS = _Kinds()
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
 def _describe(kind):
-    return KINDS[kind][0] if kind in KINDS else f"{kind!r}"
+    return KINDS[kind].what if kind in KINDS else f"{kind!r}"
 
 
 def write(path, kind, arrays, *, compress=True):
     """Write ``arrays`` (name -> numpy value) with the header of ``kind``,
     atomically; returns the size of the file in bytes."""
     _util.check_output_path(path, "model file")
-    fields = {"format_version": np.int64(VERSIONS[kind]), "kind": np.str_(kind)}
+    fields = {"format_version": np.int64(KINDS[kind].version), "kind": np.str_(kind)}
     fields.update(arrays)
     save = np.savez_compressed if compress else np.savez
     _util.atomic_write(path, lambda f: save(f, **fields), "model file")
@@ -97,8 +140,10 @@ def _open(path):
         head = f.read(4)
     if head != _ZIP_MAGIC:
         what = "an empty file" if not head else f"a file starting with {head!r}"
-        hint = (" (a JSON value table: read it with ttt_engine.quixo.load_values)"
-                if head[:1] == b"{" else "")
+        hint = ""
+        if head[:1] == b"{":
+            hint = "".join(f" (a JSON {k.what}: read it with {k.json_reader})"
+                           for k in KINDS.values() if k.json_reader)
         raise ValueError(f"{path}: not a ttt_engine model (.npz) file: it is {what}, "
                          f"not a zip archive written by ttt_engine{hint}")
     try:
@@ -139,9 +184,9 @@ def read(path, kind, *, legacy=False):
     except (TypeError, ValueError):
         raise ValueError(f"{path}: format_version is not an integer: "
                          f"{raw['format_version']!r}") from None
-    if version != VERSIONS[kind]:
+    if version != KINDS[kind].version:
         raise ValueError(f"{path}: unsupported model format version {version} "
-                         f"(this ttt_engine reads version {VERSIONS[kind]})")
+                         f"(this ttt_engine reads version {KINDS[kind].version})")
     return raw
 
 
@@ -153,8 +198,9 @@ def kind_of(path):
         raise ValueError(f"{path}: not a ttt_engine model file (no 'format_version' field)")
     found = _kind(path, raw)
     if found is None:
-        if "q" in raw:              # QAgent files from before the 'kind' field
-            return "ttt_engine.QAgent"
+        for kind, k in KINDS.items():       # a file from before the 'kind' field
+            if k.legacy_field is not None and k.legacy_field in raw:
+                return kind
         raise ValueError(f"{path}: not a ttt_engine model file (no 'kind' field)")
     if found not in KINDS:
         raise ValueError(f"{path}: unknown model kind {found!r} (this ttt_engine reads: "
@@ -170,7 +216,7 @@ def load(path):
     zip archive, no header, an unknown kind) is a one-line ``ValueError``;
     a missing file a ``FileNotFoundError``."""
     kind = kind_of(path)
-    module, attr = KINDS[kind][1].split(":")
+    module, attr = KINDS[kind].reader.split(":")
     obj = importlib.import_module(module)
     for part in attr.split("."):
         obj = getattr(obj, part)

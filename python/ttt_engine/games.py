@@ -39,7 +39,7 @@ from ttt_engine import _game_text as _text
 from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
 from ttt_engine._util import check_board, unknown_options
 
-__all__ = ["GAMES", "Game", "Engine", "get", "of_board", "BUDGETS", "game_list", "FactView",
+__all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board", "BUDGETS", "game_list", "FactView",
            "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
@@ -77,6 +77,40 @@ class Engine:
             if kind in self.extra:
                 return kind
         return None
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """A game's exact evaluator: the game solved whole, which scores a policy
+    exactly (AlphaZero's evaluation of a network, the vector environment's
+    perfect opponent)."""
+    #: ``(network, player) -> {name: score}``: PUCT with ``network`` scored exactly;
+    #: ``player(evaluator)`` makes the PUCT player (the agent protocol) searching with
+    #: ``evaluator`` (what :func:`ttt_engine.alphazero.evaluate_network` returns)
+    evaluate_network: Callable
+    #: ``(observations, current_player) -> bool [n, num_actions]``: the optimal
+    #: actions of a batch of positions given by their planes and side to move
+    optimal_actions: Callable
+
+
+@dataclass(frozen=True)
+class ValueTables:
+    """A game's state-value tables: the data of its engines played from a
+    table (an engine whose ``extra`` has ``"values"``), and how the console and
+    the web view load, collect and save them (in the cache, one file per
+    ``tag``)."""
+    #: ``path -> table``; ``ValueError`` / ``OSError`` when the file cannot be used
+    load: Callable
+    #: ``(table, path) -> bytes written``, atomically
+    save: Callable
+    #: ``(games, *, seed, board, progress) -> table``: the values of ``games``
+    #: random games from boards like ``board``
+    collect: Callable
+    #: ``games -> bytes``: about the size of the file of that many games
+    file_size: Callable
+    #: ``board -> tag or None``: which file of the cache holds the table for
+    #: ``board`` (Quixo: its size); None: one file
+    tag: Callable = None
 
 
 @dataclass(frozen=True)
@@ -123,8 +157,9 @@ class Game:
     heuristic_ok: Callable = None
     #: the rule of ``heuristic_ok`` in words, for the refusal ("must be 0" when None)
     heuristic_rule: str = None
-    #: the game is solved by ``ttt_engine.exact``'s oracle, which scores a policy exactly
-    oracle: bool = False
+    #: the game's exact evaluator (:class:`Oracle`): the game is solved whole and
+    #: scores a policy exactly; None: no such evaluator (a network is evaluated by games)
+    oracle: Oracle = None
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of
     #: ``(board, ...)`` (see :mod:`ttt_engine._game_text`); None: the generic face
     text: tuple = None
@@ -138,6 +173,11 @@ class Game:
     svg_decor: Callable = None
     #: a move's first cell holds the mover's piece after it (the web view outlines it)
     marks_move_cell: bool = False
+    #: ``(obs_shape, num_actions) -> [(obs_index, action_index), ...]``: the maps of
+    #: the observation planes and the actions under which the rules are the same
+    #: (a rule of :mod:`ttt_engine._symmetry`), for self-play's data augmentation;
+    #: None: none (the positions are trained on as they were played)
+    symmetries: Callable = None
     #: observation planes that show the side to move's options (the PettingZoo
     #: environment blanks them in the observation of the player not to move)
     mover_planes: tuple = ()
@@ -156,6 +196,20 @@ class Game:
     best_az: dict = None
     #: added to ``best_az`` with two threads or more on a time budget
     best_az_beside: dict = field(default_factory=dict)
+    #: the state-value tables of the game's ``"values"`` engines (:class:`ValueTables`);
+    #: None: it has no such engine
+    value_tables: ValueTables = None
+    #: ``{kind: ttt_engine._modelfile.ModelKind}``: the kinds of model file of the
+    #: game's own learners (what ``ttt_engine.load`` reads), beside the generic ones
+    model_kinds: dict = field(default_factory=dict)
+    #: the module of the game's console command (``ttt-engine <key> ...``): it has
+    #: ``add_parser(subparsers)``, ``run(args)`` and ``configure(parser)`` as the
+    #: modules of :mod:`ttt_engine.cli` do; None: the game has no command of its own
+    commands: str = None
+    #: ``{old path below ttt_engine: module}``: the names the game's modules had
+    #: before they moved into its package (``"connect4_solve":
+    #: "ttt_engine.connect4.solver"``); the old path imports the same module
+    moved: dict = field(default_factory=dict)
 
     @property
     def module(self):

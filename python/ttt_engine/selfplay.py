@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ttt_engine import _parallel
+from ttt_engine import _parallel, _symmetry
 from ttt_engine import games as _games
 from ttt_engine._util import check_bool, check_int, check_real, check_simulations, resolve_seed
 
@@ -122,54 +122,14 @@ def _merge_stats(a, b):
 
 
 # ---------------------------------------------------------------------------- symmetries
-def _grid_maps(h, w):
-    """The board's symmetries as (index map on an h x w grid, direction map on
-    the four directions 0 down/top, 1 up/bottom, 2 right/left, 3 left/right):
-    the 8 of the square, 4 (identity, flips, half turn) of a rectangle.
-    ``out[i] = src[map[i]]`` gives the transformed plane."""
-    r, c = np.divmod(np.arange(h * w), w)
-    maps = [((r, c), (0, 1, 2, 3)),                       # identity
-            ((h - 1 - r, c), (1, 0, 2, 3)),               # upside down
-            ((r, w - 1 - c), (0, 1, 3, 2)),               # mirror
-            ((h - 1 - r, w - 1 - c), (1, 0, 3, 2))]       # half turn
-    if h == w:
-        maps += [((c, r), (2, 3, 0, 1)),                  # transpose
-                 ((w - 1 - c, r), (3, 2, 0, 1)),
-                 ((c, h - 1 - r), (2, 3, 1, 0)),
-                 ((w - 1 - c, h - 1 - r), (3, 2, 1, 0))]
-    return [(rr * w + cc, np.array(d)) for (rr, cc), d in maps]
-
-
 def symmetries(game, obs_shape, num_actions):
-    """``[(obs_index, action_index), ...]`` for every symmetry of the board:
-    ``obs_flat[:, obs_index]`` and ``policy[:, action_index]`` are the
-    transformed position's planes and policy.  Actions are a cell of the
-    board (Tic-Tac-Toe, UTTT), a cell and one of four directions (Clobber,
-    Quixo) or a column (Connect Four: only the identity and the mirror, as
-    discs fall); the rules of the other games are the same under every
-    symmetry of their board (UTTT: of the 9x9 grid, which maps small boards
-    to small boards and cells to the same relative cells)."""
-    planes, h, w = obs_shape
-    out = []
-    for grid, dirs in _grid_maps(h, w):
-        obs_index = (np.arange(planes)[:, None] * h * w + grid[None, :]).reshape(-1)
-        if num_actions == w and num_actions != h * w:
-            # an action is a column (Connect Four): discs fall, so only the
-            # maps that keep the rows in place (identity, mirror) keep the rules
-            if dirs[0] != 0:
-                continue
-            action_index = grid[:w] % w
-        elif num_actions == h * w:
-            action_index = grid
-        elif num_actions == 4 * h * w:
-            # transformed action (cell i, direction d) is source (grid[i], dirs_inv[d])
-            inv = np.argsort(dirs)
-            action_index = (grid[:, None] * 4 + inv[None, :]).reshape(-1)
-        else:
-            raise ValueError(f"{game}: no symmetry rule for {num_actions} actions on a "
-                             f"{h}x{w} board")
-        out.append((obs_index, action_index))
-    return out
+    """``[(obs_index, action_index), ...]`` for every symmetry ``game`` (a
+    registry key) declares (its entry's ``symmetries``, a rule of
+    :mod:`ttt_engine._symmetry`), the identity first: ``obs_flat[:, obs_index]``
+    and ``policy[:, action_index]`` are the transformed position's planes and
+    policy.  A game that declares none has the identity alone."""
+    rule = _games.get(game).symmetries or _symmetry.identity
+    return rule(tuple(obs_shape), int(num_actions))
 
 
 # ---------------------------------------------------------------------------- self-play

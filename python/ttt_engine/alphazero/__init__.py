@@ -48,7 +48,6 @@ from ttt_engine.alphazero.supervised import fine_tune
 
 # not in __all__, and imported from here by the tests, benchmarks and the CLI
 from ttt_engine.alphazero.buffer import ReplayBuffer  # noqa: F401
-from ttt_engine.alphazero.evaluation import _TTTTable  # noqa: F401
 from ttt_engine.alphazero.learner import _Learner, _losses, _nn, jax_forward  # noqa: F401
 
 __all__ = ["train", "PRESETS", "Config", "config_for", "NNExtraMissing", "Training",

@@ -1,30 +1,13 @@
-"""Evaluation of a network: PUCT with it against ``ttt_engine.exact``'s oracle
-where the game has one (its ``oracle`` fact: Tic-Tac-Toe), else a few games
-against MCTS, and the policy alone on the game's exact yardstick where one
-ships (:mod:`ttt_engine.yardstick`)."""
+"""Evaluation of a network: PUCT with it scored by the game's exact evaluator
+where it has one (its entry's ``oracle``), else a few games against MCTS, and
+the policy alone on the game's exact yardstick where one ships
+(:mod:`ttt_engine.yardstick`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ttt_engine import _util
 from ttt_engine import games as _games      # `games` is evaluate_network's game count
-
-
-class _TTTTable:
-    """A Tic-Tac-Toe evaluator answering from one batched pass of ``net`` over
-    all 3^9 cell patterns (the same outputs, looked up by the planes' base-3 code)."""
-
-    def __init__(self, net):
-        codes = np.arange(3 ** 9)
-        digits = (codes[:, None] // 3 ** np.arange(9)) % 3
-        obs = np.stack([digits == 1, digits == 2], axis=1).astype(np.int8).reshape(-1, 2, 3, 3)
-        self.logits, self.values = net(obs)
-        self.powers = 3 ** np.arange(9)
-
-    def __call__(self, observations, legal_mask=None):
-        o = observations.reshape(len(observations), 2, 9).astype(np.int64)
-        code = (o[:, 0] + 2 * o[:, 1]) @ self.powers
-        return self.logits[code], self.values[code]
 
 
 class PUCTPlayer:
@@ -58,34 +41,24 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
                      c_puct=1.25, seed=0, playout_weight=0.0, mixed_playouts=1):
     """A dict of scores of ``network`` with PUCT at ``simulations`` per move
     (``playout_weight`` / ``mixed_playouts``: the leaf value, as in
-    :class:`ttt_engine.search.PUCT`; not used by the Tic-Tac-Toe evaluation,
-    which scores the network's own values).
+    :class:`ttt_engine.search.PUCT`; not used by an exact evaluator, which
+    scores the network's own values).
 
-    Tic-Tac-Toe: ``optimality`` (share of the 4520 decision positions where
-    PUCT's move is optimal, exact oracle), ``prior_optimality`` (the same for
-    the raw policy's best move), ``worst_x`` / ``worst_o`` (its result against
-    the most damaging opponent as X and as O: "win", "draw" or "loss").
-    Other games: ``score`` (wins + draws/2 over ``games`` games against
+    A game with an exact evaluator (its entry's ``oracle``): what that returns
+    (Tic-Tac-Toe: ``optimality``, the share of the 4520 decision positions where
+    PUCT's move is optimal, ``prior_optimality``, the same for the raw policy's
+    best move, ``worst_x`` / ``worst_o``, its result against the most damaging
+    opponent as X and as O: "win", "draw" or "loss", see
+    :func:`ttt_engine.ttt.oracle.evaluate_network`).  Other games: ``score`` (wins + draws/2 over ``games`` games against
     ``MCTSAgent(mcts_simulations)``, colours alternating) and its W/D/L; where
     the game has a yardstick suite, also ``policy_keeps`` / ``policy_optimal``
     (:func:`policy_yardstick`)."""
     simulations = _util.check_int("simulations", simulations, min=1)
     g = _games.get(network.game_key)
-    if g.oracle:
-        from ttt_engine import exact
-        table = _TTTTable(network)
-        player = PUCTPlayer(network, simulations, c_puct, evaluator=table)
-        q = exact.policy_table(player)
-        o = exact.optimality(q)
-        # the raw policy: its best legal action in every decision position
-        rows, mask, codes = _ttt_decisions()
-        best = np.argmax(np.where(mask, table.logits[codes], -np.inf), axis=1)
-        pq = np.zeros((19683, 9))
-        pq[rows, best] = 1.0
-        po = exact.optimality(pq)
-        return {"optimality": o.rate, "prior_optimality": po.rate,
-                "worst_x": exact.worst_case(q, "X").outcome,
-                "worst_o": exact.worst_case(q, "O").outcome}
+    if g.oracle is not None:            # the game's exact evaluator
+        return g.oracle.evaluate_network(
+            network, lambda evaluator: PUCTPlayer(network, simulations, c_puct,
+                                                  evaluator=evaluator))
     from ttt_engine.agents import MCTSAgent, play_match
     player = PUCTPlayer(network, simulations, c_puct, playout_weight=playout_weight,
                         mixed_playouts=mixed_playouts)
@@ -137,24 +110,3 @@ def policy_yardstick(network):
     best = np.nanmax(scores, axis=1)
     return {"policy_keeps": float(np.mean(np.sign(chosen) == np.sign(best))),
             "policy_optimal": float(np.mean(chosen == best))}
-
-
-_TTT_DECISIONS = None
-
-
-def _ttt_decisions():
-    """(board indices, legal masks, planes' base-3 codes) of the 4520 decision positions."""
-    global _TTT_DECISIONS
-    if _TTT_DECISIONS is None:
-        from ttt_engine import exact
-        rows = np.asarray(exact._DECISIONS, dtype=np.int64)
-        mask = np.zeros((len(rows), 9), bool)
-        codes = np.zeros(len(rows), np.int64)
-        powers = 3 ** np.arange(9)
-        for j, i in enumerate(rows):
-            b = exact.Board.from_index(int(i))      # the oracle's board
-            mask[j, b.legal_moves] = True
-            o = b.observation().reshape(2, 9).astype(np.int64)
-            codes[j] = (o[0] + 2 * o[1]) @ powers
-        _TTT_DECISIONS = rows, mask, codes
-    return _TTT_DECISIONS

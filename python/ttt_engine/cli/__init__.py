@@ -47,16 +47,33 @@ DEBUG_ENV = "TTT_ENGINE_DEBUG"
 #: Longest error message printed (the rest is cut).
 ERROR_MAX = 300
 
-#: Order of the commands in ``--help``; modules not listed here come after, by name.
-ORDER = ("play", "serve", "train", "eval", "clobber", "quixo")
+#: Order of the commands in ``--help``; modules not listed here come after, by name,
+#: and the games' own commands (``Game.commands``) last, in the game list's order.
+ORDER = ("play", "serve", "train", "eval")
 
 
 def command_modules():
-    """The command modules of this package, in ``--help`` order."""
+    """The command modules, in ``--help`` order: the ones of this package, then
+    each game's own (its registry entry's ``commands``; the command is named
+    after the game)."""
+    from ttt_engine import games
     names = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
     names.sort(key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
     mods = [importlib.import_module(f"{__name__}.{n}") for n in names]
+    mods += [importlib.import_module(g.commands) for g in games.GAMES.values() if g.commands]
     return [m for m in mods if hasattr(m, "add_parser") and hasattr(m, "run")]
+
+
+def _command_module(command):
+    """The module of command ``command`` (a module of this package, or the game
+    ``command``'s own commands); ``ValueError`` when there is none."""
+    from ttt_engine import games
+    if command in games.GAMES and games.get(command).commands:
+        return importlib.import_module(games.get(command).commands)
+    if not command.startswith("_") and command in {
+            m.name for m in pkgutil.iter_modules(__path__)}:
+        return importlib.import_module(f"{__name__}.{command}")
+    raise ValueError(f"unknown command {command!r}")
 
 
 def build_parser():
@@ -99,10 +116,10 @@ def main(argv=None):
 
 
 def run_standalone(command, argv=None, prog=None):
-    """Run one command (``"clobber"``, ``"quixo"``) with its own parser named
+    """Run one command (a game's, e.g. ``"quixo"``) with its own parser named
     ``prog``, as ``python -m ttt_engine.<module>`` does; returns the exit
     status (argparse errors exit through ``SystemExit`` as usual)."""
-    mod = importlib.import_module(f"{__name__}.{command}")
+    mod = _command_module(command)
     parser = Parser(prog=prog or f"{PROG} {command}")
     mod.configure(parser)
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))

@@ -188,19 +188,20 @@ def trained_side(agent, requested=None):
     return side
 
 
-def _values(game, args, console, size):
+def _values(game, args, console, board):
     """State values for a value engine: loaded from the cache (or --model), else
-    collected from random games and saved."""
-    mod = game.module
-    path = args.model or values_path(game.key, size)
+    collected from random games and saved (the game's ``value_tables``)."""
+    tables = game.value_tables
+    tag = tables.tag(board) if tables.tag else None
+    path = args.model or values_path(game.key, tag)
     games = args.train_episodes or 100_000
     made = vars(args).setdefault("models_trained", set())
     if path in made:                # collected by this run for the other side
-        return mod.load_values(path)
+        return tables.load(path)
     made.add(path)
     if os.path.exists(path) and not args.retrain:
         try:
-            table = mod.load_values(path)
+            table = tables.load(path)
             console.say(f"Loaded {game.title} state values from {path} ({len(table):,} "
                         "states).")
             _unused_episodes(args, console)
@@ -216,16 +217,15 @@ def _values(game, args, console, size):
         console.say(f"No saved {game.title} state values yet ({path}).")
     path = _output(args, console, path, "state-value file")
     console.say(f"Scoring the states of {games:,} random games; this happens once. The "
-                f"values go to {path} (about {mod.estimate_value_file_size(games) / 1e6:,.0f} MB).")
+                f"values go to {path} (about {tables.file_size(games) / 1e6:,.0f} MB).")
     t0 = time.perf_counter()
-    kw = {"size": size} if size else {}
-    table, _res = mod.collect_values(games, seed=args.seed, progress=sys.stderr.isatty(), **kw)
-    _files.save(lambda p: mod.save_values(table, p), path, "state-value file")
+    table = tables.collect(games, seed=args.seed, board=board, progress=sys.stderr.isatty())
+    _files.save(lambda p: tables.save(table, p), path, "state-value file")
     console.say(f"Collected {len(table):,} states in {time.perf_counter() - t0:.1f} s; saved to "
                 f"{path} (the next run loads it at once).")
     return table
 
 
 def _values_engine(game, name, args, side_index, board, console):
-    table = _values(game, args, console, getattr(board, "size", None))
+    table = _values(game, args, console, board)
     return _make(game, name, seed=engine_seed(args, side_index), values=table)

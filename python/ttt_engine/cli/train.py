@@ -76,7 +76,7 @@ def _eval_rows(agent, games, side, seed):
 def run(args):
     """Train, save, summarise; returns the exit status."""
     from ttt_engine import plot_history, train
-    from ttt_engine.qagent import DEFAULT_EPISODES, MODE_OPTIONS, check_mode_options
+    from ttt_engine.ttt.qagent import DEFAULT_EPISODES, MODE_OPTIONS, check_mode_options
     console = Console.for_args(args)
     options = {k: getattr(args, k) for k in TRAIN_OPTIONS if getattr(args, k) is not None}
     if args.shaping:

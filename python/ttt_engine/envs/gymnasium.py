@@ -239,8 +239,9 @@ class VectorGameEnv(gym.vector.VectorEnv):
         self.num_envs = check_int("num_envs", num_envs, min=1, max=1 << 24)
         if opponent is not None:
             check_choice("opponent", opponent, ("random", "perfect"))
-            if opponent == "perfect" and not _games.get(self.game).oracle:
-                solved = " or ".join(repr(k) for k in _games.GAME_KEYS if _games.get(k).oracle)
+            if opponent == "perfect" and _games.get(self.game).oracle is None:
+                solved = " or ".join(repr(k) for k in _games.GAME_KEYS
+                                     if _games.get(k).oracle is not None)
                 raise ValueError(f"opponent 'perfect' is only offered for {solved} in the vector "
                                  "env; use 'random' or None (self-play)")
         self.opponent = opponent
@@ -256,23 +257,16 @@ class VectorGameEnv(gym.vector.VectorEnv):
         self._done = np.zeros(self.num_envs, bool)
         self._started = False
         self._np_rng = np.random.default_rng(self.core.seed)
-        self._optimal = None
-        if opponent == "perfect":
-            from ttt_engine._core.solvers.ttt import oracle as ttt_oracle
-            optimal = ttt_oracle.tables()[1]
-            bits = (np.asarray(optimal, np.int64)[:, None] >> np.arange(9)) & 1
-            self._optimal = bits.astype(bool)
-            self._pow3 = 3 ** np.arange(9)
+        # the perfect opponent: the game's exact evaluator's optimal actions
+        self._oracle = _games.get(self.game).oracle if opponent == "perfect" else None
 
     # ------------------------------------------------------------------ opponent
     def _opponent_actions(self):
         if self.opponent == "random":
             return self.core.random_actions()
-        obs = self.core.observation.reshape(self.num_envs, 2, 9).astype(np.int64)
-        x_first = (self.core.current_player == 0)[:, None]
-        cells = np.where(x_first, obs[:, 0] + 2 * obs[:, 1], 2 * obs[:, 0] + obs[:, 1])
-        index = cells @ self._pow3
-        choices = self._optimal[index] & self.core.legal_action_mask
+        choices = self._oracle.optimal_actions(self.core.observation,
+                                               self.core.current_player)
+        choices = choices & self.core.legal_action_mask
         # a uniformly random optimal move: argmax of random keys on the optimal cells
         keys = np.where(choices, self._np_rng.random(choices.shape), -1.0)
         return keys.argmax(axis=1).astype(np.int32)

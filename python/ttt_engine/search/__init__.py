@@ -30,7 +30,7 @@ from ttt_engine.search.common import (  # noqa: F401
     _OneSearchAtATime, _seconds_left, check_playout, playout_name,
 )
 from ttt_engine.search.depth_first import (  # noqa: F401
-    DEFAULT_TT_SIZE, ABSearcher, _local, _warm_up, alphabeta, exact_move_values,
+    DEFAULT_TT_SIZE, ABSearcher, _local, alphabeta, exact_move_values,
     limit_needed, minimax, move_values, negamax, optimal_moves, refuse_unbounded, solve,
 )
 from ttt_engine.search.endgame import (  # noqa: F401

@@ -14,7 +14,6 @@ from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _disp
                                       _OneSearchAtATime)
 
 from ttt_engine._core.algorithms import alphabeta as _ab
-from ttt_engine._core.games.ttt import board as _ttt_core
 
 #: Table size (entries) of the module-level functions' searcher, unless the
 #: board's game sizes it (``Board.SEARCH_TT_SIZE``: Tic-Tac-Toe's small tree).
@@ -63,14 +62,6 @@ def _shared(board=None):
     if searcher is None:
         searcher = searchers[size] = ABSearcher(size)
     return searcher
-
-
-def _warm_up():
-    """Make the importing thread's small searcher and run one small solve
-    (about 0.1 ms, at import): the first Tic-Tac-Toe solve of the process
-    then finds its table and context paged in and the code paths warm,
-    instead of paying for that itself (0.1 ms of a 0.02 ms search)."""
-    _run(_ttt_core.Board.from_string("XO.X....."), 2, None, 0, True, True, True, None, None)
 
 
 def _with_searcher(searcher, fn, *args):
@@ -310,6 +301,3 @@ def optimal_moves(board):
     values = exact_move_values(board, who="optimal_moves")
     best = max(_sign(v) for v in values.values())
     return sorted(m for m, v in values.items() if _sign(v) == best)
-
-
-_warm_up()

@@ -291,8 +291,8 @@ def qlearning_run(alpha, gamma, episodes, seed, **train_kwargs):
     """
     import time
 
-    from ttt_engine.exact import exact_vs_random, optimality, worst_case
-    from ttt_engine.qagent import train
+    from ttt_engine.ttt.exact import exact_vs_random, optimality, worst_case
+    from ttt_engine.ttt.qagent import train
     t0 = time.perf_counter()
     agent = train(episodes=check_int("episodes", episodes, min=0), alpha=alpha, gamma=gamma,
                   seed=seed, progress=False, **train_kwargs)

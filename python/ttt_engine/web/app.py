@@ -172,7 +172,8 @@ class _Learned:
     def get(self, game, name, board, seed):
         """The shared agent, reseeded with ``seed``; call with ``lock`` held."""
         kind = game.engines[name].learned
-        key = (game.key, name, getattr(board, "size", None))
+        tables = game.value_tables if kind == "values" else None
+        key = (game.key, name, tables.tag(board) if tables and tables.tag else None)
         with self.lock:
             agent = self.agents.get(key)
             if agent is None:
@@ -192,17 +193,16 @@ class _Learned:
                 except (ValueError, OSError):
                     pass
             return game.make_agent(name, seed=seed)
-        size = getattr(board, "size", None)
-        mod = game.module
-        path = values_path(game.key, size)
+        tables = game.value_tables
+        path = values_path(game.key, tables.tag(board) if tables.tag else None)
         table = None
         if os.path.exists(path):
             try:
-                table = mod.load_values(path)
+                table = tables.load(path)
             except (ValueError, OSError):
                 table = None
         if table is None:
-            table, _ = mod.collect_values(self.settings.learn_games, seed=seed, size=size)
+            table = tables.collect(self.settings.learn_games, seed=seed, board=board)
         return game.make_agent(name, seed=seed, values=table)
 
 

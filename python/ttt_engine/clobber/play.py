@@ -13,12 +13,12 @@ interface.
 
 Command line::
 
-    python -m ttt_engine.clobber_play basic board.txt
-    python -m ttt_engine.clobber_play extended board.txt \\
+    python -m ttt_engine.clobber.play basic board.txt
+    python -m ttt_engine.clobber.play extended board.txt \\
         --b-algorithm alphabeta --b-heuristic 2 --b-depth 4 \\
         --w-algorithm minimax --w-heuristic adaptive --w-depth 3
-    python -m ttt_engine.clobber_play basic --size 4x4      # standard start, no file
-    python -m ttt_engine.clobber_play basic -               # board from stdin
+    python -m ttt_engine.clobber.play basic --size 4x4      # standard start, no file
+    python -m ttt_engine.clobber.play basic -               # board from stdin
 """
 from __future__ import annotations
 
@@ -267,13 +267,13 @@ def play_extended(board, b_settings=None, w_settings=None, *, out=None, err=None
 # ---------------------------------------------------------------------- command line
 def main(argv=None, *, out=None, err=None, prog=None):
     """Command-line entry point (the console tool's ``clobber`` command, see
-    ``ttt_engine.cli.clobber``); returns the exit status (0 ok, 1 a file cannot
+    ``ttt_engine.clobber.commands``); returns the exit status (0 ok, 1 a file cannot
     be read, 2 bad input).  ``out`` / ``err`` redirect stdout / stderr."""
     import contextlib
     from ttt_engine.cli import run_standalone
     with contextlib.redirect_stdout(out or sys.stdout), \
             contextlib.redirect_stderr(err or sys.stderr):
-        return run_standalone("clobber", argv, prog or "python -m ttt_engine.clobber_play")
+        return run_standalone("clobber", argv, prog or "python -m ttt_engine.clobber.play")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import operator
 import warnings
 
 from ttt_engine import _game_text as _text
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._core.games.uttt.board import (EXHAUSTIVE_CELLS, N_CELLS, Board, local_boards_text,
                                                parse_move)
 from ttt_engine._util import check_int
@@ -238,4 +238,6 @@ GAME = Game(
     # (docs/strength.md, "The endgame solve beside the tree").
     best_az={"solver": True, "parallel": "tree", "endgame": {"simulations": 0, "time": 25}},
     best_az_beside={"endgame": 30, "endgame_share": 0.8},
+    moved={"uttt_play": "ttt_engine.uttt.play"},
+    symmetries=_symmetry.cells,
 )

@@ -99,7 +99,7 @@ class QAgent:
     so far, that chunk's training ``wins``/``draws``/``losses``/``cut`` (in
     self-play: X wins, draws, O wins), ``epsilon``/``alpha`` at its end,
     ``self_play`` (0/1), and at the ``metrics_every`` stride the exact metrics
-    of :func:`ttt_engine.exact.exact_report`: ``optimality`` and
+    of :func:`ttt_engine.ttt.exact.exact_report`: ``optimality`` and
     ``exact_win_x``/``exact_draw_x``/``exact_loss_x`` (same for ``_o``)
     against a uniformly random opponent).
     """
@@ -454,11 +454,11 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None, threa
 
     ``agent``: a :class:`QAgent`, a (19683, 9) float64 Q array, or any
     deterministic agent with ``select_move(board)`` (its policy is tabulated
-    once over the 4520 decision positions, see :func:`ttt_engine.exact.policy_table`).
+    once over the 4520 decision positions, see :func:`ttt_engine.ttt.exact.policy_table`).
     ``side``: "O", "X" or "random" (drawn per game).  ``opponent``: "random"
     (uniform over legal moves) or "perfect" (uniform over the game-theoretically
     optimal moves, from the solved game).  For exact numbers without sampling
-    see :mod:`ttt_engine.exact`.  Returns an :class:`EvalResult` with counts and
+    see :mod:`ttt_engine.ttt.exact`.  Returns an :class:`EvalResult` with counts and
     rates.  ``threads``: split the games over this many threads (each with a
     generator seeded from ``seed``).  Same seed and ``threads`` => same result.
     Ctrl-C raises ``KeyboardInterrupt`` within milliseconds.
@@ -468,7 +468,7 @@ def evaluate(agent, games=100_000, side="O", opponent="random", seed=None, threa
         if isinstance(agent, np.ndarray):
             q = _check_q(agent, what="agent Q table")
         elif callable(getattr(agent, "select_move", None)):
-            from ttt_engine.exact import policy_table   # a deterministic protocol agent
+            from ttt_engine.ttt.exact import policy_table   # a deterministic protocol agent
             q = policy_table(agent)
         else:
             raise ValueError(f"agent must be a QAgent, a Q array or an agent with "

@@ -13,10 +13,11 @@ The board is compiled (``ttt_engine._core.games.connect4.board``); this module
 is its public face.  Every game module has the same verbs: see ``docs/api.md``;
 the game's page is ``docs/connect4.md``.
 """
-from ttt_engine import _verbs, connect4_solve, engines
+from ttt_engine import _symmetry, _verbs, engines
+from ttt_engine.connect4 import solver as connect4_solve
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
-from ttt_engine.connect4_solve import from_moves, read_columns, write_columns
+from ttt_engine.connect4.solver import from_moves, read_columns, write_columns
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
@@ -29,14 +30,14 @@ perft, random_playouts = _verbs.module_verbs(
 
 def solve(board, *, weak=False, time_limit=None, max_nodes=None,
           table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
-    """The exact solve of ``board``: see :func:`ttt_engine.connect4_solve.solve`."""
+    """The exact solve of ``board``: see :func:`ttt_engine.connect4.solver.solve`."""
     return connect4_solve.solve(board, weak=weak, time_limit=time_limit, max_nodes=max_nodes,
                                 table_mb=table_mb, threads=threads)
 
 
 def analyse(board, *, time_limit=None, max_nodes=None,
             table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
-    """``{column: score}`` of every legal column: see :func:`ttt_engine.connect4_solve.analyse`."""
+    """``{column: score}`` of every legal column: see :func:`ttt_engine.connect4.solver.analyse`."""
     return connect4_solve.analyse(board, time_limit=time_limit, max_nodes=max_nodes,
                                   table_mb=table_mb, threads=threads)
 
@@ -44,7 +45,7 @@ def analyse(board, *, time_limit=None, max_nodes=None,
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
                   table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
     """``(score, columns)``: the exact score and every column keeping it: see
-    :func:`ttt_engine.connect4_solve.optimal_moves`."""
+    :func:`ttt_engine.connect4.solver.optimal_moves`."""
     return connect4_solve.optimal_moves(board, score=score, time_limit=time_limit,
                                         max_nodes=max_nodes, table_mb=table_mb,
                                         threads=threads)
@@ -78,8 +79,8 @@ def _endgame_solve(board, time_limit):
 
 
 def _perfect(seed=None, randomize=True, book=None, threads=None):
-    """Exact play from the opening book and the solver (``connect4_book.PerfectAgent``)."""
-    from ttt_engine.connect4_book import PerfectAgent
+    """Exact play from the opening book and the solver (``ttt_engine.connect4.perfect.PerfectAgent``)."""
+    from ttt_engine.connect4.perfect import PerfectAgent
     return PerfectAgent(randomize=randomize, seed=seed, book=book, threads=threads)
 
 
@@ -119,4 +120,9 @@ GAME = Game(
     # (0.615) against best_mcts over 200 games at 0.1 s a move, two threads each
     # (results/connect4_distilled_best_vs_classical_seed*.jsonl; docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 28},
+    commands="ttt_engine.connect4.commands",
+    moved={"connect4_solve": "ttt_engine.connect4.solver",
+           "connect4_book": "ttt_engine.connect4.book",
+           "cli.connect4": "ttt_engine.connect4.commands"},
+    symmetries=_symmetry.columns,
 )

@@ -1,6 +1,6 @@
 """Write proof certificates for Clobber positions from a solver's results.
 
-The format is described in ``ttt_engine.clobber_check_reference``, which checks it with
+The format is described in ``ttt_engine.clobber.check_reference``, which checks it with
 the plain rules only.  The records come from ``Solver.write_proof`` (compiled):
 it walks the proof depth-first; at a claimed win it writes one winning move
 and proves the position after it lost, at a claimed loss it proves every
@@ -14,7 +14,7 @@ import json
 import zlib
 
 from ttt_engine._util import atomic_write, check_output_path
-from ttt_engine.clobber_check_reference import FORMAT, MAX_BRUTE
+from ttt_engine.clobber.check_reference import FORMAT, MAX_BRUTE
 
 
 def _start(board, solver, db_stones):

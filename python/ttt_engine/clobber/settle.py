@@ -6,7 +6,7 @@ table (every result that cost at least ``--min-work`` nodes, and the whole
 small-component database) is written atomically to ``--table`` together with
 the first moves proven so far, so an interrupted run (Ctrl-C, ``--time-limit``,
 a crash) resumes where it stopped.  ``--certificate`` writes a proof that
-``ttt_engine.clobber_check_reference`` confirms with the plain rules only.
+``ttt_engine.clobber.check_reference`` confirms with the plain rules only.
 
 Exit status: 0 settled (and its certificate checked), 1 certificate did not
 check or an output cannot be written, 3 time limit reached (resumable), 130
@@ -200,7 +200,7 @@ DESCRIPTION = ("Exact solver for the Clobber start position (first-player win or
 
 
 def build_parser(prog):
-    """The solver's own argument parser (``python -m ttt_engine.clobber_solve``)."""
+    """The solver's own argument parser (``python -m ttt_engine.clobber.settle``)."""
     return configure(argparse.ArgumentParser(prog=prog, description=DESCRIPTION, allow_abbrev=False))
 
 
@@ -313,8 +313,8 @@ def solve_command(args):
 
 def _certify(args, board, solver, display):
     """Write the certificate of a solved board (progress on stderr) and check it."""
-    from ttt_engine.clobber_cert import write_certificate
-    from ttt_engine.clobber_check_reference import CertificateError, check_certificate
+    from ttt_engine.clobber.cert import write_certificate
+    from ttt_engine.clobber.check_reference import CertificateError, check_certificate
     t0 = time.perf_counter()
     nodes0 = solver.nodes
 
@@ -341,11 +341,11 @@ def _certify(args, board, solver, display):
         return EXIT_INVALID
     except KeyboardInterrupt:
         print(f"check of {args.certificate} interrupted (the file is kept; "
-              f"python -m ttt_engine.clobber_check_reference {args.certificate} checks it)")
+              f"python -m ttt_engine.clobber.check_reference {args.certificate} checks it)")
         return EXIT_INTERRUPT
     print(f"checked: {rep}; {time.perf_counter() - t:.1f} s")
     return EXIT_OK
 
 
 if __name__ == "__main__":      # pragma: no cover
-    sys.exit(main(prog="python -m ttt_engine.clobber_solve"))
+    sys.exit(main(prog="python -m ttt_engine.clobber.settle"))

@@ -4,7 +4,7 @@ The game is compiled (``ttt_engine._core.games.clobber.board``); this module is 
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _game_text as _text
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._util import check_int, check_output_path
 from ttt_engine._core.games.clobber.board import (
     DIRECTIONS, EXHAUSTIVE_STONES, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
@@ -59,7 +59,7 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     (names in :data:`TECHNIQUES`; see docs/clobber.md).
     ``certificate``: a file path; when the value is settled, a proof of it is
     written there (atomically) and confirmed by the independent checker
-    (``ttt_engine.clobber_check_reference``; a failure raises its ``CertificateError``).
+    (``ttt_engine.clobber.check_reference``; a failure raises its ``CertificateError``).
     Writing it is not bounded by the limits; nothing is written for
     ``"unknown"``.
     Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.  Without a
@@ -83,8 +83,8 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     r = solver.solve(board, max_nodes=max_nodes, time_limit=time_limit, **techniques)
     value = "unknown" if r.win is None else ("win" if r.win else "loss")
     if certificate is not None and r.win is not None:
-        from ttt_engine.clobber_cert import write_certificate
-        from ttt_engine.clobber_check_reference import check_certificate
+        from ttt_engine.clobber.cert import write_certificate
+        from ttt_engine.clobber.check_reference import check_certificate
         write_certificate(certificate, board, solver)
         check_certificate(certificate)
     return SolveResult(value, r.winner, r.best_move, None, r.nodes, r.seconds, r.tt_hits)
@@ -185,7 +185,7 @@ def _endgame_solve(board, time_limit):
 
 def _search(algorithm):
     def build(seed=None, depth=None, time=None, heuristic="adaptive"):
-        from ttt_engine.clobber_play import ClobberAgent
+        from ttt_engine.clobber.play import ClobberAgent
         if depth is None:
             depth = 64 if time is not None else 3
         return ClobberAgent(algorithm, heuristic, depth, time, seed=seed)
@@ -235,4 +235,10 @@ GAME = Game(
     # (0.627) against the classical preset without the solve and 151-0-149 against
     # best_mcts, 300 games each at 0.1 s a move, two threads each (docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 24},
+    commands="ttt_engine.clobber.commands",
+    moved={"clobber_play": "ttt_engine.clobber.play", "clobber_solve": "ttt_engine.clobber.settle",
+           "clobber_cert": "ttt_engine.clobber.cert",
+           "clobber_check_reference": "ttt_engine.clobber.check_reference",
+           "cli.clobber": "ttt_engine.clobber.commands"},
+    symmetries=_symmetry.cells_and_directions,
 )

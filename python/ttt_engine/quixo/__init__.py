@@ -27,16 +27,16 @@ as ``'X'``.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from ttt_engine import _game_text as _text
-from ttt_engine import _quixo_files as _qfiles
-from ttt_engine import _verbs, engines
+from ttt_engine.quixo import _files as _qfiles
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
-from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine._modelfile import ModelKind
+from ttt_engine.games import MIDDLE_TRAINING, Engine, Game, ValueTables
 from ttt_engine._core.learning.quixo.values import ValueTable
 from ttt_engine._core.learning.quixo import agents as _agents
 from ttt_engine._core.learning.quixo.agents import Agent, RandomAgent, HeuristicAgent
@@ -326,17 +326,13 @@ def stages(which="abc", *, games_a=10_000, games_b=100_000, games_c_eval=10_000,
 def main(argv=None, prog="python -m ttt_engine.quixo"):
     """``python -m ttt_engine.quixo stages [abc] [options]`` (``prog``: the name
     shown in usage lines); the console tool's ``quixo`` command, see
-    ``ttt_engine.cli.quixo``.  Returns 0; an error exits through ``SystemExit``
+    ``ttt_engine.quixo.commands``.  Returns 0; an error exits through ``SystemExit``
     with the status (1 a file problem, 2 bad input)."""
     from ttt_engine.cli import run_standalone
     code = run_standalone("quixo", argv, prog)
     if code:
         raise SystemExit(code)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 def solved_move_values(board):
@@ -486,4 +482,19 @@ GAME = Game(
     # searched as it was trained: half the leaf value from one random playout
     ships_network=True,
     network_settings={"playout_weight": 0.5},
+    commands="ttt_engine.quixo.commands",
+    moved={"_quixo_files": "ttt_engine.quixo._files", "cli.quixo": "ttt_engine.quixo.commands"},
+    symmetries=_symmetry.cells_and_directions,
+    model_kinds={
+        "ttt_engine.quixo.GreedyValueAgent": ModelKind(
+            "Quixo GreedyValueAgent", "ttt_engine.quixo:GreedyValueAgent.load"),
+        "ttt_engine.quixo.ValueTable": ModelKind(
+            "Quixo value table", "ttt_engine.quixo:load_values",
+            json_reader="ttt_engine.quixo.load_values")},
+    value_tables=ValueTables(
+        load_values, save_values,
+        lambda games, *, seed=None, board=None, progress=False: collect_values(
+            games, seed=seed, progress=progress,
+            **({} if board is None else {"size": board.size}))[0],
+        estimate_value_file_size, tag=lambda board: f"{board.size}x{board.size}"),
 )

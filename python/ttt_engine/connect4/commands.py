@@ -68,7 +68,7 @@ def _book_part(text):
     """An argparse type: ``I/N``, a share of a split book run."""
     import argparse
 
-    from ttt_engine.connect4_book import parse_part
+    from ttt_engine.connect4.book import parse_part
     try:
         return parse_part(text)
     except ValueError as e:
@@ -92,7 +92,7 @@ def _board(text):
 
 
 def _score_words(ply, score):
-    from ttt_engine.connect4_book import scores_to_plies
+    from ttt_engine.connect4.book import scores_to_plies
     if score is None:
         return "unknown"
     if score == 0:
@@ -105,7 +105,7 @@ def _scores(board, limit, threads=1):
     """Every column's exact score: from the shipped book where it holds the
     children, else by the solver."""
     from ttt_engine import connect4
-    from ttt_engine.connect4_book import shipped_book
+    from ttt_engine.connect4.book import shipped_book
     book = shipped_book()
     scores = book.column_scores(board) if book is not None else None
     if scores is None:
@@ -117,8 +117,8 @@ def _solved(board, limit, threads=1):
     """``(score, best column)``: from the shipped book where it holds the
     position, else by the solver; ``(None, None)`` when the time runs out."""
     from ttt_engine import connect4
-    from ttt_engine.connect4_book import shipped_book
-    from ttt_engine.connect4_solve import _solve
+    from ttt_engine.connect4.book import shipped_book
+    from ttt_engine.connect4.solver import _solve
     book = shipped_book()
     score = book.score(board) if book is not None else None
     if score is not None:
@@ -138,7 +138,7 @@ def _solved(board, limit, threads=1):
 def run(args):
     """Run the chosen mode; returns the exit status."""
     if args.mode == "book":
-        from ttt_engine import connect4_book
+        from ttt_engine.connect4 import book as connect4_book
         # the book and its side file are checked before any position is solved
         _files.check_output(args.out, "book file")
         progress = (connect4_book.part_progress(args.out, args.part) if args.part

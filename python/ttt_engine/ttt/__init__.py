@@ -5,11 +5,12 @@ The board is compiled (``ttt_engine._core.games.ttt.board``); this module is its
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _game_text as _text
-from ttt_engine import _verbs, engines
+from ttt_engine import _symmetry, _verbs, engines
 from ttt_engine._core.games.ttt.board import N_CELLS, N_STATES, Board
 from ttt_engine._util import game_over
 from ttt_engine._verbs import SolveResult
-from ttt_engine.games import Engine, Game
+from ttt_engine._modelfile import ModelKind
+from ttt_engine.games import Engine, Game, Oracle
 
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "GAME"]
@@ -99,7 +100,8 @@ def _q(seed=None, model=None, episodes=None, progress=False):
     ``episodes`` only applies to training (refused with ``model``); ``seed`` is
     checked either way and only used by the training (a loaded model plays
     greedily, without chance)."""
-    from ttt_engine import _util, qagent
+    from ttt_engine import _util
+    from ttt_engine.ttt import qagent
     if seed is not None:
         _util.resolve_seed(seed)
     if model is not None:
@@ -112,6 +114,17 @@ def _q(seed=None, model=None, episodes=None, progress=False):
 
 
 #: The registry entry (:mod:`ttt_engine.games`): what generic code asks of Tic-Tac-Toe.
+
+def _evaluate_network(network, player):
+    from ttt_engine.ttt.oracle import evaluate_network
+    return evaluate_network(network, player)
+
+
+def _optimal_actions(observations, current_player):
+    from ttt_engine.ttt.oracle import optimal_actions
+    return optimal_actions(observations, current_player)
+
+
 GAME = Game(
     "ttt", "Tic-Tac-Toe", ("X", "O"), {}, __name__,
     engines.standard(
@@ -141,5 +154,10 @@ GAME = Game(
     ships_network=True,
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
-    oracle=True,
+    oracle=Oracle(_evaluate_network, _optimal_actions),
+    moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact"},
+    symmetries=_symmetry.cells,
+    model_kinds={"ttt_engine.QAgent": ModelKind("Tic-Tac-Toe QAgent",
+                                                "ttt_engine.ttt.qagent:QAgent.load",
+                                                legacy_field="q")},
 )

@@ -33,7 +33,7 @@ def _size(text):
 def configure(p):
     """Add the ``basic`` / ``extended`` modes and their options to parser ``p``."""
     from ttt_engine.clobber import HEURISTICS
-    from ttt_engine.clobber_play import ALGORITHMS, SEED_DEPTH
+    from ttt_engine.clobber.play import ALGORITHMS, SEED_DEPTH
     sub = p.add_subparsers(dest="mode", metavar="MODE", required=True)
 
     def common(sp):
@@ -61,7 +61,7 @@ def configure(p):
         se.add_argument(f"--{side}-time-limit", type=O.seconds(), default=None,
                         metavar="SECONDS",
                         help="seconds per move (iterative deepening up to the depth)")
-    from ttt_engine import clobber_solve
+    from ttt_engine.clobber import settle as clobber_solve
     ss = sub.add_parser("solve", help="prove the standard start RxC exactly (resumable, "
                         "time limit, certificate)", description=clobber_solve.DESCRIPTION)
     clobber_solve.configure(ss)
@@ -98,7 +98,7 @@ def _load_board(args):
 
 def run(args):
     """Play the game of the chosen mode; returns the exit status."""
-    from ttt_engine.clobber_play import play_basic, play_extended
+    from ttt_engine.clobber.play import play_basic, play_extended
     board = _load_board(args)
     try:
         if args.mode == "basic":

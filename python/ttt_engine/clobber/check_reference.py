@@ -30,7 +30,7 @@ sorted multiset of its components, each taken in the least of its images
 under the 8 symmetries of the square, translated to the corner: positions of
 equal canonical form are sums of the same games, so have the same outcome.
 
-Certificate format (``ttt_engine.clobber_cert`` writes it): a header line of
+Certificate format (``ttt_engine.clobber.cert`` writes it): a header line of
 JSON (format, rows, cols, to_move, own, opp, claim), then a zlib stream of
 records read in depth-first order; each record proves one claim ("the mover
 wins" / "the mover loses") about the current position:
@@ -452,10 +452,10 @@ def check_certificate(path, pure=False, progress=None, max_memory=None):
 
 
 def main(argv=None):
-    """``python -m ttt_engine.clobber_check_reference [--pure] [--quiet] CERT...``: exit 0
+    """``python -m ttt_engine.clobber.check_reference [--pure] [--quiet] CERT...``: exit 0
     if all are valid (compiled checker unless ``--pure``)."""
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber_check_reference", allow_abbrev=False,
+    ap = argparse.ArgumentParser(prog="python -m ttt_engine.clobber.check_reference", allow_abbrev=False,
                                  description="Check Clobber proof certificates.")
     ap.add_argument("certs", nargs="+", metavar="CERT")
     ap.add_argument("--pure", action="store_true", help="use the plain-Python reference checker")

@@ -55,7 +55,8 @@ def _table_arrays(table):
 def _write_npz(path, kind, arrays):
     """Like :func:`_modelfile.write`, with the key cells stored (they do not
     compress) and the rest deflated."""
-    fields = {"format_version": np.int64(_modelfile.VERSIONS[kind]), "kind": np.str_(kind)}
+    fields = {"format_version": np.int64(_modelfile.KINDS[kind].version),
+              "kind": np.str_(kind)}
     fields.update(arrays)
 
     def write(f):

@@ -1,6 +1,6 @@
 """Play Ultimate Tic-Tac-Toe against an engine in the console.
 
-    PYTHONPATH=python python -m ttt_engine.uttt_play --engine mcts --time 1 --side X
+    PYTHONPATH=python python -m ttt_engine.uttt.play --engine mcts --time 1 --side X
 
 At your turn type ``R, C`` (row and column 0-8 of the 9x9 grid, e.g. ``4, 5``);
 ``moves`` lists your legal moves, ``undo`` takes back your last move (and the
