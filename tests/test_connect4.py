@@ -160,11 +160,14 @@ def test_win_in_every_direction_and_draw():
 def test_column_full_and_move_text():
     b = board_of([3] * 6)
     assert 3 not in b.legal_moves and b.heights == (0, 0, 0, 6, 0, 0, 0)
-    with pytest.raises(ValueError, match="cannot play column d: it is full"):
-        b.push("d")
-    assert [b.parse_move(t) for t in ("a", "G", " d ", 0, 6, np.int64(2))] == [0, 6, 3, 0, 6, 2]
-    assert [b.move_to_str(m) for m in range(7)] == list("abcdefg")
-    for bad in ("h", "4", "", "dd", 7, -1, 2.5, None):
+    with pytest.raises(ValueError, match="cannot play column 4: it is full"):
+        b.push("4")
+    with pytest.raises(ValueError, match="cannot play column 4: it is full"):
+        b.push("d")             # the letters are read too
+    assert [b.parse_move(t) for t in ("1", "7", " 4 ", "a", "G", " d ", 0, 6, np.int64(2))] == \
+        [0, 6, 3, 0, 6, 3, 0, 6, 2]
+    assert [b.move_to_str(m) for m in range(7)] == list("1234567")
+    for bad in ("h", "8", "0", "", "dd", "44", 7, -1, 2.5, None):
         with pytest.raises(ValueError, match="column|Connect Four move"):
             b.parse_move(bad)
 
@@ -271,15 +274,16 @@ def test_registry_entry():
     assert ttt_engine.games.of_board(Board()) is GAME
     b = GAME.new_board()
     assert isinstance(b, Board) and b.TITLE == "Connect Four"
-    assert GAME.parse_move(b, "d") == 3 and GAME.move_to_str(b, 3) == "d"
-    with pytest.raises(ValueError, match="column letter a-g"):
+    assert GAME.parse_move(b, "4") == 3 and GAME.move_to_str(b, 3) == "4"
+    assert GAME.parse_move(b, "d") == 3          # the letters are read too
+    with pytest.raises(ValueError, match="column number 1-7"):
         GAME.parse_move(b, "x")
     full = board_of([2] * 6)
-    with pytest.raises(ValueError, match="column c: it is full"):
-        GAME.parse_move(full, "c")
+    with pytest.raises(ValueError, match="column 3: it is full"):
+        GAME.parse_move(full, "3")
     text = GAME.draw(board_of([3, 3]))
-    assert "a b c d e f g" in text and text.count("X") == 1 and text.count("O") == 1
-    assert "e.g. a" in GAME.legend(b) and GAME.prompt_hint(b) == "e.g. a"
+    assert "1 2 3 4 5 6 7" in text and text.count("X") == 1 and text.count("O") == 1
+    assert "1-7" in GAME.legend(b) and "a-g" in GAME.legend(b) and GAME.prompt_hint(b) == "column 1-7"
     assert set(GAME.engines) == {"perfect", "random", "mcts", "alphabeta", "best", "az"}
     assert GAME.default_engine == "best"
     assert "ttt_engine/ConnectFour-v0" in ttt_engine.envs.gymnasium.ENV_IDS
@@ -404,16 +408,17 @@ def test_pickling_board_and_agent():
 
 
 def test_console_plays_a_scripted_game(cli_env):
-    """You (X) play d, then bad input, then more discs against the random engine;
-    ``q`` quits.  The console reads the column letters and says why a move is refused."""
-    stdin = "d\nz\n\nd\nd\nq\n"
+    """You (X) play 4, then bad input, then more discs against the random engine (a
+    letter among them); ``q`` quits.  The console reads the column numbers (and letters)
+    and says why a move is refused."""
+    stdin = "4\nz\n\nd\n4\nq\n"
     r = subprocess.run([sys.executable, "-m", "ttt_engine", "play", "--game", "connect4",
                         "--opponent", "random", "--seed", "3"], input=stdin,
                        capture_output=True, text=True, env=cli_env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stdout + r.stderr
     assert "Connect Four" in r.stdout
-    assert "a move is a column letter a-g" in r.stdout            # the refused 'z'
+    assert "a move is a column number 1-7" in r.stdout            # the refused 'z'
     assert "random (O) plays" in r.stdout
     assert r.stdout.count("Your move") >= 4
 
@@ -459,8 +464,8 @@ REGISTRY_CASES = registry_row(
     # (tests/test_connect4_book.py tests it)
     trained_engines=["perfect"],
     ships_network=True,
-    sample_move="d",
-    syntax="column letter a-g",
+    sample_move="4",
+    syntax="column number 1-7",
     perft=(7, 49),
     num_actions=7,
     # X to move wins at once in column a (a1-a3); the solve needs a limit

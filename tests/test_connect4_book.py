@@ -640,7 +640,7 @@ def test_console_says_a_library_warning_in_one_line(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("moves, why", [("4458", "'8'.*column out of range"),
-                                        ("44x", "'x'.*not a column digit"),
+                                        ("44x", "'x'.*not a column 1-7"),
                                         ("4444444", "column 4 is full")])
 def test_console_bad_moves_are_one_line(capsys, moves, why):
     assert main(["connect4", "analyse", moves]) == 2

@@ -365,7 +365,7 @@ PREFIX = "1234567123"   # ten moves, nobody wins: the bad move is the 11th
 @pytest.mark.parametrize("bad, why", [
     (PREFIX + "8", ("range", "1..7", "1-7")),
     (PREFIX + "0", ("range", "1..7", "1-7")),
-    (PREFIX + "a", ("not a column", "digit", "character")),
+    (PREFIX + "x", ("not a column", "digit", "character")),
     ("1122" + "444444" + "4", ("full",)),
     ("33441212121" + "5", ("over", "ended", "finished", "won")),
 ])

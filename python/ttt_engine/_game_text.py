@@ -14,7 +14,7 @@ the drawing is plain ASCII text.
 """
 from __future__ import annotations
 
-__all__ = ["plain", "GENERIC_TEXT", "mark", "boxes", "grid", "move_text", "FILES"]
+__all__ = ["plain", "GENERIC_TEXT", "mark", "boxes", "grid", "move_text", "placed_cell", "FILES"]
 
 FILES = "abcdefgh"
 
@@ -86,7 +86,7 @@ def generic_format(board, move):
     return board.move_to_str(move)
 
 
-def _placed_cell(board, last):
+def placed_cell(board, last):
     """The cell ``last`` (the board's last pushed move) filled with the mover's
     piece, found by comparing the grid before and after it; None otherwise."""
     if last is None or not board.moves or board.moves[-1] != last:
@@ -104,7 +104,7 @@ def _placed_cell(board, last):
 
 def generic_draw(board, style, last):
     cells = [[ch or "." for ch in row] for row in board.grid()]
-    return grid(style, cells, len(cells), len(cells[0]), _placed_cell(board, last),
+    return grid(style, cells, len(cells), len(cells[0]), placed_cell(board, last),
                  colours=set(board.PLAYERS))
 
 

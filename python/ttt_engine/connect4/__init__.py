@@ -6,8 +6,10 @@ on the lowest empty cell.  Four of one's discs in a row -- across, up or
 diagonally -- wins; a full board without one is a draw.
 
 Moves are columns: the ints 0..6 left to right (``Board.legal_moves``, the
-same numbers as the actions), written and read as the letters ``a``..``g``
-(``board.parse_move("d") == 3``, ``board.move_to_str(3) == "d"``).
+same numbers as the actions).  The notation, everywhere (console, web page,
+records, move lists such as ``"4453"``), is the column's number 1..7
+(``board.parse_move("4") == 3``, ``board.move_to_str(3) == "4"``); the letters
+a..g are read too (``board.parse_move("d") == 3``).
 
 The board is compiled (``ttt_engine._core.games.connect4.board``); this module
 is its public face.  Every game module has the same verbs: see ``docs/api.md``;
@@ -18,6 +20,7 @@ from ttt_engine.connect4 import solver as connect4_solve
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
 from ttt_engine.connect4.solver import from_moves, read_columns, write_columns
+from ttt_engine.connect4 import text as _text_face
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
@@ -103,6 +106,8 @@ GAME = Game(
     # without it over 200 games at 0.05 s a move (docs/connect4.md)
     best_mcts={"solver": True, "playout": "decisive", "endgame": 28},
     move_list=(read_columns, write_columns),
+    # the board drawn with its column numbers, the notation's legend and hint
+    text=_text_face.TEXT,
     endgame_cells=_endgame_cells,
     endgame_solve=_endgame_solve,
     # seven moves a ply: a flatter root noise; half the leaf value from one

@@ -30,9 +30,10 @@ _SIDES = ("X", "O")
 
 def read_columns(board, text):
     """The moves of ``text`` in the standard notation -- one digit 1..7 per
-    disc, the column from the left (``"4453"``) -- played from ``board`` (not
-    changed), as move numbers 0..6.  ``ValueError`` of one line naming the
-    move that cannot be played and why."""
+    disc, the column from the left (``"4453"``; the column letters a..g, either
+    case, are read too: ``"ddec"``) -- played from ``board`` (not changed), as
+    move numbers 0..6.  ``ValueError`` of one line naming the move that cannot
+    be played and why."""
     if not isinstance(text, str):
         raise ValueError(f"expected a string of columns 1-7 such as '4453', "
                          f"got {type(text).__name__}")
@@ -40,16 +41,16 @@ def read_columns(board, text):
     moves = []
     for i, ch in enumerate(text):
         where = f"move {i + 1} {ch!r} of {text!r}"
-        if ch not in "1234567":
+        if ch not in "1234567" and ch.lower() not in "abcdefg":
             if ch.isdigit():
                 raise ValueError(f"{where}: column out of range (columns are 1-7)")
-            raise ValueError(f"{where}: not a column digit 1-7")
+            raise ValueError(f"{where}: not a column 1-7 (or a letter a-g)")
         if board.winner is not None:
             raise ValueError(f"{where}: the game is already over "
                              f"({_util.game_over(board.winner)})")
-        col = int(ch) - 1
+        col = int(ch) - 1 if ch.isdigit() else "abcdefg".index(ch.lower())
         if col not in board.legal_moves:
-            raise ValueError(f"{where}: column {ch} is full")
+            raise ValueError(f"{where}: column {col + 1} is full")
         board.push(col)
         moves.append(col)
     return moves

@@ -5,8 +5,8 @@
 in a row (across, up or diagonal) wins; a full board is a draw.  X moves first.
 
 A move is a column: the int 0..6 (left to right; the same number as an
-action), written and read as the letter ``a``..``g`` (the console's column
-letters).  ``Board.winner`` is ``None`` while the game is on, else ``"X"``,
+action).  Its text, the notation of the game, is the column's number ``1``..``7``
+(as in move lists such as ``"4453"``); the letters ``a``..``g`` are read too.  ``Board.winner`` is ``None`` while the game is on, else ``"X"``,
 ``"O"`` or ``"draw"``.
 """
 from ttt_engine._core.games.connect4.rules cimport (
@@ -24,6 +24,7 @@ ROWS = 6
 #: Positions with at least this many discs are solved by exhaustive search.
 EXHAUSTIVE_PLIES = 26
 
+_DIGITS = "1234567"
 _LETTERS = "abcdefg"
 _SYMBOLS = ".XO"
 _EMPTY_CHARS = frozenset(".-_")
@@ -37,8 +38,9 @@ _WHY = {
 
 
 def _as_column(move):
-    return _read_index(move, 7, "a Connect Four move is a column: a letter a-g or an int 0-6, "
-                       "got {value!r}", "column {} is out of range: columns are 0-6 (a-g)")
+    return _read_index(move, 7, "a Connect Four move is a column: its number 1-7 as text "
+                       "(or its letter a-g), or the int 0-6 of a move code, got {value!r}",
+                       "column code {} is out of range: move codes are 0-6 (columns 1-7)")
 
 
 include "board_ops.pxi"
@@ -48,7 +50,7 @@ cdef class Board(GameBoard):
     """A Connect Four position with move history.
 
     >>> b = Board()
-    >>> b.push("d"); b.push(3); b.push("e")
+    >>> b.push("4"); b.push(3); b.push("e")
     >>> print(b)
     . . . . . . .
     . . . . . . .
@@ -116,26 +118,29 @@ cdef class Board(GameBoard):
         return None
 
     def _illegal(self, int c):
-        return f"cannot play column {_LETTERS[c]}: it is full"
+        return f"cannot play column {_DIGITS[c]}: it is full"
 
     def _move_phrase(self, int c):
-        return f"column {_LETTERS[c]}"
+        return f"column {_DIGITS[c]}"
 
     def parse_move(self, move):
-        """The column 0..6 that ``move`` names: its letter ``"a"``..``"g"``
-        (either case) or the int itself; ``ValueError`` naming the syntax
-        otherwise (legality is checked by ``push``)."""
+        """The column code 0..6 that ``move`` names: its number ``"1"``..``"7"``
+        as text (the notation), its letter ``"a"``..``"g"`` (either case), or the
+        int code itself; ``ValueError`` naming the syntax otherwise (legality is
+        checked by ``push``)."""
         if isinstance(move, str):
             t = move.strip().lower()
-            if len(t) != 1 or t not in _LETTERS:
-                raise ValueError(f"cannot read Connect Four move {move!r}: a move is a column "
-                                 "letter a-g, left to right")
-            return _LETTERS.index(t)
+            if len(t) == 1 and t in _DIGITS:
+                return _DIGITS.index(t)
+            if len(t) == 1 and t in _LETTERS:
+                return _LETTERS.index(t)
+            raise ValueError(f"cannot read Connect Four move {move!r}: a move is a column "
+                             "number 1-7, left to right (the letters a-g are read too)")
         return _as_column(move)
 
     def move_to_str(self, move):
-        """The letter of column ``move`` (``3`` -> ``"d"``), as :meth:`parse_move` reads it."""
-        return _LETTERS[_as_column(move)]
+        """The number of column ``move`` (code ``3`` -> ``"4"``), as :meth:`parse_move` reads it."""
+        return _DIGITS[_as_column(move)]
 
     def move_geometry(self, move):
         """``((row, col), None, None)``: the cell the disc of ``move`` lands on
