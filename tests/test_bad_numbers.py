@@ -1,9 +1,12 @@
 """Big, negative, non-finite and wrongly typed numbers at the library's entry
 points: a clear ValueError naming the parameter, never a raw C-conversion error."""
+import inspect
 import math
 
 import numpy as np
 import pytest
+import ttt_engine
+from ttt_engine import games
 from ttt_engine import (
     MCTS,
     Board,
@@ -55,6 +58,13 @@ CASES = {
                              "games"),
     "core evaluate_random seed": (lambda: qlearning.evaluate_random(np.zeros((19683, 9)), 10, 1,
                                                                     -1), "seed"),
+    # every game's solve verbs: the compiled node counters are 64-bit
+    **{f"{key} {verb} max_nodes": (
+        lambda key=key, verb=verb: getattr(getattr(ttt_engine, key), verb)(
+            games.get(key).new_board(), max_nodes=10**30), "max_nodes")
+       for key in games.GAMES for verb in ("solve", "analyse", "optimal_moves")
+       if hasattr(getattr(ttt_engine, key), verb)
+       and "max_nodes" in inspect.signature(getattr(getattr(ttt_engine, key), verb)).parameters},
 }
 
 

@@ -183,7 +183,7 @@ def check_board(board, cls, who):
 
 
 def game_over(winner):
-    """The result in the one game-over message of the four games:
+    """The result in the one game-over message of every game:
     "the game is over ({game_over(w)})" reads "(X won)" or "(draw)"."""
     return "draw" if winner == "draw" else f"{winner} won"
 

@@ -66,8 +66,13 @@ def check_board(board, cls, where):
     return _check_board(board, cls, where)
 
 
+#: The largest node limit a solve takes (the compiled counters are 64-bit; no solve
+#: here comes near it: the empty Connect Four board takes under 10**9 nodes).
+MAX_NODES = 10**18
+
+
 def check_limits(max_nodes, time_limit):
-    return (check_int("max_nodes", max_nodes, min=1, allow_none=True),
+    return (check_int("max_nodes", max_nodes, min=1, max=MAX_NODES, allow_none=True),
             check_seconds("time_limit", time_limit, allow_none=True))
 
 

@@ -1,4 +1,4 @@
-"""``ttt-engine serve``: a local web page to play the four games against any
+"""``ttt-engine serve``: a local web page to play the games of the registry against any
 engine of the registry, watch two engines, and see what an engine thinks
 (the ``[web]`` extra: Starlette and uvicorn)."""
 from __future__ import annotations

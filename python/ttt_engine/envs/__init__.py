@@ -1,4 +1,4 @@
-"""Reinforcement-learning environments for the four games.
+"""Reinforcement-learning environments for the games of the registry.
 
 - :class:`BatchEnv`: ``n`` games stepped together in C (numpy views, no
   allocation per step), the fast core for vectorised learners;

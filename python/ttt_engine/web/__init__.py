@@ -1,4 +1,4 @@
-"""A local web page to play the four games and watch the engines think
+"""A local web page to play the games of the registry and watch the engines think
 (``ttt-engine serve``; needs the ``[web]`` extra: Starlette and uvicorn).
 
 The page (``static/``: plain HTML, CSS and JavaScript, nothing fetched from
