@@ -150,6 +150,34 @@ def test_a_version_1_book_reads_with_no_columns(tmp_path, small_book):
         connect4_book.load(str(p))
 
 
+@pytest.mark.parametrize("forge, why", [
+    ("score", "score out of the range"),
+    ("order", "not in strictly increasing order"),
+    ("depth", "depth"),
+])
+def test_a_forged_book_with_a_right_checksum_is_refused(tmp_path, small_book, forge, why):
+    """A checksum proves the file is as written, not that it is possible: impossible
+    scores (which would make the perfect engine play a wrong column), unordered keys
+    (which lookups rely on) or an impossible depth are refused at load."""
+    import struct
+    import zlib
+    book, _ = small_book
+    keys, scores, plies = book.keys.copy(), book.scores.copy(), book.plies
+    if forge == "score":
+        scores[0] = 40
+    elif forge == "order":
+        keys[[0, 1]] = keys[[1, 0]]
+    else:
+        plies = 50
+    payload = keys.astype("<u8").tobytes() + scores.tobytes() + book.columns.tobytes()
+    head = struct.pack("<8sIIQII", connect4_book.MAGIC, 2, plies, len(book),
+                       zlib.crc32(payload), 0)
+    p = tmp_path / "forged.bin"
+    p.write_bytes(head + payload)
+    with pytest.raises(BookError, match=why):
+        connect4_book.load(str(p))
+
+
 def test_the_engine_plays_the_kept_column_without_a_search(small_book, monkeypatch):
     book, _ = small_book
     board = next(iter(connect4_book.positions(31, _board(ROOT))[-1].values()))

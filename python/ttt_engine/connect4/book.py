@@ -59,6 +59,8 @@ MAGIC = b"C4BOOK\r\n"
 FORMAT_VERSION = 2
 #: a position without a kept best column
 NO_COLUMN = -1
+#: The largest score in absolute value: a win with the winner's 4th disc scores 22 - 4.
+MAX_SCORE = 18
 _HEADER = struct.Struct("<8sIIQII")
 #: the book shipped with the package
 SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -293,6 +295,15 @@ def load(path):
         np.frombuffer(payload, dtype=np.int8, offset=9 * count, count=count)
     if columns is not None and ((columns < NO_COLUMN) | (columns > 6)).any():
         raise BookError(f"{where}: corrupt (a best column out of range)")
+    # a checksum proves only that the file is as written: what it says must be possible too
+    # (a book of impossible scores or unordered keys would make the perfect engine misplay)
+    if len(scores) and int(np.abs(scores.astype(np.int16)).max()) > MAX_SCORE:
+        raise BookError(f"{where}: corrupt (a score out of the range -{MAX_SCORE}..{MAX_SCORE}: "
+                        "a win scores 22 less the winner's discs, at least 4)")
+    if count > 1 and not (keys[1:] > keys[:-1]).all():
+        raise BookError(f"{where}: corrupt (its positions are not in strictly increasing order)")
+    if not 0 <= plies < _CELLS or not (deepest == 0 or plies <= deepest < _CELLS):
+        raise BookError(f"{where}: corrupt (its depth, {plies} discs, is impossible)")
     return Book(keys, scores, plies, path, deepest or None, columns)
 
 
