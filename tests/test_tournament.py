@@ -222,6 +222,18 @@ def test_bad_input(tmp_path):
         round_robin("chess", ["mcts", "random"], 2, progress=False)
 
 
+def test_an_agent_of_another_game_is_refused_before_any_task(monkeypatch):
+    import importlib
+    from ttt_engine import games
+    rr_module = importlib.import_module("ttt_engine.tournament.round_robin")
+    monkeypatch.setattr(rr_module, "run_tasks",
+                        lambda *a, **k: pytest.fail("the tasks started"))
+    ttt_agent = games.get("ttt").make_agent("random", seed=1)
+    with pytest.raises(ValueError, match="is a Tic-Tac-Toe agent; this round robin plays "
+                                         "Connect Four"):
+        round_robin("connect4", [ttt_agent, "mcts"], 2, progress=False)
+
+
 def test_bad_board_options_are_refused_before_any_task(monkeypatch):
     import importlib
     rr_module = importlib.import_module("ttt_engine.tournament.round_robin")

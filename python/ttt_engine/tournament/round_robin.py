@@ -352,6 +352,11 @@ def _check_game(game, entrants):
             if isinstance(e.agent, str) and e.agent not in g.engines:
                 raise ValueError(f"unknown agent {e.agent!r} for {game}: choose from "
                                  f"{', '.join(g.engines)}")
+            bound = getattr(e.agent, "game", None)
+            if not isinstance(e.agent, str) and isinstance(bound, str) and bound != game:
+                # refused before any game, not at the agent's first move
+                raise ValueError(f"entrant {e.name!r} is a {games.get(bound).title} agent; "
+                                 f"this round robin plays {g.title}")
         return game
     if not callable(game):
         raise ValueError(f"game must be a registry key such as 'uttt' or a board class, "
