@@ -249,6 +249,10 @@ def test_malformed_requests(client):
     deep = '{"game": "ttt", "moves": ' + "[" * 20_000 + "]" * 20_000 + "}"
     r = client.post("/api/position", content=deep, headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "nested too deeply" in r.json()["error"]
+    huge = '{"game": "ttt", "moves": [' + "7" * 5000 + "]}"
+    r = client.post("/api/position", content=huge, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == \
+        "a number in the request has 5,000 digits; numbers here have at most 1000"
     r = client.post("/api/position", content=b" " * 70_000,
                     headers={"Content-Type": "application/json"})
     assert r.status_code == 413
