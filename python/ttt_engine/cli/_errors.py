@@ -4,9 +4,12 @@ Exit status, the same in every command and game:
 
 - 0: done (also ``q`` at a prompt and end of input);
 - 1: the work could not be done: a file that is missing or cannot be read or
-  written, an output that is closed or full, a model that cannot be used;
+  written, an output that is closed or full, a Dask scheduler that cannot be reached;
 - 2: bad usage: an option, an argument or the contents of an input file the
-  user gave is not valid (one line saying what is expected);
+  user gave is not valid (one line saying what is expected: a model or network
+  file that is not one, or of another game, is such an input); an output
+  file that exists (``--force`` replaces it); a command or
+  option that needs an extra which is not installed;
 - 130: interrupted by Ctrl-C.
 """
 from __future__ import annotations

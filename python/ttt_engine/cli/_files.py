@@ -64,8 +64,12 @@ def board_error(path, text, error, offset=0):
     return CLIError(f"{what} is not a valid board: {msg}", EXIT_USAGE)
 
 
-def check_output(path, what, create_folder=None):
+def check_output(path, what, create_folder=None, force=None):
     """Check, before any work, that ``path`` can be written; return it.
+
+    ``force``: the command's ``--force`` (the one overwrite rule: an output file
+    that exists is refused, exit 2, unless ``--force`` is given); None for an
+    output the command reads back on purpose (a resumable results file, a cache).
 
     The library's own rule (:func:`ttt_engine._util.check_output_path`, the
     one every ``save`` applies): an existing path must be a regular file (a
@@ -81,6 +85,8 @@ def check_output(path, what, create_folder=None):
             raise CLIError(f"cannot create the folder {folder} for the {what}: {_reason(e)}",
                            EXIT_ERROR) from None
         create_folder.say(f"Created the folder {folder}.")
+    if force is False and os.path.isfile(path):
+        raise CLIError(f"the {what} {path} exists: --force replaces it", EXIT_USAGE)
     try:
         target = _util.check_output_path(path, what)
     except (FileNotFoundError, NotADirectoryError) as e:
@@ -107,7 +113,7 @@ def save(write, path, what):
         raise CLIError(msg, EXIT_ERROR) from None
 
 
-def check_plot(path, what="trained"):
+def check_plot(path, what="trained", force=None):
     """The checked output path of a ``--plot`` file, with matplotlib present
     (checked before any work: nothing was ``what`` when this fails)."""
     try:
@@ -115,4 +121,4 @@ def check_plot(path, what="trained"):
     except ImportError:
         raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
                        f"(nothing was {what})", EXIT_USAGE) from None
-    return check_output(path, "plot")
+    return check_output(path, "plot", force=force)

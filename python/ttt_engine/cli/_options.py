@@ -12,7 +12,7 @@ from ttt_engine import _util
 from ttt_engine.cli._errors import PROG, shorten
 
 __all__ = ["Parser", "per_game", "count", "whole", "seconds", "real", "fraction", "seed", "path", "Command", "examples", "add_command",
-           "add_common", "add_engine_options", "add_quiet",
+           "add_common", "add_engine_options", "add_quiet", "add_force",
            "MAX_GAMES", "MAX_SIMULATIONS", "MAX_EPISODES", "MAX_DEPTH", "MAX_SECONDS",
            "MAX_DELAY"]
 
@@ -190,6 +190,14 @@ def add_quiet(p):
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help=argparse.SUPPRESS)
+
+
+def add_force(p):
+    """``--force``: the one overwrite rule of every command that writes a file (an
+    output file that exists is refused without it)."""
+    p.add_argument("--force", action="store_true",
+                   help="replace output files that exist (without it an existing one is "
+                        "refused and left as it is)")
 
 
 def add_common(p, games):

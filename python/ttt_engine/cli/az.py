@@ -145,7 +145,7 @@ def run_train(args):
     if "hidden" in hyper:
         hyper["hidden"] = _hidden(hyper["hidden"])
     if args.plot:
-        _files.check_plot(args.plot)
+        _files.check_plot(args.plot, force=args.force or args.resume)
     out = _files.check_output(args.out, "network file")
     ckpt, metrics = alphazero.run_paths(out)
     if args.resume and args.force:

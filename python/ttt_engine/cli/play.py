@@ -247,7 +247,7 @@ def run(args):
     """Play the games; returns the exit status."""
     console = Console.for_args(args)
     if args.save is not None:
-        args.save = _files.check_output(args.save, "record file")
+        args.save = _files.check_output(args.save, "record file", force=args.force)
     record = _read_from(args)
     args.game = record.game.key if record is not None else args.game or DEFAULT_GAME
     game = GAMES[args.game]
@@ -348,5 +348,6 @@ def add_parser(subparsers):
     p.add_argument("--save", type=O.path, metavar="FILE",
                    help="write the record of the game (the last one, with --games) to FILE, "
                         "as --from and the web page read it")
+    O.add_force(p)
     O.add_engine_options(p)
     return p

@@ -35,8 +35,8 @@ def run(args):
     from ttt_engine.web import MissingExtra, require_extra
     try:
         require_extra()
-    except MissingExtra as e:
-        raise CLIError(str(e), EXIT_ERROR) from None
+    except MissingExtra as e:          # an extra to install: usage, as everywhere
+        raise CLIError(str(e), EXIT_USAGE) from None
     from ttt_engine.web.server import run as serve
     from ttt_engine import games
     networks = _networks(args.network or [])

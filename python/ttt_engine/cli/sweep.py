@@ -96,10 +96,12 @@ def run(args):
         except ImportError:
             raise CLIError('--plot needs matplotlib: pip install "ttt_engine[plot]" '
                            "(nothing was run)", EXIT_USAGE) from None
-    for path, what in ((args.out, "results file"), (args.csv, "CSV file"),
-                       (args.plot, "heatmap")):
+    # the results file is resumable (read back on purpose); the others follow --force
+    for path, what, force in ((args.out, "results file", None),
+                              (args.csv, "CSV file", args.force),
+                              (args.plot, "heatmap", args.force)):
         if path:
-            _files.check_output(path, what)
+            _files.check_output(path, what, force=force)
     try:     # a results file of another run is an input that is not valid
         result, error = run_resumable(
             args, console,
@@ -144,6 +146,7 @@ def add_parser(subparsers):
     p.add_argument("--csv", metavar="FILE", help="write every run as CSV")
     p.add_argument("--plot", metavar="PNG", help="heatmap of the optimal-move share "
                    "(needs matplotlib, the [plot] extra)")
+    O.add_force(p)
     p.add_argument("--x", choices=AXES,
                    help="heatmap columns (default alpha; gamma when --y is alpha)")
     p.add_argument("--y", choices=AXES, help="heatmap rows (default episodes; alpha when --x "

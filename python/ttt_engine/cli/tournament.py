@@ -167,7 +167,7 @@ def run(args):
     if args.out:
         _files.check_output(args.out, "results file")
     if args.json:
-        _files.check_output(args.json, "summary file")
+        _files.check_output(args.json, "summary file", force=args.force)
     names, train = _learned(names, args, console)
     try:     # a results file of another run is an input that is not valid
         result, error = run_resumable(
@@ -218,6 +218,7 @@ def add_parser(subparsers):
                    help="tournament seed (default: drawn, or the --out file's)")
     p.add_argument("--out", metavar="FILE", help="results file (JSON lines), resumable")
     p.add_argument("--json", metavar="FILE", help="also write the tables and ratings as JSON")
+    O.add_force(p)
     p.add_argument("--block", type=O.count(1, O.MAX_GAMES), metavar="N",
                    help="games per task (default: a quarter of --games)")
     p.add_argument("--openings", type=O.count(1, 100_000), metavar="N",

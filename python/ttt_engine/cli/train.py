@@ -93,9 +93,9 @@ def run(args):
             raise CLIError(f"--{key.replace('_', '-')} applies to --mode {modes}; --mode "
                            f"{mode} does not use it", EXIT_USAGE) from None
     if args.plot:
-        _files.check_plot(args.plot)
+        _files.check_plot(args.plot, force=args.force)
     if args.out is not None:
-        out = _files.check_output(args.out, "model file")
+        out = _files.check_output(args.out, "model file", force=args.force)
     else:
         out = _files.check_output(model_path(), "model file", create_folder=console)
     episodes = options.get("episodes", DEFAULT_EPISODES)
@@ -148,6 +148,7 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=O.seed, help="seed (same seed, same Q table)")
     p.add_argument("--out", type=O.path, metavar="PATH", help="model file to write (default: the cache)")
     p.add_argument("--plot", type=O.path, metavar="PNG", help="write the learning curves to PNG")
+    O.add_force(p)
     p.add_argument("--eval-games", type=O.count(0, O.MAX_GAMES), default=100_000, metavar="N",
                    help="sampled games vs random for the summary, on each side the model "
                         "plays (0 skips; default 100000)")
