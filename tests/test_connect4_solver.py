@@ -101,17 +101,17 @@ def check_position(moves):
     b = board_of(moves)
     want = ref.score(moves)
     per_column = ref.move_scores(moves)
-    r = connect4.solve(b, table_mb=TABLE_MB)
+    r = connect4_solve.solve(b, table_mb=TABLE_MB)
     assert r.score == want, moves
     assert r.value == {1: "win", 0: "draw", -1: "loss"}[sign(want)], moves
     assert r.winner == {1: mover(moves), 0: "draw", -1: other(mover(moves))}[sign(want)], moves
     # the fastest win, the slowest loss, a drawing move in a draw
     assert r.best_move in per_column and per_column[r.best_move] == want, (moves, r.best_move)
-    assert connect4.analyse(b, table_mb=TABLE_MB) == per_column, moves
+    assert connect4_solve.analyse(b, table_mb=TABLE_MB) == per_column, moves
     keeping = sorted(c for c, s in per_column.items() if s == want)
-    assert connect4.optimal_moves(b, table_mb=TABLE_MB) == (want, keeping), moves
-    assert connect4.optimal_moves(b, score=want, table_mb=TABLE_MB) == (want, keeping), moves
-    w = connect4.solve(b, weak=True, table_mb=TABLE_MB)
+    assert connect4_solve.optimal_moves(b, table_mb=TABLE_MB) == (want, keeping), moves
+    assert connect4_solve.optimal_moves(b, score=want, table_mb=TABLE_MB) == (want, keeping), moves
+    w = connect4_solve.solve(b, weak=True, table_mb=TABLE_MB)
     assert w.value == r.value and w.winner == r.winner and w.score is None, moves
     assert b.moves == [int(ch) - 1 for ch in moves]   # the solve left the board as it was
 
@@ -133,7 +133,7 @@ def test_optimal_moves_find_every_tied_column():
         per_column = ref.move_scores(moves)
         best = max(per_column.values())
         keeping = [c for c in sorted(per_column) if per_column[c] == best]
-        assert connect4.optimal_moves(board_of(moves), threads=2, table_mb=TABLE_MB) == (
+        assert connect4_solve.optimal_moves(board_of(moves), threads=2, table_mb=TABLE_MB) == (
             best, keeping), moves
         ties += len(keeping) > 1
     assert ties >= 10
@@ -141,16 +141,16 @@ def test_optimal_moves_find_every_tied_column():
 
 def test_optimal_moves_of_a_finished_game_and_a_wrong_score():
     won = board_of("1212121")
-    assert connect4.optimal_moves(won) == (-18, [])
+    assert connect4_solve.optimal_moves(won) == (-18, [])
     moves = LATE[0]
     want = ref.score(moves)
     assert want < 21
     b = board_of(moves)
     # a score above the truth is kept by no column
-    msg = one_line_error(lambda: connect4.optimal_moves(b, score=want + 1, table_mb=TABLE_MB))
+    msg = one_line_error(lambda: connect4_solve.optimal_moves(b, score=want + 1, table_mb=TABLE_MB))
     assert "no column keeps it" in msg
     for bad in (22, -22, 1.5, "3"):
-        assert "score" in one_line_error(lambda: connect4.optimal_moves(b, score=bad))
+        assert "score" in one_line_error(lambda: connect4_solve.optimal_moves(b, score=bad))
 
 
 def test_26_and_27_disc_positions_match_reference():
@@ -179,10 +179,10 @@ def test_immediate_wins_score_22_minus_k():
             if wins and pos.n >= 26:
                 k = pos.n // 2 + 1
                 ks.append(k)
-                r = connect4.solve(board_of(moves), table_mb=TABLE_MB)
+                r = connect4_solve.solve(board_of(moves), table_mb=TABLE_MB)
                 assert (r.score, r.value, r.winner) == (22 - k, "win", mover(moves)), moves
                 assert r.best_move in wins, moves
-                scores = connect4.analyse(board_of(moves), table_mb=TABLE_MB)
+                scores = connect4_solve.analyse(board_of(moves), table_mb=TABLE_MB)
                 assert all(scores[c] == 22 - k for c in wins), moves
                 break
             c = rng.choice(pos.legal())
@@ -207,7 +207,7 @@ def test_double_threat_loses_to_the_next_disc():
                 if len(threats) >= 2:
                     found += 1
                     k = (pos.n + 1) // 2 + 1
-                    r = connect4.solve(board_of(moves), table_mb=TABLE_MB)
+                    r = connect4_solve.solve(board_of(moves), table_mb=TABLE_MB)
                     assert (r.score, r.value, r.winner) == (-(22 - k), "loss",
                                                             other(mover(moves))), moves
                     assert r.best_move in pos.legal(), moves
@@ -220,28 +220,28 @@ def test_double_threat_loses_to_the_next_disc():
 
 def test_convention_on_early_positions_by_hand():
     for moves, want in (("121212", 18), ("1212123", 18), ("22334", -18), ("2233", 18)):
-        r = connect4.solve(board_of(moves))
+        r = connect4_solve.solve(board_of(moves))
         assert r.score == want, moves
-    assert connect4.solve(board_of("2233")).best_move == 3
-    assert connect4.solve(board_of("121212")).best_move == 0
+    assert connect4_solve.solve(board_of("2233")).best_move == 3
+    assert connect4_solve.solve(board_of("121212")).best_move == 0
 
 
 def test_finished_game():
     b = board_of("33441212121")      # X's four up column 1
-    r = connect4.solve(b)
+    r = connect4_solve.solve(b)
     # X made four with its 6th disc: the side to move scores -(22 - 6)
     assert (r.value, r.winner, r.best_move, r.score) == ("loss", "X", None, -16)
-    assert connect4.analyse(b) == {}
+    assert connect4_solve.analyse(b) == {}
 
 
 def test_same_position_twice_same_result():
     for moves in LATE[:20]:
         b = board_of(moves)
-        first, second = (connect4.solve(b, table_mb=TABLE_MB) for _ in range(2))
+        first, second = (connect4_solve.solve(b, table_mb=TABLE_MB) for _ in range(2))
         assert (first.score, first.value, first.winner, first.best_move) == \
             (second.score, second.value, second.winner, second.best_move), moves
-        assert (connect4.analyse(b, table_mb=TABLE_MB)
-                == connect4.analyse(b, table_mb=TABLE_MB)), moves
+        assert (connect4_solve.analyse(b, table_mb=TABLE_MB)
+                == connect4_solve.analyse(b, table_mb=TABLE_MB)), moves
 
 
 def test_small_table_and_two_threads_stay_exact():
@@ -249,7 +249,7 @@ def test_small_table_and_two_threads_stay_exact():
         want = ref.score(moves)
         b = board_of(moves)
         per_column = ref.move_scores(moves)
-        for r in (connect4.solve(b, table_mb=1), connect4.solve(b, threads=2, table_mb=TABLE_MB)):
+        for r in (connect4_solve.solve(b, table_mb=1), connect4_solve.solve(b, threads=2, table_mb=TABLE_MB)):
             assert r.score == want and per_column[r.best_move] == want, moves
 
 
@@ -267,12 +267,12 @@ def test_threads_splitting_the_moves_keep_the_score(kind):
         rows = [line.split() for line in f][:12]
     for moves, score in rows:
         b = board_of(moves)
-        one = connect4.solve(b, table_mb=TABLE_MB)
+        one = connect4_solve.solve(b, table_mb=TABLE_MB)
         assert one.score == int(score), moves
         for threads in (2, 3):
-            r = connect4.solve(b, threads=threads, table_mb=TABLE_MB)
+            r = connect4_solve.solve(b, threads=threads, table_mb=TABLE_MB)
             assert (r.score, r.best_move) == (one.score, one.best_move), (moves, threads)
-        assert connect4.analyse(b, threads=2, table_mb=TABLE_MB) == connect4.analyse(
+        assert connect4_solve.analyse(b, threads=2, table_mb=TABLE_MB) == connect4_solve.analyse(
             b, table_mb=TABLE_MB), moves
 
 
@@ -290,7 +290,7 @@ def test_threads_leaving_nodes_another_settled_keep_the_score(kind, table_mb):
         b = board_of(moves)
         for threads in (2, 3):
             for weak in (False, True):
-                r = connect4.solve(b, threads=threads, weak=weak, table_mb=table_mb)
+                r = connect4_solve.solve(b, threads=threads, weak=weak, table_mb=table_mb)
                 want = int(score)
                 assert r.value == ("win" if want > 0 else "loss" if want < 0 else "draw"), moves
                 if not weak:
@@ -305,11 +305,11 @@ FAR = "4453"    # 38 empty cells: no solve finishes in one node or a microsecond
 @pytest.mark.parametrize("limits", [dict(max_nodes=1), dict(time_limit=1e-6)])
 @pytest.mark.parametrize("weak", [False, True])
 def test_limits_give_unknown(limits, weak):
-    r = connect4.solve(board_of(FAR), weak=weak, **limits)
+    r = connect4_solve.solve(board_of(FAR), weak=weak, **limits)
     assert (r.value, r.winner, r.best_move, r.score) == ("unknown", None, None, None)
     assert not r.exact
     if not weak:
-        assert connect4.optimal_moves(board_of(FAR), **limits) == (None, None)
+        assert connect4_solve.optimal_moves(board_of(FAR), **limits) == (None, None)
 
 
 def test_threads_stopped_by_a_limit_leave_no_count_behind():
@@ -318,11 +318,11 @@ def test_threads_stopped_by_a_limit_leave_no_count_behind():
     searches would keep putting those moves last."""
     from ttt_engine._core.solvers.connect4 import solve as compiled
     for limit in (1e-3, 0.02, 0.05):
-        r = connect4.solve(board_of(FAR), threads=2, time_limit=limit, table_mb=TABLE_MB)
+        r = connect4_solve.solve(board_of(FAR), threads=2, time_limit=limit, table_mb=TABLE_MB)
         assert r.value == "unknown"
         assert compiled.searching_now() == 0
     moves, score = "53375532", 12          # begin-easy: the first row of bench/data
-    assert connect4.solve(board_of(moves), threads=2, table_mb=TABLE_MB).score == score
+    assert connect4_solve.solve(board_of(moves), threads=2, table_mb=TABLE_MB).score == score
     assert compiled.searching_now() == 0
 
 
@@ -337,7 +337,7 @@ def test_a_time_limit_holds_on_a_cold_table():
             "b = connect4.Board()\n"
             "for m in (3, 3, 4, 2):\n"
             "    b.push(m)\n"
-            "r = connect4.solve(b, time_limit=0.2, table_mb=1024)\n"
+            "r = connect4.solve(b, time_limit=0.2, table_mb=1024, book=False)\n"
             "print(r.value, r.seconds)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=True).stdout.split()
@@ -346,7 +346,7 @@ def test_a_time_limit_holds_on_a_cold_table():
 
 def test_generous_limits_stay_exact():
     moves = LATE[0]
-    r = connect4.solve(board_of(moves), max_nodes=10**9, time_limit=600)
+    r = connect4_solve.solve(board_of(moves), max_nodes=10**9, time_limit=600)
     assert r.score == ref.score(moves)
 
 
@@ -469,3 +469,28 @@ def test_bad_columns_are_one_line(bad):
     b = board_of(LATE[0])
     msg = one_line_error(lambda: connect4_solve.optimal_moves(b, columns=bad))
     assert "column" in msg, msg
+
+
+def test_the_verbs_answer_book_positions_from_the_book_as_the_solver_does():
+    """``connect4.solve/analyse/optimal_moves`` read the shipped opening book where it
+    holds the position (every position up to 8 discs), instantly; their answers are the
+    solver's (the book is the solver's, stored)."""
+    rng = random.Random(5)
+    for discs in (0, 3, 8):
+        b = connect4.Board()
+        while b.ply < discs:
+            b.push(rng.choice(b.legal_moves))
+            if b.winner is not None:
+                b.pop()
+        fast = connect4.solve(b)
+        assert fast.nodes == 0 or discs == 8           # no search for a book position
+        if discs < 8:
+            continue                                     # the empty board takes minutes
+        slow = connect4_solve.solve(b, table_mb=TABLE_MB)
+        assert (fast.value, fast.score, fast.plies) == (slow.value, slow.score, slow.plies)
+        assert fast.best_move in connect4_solve.optimal_moves(b, table_mb=TABLE_MB)[1]
+        assert connect4.optimal_moves(b) == connect4_solve.optimal_moves(b, table_mb=TABLE_MB)
+    b = connect4.from_moves("4453")
+    assert connect4.analyse(b) == connect4_solve.analyse(b, table_mb=TABLE_MB)
+    with pytest.raises(ValueError, match="book must be True"):
+        connect4.solve(b, book="shipped")

@@ -114,7 +114,7 @@ PROMPT_JOBS = {
     # a process's first solve faults its 1 GB table in: a node can then cost
     # page faults, and a signal checked every 1024 nodes waited seconds
     "connect4_cold_table": ("from ttt_engine import connect4\n"
-                            "connect4.solve(connect4.from_moves('12345671'))"),
+                            "connect4.solve(connect4.from_moves('12345671'), book=False)"),
 }
 
 

@@ -31,24 +31,89 @@ perft, random_playouts = _verbs.module_verbs(
     Board, "connect4", counts="7, 49, 343, 2401, 16807, 117649, 823536, ...")
 
 
+def _book_of(book):
+    """The book a solve verb reads: the shipped one (``True``), none (``False``) or
+    the :class:`ttt_engine.connect4.book.Book` given."""
+    from ttt_engine.connect4 import book as _book
+    if book is True:
+        return _book.shipped_book()
+    if book is False or book is None:
+        return None
+    if isinstance(book, _book.Book):
+        return book
+    raise ValueError(f"book must be True (the shipped book), False or a Book, got {book!r}")
+
+
 def solve(board, *, weak=False, time_limit=None, max_nodes=None,
-          table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
-    """The exact solve of ``board``: see :func:`ttt_engine.connect4.solver.solve`."""
+          table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True):
+    """The exact solve of ``board``: see :func:`ttt_engine.connect4.solver.solve`.
+
+    ``book``: a position the opening book holds (every position up to 8 discs in
+    the shipped one) is answered from it at once (``nodes`` 0 when no search was
+    needed for its best column); ``False`` always searches."""
+    found = _book_of(book)
+    if found is not None and not weak:
+        import time as _time
+        start = _time.perf_counter()
+        connect4_solve._check(board, "connect4.solve", time_limit, max_nodes, table_mb,
+                              threads)           # every argument checked first
+        score = found.score(board)
+        if score is not None:
+            col = found.best_column(board)
+            nodes = 0
+            if col is None:
+                scores = found.column_scores(board)
+                if scores is not None:
+                    col = min((c for c in scores if scores[c] == score),
+                              key=connect4_solve._solve.COLUMN_ORDER.index)
+                else:
+                    _, ties = connect4_solve.optimal_moves(board, score=score,
+                                                           time_limit=time_limit,
+                                                           max_nodes=max_nodes,
+                                                           table_mb=table_mb, threads=threads)
+                    col = None if not ties else min(ties,
+                                                    key=connect4_solve._solve.COLUMN_ORDER.index)
+            return connect4_solve.result_of(board, score, col, nodes,
+                                            _time.perf_counter() - start)
+        bound = found.parent_bound(board)
+        if bound is not None:     # a child of a book position: a known lower bound
+            return connect4_solve.solve(board, time_limit=time_limit, max_nodes=max_nodes,
+                                        table_mb=table_mb, threads=threads, lower_bound=bound)
     return connect4_solve.solve(board, weak=weak, time_limit=time_limit, max_nodes=max_nodes,
                                 table_mb=table_mb, threads=threads)
 
 
 def analyse(board, *, time_limit=None, max_nodes=None,
-            table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
-    """``{column: score}`` of every legal column: see :func:`ttt_engine.connect4.solver.analyse`."""
+            table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True):
+    """``{column: score}`` of every legal column: see
+    :func:`ttt_engine.connect4.solver.analyse`.  ``book``: where the opening book
+    holds every child (positions up to 7 discs with the shipped one) the scores
+    come from it at once; ``False`` always searches."""
+    found = _book_of(book)
+    if found is not None:
+        connect4_solve._check(board, "connect4.analyse", time_limit, max_nodes, table_mb,
+                              threads)           # every argument checked first
+        scores = found.column_scores(board)
+        if scores is not None:
+            return scores
     return connect4_solve.analyse(board, time_limit=time_limit, max_nodes=max_nodes,
                                   table_mb=table_mb, threads=threads)
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
-                  table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1):
+                  table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True):
     """``(score, columns)``: the exact score and every column keeping it: see
-    :func:`ttt_engine.connect4.solver.optimal_moves`."""
+    :func:`ttt_engine.connect4.solver.optimal_moves`.  ``book``: the position's
+    score (and, where it holds every child, the columns) from the opening book;
+    ``False`` always searches."""
+    found = _book_of(book)
+    if found is not None and score is None:
+        connect4_solve._check(board, "connect4.optimal_moves", time_limit, max_nodes, table_mb,
+                              threads)           # every argument checked first
+        score = found.score(board)
+        scores = found.column_scores(board) if score is not None else None
+        if scores is not None:
+            return score, sorted(c for c in scores if scores[c] == score)
     return connect4_solve.optimal_moves(board, score=score, time_limit=time_limit,
                                         max_nodes=max_nodes, table_mb=table_mb,
                                         threads=threads)

@@ -19,7 +19,8 @@ from ttt_engine._core.games.connect4.board import Board
 from ttt_engine._core.solvers.connect4 import solve as _solve
 from ttt_engine._verbs import SolveResult
 
-__all__ = ["DEFAULT_TABLE_MB", "analyse", "forget_table", "from_moves", "optimal_moves", "solve"]
+__all__ = ["DEFAULT_TABLE_MB", "analyse", "forget_table", "from_moves", "optimal_moves", "solve",
+           "result_of"]
 
 #: The table's default size in MB (the largest power of two of 32-byte
 #: buckets that fits is used: 1024 MB holds 2**27 positions).
@@ -143,11 +144,20 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
     seconds = time.perf_counter() - start
     if score is None:
         return SolveResult("unknown", None, None, None, nodes, seconds)
+    if weak:
+        value = "win" if score > 0 else "loss" if score < 0 else "draw"
+        me = _SIDES[board.ply % 2]
+        winner = "draw" if score == 0 else me if score > 0 else _SIDES[1 - board.ply % 2]
+        return SolveResult(value, winner, move, None, nodes, seconds)
+    return result_of(board, score, move, nodes, seconds)
+
+
+def result_of(board, score, move, nodes, seconds):
+    """The :class:`SolveResult` of an exact ``score`` of ``board`` (unfinished) and a
+    best ``move``, found with ``nodes`` positions in ``seconds``."""
     value = "win" if score > 0 else "loss" if score < 0 else "draw"
     me = _SIDES[board.ply % 2]
     winner = "draw" if score == 0 else me if score > 0 else _SIDES[1 - board.ply % 2]
-    if weak:
-        return SolveResult(value, winner, move, None, nodes, seconds)
     return SolveResult(value, winner, move, _plies_left(board.ply, score), nodes, seconds,
                        score=score)
 
