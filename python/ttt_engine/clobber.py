@@ -235,4 +235,5 @@ GAME = Game(
     # (0.627) against the classical preset without the solve and 151-0-149 against
     # best_mcts, 300 games each at 0.1 s a move, two threads each (docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 24},
+    openspiel="ttt_engine._openspiel_clobber",
 )

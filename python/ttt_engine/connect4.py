@@ -119,4 +119,5 @@ GAME = Game(
     # (0.615) against best_mcts over 200 games at 0.1 s a move, two threads each
     # (results/connect4_distilled_best_vs_classical_seed*.jsonl; docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 28},
+    openspiel="ttt_engine._openspiel_connect4",
 )

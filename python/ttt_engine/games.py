@@ -145,6 +145,10 @@ class Game:
     #: [moves]`` played from ``board`` (``ValueError`` naming the bad move or character)
     #: and ``write(board, moves) -> text``; None: the move texts separated by spaces
     move_list: tuple = None
+    #: the module of the game's OpenSpiel facts (its game's name, the parameters of a
+    #: board's options, the actions of a move, a position without history:
+    #: :mod:`ttt_engine.openspiel`); None: OpenSpiel does not have the game
+    openspiel: str = None
     #: ``board -> str or None``: why the game's ``solve`` would take minutes on
     #: ``board`` whatever its limit (the web view refuses it with this reason)
     long_solve: Callable = None

@@ -142,4 +142,5 @@ GAME = Game(
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
     oracle=True,
+    openspiel="ttt_engine._openspiel_ttt",
 )

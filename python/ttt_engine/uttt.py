@@ -238,4 +238,5 @@ GAME = Game(
     # (docs/strength.md, "The endgame solve beside the tree").
     best_az={"solver": True, "parallel": "tree", "endgame": {"simulations": 0, "time": 25}},
     best_az_beside={"endgame": 30, "endgame_share": 0.8},
+    openspiel="ttt_engine._openspiel_uttt",
 )
