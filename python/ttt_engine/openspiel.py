@@ -36,7 +36,7 @@ from ttt_engine._agent import Agent, no_budget, require_moves
 from ttt_engine._util import check_int, check_seconds, resolve_seed
 
 __all__ = ["conversion", "differences", "openspiel_game", "to_openspiel", "from_openspiel",
-           "read_state", "move_to_actions", "actions_to_move", "legal_actions", "EngineBot",
+           "read_state", "unwrap", "move_to_actions", "actions_to_move", "legal_actions", "EngineBot",
            "make_bot", "OpenSpielAgent", "INSTALL"]
 
 INSTALL = "OpenSpiel is not installed: pip install 'ttt_engine[openspiel]' (or open_spiel)"
@@ -163,11 +163,22 @@ def _entry_of_state(state):
                      f"{ours})")
 
 
+def unwrap(state):
+    """The OpenSpiel state a proxy state wraps (the Game Arena's ``<game>_proxy`` games
+    wrap the real game's state as ``__wrapped__``); any other state as it is."""
+    try:
+        inner = state.__wrapped__
+    except AttributeError:
+        return state
+    return inner if hasattr(inner, "get_game") else state
+
+
 def read_state(state):
     """``(board, pending)``: our board of OpenSpiel's ``state`` and the actions of a
     move begun on it and not finished (``[]`` between moves)."""
     if not hasattr(state, "get_game") or not hasattr(state, "history"):
         raise ValueError(f"not an OpenSpiel state: {type(state).__name__}")
+    state = unwrap(state)
     g, conv, opts = _entry_of_state(state)
     history = state.history()
     replayed = state.get_game().new_initial_state()
