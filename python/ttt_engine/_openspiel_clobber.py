@@ -29,8 +29,7 @@ def options(params):
     try:
         Board(rows=rows, cols=cols)
     except ValueError as e:
-        raise ValueError(f"OpenSpiel's clobber(rows={rows},columns={cols}) is not a Clobber board "
-                         f"here (at most {MAX_SIDE} on a side): {e}") from None
+        raise ValueError(f"at most {MAX_SIDE} rows and columns ({e})") from None
     return {"rows": rows, "cols": cols}
 
 

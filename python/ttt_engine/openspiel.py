@@ -156,7 +156,11 @@ def _entry_of_state(state):
         g = _registry.get(key)
         if g.openspiel is not None and conversion(g).NAME == name:
             conv = conversion(g)
-            return g, conv, conv.options(game.get_parameters())
+            try:
+                return g, conv, conv.options(game.get_parameters())
+            except ValueError as e:
+                raise ValueError(f"OpenSpiel's {game} is not a {g.title} board here: {e}") \
+                    from None
     ours = ", ".join(conversion(k).NAME for k in _registry.GAMES
                      if _registry.get(k).openspiel is not None)
     raise ValueError(f"OpenSpiel's {game} is none of the games here (ours in OpenSpiel: "
