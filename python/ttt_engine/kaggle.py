@@ -311,3 +311,88 @@ def arena_agent(game, engine="best", *, margin=MARGIN, **budget):
     act.times = []
     act.engine = agent
     return act
+
+
+# ------------------------------------------------------------------ matches
+def _make_env(name):
+    try:
+        from kaggle_environments import make
+    except ImportError:
+        raise ImportError(INSTALL) from None
+    conf = {} if name == "connectx" else {"includeLegalActions": True}
+    return make(name, configuration=conf)
+
+
+def _opponent(game, env_name, opponent, seed, budget):
+    """A built-in agent name of the environment, or our agent of engine ``opponent``."""
+    builtin = set(_make_env(env_name).agents)
+    if opponent in builtin:
+        return opponent, None
+    g = games.get(game)
+    if opponent not in g.engines:
+        raise ValueError(f"unknown opponent {opponent!r}; valid: the environment's "
+                         f"{', '.join(sorted(builtin))}, or an engine of ours: "
+                         f"{', '.join(g.engines)}")
+    make = connectx_agent if env_name == "connectx" else \
+        (lambda e, **kw: arena_agent(game, e, **kw))
+    agent = make(opponent, seed=seed, **budget)
+    return agent, agent
+
+
+def run_matches(game, engine, opponent, episodes, *, seed=0, budget=None,
+                opponent_budget=None, report=None):
+    """Play ``episodes`` episodes of ``game`` in its Kaggle environment
+    (:data:`ENVIRONMENTS`): our engine ``engine`` (with ``budget``) against
+    ``opponent`` (a built-in agent of the environment, e.g. ConnectX's ``negamax``, or
+    an engine of ours), ours first in the even episodes.  ``report(record)`` is called
+    after each episode.  Returns the list of records: ``episode``, ``ours_first``,
+    ``result`` (win / draw / loss / ``error``), ``status`` (ours, the opponent's),
+    ``steps``, ``worst_move`` (our slowest move, seconds), ``late`` (moves not ready
+    in time)."""
+    if game not in ENVIRONMENTS:
+        raise ValueError(f"no Kaggle environment here for {games.get(game).title}; games: "
+                         f"{', '.join(ENVIRONMENTS)}")
+    env_name = ENVIRONMENTS[game]
+    budget, opponent_budget = dict(budget or {}), dict(opponent_budget or {})
+    records = []
+    for i in range(episodes):
+        ours_first = i % 2 == 0
+        if env_name == "connectx":
+            ours = connectx_agent(engine, seed=seed + i, **budget)
+            times = ours.stats.times
+        else:
+            ours = arena_agent(game, engine, seed=seed + i, **budget)
+            times = ours.times
+        other, _ = _opponent(game, env_name, opponent, seed + 10_000 + i, opponent_budget)
+        env = _make_env(env_name)
+        agents = [ours, other] if ours_first else [other, ours]
+        steps = env.run(agents)
+        last = steps[-1]
+        me, them = last[0 if ours_first else 1], last[1 if ours_first else 0]
+        r = me["reward"]
+        if me["status"] != "DONE":
+            result = "error"
+        elif r is None or them["status"] != "DONE" and r <= 0:
+            result = "error"
+        else:
+            result = "win" if r > 0 else "loss" if r < 0 else "draw"
+        rec = {"episode": i, "ours_first": ours_first, "result": result,
+               "status": [me["status"], them["status"]], "steps": len(steps) - 1,
+               "worst_move": round(max(times, default=0.0), 3),
+               "late": getattr(getattr(ours, "stats", None), "late", 0)}
+        records.append(rec)
+        if report is not None:
+            report(rec)
+    return records
+
+
+def summary(records):
+    """W-D-L overall, as first and as second, errors, and the slowest move."""
+    def wdl(rs):
+        return [sum(r["result"] == k for r in rs) for k in ("win", "draw", "loss")]
+    return {"episodes": len(records), "wdl": wdl(records),
+            "as_first": wdl([r for r in records if r["ours_first"]]),
+            "as_second": wdl([r for r in records if not r["ours_first"]]),
+            "errors": sum(r["result"] == "error" for r in records),
+            "late_moves": sum(r["late"] for r in records),
+            "worst_move": max((r["worst_move"] for r in records), default=0.0)}
