@@ -164,3 +164,20 @@ def test_openspiel_agent_in_our_match():
     with pytest.raises(ValueError, match="unknown OpenSpiel bot 'alphazero'; valid: mcts, "
                                          "random"):
         openspiel.OpenSpielAgent("alphazero")
+
+
+def test_python_evaluate_bots_plays_our_bot():
+    """OpenSpiel's Python evaluate_bots (restart_at, step, inform_action) in both seats,
+    on every shared game, against its uniform random bot."""
+    import numpy as np
+    from open_spiel.python.algorithms import evaluate_bots
+    for key in ("ttt", "uttt", "clobber", "connect4"):
+        game = openspiel.openspiel_game(key)
+        for seat in (0, 1):
+            ours = openspiel.make_bot(key, "mcts", simulations=50, seed=seat)
+            other = pyspiel.make_uniform_random_bot(1 - seat, 7)
+            bots = [ours, other] if seat == 0 else [other, ours]
+            returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots,
+                                                  np.random.RandomState(0))
+            assert sum(returns) == 0 and returns[seat] in (-1.0, 0.0, 1.0)
+            assert ours.moves >= 1

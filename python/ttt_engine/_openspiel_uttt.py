@@ -78,6 +78,25 @@ def _over(cells):
     return bool(_winner(won)) or all(_closed(cells, b) for b in range(9))
 
 
+def _feasible(cells, f):
+    """A necessary condition on a position reached with ``f`` forced ("end": the game
+    over): every mark whose cell sends to a local board still open was followed by a move
+    in that board (but the last), so such a board holds at least as many marks as send
+    to it, less one for the last move."""
+    sent = [0] * 9
+    held = [0] * 9
+    for m in range(81):
+        if cells[m]:
+            b, k = _split(m)
+            sent[k] += 1
+            held[b] += 1
+    for b in range(9):
+        last = 1 if f == "end" or f == b else 0
+        if sent[b] - last > held[b] and not _closed(cells, b):
+            return False
+    return True
+
+
 def move_order(board, max_nodes=ORDER_NODES):
     """Moves from the start that reach ``board``'s position (its marks and the local board
     its side to move must play in), found backwards: the last mover's mark whose cell sends
@@ -95,7 +114,7 @@ def move_order(board, max_nodes=ORDER_NODES):
         if not any(cells):
             return [] if f is None else None
         key = (tuple(cells), f)
-        if key in failed:
+        if key in failed or not _feasible(cells, f):
             return None
         nodes[0] += 1
         if nodes[0] > max_nodes:
