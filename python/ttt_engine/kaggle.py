@@ -46,8 +46,9 @@ INSTALL = ("kaggle-environments is not installed: pip install 'ttt_engine[kaggle
            "kaggle-environments)")
 #: ConnectX's standard configuration, the only one played
 STANDARD = {"columns": 7, "rows": 6, "inarow": 4}
-#: seconds of ``actTimeout`` kept back from every move: the environment's own work
-#: between the agent's return and its clock (docs/arenas.md measures the moves)
+#: seconds of ``actTimeout`` kept back from every move: the environment's clock of a move
+#: exceeded the agent's own by at most 8 ms over 65 ConnectX moves on a loaded machine
+#: (docs/arenas.md); the rest covers the quick column and a late thread switch
 MARGIN = 0.5
 #: seconds of the overage pool never spent, and the share of the rest one move may take
 OVERAGE_RESERVE = 5.0
@@ -379,11 +380,24 @@ def run_matches(game, engine, opponent, episodes, *, seed=0, budget=None,
         rec = {"episode": i, "ours_first": ours_first, "result": result,
                "status": [me["status"], them["status"]], "steps": len(steps) - 1,
                "worst_move": round(max(times, default=0.0), 3),
-               "late": getattr(getattr(ours, "stats", None), "late", 0)}
+               "late": getattr(getattr(ours, "stats", None), "late", 0),
+               "overhead": _overhead(env, 0 if ours_first else 1, times)}
         records.append(rec)
         if report is not None:
             report(rec)
     return records
+
+
+def _overhead(env, index, times):
+    """The most the environment's clock of our moves (its logs' ``duration``) exceeded
+    our own measure of them: what :data:`MARGIN` must cover (None without the logs)."""
+    durations = [log[index]["duration"] for log in getattr(env, "logs", []) or []
+                 if len(log) > index and isinstance(log[index], dict)
+                 and "duration" in log[index]]
+    n = min(len(durations), len(times))
+    if n == 0:
+        return None
+    return round(max(d - t for d, t in zip(durations[-n:], times[-n:])), 4)
 
 
 def summary(records):
@@ -395,4 +409,6 @@ def summary(records):
             "as_second": wdl([r for r in records if not r["ours_first"]]),
             "errors": sum(r["result"] == "error" for r in records),
             "late_moves": sum(r["late"] for r in records),
-            "worst_move": max((r["worst_move"] for r in records), default=0.0)}
+            "worst_move": max((r["worst_move"] for r in records), default=0.0),
+            "overhead": max((r["overhead"] for r in records if r.get("overhead") is not None),
+                            default=None)}
