@@ -47,7 +47,7 @@ INSTALL = ("kaggle-environments is not installed: pip install 'ttt_engine[kaggle
 #: ConnectX's standard configuration, the only one played
 STANDARD = {"columns": 7, "rows": 6, "inarow": 4}
 #: seconds of ``actTimeout`` kept back from every move: the environment's clock of a move
-#: exceeded the agent's own by at most 8 ms over 65 ConnectX moves on a loaded machine
+#: exceeded the agent's own by at most 16 ms over 40 ConnectX episodes on a loaded machine
 #: (docs/arenas.md); the rest covers the quick column and a late thread switch
 MARGIN = 0.5
 #: seconds of the overage pool never spent, and the share of the rest one move may take
