@@ -237,7 +237,9 @@ def _bot_class():
     class _EngineBot(pyspiel.Bot, EngineBot):
         """An agent of ours as an OpenSpiel bot: at each ``step`` the state becomes our
         board, the agent selects a move and the bot returns its first action (the next
-        ones at the next steps of the same move)."""
+        ones at the next steps of the same move).  A move begun by someone else (a state
+        given in the middle of a move) is finished with the agent's move when that move
+        begins so, else with the first legal move that does."""
 
         def __init__(self, agent):
             pyspiel.Bot.__init__(self)
