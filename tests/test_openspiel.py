@@ -95,6 +95,14 @@ def test_uttt_half_move_and_position_only():
     assert pending == [4] and board.ply == 0
     with pytest.raises(ValueError, match="middle of a move"):
         openspiel.from_openspiel(state)
+    # our bot given the state in the middle of a move finishes it in the chosen board
+    bot = openspiel.make_bot("uttt", "mcts", simulations=50, seed=1)
+    bot.restart_at(state)
+    cell = bot.step(state)
+    assert cell in state.legal_actions()
+    state.apply_action(cell)
+    first = openspiel.from_openspiel(state).moves[0]
+    assert first // 27 == 1 and first % 9 // 3 == 1             # in local board 4
     # a position without history: a move order is found backwards
     b = uttt.Board()
     for m in (40, 30, 0, 10):
