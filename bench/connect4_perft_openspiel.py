@@ -8,8 +8,8 @@ docs/connect4.md come from this script).
 
 Perft counts the move sequences of exactly ``depth`` plies; a game that ends
 earlier counts as one leaf (the engine's convention, applied to OpenSpiel's
-tree here too).  Positions are given as move sequences (columns 0..6, OpenSpiel's
-actions are the same columns), played on both sides.  OpenSpiel's tree is
+tree here too).  Positions are given as move sequences (columns 0..6), played on our board and
+converted to OpenSpiel's state by ``ttt_engine.openspiel``.  OpenSpiel's tree is
 walked from Python (a copy per move: its connect_four has no undo): depth 8
 takes a few seconds there.  Exit status 1 if any
 count differs, 3 if OpenSpiel is not installed.
@@ -38,13 +38,6 @@ def openspiel_perft(state, depth):
     return sum(openspiel_perft(state.child(a), depth - 1) for a in actions)
 
 
-def openspiel_state(game, moves):
-    s = game.new_initial_state()
-    for m in moves:
-        s.apply_action(m)
-    return s
-
-
 def engine_board(moves):
     b = connect4.Board()
     for m in moves:
@@ -57,12 +50,12 @@ def main(argv=None):
     ap.add_argument("--depth", type=int, default=8, help="deepest perft (default 8)")
     args = ap.parse_args(argv)
     try:
-        import pyspiel
+        import pyspiel  # noqa: F401
     except ImportError:
         print("OpenSpiel is not installed: pip install open_spiel (or '.[compare]')",
               file=sys.stderr)
         return 3
-    game = pyspiel.load_game("connect_four")
+    from ttt_engine import openspiel
     bad = 0
     for name, moves in POSITIONS:
         board = engine_board(moves)
@@ -71,7 +64,7 @@ def main(argv=None):
             t0 = time.perf_counter()
             ours = connect4.perft(board, d)
             t1 = time.perf_counter()
-            theirs = openspiel_perft(openspiel_state(game, moves), d)
+            theirs = openspiel_perft(openspiel.to_openspiel(board), d)
             t2 = time.perf_counter()
             same = "agree" if ours == theirs else "DIFFER"
             bad += ours != theirs

@@ -34,41 +34,17 @@ import time
 EXIT_NO_OPENSPIEL = 3
 
 
-def split(move):
-    """Our move ``9*R + C`` as (local board, cell), both 0..8 row by row."""
-    r, c = divmod(move, 9)
-    return (r // 3) * 3 + c // 3, (r % 3) * 3 + c % 3
-
-
-def join(board, cell):
-    return (board // 3 * 3 + cell // 3) * 9 + board % 3 * 3 + cell % 3
-
-
-def parse_openspiel(state):
-    """(81 cells 0/1/2 in grid order, forced board or None) from ``str(state)``."""
-    text = str(state)
-    rows = [ln.replace(" ", "") for ln in text.splitlines() if ln and ln[0] in ".xo"]
-    if len(rows) != 9 or any(len(r) != 9 for r in rows):
-        raise RuntimeError(f"cannot read OpenSpiel's board:\n{text}")
-    cells = tuple({".": 0, "x": 1, "o": 2}[ch] for r in rows for ch in r)
-    forced = None
-    for ln in text.splitlines():
-        if ln.startswith("Forced board:"):
-            v = ln.split(":", 1)[1].strip()
-            forced = None if v == "any" else int(v)
-    return cells, forced
-
-
 def check_agree(state, board, ply):
-    cells, forced = parse_openspiel(state)
+    """Stop the run when OpenSpiel's state, read back through ttt_engine.openspiel, is
+    not our board (cells, forced board, side to move, end and result)."""
+    from ttt_engine import openspiel
+    theirs = openspiel.from_openspiel(state)
     problems = []
-    if cells != board.cells:
-        problems.append("cells differ")
+    if theirs.to_string() != board.to_string():
+        problems.append("positions differ")
     if state.is_terminal() != board.is_terminal():
         problems.append(f"terminal: OpenSpiel {state.is_terminal()}, ours {board.is_terminal()}")
     elif not board.is_terminal():
-        if forced != board.forced_board:
-            problems.append(f"forced board: OpenSpiel {forced}, ours {board.forced_board}")
         if state.current_player() != "XO".index(board.to_move):
             problems.append(f"side to move: OpenSpiel {state.current_player()}, "
                             f"ours {board.to_move}")
@@ -106,7 +82,7 @@ def our_value(stats):
 
 
 def play_one(g, args, pyspiel):
-    from ttt_engine import games
+    from ttt_engine import games, openspiel
     from ttt_engine.uttt import Board
     ours_x = g % 2 == 0
     seed = args.seed * 1000 + g
@@ -114,7 +90,7 @@ def play_one(g, args, pyspiel):
     if args.threads:
         options["threads"] = args.threads
     agent = games.get("uttt").make_agent(args.engine, time=args.time, seed=seed, **options)
-    game = pyspiel.load_game("ultimate_tic_tac_toe")
+    game = openspiel.openspiel_game("uttt")
     bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, 10**9,
                           args.memory_mb, True, seed, False,
                           pyspiel.ChildSelectionPolicy.UCT, args.openspiel_time)
@@ -126,23 +102,15 @@ def play_one(g, args, pyspiel):
         if ours_to_move:
             move = agent.select_move(board)
             values.append(our_value(agent.last_stats))
-            b, c = split(move)
-            if parse_openspiel(state)[1] is None:
-                state.apply_action(b)
-            state.apply_action(c)
-        else:
-            free = parse_openspiel(state)[1] is None
-            a = bot.step(state)
-            steps += 1
-            state.apply_action(a)
-            if free:
-                b = a
-                c = bot.step(state)
+            for a in openspiel.move_to_actions(board, move):
+                state.apply_action(a)
+        else:           # a free move is two steps of OpenSpiel's bot: the board, the cell
+            actions, move = [], None
+            while move is None:
+                actions.append(bot.step(state))
                 steps += 1
-                state.apply_action(c)
-            else:
-                b, c = board.forced_board, a
-            move = join(b, c)
+                state.apply_action(actions[-1])
+                move = openspiel.actions_to_move(board, actions)
         board.push(move)
         moves.append(move)
         ply += 1

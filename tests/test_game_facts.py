@@ -99,6 +99,8 @@ FACTS = {
                   lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 2
                                              and all(callable(f) for f in v))),
     "long_solve": ("a function or None", lambda g, v: _optional_function(v)),
+    "openspiel": ("None or the name of a module of OpenSpiel facts",
+                  lambda g, v: v is None or (isinstance(v, str) and _openspiel_facts(v))),
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
     "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
@@ -117,6 +119,16 @@ FACTS = {
                   isinstance(m, str) and m.startswith(f"ttt_engine.{g.key}.")
                   for m in v.values())),
 }
+
+
+def _openspiel_facts(name):
+    """The module ``name`` has what ``ttt_engine.openspiel`` asks of a game."""
+    import importlib
+    m = importlib.import_module(name)
+    return (isinstance(getattr(m, "NAME", None), str) and isinstance(m.DIFFERENCES, str)
+            and all(callable(getattr(m, f, None)) for f in
+                    ("parameters", "options", "move_actions", "action_move", "state_of"))
+            and (m.board_of is None or callable(m.board_of)))
 
 
 def test_every_fact_of_a_game_has_a_check():

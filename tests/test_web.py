@@ -348,11 +348,40 @@ def test_records_round_trip_for_every_game():
         read_record("game: ttt\nmoves: 5 1 10")
 
 
+def test_from_moves_reads_each_games_notation():
+    """``Board.from_moves`` (every game, one name) reads what the records and ``pos=``
+    links write: Connect Four's columns 1-7, the others their move texts."""
+    import random
+    from ttt_engine.web.record import write_moves
+    for key, g in games.GAMES.items():
+        b, rng = g.new_board(), random.Random(7)
+        for _ in range(5):
+            b.push(rng.choice(b.legal_moves))
+        text = write_moves(g, g.new_board(), b.moves)
+        for read in (g.Board.from_moves(text), g.from_moves(text)):
+            assert read == b and read.moves == b.moves, key
+    assert games.get("connect4").Board.from_moves("4453").moves == [3, 3, 4, 2]
+    assert games.get("uttt").Board.from_moves("4,4 3,3").moves == [40, 30]
+    assert games.get("clobber").Board.from_moves("a1-a2", rows=3, cols=4).ply == 1
+    with pytest.raises(ValueError, match="move 2 \\(9,9\\)"):
+        games.get("uttt").Board.from_moves("4,4 9,9")
+    with pytest.raises(ValueError, match="has no option 'size'"):
+        games.get("connect4").Board.from_moves("44", size=3)
+
+
 def test_record_route_and_start_positions(client):
     r = post(client, "/api/record", {"game": "connect4", "text": "4453"})
-    assert r.json() == {"game": "connect4", "options": {}, "start": None, "moves": [3, 3, 4, 2]}
+    assert r.json() == {"game": "connect4", "options": {}, "start": None, "moves": [3, 3, 4, 2],
+                        "error": None}
     r = post(client, "/api/record", {"game": "connect4", "text": "44x"})
     assert r.status_code == 400 and "move 3 'x' of '44x'" in r.json()["error"]
+    # partial (a pos= link): the moves before the bad one, and why it is bad
+    r = post(client, "/api/record", {"text": "game: connect4\npos: 44x5", "partial": True})
+    assert r.json()["moves"] == [3, 3] and "move 3 'x' of '44x5'" in r.json()["error"]
+    r = post(client, "/api/record", {"text": "game: uttt\npos: 4,4 3,3 9,9", "partial": True})
+    assert r.json()["moves"] == [40, 30] and r.json()["error"].startswith("move 3 (9,9)")
+    r = post(client, "/api/record", {"text": "game: ttt\npos: 5", "partial": "yes"})
+    assert r.status_code == 400 and r.json()["error"] == "partial must be true or false"
     p = post(client, "/api/position", {"game": "ttt", "start": "XX.OO....", "moves": [2]}).json()
     assert p["winner"] == "X" and p["record"] == 'game: ttt\nstart: "XX.OO...."\nmoves: 3\n'
     r = post(client, "/api/position", {"game": "ttt", "start": "XX?"})

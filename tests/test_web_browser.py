@@ -522,3 +522,35 @@ def test_a_new_game_during_a_review(page, url):
     assert page.execute_script("return [Object.keys(S.notes), Object.keys(S.evals)]") == [[], []]
     assert css(page, "#review-summary").text == "" and not all_css(page, "#review-list li")
     assert wait_for(lambda: searches(url) == 0, 1.5) is not None
+
+
+def test_a_pos_link_opens_the_position_with_its_analysis(driver, url):
+    """connect4.gamesolver.org's links: ?game=connect4&pos=4453 (columns 1-7) opens that
+    position with the engine on it; a bad move keeps the position before it, named."""
+    driver.get("about:blank")
+    driver.get(url + "?game=connect4&pos=4453&engine=perfect")
+    idle(driver)
+    assert body(driver, "ply") == "4"
+    assert driver.execute_script("return S.allTexts") == ["d", "d", "e", "c"]
+    assert css(driver, "#engine-on").is_selected()
+    assert wait_for(lambda: body(driver, "updates") not in ("", "0"), 10) is not None
+    assert "perfect" in css(driver, "#an-title").text
+    # the exact engine scores every column of the position (all seven open)
+    rows = all_css(driver, "#an-table tbody tr")
+    assert sorted(r.get_attribute("data-move") for r in rows) == [str(c) for c in range(7)]
+    assert css(driver, "#an-best").text
+    css(driver, "#engine-on").click()
+    assert wait_for(lambda: searches(url) == 0, 2.0) is not None
+    # a column out of range at move 5: the first four moves stay, the move is named
+    driver.get("about:blank")
+    driver.get(url + "?game=connect4&pos=445382")
+    idle(driver)
+    assert body(driver, "ply") == "4"
+    assert "move 5 '8' of '445382'" in css(driver, "#error").text
+    # another game in its notation: Ultimate Tic-Tac-Toe's 'R,C' moves
+    driver.get("about:blank")
+    driver.get(url + "?game=uttt&pos=4,4+3,3+0,0")
+    idle(driver)
+    assert body(driver, "ply") == "3"
+    css(driver, "#engine-on").click()
+    assert wait_for(lambda: searches(url) == 0, 2.0) is not None

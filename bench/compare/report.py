@@ -209,8 +209,9 @@ def sanity_text(n, n_marks, data):
     lines.append("")
     lines.append(f"(Mean result over {n:,} random games per engine: OpenSpiel's C++ rollouts, "
                  f"ttt_engine's Cython playouts; marks per game over {n_marks:,} games played "
-                 "move by move from Python; OpenSpiel UTTT marks counted on the final board, "
-                 "since a free move there takes two actions.)")
+                 "move by move from Python; OpenSpiel's games read back as our boards "
+                 "(ttt_engine.openspiel) and their moves counted, since a free UTTT move "
+                 "there takes two actions.)")
     return "\n".join(lines)
 
 

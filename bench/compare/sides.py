@@ -58,11 +58,11 @@ class OpenSpiel:
 
     def __init__(self):
         _import_into(self, self.MODULES)
-        self.games = {
-            "ttt": self.pyspiel.load_game("tic_tac_toe"),
-            "uttt": self.pyspiel.load_game("ultimate_tic_tac_toe"),
-            "clobber": self.pyspiel.load_game("clobber", {"rows": 6, "columns": 5}),
-        }
+        from ttt_engine import openspiel
+        self.openspiel = openspiel
+        # the same boards as ours: OpenSpiel's game of each, by the conversion's parameters
+        self.games = {key: openspiel.openspiel_game(key, **BOARD_OPTIONS.get(key, {}))
+                      for key in ("ttt", "uttt", "clobber")}
 
     # -- Q-learning
     def qlearning(self, episodes, self_play, seed):
@@ -134,11 +134,8 @@ class OpenSpiel:
             s = g.new_initial_state()
             while not s.is_terminal():
                 s.apply_action(rng.choice(s.legal_actions()))
-            if game == "uttt":  # a free move is two actions: count the marks on the board
-                board = str(s).split("Current player")[0]
-                marks += board.count("x") + board.count("o")
-            else:
-                marks += len(s.history())
+            # our moves, not OpenSpiel's actions (a free UTTT move is two actions)
+            marks += self.openspiel.from_openspiel(s).ply
         return {"games": games, "mean_first": mean, "marks_games": marks_games,
                 "marks_per_game": marks / marks_games}
 

@@ -185,6 +185,10 @@ class Game:
     #: [moves]`` played from ``board`` (``ValueError`` naming the bad move or character)
     #: and ``write(board, moves) -> text``; None: the move texts separated by spaces
     move_list: tuple = None
+    #: the module of the game's OpenSpiel facts (its game's name, the parameters of a
+    #: board's options, the actions of a move, a position without history:
+    #: :mod:`ttt_engine.openspiel`); None: OpenSpiel does not have the game
+    openspiel: str = None
     #: ``board -> str or None``: why the game's ``solve`` would take minutes on
     #: ``board`` whatever its limit (the web view refuses it with this reason)
     long_solve: Callable = None
@@ -307,6 +311,51 @@ class Game:
         """A short hint for a move prompt, e.g. ``"1-9"`` or ``"e.g. b3-b4"``."""
         self._check_notation(notation)
         return self._fn(4)(board, **notation)
+
+    # ---------------------------------------------------------------- move lists
+    def read_moves(self, board, text):
+        """The moves of ``text``, the game's move-list notation (``move_list``; else the
+        move texts separated by spaces, each without spaces inside: ``4,5 3,3`` for
+        Ultimate Tic-Tac-Toe), played from ``board`` (not changed); a one-line
+        ``ValueError`` naming the first bad move."""
+        self._check_board(board)
+        if not isinstance(text, str):
+            raise ValueError(f"a move list must be text, got {type(text).__name__}")
+        if self.move_list is not None:
+            return list(self.move_list[0](board, text))
+        b = board.copy()
+        moves = []
+        for i, token in enumerate(text.split(), 1):
+            short = token if len(token) <= 20 else token[:17] + "..."
+            if b.is_terminal():
+                raise ValueError(f"move {i} ({short}): the game is already over")
+            try:
+                m = self.parse_move(b, token)
+            except ValueError as e:
+                raise ValueError(f"move {i} ({short}): {e}") from None
+            b.push(m)
+            moves.append(m)
+        return moves
+
+    def write_moves(self, board, moves):
+        """``moves`` played from ``board`` as :meth:`read_moves` reads them."""
+        self._check_board(board)
+        if self.move_list is not None:
+            return self.move_list[1](board, list(moves))
+        b = board.copy()
+        out = []
+        for m in moves:
+            out.append("".join(self.move_to_str(b, m).split()))
+            b.push(m)
+        return " ".join(out)
+
+    def from_moves(self, text, **options):
+        """A new board (with ``options``) after the moves of ``text`` (:meth:`read_moves`):
+        ``games.get("connect4").from_moves("4453")``, as ``Board.from_moves``."""
+        board = self.new_board(**options)
+        for m in self.read_moves(board, text):
+            board.push(m)
+        return board
 
     # ---------------------------------------------------------------- engines
     def make_agent(self, name, *, seed=None, simulations=None, time=None, depth=None, **kw):

@@ -241,4 +241,5 @@ GAME = Game(
            "clobber_check_reference": "ttt_engine.clobber.check_reference",
            "cli.clobber": "ttt_engine.clobber.commands"},
     symmetries=_symmetry.cells_and_directions,
+    openspiel="ttt_engine.clobber.openspiel",
 )

@@ -195,4 +195,5 @@ GAME = Game(
            "connect4_book": "ttt_engine.connect4.book",
            "cli.connect4": "ttt_engine.connect4.commands"},
     symmetries=_symmetry.columns,
+    openspiel="ttt_engine.connect4.openspiel",
 )

@@ -160,4 +160,5 @@ GAME = Game(
     model_kinds={"ttt_engine.QAgent": ModelKind("Tic-Tac-Toe QAgent",
                                                 "ttt_engine.ttt.qagent:QAgent.load",
                                                 legacy_field="q")},
+    openspiel="ttt_engine.ttt.openspiel",
 )

@@ -240,4 +240,5 @@ GAME = Game(
     best_az_beside={"endgame": 30, "endgame_share": 0.8},
     moved={"uttt_play": "ttt_engine.uttt.play"},
     symmetries=_symmetry.cells,
+    openspiel="ttt_engine.uttt.openspiel",
 )

@@ -23,7 +23,8 @@ checked here).  The API, all JSON (errors: ``{"error": "one line"}`` with a
   engines finish the position), the last with ``"done": true``;
 - ``POST /api/record``: ``text`` (a record, a position or a move list, see
   :mod:`ttt_engine.web.record`) read into ``game``, ``options``, ``start``
-  and ``moves``;
+  and ``moves``; with ``partial`` a move list that stops at a bad move gives the
+  moves before it and ``error``, the reason (a ``pos=`` link);
 - ``GET /api/status``: searches running and waiting, and the limits.
 
 A request may name a first position other than the new board: ``"start"``,
@@ -99,7 +100,7 @@ POSITION = ("game", "options", "start", "moves")
 SEARCH = POSITION + ("engine", "budgets", "seed")
 FIELDS = {"position": POSITION + ("play",), "engine-move": SEARCH,
           "analyse": SEARCH + ("stream",), "review": SEARCH + ("stream",),
-          "solve": POSITION + ("time",), "record": ("game", "options", "text")}
+          "solve": POSITION + ("time",), "record": ("game", "options", "text", "partial")}
 
 
 # ---------------------------------------------------------------------------- positions
@@ -442,13 +443,16 @@ async def api_record(request):
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise BadRequest("options must be an object of board options")
+    partial = data.get("partial", False)
+    if not isinstance(partial, bool):
+        raise BadRequest("partial must be true or false")
     try:
-        rec = _record.read_record(text, game, options)
+        rec = _record.read_record(text, game, options, partial=partial)
     except ValueError as e:
         raise BadRequest(str(e).splitlines()[0] if str(e) else "not a record") from None
     return JSONResponse({"game": rec.game.key, "options": rec.options,
                          "start": None if rec.start is None else rec.start.to_string(),
-                         "moves": list(rec.moves)})
+                         "moves": list(rec.moves), "error": rec.error})
 
 
 async def api_status(request):

@@ -40,6 +40,8 @@ class Record:
     options: dict = field(default_factory=dict)
     start: object = None
     moves: tuple = ()
+    #: why the move list stopped where it did (``read_record(partial=True)``), else None
+    error: str = None
 
     def first_board(self):
         """A copy of the first position."""
@@ -96,35 +98,47 @@ def _short(text, n=20):
     return text if len(text) <= n else text[:n - 3] + "..."
 
 
-def read_moves(game, board, text):
-    """The moves of ``text`` (the game's move-list notation) played from
-    ``board``; a one-line ``ValueError`` naming the first bad move."""
-    if game.move_list is not None:
-        return list(game.move_list[0](board, text))
-    b = board.copy()
-    moves = []
-    for i, token in enumerate(text.split(), 1):
-        if b.is_terminal():
-            raise ValueError(f"move {i} ({_short(token)}): the game is already over")
+def read_moves(game, board, text, partial=False):
+    """The moves of ``text`` (the game's move-list notation, :meth:`Game.read_moves`)
+    played from ``board``; a one-line ``ValueError`` naming the first bad move.  With
+    ``partial``: ``(moves, error)``, the moves of the longest part of ``text`` that
+    reads and the reason the rest does not (None when all of it reads)."""
+    try:
+        moves = game.read_moves(board, text)
+    except ValueError as e:
+        if not partial:
+            raise
+        return _longest_prefix(game, board, text), str(e).splitlines()[0]
+    return (moves, None) if partial else moves
+
+
+#: longest move list searched for its legal beginning (characters)
+MAX_PREFIX = 2000
+
+
+def _longest_prefix(game, board, text):
+    """The moves of the longest beginning of ``text`` that reads (the move lists of
+    every notation read move by move from the left)."""
+    best = []
+    if game.move_list is None:
+        tokens = text.split()
+        for k in range(1, len(tokens) + 1):
+            try:
+                best = game.read_moves(board, " ".join(tokens[:k]))
+            except ValueError:
+                break
+        return best
+    for k in range(1, min(len(text), MAX_PREFIX) + 1):
         try:
-            m = game.parse_move(b, token)
-        except ValueError as e:
-            raise ValueError(f"move {i} ({_short(token)}): {e}") from None
-        b.push(m)
-        moves.append(m)
-    return moves
+            best = game.read_moves(board, text[:k])
+        except ValueError:
+            continue
+    return best
 
 
 def write_moves(game, board, moves):
     """``moves`` from ``board`` as :func:`read_moves` reads them."""
-    if game.move_list is not None:
-        return game.move_list[1](board, list(moves))
-    b = board.copy()
-    out = []
-    for m in moves:
-        out.append("".join(game.move_to_str(b, m).split()))
-        b.push(m)
-    return " ".join(out)
+    return game.write_moves(board, moves)
 
 
 def write_record(game, moves=(), *, start=None, options=None):
@@ -147,9 +161,9 @@ def _fields(text):
             continue
         key, sep, value = line.partition(":")
         key = key.strip().lower()
-        if not sep or key not in ("game", "options", "start", "moves"):
+        if not sep or key not in ("game", "options", "start", "moves", "pos"):
             raise ValueError(f"record line {n} ({_short(line)}) is not 'game:', 'options:', "
-                             "'start:' or 'moves:'")
+                             "'start:', 'moves:' or 'pos:'")
         if key in out:
             raise ValueError(f"record line {n}: a second '{key}:'")
         out[key] = value.strip()
@@ -167,10 +181,11 @@ def _json(key, value, kind):
     return v
 
 
-def read_record(text, game=None, options=None):
+def read_record(text, game=None, options=None, partial=False):
     """A :class:`Record` from ``text``: a record, or (with ``game``, a registry
     key or entry) a bare position or move list of that game.  One-line
-    ``ValueError`` for bad input."""
+    ``ValueError`` for bad input.  ``partial``: a record whose moves stop at a bad
+    one keeps the moves before it, with the reason in ``error``."""
     if not isinstance(text, str):
         raise ValueError("a record must be text")
     if len(text) > MAX_RECORD:
@@ -198,7 +213,11 @@ def read_record(text, game=None, options=None):
         board = start.copy() if start is not None else game.new_board(**opts)
         if start is not None:
             opts = board_options(game, start)
-        return Record(game, opts, start, tuple(read_moves(game, board, f.get("moves", ""))))
+        text = f["moves"] if "moves" in f else f.get("pos", "")
+        if partial:
+            moves, error = read_moves(game, board, text, partial=True)
+            return Record(game, opts, start, tuple(moves), error)
+        return Record(game, opts, start, tuple(read_moves(game, board, text)))
     if game is None:
         raise ValueError("name the game: a record starts with a 'game:' line")
     opts = dict(options or {})

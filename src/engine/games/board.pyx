@@ -91,6 +91,16 @@ cdef class Board:
             raise ValueError(self._illegal(m))
         self._push_move(m)
 
+    @classmethod
+    def from_moves(cls, text, **options):
+        """A new board (with the game's board ``options``) after the moves of ``text``,
+        the game's move-list notation (``Game.read_moves``): Connect Four the columns
+        1-7 (``"4453"``), the others their move texts separated by spaces (``"4,4 3,3"``
+        Ultimate Tic-Tac-Toe, ``"5 1 9"`` Tic-Tac-Toe, ``"a1-a2 b2-b1"`` Clobber);
+        ``ValueError`` naming the first bad move."""
+        from ttt_engine import _registry
+        return _registry.of_board(cls()).from_moves(text, **options)
+
     def pop(self):
         """Undo the last pushed move and return it (``IndexError`` if none)."""
         if self._nhist == 0:

@@ -510,13 +510,14 @@ async function start() {
   window.addEventListener("pagehide", stopLive);
   window.addEventListener("hashchange", () => {
     const rec = recordFromUrl();
-    if (rec) guarded(() => loadRecord(rec));
+    if (rec) guarded(() => openFromUrl(rec));
   });
   const fromUrl = recordFromUrl();
   await newGame();
   if (fromUrl) {
-    // a bad address: the start position stays, with the one line saying why
-    await guarded(() => loadRecord(fromUrl));
+    // a bad address: the start position stays (a pos= link: the position before its
+    // bad move), with the one line saying why
+    await guarded(() => openFromUrl(fromUrl));
   }
   document.body.dataset.ready = "1";
   if (S.pos) showRecord(S.pos);
