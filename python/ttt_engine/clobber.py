@@ -13,6 +13,7 @@ from ttt_engine._core.games.clobber.board import (
 from ttt_engine._core.solvers.clobber.solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine.valuenet._features_clobber import VALUE_FEATURES
 
 __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
@@ -235,4 +236,5 @@ GAME = Game(
     # (0.627) against the classical preset without the solve and 151-0-149 against
     # best_mcts, 300 games each at 0.1 s a move, two threads each (docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 24},
+    value_features=VALUE_FEATURES,
 )

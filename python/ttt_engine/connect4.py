@@ -18,6 +18,7 @@ from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, 
 from ttt_engine._verbs import SolveResult
 from ttt_engine.connect4_solve import from_moves, read_columns, write_columns
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine.valuenet._features_connect4 import VALUE_FEATURES
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "analyse", "optimal_moves", "from_moves", "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
@@ -119,4 +120,5 @@ GAME = Game(
     # (0.615) against best_mcts over 200 games at 0.1 s a move, two threads each
     # (results/connect4_distilled_best_vs_classical_seed*.jsonl; docs/alphazero.md)
     best_az={"solver": True, "parallel": "tree", "endgame": 28},
+    value_features=VALUE_FEATURES,
 )

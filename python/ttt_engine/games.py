@@ -156,6 +156,10 @@ class Game:
     best_az: dict = None
     #: added to ``best_az`` with two threads or more on a time budget
     best_az_beside: dict = field(default_factory=dict)
+    #: the input of the game's value network (:mod:`ttt_engine.valuenet`): a
+    #: ``ValueFeatures`` (feature-set name, count, active features, symmetries);
+    #: None: the game has no value network
+    value_features: object = None
 
     @property
     def module(self):

@@ -37,6 +37,7 @@ from ttt_engine._util import check_bool, check_int, check_real, check_choice, re
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine.valuenet._features_quixo import VALUE_FEATURES
 from ttt_engine._core.learning.quixo.values import ValueTable
 from ttt_engine._core.learning.quixo import agents as _agents
 from ttt_engine._core.learning.quixo.agents import Agent, RandomAgent, HeuristicAgent
@@ -486,4 +487,5 @@ GAME = Game(
     # searched as it was trained: half the leaf value from one random playout
     ships_network=True,
     network_settings={"playout_weight": 0.5},
+    value_features=VALUE_FEATURES,
 )

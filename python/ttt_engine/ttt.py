@@ -10,6 +10,7 @@ from ttt_engine._core.games.ttt.board import N_CELLS, N_STATES, Board
 from ttt_engine._util import game_over
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
+from ttt_engine.valuenet._features_ttt import VALUE_FEATURES
 
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "GAME"]
@@ -142,4 +143,5 @@ GAME = Game(
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
     oracle=True,
+    value_features=VALUE_FEATURES,
 )

@@ -13,6 +13,7 @@ from ttt_engine._core.games.uttt.board import (EXHAUSTIVE_CELLS, N_CELLS, Board,
 from ttt_engine._util import check_int
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
+from ttt_engine.valuenet._features_uttt import VALUE_FEATURES
 
 __all__ = ["N_CELLS", "EXHAUSTIVE_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve",
            "endgame_empty_cells", "GAME"]
@@ -238,4 +239,5 @@ GAME = Game(
     # (docs/strength.md, "The endgame solve beside the tree").
     best_az={"solver": True, "parallel": "tree", "endgame": {"simulations": 0, "time": 25}},
     best_az_beside={"endgame": 30, "endgame_share": 0.8},
+    value_features=VALUE_FEATURES,
 )
