@@ -213,12 +213,12 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
                      "heldout_mse": mse, "heldout_sign": sign,
                      "seconds": round(time.perf_counter() - t0, 1)}
             state["history"].append(entry)
-            say(f"pass {p + 1}: train mse {entry['train_mse']:.4f}, held-out mse {mse:.4f}, "
-                f"sign {sign:.3f} ({entry['seconds']} s)")
             state.update({"pass": p + 1, "step": 0, "train_sum": 0.0,
                           "seconds": time.perf_counter() - t0})
             save_checkpoint()
             last_save = time.perf_counter()
+            say(f"pass {p + 1}: train mse {entry['train_mse']:.4f}, held-out mse {mse:.4f}, "
+                f"sign {sign:.3f} ({entry['seconds']} s)")
     except KeyboardInterrupt:
         state["seconds"] = time.perf_counter() - t0
         save_checkpoint()

@@ -1,7 +1,8 @@
 """Labelled positions for value-network training.
 
-Games are played by a search engine (MCTS-Solver with the game's best playouts:
-``solver=True`` and ``playout="decisive"`` where the game has it), after an
+Games are played by a search engine (the game's strongest MCTS settings,
+``Game.best_mcts``, else MCTS-Solver with the decisive playouts where the game
+has them), after an
 opening of random plies (``opening`` plies at most; each game draws its number
 uniformly from 0 to ``opening``, so early positions are diverse).  The same
 search that picks each move labels its position: the value, for the side to
@@ -34,7 +35,7 @@ import time
 import numpy as np
 
 from ttt_engine import _util
-from ttt_engine._parallel import split_seeds
+from ttt_engine._parallel import _splitmix64
 
 __all__ = ["LabelRun", "label_game", "label", "load_positions", "search_settings", "RUN_FILE"]
 
@@ -46,10 +47,15 @@ IDENTITY = ("game", "options", "simulations", "seed", "opening", "games_per_chun
 
 
 def search_settings(game_key):
-    """The labelling search's MCTS settings for a game: MCTS-Solver, with the
-    game's decisive playouts where it has them."""
+    """The labelling search's MCTS settings for a game: its strongest MCTS
+    (``Game.best_mcts``: MCTS-Solver with its best playouts and, where it has
+    one, the exact endgame solve), else MCTS-Solver with the game's decisive
+    playouts where it has them."""
     from ttt_engine import games
-    board = games.get(game_key).new_board()
+    game = games.get(game_key)
+    if game.best_mcts:
+        return dict(game.best_mcts)
+    board = game.new_board()
     return {"solver": True, "playout": "decisive" if "decisive" in board.PLAYOUTS else "random"}
 
 
@@ -94,6 +100,12 @@ def label_game(game_key, options, simulations, seed, opening, search=None, max_n
     return moves, labels, exact
 
 
+def game_seed(seed, i):
+    """The seed of game ``i`` of a run seeded with ``seed`` (as
+    ``_parallel.split_seeds`` derives its parts' seeds)."""
+    return _splitmix64(seed ^ _splitmix64(i + 1))
+
+
 def _label_chunk(task):
     """One chunk's arrays (run in a worker): ``task = (settings, chunk)``."""
     from ttt_engine import games
@@ -105,7 +117,7 @@ def _label_chunk(task):
     count = int(vf.count(game.new_board(**options)))
     per = settings["games_per_chunk"]
     first = chunk * per
-    seeds = split_seeds(settings["seed"], first + per)[first:] if per > 0 else []
+    seeds = [game_seed(settings["seed"], i) for i in range(first, first + per)]
     game_index, all_moves, offsets = [], [], [0]
     pos_game, pos_ply, labels, exact, feats = [], [], [], [], []
     for j, seed in enumerate(seeds):
