@@ -13,6 +13,13 @@ binary features, trained by regression on the values of short searches.
 
 Console: ``ttt-engine valuenet label|train`` (``python -m ttt_engine.valuenet``).
 """
-from ttt_engine.valuenet.network import KIND, VERSION, ValueNetwork, feature_set, features, load
-
 __all__ = ["KIND", "VERSION", "ValueNetwork", "feature_set", "features", "load"]
+
+
+def __getattr__(name):
+    # loaded on first use: a game's registry entry imports its feature module from
+    # this package, and a game that never meets a network should not load the file code
+    if name in __all__:
+        from ttt_engine.valuenet import network
+        return getattr(network, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
