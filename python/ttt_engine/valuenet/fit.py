@@ -180,7 +180,9 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
         ckpt.write(numpy_params(), leaves, state, settings)
 
     say = log or (lambda text: None)
-    say(f"{len(yt)} training positions, {len(ys)} held out ({run['game']}, {run['features']}), "
+    zero_mse = float(np.mean(ys ** 2)) if len(ys) else float("nan")
+    say(f"{len(yt)} training positions, {len(ys)} held out ({run['game']}, {run['features']}; "
+        f"held-out mse of the value 0: {zero_mse:.4f}), "
         f"{perms.shape[0] if symmetries else 1} symmetries, {passes} passes of "
         f"{steps_per_pass} steps")
     bar = None
@@ -227,7 +229,8 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
         if bar is not None:
             bar.close()
     w = numpy_params()
-    meta = {"positions": int(len(yt)), "heldout_positions": int(len(ys)), "passes": passes,
+    meta = {"positions": int(len(yt)), "heldout_positions": int(len(ys)),
+            "heldout_zero_mse": zero_mse, "passes": passes,
             "batch_size": batch_size, "learning_rate": learning_rate, "seed": seed,
             "symmetries": bool(symmetries), "hidden": hidden, "seconds": round(state["seconds"], 1),
             "labels": {k: run[k] for k in ("simulations", "search", "opening", "seed")},

@@ -233,16 +233,19 @@ def run_settings(game_key, simulations, seed=0, opening=None, games_per_chunk=8,
 
 
 def label(out, game_key, games, simulations, *, seed=0, opening=None, games_per_chunk=8,
-          options=None, executor=None, workers=1, force=False, time_limit=None, progress=True,
-          log=None):
+          options=None, search=None, executor=None, workers=1, force=False, time_limit=None,
+          progress=True, log=None):
     """Label positions of ``games`` games into the run folder ``out`` (resuming
     it: the chunks on disk are kept); ``time_limit`` seconds: submit no new chunk
-    after it.  ``executor``: any ``concurrent.futures`` executor (a Dask
+    after it.  ``search``: the labelling MCTS's keywords (default
+    :func:`search_settings`); the next round of an iterated training passes the
+    settings of a search that uses the previous round's network.  ``executor``: any ``concurrent.futures`` executor (a Dask
     cluster's), else ``workers`` local processes (1: in this process).
     ``log(text)``: a line per finished chunk.  Returns the number of chunks on
     disk."""
     from ttt_engine.tournament._runner import run_tasks
-    settings = run_settings(game_key, simulations, seed, opening, games_per_chunk, options)
+    settings = run_settings(game_key, simulations, seed, opening, games_per_chunk, options,
+                            search)
     games = _util.check_int("games", games, min=1, max=1 << 40)
     run = LabelRun(out, settings)
     done = run.prepare(force=force)
