@@ -57,43 +57,32 @@ def ref_uttt(text):
     return sorted(out)
 
 
+def _sides(cells, first, second, second_to_move):
+    """The features of a plain board: the first player's cells, the second's
+    after them, then the second player to move."""
+    n = len(cells)
+    out = [i for i, ch in enumerate(cells) if ch == first] + \
+          [n + i for i, ch in enumerate(cells) if ch == second]
+    return sorted(out + [2 * n] * bool(second_to_move))
+
+
 def ref_ttt(text):
-    out = [i for i, ch in enumerate(text) if ch == "X"] + \
-          [9 + i for i, ch in enumerate(text) if ch == "O"]
-    if text.count("X") > text.count("O"):
-        out.append(18)
-    return sorted(out)
+    return _sides(text, "X", "O", text.count("X") > text.count("O"))
 
 
 def ref_connect4(text):
     rows = text.split("/")
     assert len(rows) == 6 and all(len(r) == 7 for r in rows)
     cells = "".join(rows)
-    out = [i for i, ch in enumerate(cells) if ch == "X"] + \
-          [42 + i for i, ch in enumerate(cells) if ch == "O"]
-    if cells.count("X") > cells.count("O"):
-        out.append(84)
-    return sorted(out)
+    return _sides(cells, "X", "O", cells.count("X") > cells.count("O"))
 
 
 def ref_clobber(text, to_move):
-    rows = [r.split() for r in text.split("\n")]
-    cells = [ch for r in rows for ch in r]
-    n = len(cells)
-    out = [i for i, ch in enumerate(cells) if ch == "B"] + \
-          [n + i for i, ch in enumerate(cells) if ch == "W"]
-    if to_move == "W":
-        out.append(2 * n)
-    return sorted(out)
+    return _sides([ch for r in text.split("\n") for ch in r.split()], "B", "W", to_move == "W")
 
 
 def ref_quixo(text, to_move):
-    n = len(text)
-    out = [i for i, ch in enumerate(text) if ch == "X"] + \
-          [n + i for i, ch in enumerate(text) if ch == "O"]
-    if to_move == "O":
-        out.append(2 * n)
-    return sorted(out)
+    return _sides(text, "X", "O", to_move == "O")
 
 
 def reference(key, board):

@@ -118,19 +118,24 @@ def run(args):
     return args.valuenet_run(args)
 
 
+def _command(sub, name, run_it, help, description):
+    p = sub.add_parser(name, help=help, description=description,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(valuenet_run=run_it)
+    return p
+
+
 def configure(p):
     """Add the ``label`` / ``train`` commands and their options to parser ``p``."""
     from ttt_engine import games
     keys = [k for k, g in games.GAMES.items() if g.value_features is not None]
     p.set_defaults(run=run)
     sub = p.add_subparsers(dest="valuenet_command", metavar="COMMAND", required=True)
-    a = sub.add_parser("label", help="label positions with the values of short searches",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Play games of MCTS-Solver after a random opening and label "
-                       "every position with its search's value (exact where proven). The "
-                       "folder --out gets a chunk file per --games-per-chunk games as each "
-                       "finishes; the same command again resumes, more --games extend it.")
-    a.set_defaults(valuenet_run=run_label)
+    a = _command(sub, "label", run_label, "label positions with the values of short searches",
+                 "Play games of MCTS-Solver after a random opening and label every position "
+                 "with its search's value (exact where proven). The folder --out gets a chunk "
+                 "file per --games-per-chunk games as each finishes; the same command again "
+                 "resumes, more --games extend it.")
     a.add_argument("--game", choices=keys, required=True, help="which game")
     a.add_argument("--out", required=True, metavar="FOLDER", help="the run's folder")
     a.add_argument("--games", type=O.count(1, 10**9), default=1000, metavar="N",
@@ -150,13 +155,11 @@ def configure(p):
                    help="start over in a folder that holds another run")
     add_executor_options(a, workers_help="local worker processes (default 1: in this process)")
     O.add_quiet(a)
-    t = sub.add_parser("train", help="fit a value network to labelled positions (needs [nn])",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Regression of the network's value on the labels (MSE, "
-                       "Adam), symmetry augmentation, a held-out share of the games measured "
-                       "after every pass. A checkpoint (OUT.ckpt.npz) is written every minute "
-                       "and after every pass; --resume continues it.")
-    t.set_defaults(valuenet_run=run_train)
+    t = _command(sub, "train", run_train, "fit a value network to labelled positions (needs "
+                 "[nn])", "Regression of the network's value on the labels (MSE, Adam), "
+                 "symmetry augmentation, a held-out share of the games measured after every "
+                 "pass. A checkpoint (OUT.ckpt.npz) is written every minute and after every "
+                 "pass; --resume continues it.")
     t.add_argument("--data", required=True, nargs="+", metavar="FOLDER",
                    help="labelling run folder(s)")
     t.add_argument("--out", required=True, metavar="PATH", help="network file to write (.npz)")
