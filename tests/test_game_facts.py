@@ -92,7 +92,23 @@ FACTS = {
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),
     "best_az": ("None or a dict of AZAgent settings", lambda g, v: v is None or _settings(v)),
     "best_az_beside": ("a dict of AZAgent settings", lambda g, v: _settings(v)),
+    "value_features": ("None or a ValueFeatures", lambda g, v: v is None or _value_features(g, v)),
 }
+
+
+def _value_features(game, vf):
+    """The feature set of a new board is named, sized, refound from its name,
+    and its symmetries are permutations with the identity first."""
+    import numpy as np
+    b = game.new_board()
+    name, count = vf.name(b), vf.count(b)
+    perms = np.asarray(vf.symmetries(b))
+    return (isinstance(name, str) and _int(count, 1) and vf.options(name) is not None
+            and vf.count(game.new_board(**vf.options(name))) == count
+            and perms.ndim == 2 and perms.shape[1] == count
+            and list(perms[0]) == list(range(count))
+            and all(sorted(p) == list(range(count)) for p in perms)
+            and all(0 <= f < count for f in vf.active(b)))
 
 
 def test_every_fact_of_a_game_has_a_check():
