@@ -101,8 +101,10 @@ def run_train(args):
               file=sys.stderr)
         raise
     rows = [[f"pass {h['pass']}", f"{h['train_mse']:.4f}", f"{h['heldout_mse']:.4f}",
-             f"{h['heldout_sign']:.3f}", f"{h['seconds']:.0f}"] for h in history]
-    console.say(table(rows, ["", "train mse", "held-out mse", "sign", "seconds"]))
+             f"{h['heldout_sign']:.3f}", f"{h['heldout_sign_clear']:.3f}", f"{h['seconds']:.0f}"]
+            for h in history]
+    console.say(table(rows, ["", "train mse", "held-out mse", "sign", f"sign |label|>{fit.CLEAR}",
+                             "seconds"]))
     console.say(f"{net!r} written to {out}")
     return EXIT_OK
 
@@ -167,9 +169,10 @@ def configure(p):
                    help="passes over each training position (default 4)")
     t.add_argument("--hidden", type=O.count(1, 1 << 16), default=256, metavar="H",
                    help="hidden units (default 256)")
-    t.add_argument("--batch-size", type=O.count(1, 1 << 20), default=256, metavar="N")
-    t.add_argument("--learning-rate", type=O.real, default=2e-3, metavar="LR",
-                   help="Adam's step size at the start (cosine decay to 5%%; default 0.002)")
+    t.add_argument("--batch-size", type=O.count(1, 1 << 20), default=64, metavar="N",
+                   help="positions per step (default 64)")
+    t.add_argument("--learning-rate", type=O.real, default=3e-3, metavar="LR",
+                   help="Adam's step size at the start (cosine decay to 5%%; default 0.003)")
     t.add_argument("--holdout", type=O.fraction, default=0.05, metavar="P",
                    help="share of the games held out for measuring (default 0.05)")
     t.add_argument("--no-symmetries", action="store_true", help="no symmetry augmentation")

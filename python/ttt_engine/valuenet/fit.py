@@ -8,7 +8,8 @@ replaced by its image under one of the game's symmetries drawn at random (the
 value is the same), so more passes see more distinct inputs.  Positions of a
 few games are held out (by game, so no game is on both sides): after every
 pass their mean squared error and sign agreement (the share of positions with a
-non-zero label whose value has the label's sign) are measured.
+non-zero label whose value has the label's sign; again over the labels
+further than ``CLEAR`` from 0) are measured.
 
 Checkpoints (``<out stem>.ckpt.npz``: the weights, the optimiser state, the
 place in the run, the curve so far) are written atomically every
@@ -56,16 +57,24 @@ def _forward(jnp, params, x):
     return jnp.tanh(h @ params["w2"] + params["b2"])
 
 
+#: labels at least this far from 0 are "clear": a second sign agreement counts only those
+CLEAR = 0.2
+
+
 def _evaluate(net_params, x, y):
-    """(mse, sign agreement) of numpy params on held-out rows."""
+    """(mse, sign agreement, sign agreement where |label| > CLEAR) of numpy
+    params on held-out rows."""
     if len(y) == 0:
-        return float("nan"), float("nan")
+        return float("nan"), float("nan"), float("nan")
     h = np.clip(x.astype(np.float32) @ net_params["w1"] + net_params["b1"], 0, 1)
     v = np.tanh(h @ net_params["w2"] + net_params["b2"])
     mse = float(np.mean((v - y) ** 2))
-    nz = y != 0
-    sign = float(np.mean(np.sign(v[nz]) == np.sign(y[nz]))) if nz.any() else float("nan")
-    return mse, sign
+    out = [mse]
+    for low in (0.0, CLEAR):
+        nz = np.abs(y) > low
+        out.append(float(np.mean(np.sign(v[nz]) == np.sign(y[nz]))) if nz.any()
+                   else float("nan"))
+    return tuple(out)
 
 
 class _Checkpoint:
@@ -96,7 +105,7 @@ class _Checkpoint:
                              f"({e})") from None
 
 
-def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3, seed=0,
+def train(data, out, *, hidden=256, passes=4, batch_size=64, learning_rate=3e-3, seed=0,
           symmetries=True, holdout=0.05, resume=False, force=False, init=None,
           checkpoint_every=60.0, max_positions=None, log=None, progress=True):
     """Fit a network to the labelling run folder(s) ``data`` and write it to
@@ -146,7 +155,7 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
             raise ValueError(f"--init network is {start_net.features} with {start_net.hidden} "
                              f"hidden units; this run is {run['features']} with {hidden}")
     else:
-        start_net = ValueNetwork.random(run["game"], hidden=hidden, seed=seed, **run["options"])
+        start_net = initial_network(run, hidden, seed, x)
     params = {k: jnp.asarray(getattr(start_net, k)) for k in ("w1", "b1", "w2", "b2")}
     opt_state = tx.init(params)
     state = {"pass": 0, "step": 0, "seconds": 0.0, "history": [], "train_sum": 0.0}
@@ -210,9 +219,9 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
                     state["seconds"] = time.perf_counter() - t0
                     save_checkpoint()
                     last_save = time.perf_counter()
-            mse, sign = _evaluate(numpy_params(), xs, ys)
+            mse, sign, clear = _evaluate(numpy_params(), xs, ys)
             entry = {"pass": p + 1, "train_mse": state["train_sum"] / len(yt),
-                     "heldout_mse": mse, "heldout_sign": sign,
+                     "heldout_mse": mse, "heldout_sign": sign, "heldout_sign_clear": clear,
                      "seconds": round(time.perf_counter() - t0, 1)}
             state["history"].append(entry)
             state.update({"pass": p + 1, "step": 0, "train_sum": 0.0,
@@ -220,7 +229,7 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
             save_checkpoint()
             last_save = time.perf_counter()
             say(f"pass {p + 1}: train mse {entry['train_mse']:.4f}, held-out mse {mse:.4f}, "
-                f"sign {sign:.3f} ({entry['seconds']} s)")
+                f"sign {sign:.3f}, sign where |label| > {CLEAR}: {clear:.3f} ({entry['seconds']} s)")
     except KeyboardInterrupt:
         state["seconds"] = time.perf_counter() - t0
         save_checkpoint()
@@ -238,6 +247,20 @@ def train(data, out, *, hidden=256, passes=4, batch_size=256, learning_rate=2e-3
     net = ValueNetwork(run["game"], run["features"], w["w1"], w["b1"], w["w2"], w["b2"], meta)
     net.save(out)
     return net, state["history"]
+
+
+def initial_network(run, hidden, seed, x):
+    """The start of a run: every hidden unit in the middle of its linear range
+    (``b1 = 0.5``, first-layer rows of a spread that moves a typical position's
+    accumulator by about 0.25) and a small output layer, so that the first
+    values are near 0 and every unit passes gradients."""
+    rng = np.random.default_rng([seed, 1])
+    count = x.shape[1]
+    active = max(1.0, float(x[:4096].sum(axis=1).mean()))
+    w1 = rng.normal(0.0, 0.25 / math.sqrt(active), (count, hidden)).astype(np.float32)
+    w2 = rng.normal(0.0, 0.1 / math.sqrt(hidden), hidden).astype(np.float32)
+    return ValueNetwork(run["game"], run["features"], w1, np.full(hidden, 0.5, np.float32), w2,
+                        np.float32(0.0), {"init": "fit", "seed": seed})
 
 
 def _load(data, max_positions):
