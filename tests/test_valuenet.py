@@ -346,6 +346,14 @@ def test_labelling_is_reproducible_and_independent_of_chunking(tmp_path):
             assert list(np.flatnonzero(z["features"][i])) == ref_ttt(b.to_string())
 
 
+def test_labelling_on_worker_processes_gives_the_same_labels(tmp_path):
+    L.label(tmp_path / "serial", "ttt", 4, 200, seed=5, games_per_chunk=2, progress=False)
+    L.label(tmp_path / "pool", "ttt", 4, 200, seed=5, games_per_chunk=1, workers=2,
+            progress=False)
+    a, b = L.load_positions(tmp_path / "serial"), L.load_positions(tmp_path / "pool")
+    assert all(np.array_equal(p, q) for p, q in zip(a[:4], b[:4]))
+
+
 def test_labels_are_exact_where_the_game_ends():
     for seed in range(20):                 # random games until one is won
         moves, values, exact = L.label_game("ttt", {}, 2000, seed, 9)
