@@ -118,6 +118,7 @@ FACTS = {
               lambda g, v: _str_keys(v) and all(
                   isinstance(m, str) and m.startswith(f"ttt_engine.{g.key}.")
                   for m in v.values())),
+    "value_features": ("None or a ValueFeatures", lambda g, v: v is None or _value_features(g, v)),
 }
 
 
@@ -129,6 +130,21 @@ def _openspiel_facts(name):
             and all(callable(getattr(m, f, None)) for f in
                     ("parameters", "options", "move_actions", "action_move", "state_of"))
             and (m.board_of is None or callable(m.board_of)))
+
+
+def _value_features(game, vf):
+    """The feature set of a new board is named, sized, refound from its name,
+    and its symmetries are permutations with the identity first."""
+    import numpy as np
+    b = game.new_board()
+    name, count = vf.name(b), vf.count(b)
+    perms = np.asarray(vf.symmetries(b))
+    return (isinstance(name, str) and _int(count, 1) and vf.options(name) is not None
+            and vf.count(game.new_board(**vf.options(name))) == count
+            and perms.ndim == 2 and perms.shape[1] == count
+            and list(perms[0]) == list(range(count))
+            and all(sorted(p) == list(range(count)) for p in perms)
+            and all(0 <= f < count for f in vf.active(b)))
 
 
 def test_every_fact_of_a_game_has_a_check():

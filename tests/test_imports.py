@@ -255,6 +255,8 @@ def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
     registry = {"ttt_engine.games", "ttt_engine._registry", "ttt_engine._game_text"}
     ttt = {"ttt_engine.ttt", "ttt_engine._verbs", "ttt_engine.engines",   # and what it imports
            "ttt_engine._symmetry", "ttt_engine._modelfile"}
+    # the game's value-network features (its registry entry holds them)
+    ttt |= {"ttt_engine.valuenet", "ttt_engine.valuenet._featureset", "ttt_engine.ttt.features"}
     assert python_layer == search | registry | ttt | {"ttt_engine", "ttt_engine._util",
                                                       "ttt_engine._parallel"}, python_layer
     compiled = {m for m in loaded if m.startswith("ttt_engine._core.")

@@ -214,6 +214,10 @@ class Game:
     #: before they moved into its package (``"connect4_solve":
     #: "ttt_engine.connect4.solver"``); the old path imports the same module
     moved: dict = field(default_factory=dict)
+    #: the input of the game's value network (:mod:`ttt_engine.valuenet`): a
+    #: ``ValueFeatures`` (feature-set name, count, active features, symmetries);
+    #: None: the game has no value network
+    value_features: object = None
 
     @property
     def module(self):

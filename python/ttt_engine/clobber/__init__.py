@@ -13,6 +13,7 @@ from ttt_engine._core.games.clobber.board import (
 from ttt_engine._core.solvers.clobber.solve import TECHNIQUES, Solver
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine.clobber.features import VALUE_FEATURES
 
 __all__ = [
     "DIRECTIONS", "HEURISTICS", "MAX_SIDE", "PLAYERS", "SEED_HEURISTICS", "Board",
@@ -242,4 +243,5 @@ GAME = Game(
            "cli.clobber": "ttt_engine.clobber.commands"},
     symmetries=_symmetry.cells_and_directions,
     openspiel="ttt_engine.clobber.openspiel",
+    value_features=VALUE_FEATURES,
 )

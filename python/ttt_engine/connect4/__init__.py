@@ -22,6 +22,7 @@ from ttt_engine._verbs import SolveResult
 from ttt_engine.connect4.solver import from_moves, read_columns, write_columns
 from ttt_engine.connect4 import text as _text_face
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game
+from ttt_engine.connect4.features import VALUE_FEATURES
 
 __all__ = ["COLS", "ROWS", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "analyse", "optimal_moves", "from_moves", "EXHAUSTIVE_PLIES", "GAME", "read_columns", "write_columns"]
@@ -196,4 +197,5 @@ GAME = Game(
            "cli.connect4": "ttt_engine.connect4.commands"},
     symmetries=_symmetry.columns,
     openspiel="ttt_engine.connect4.openspiel",
+    value_features=VALUE_FEATURES,
 )

@@ -37,6 +37,7 @@ from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, D
 from ttt_engine._verbs import SolveResult
 from ttt_engine._modelfile import ModelKind
 from ttt_engine.games import MIDDLE_TRAINING, Engine, Game, ValueTables
+from ttt_engine.quixo.features import VALUE_FEATURES
 from ttt_engine._core.learning.quixo.values import ValueTable
 from ttt_engine._core.learning.quixo import agents as _agents
 from ttt_engine._core.learning.quixo.agents import Agent, RandomAgent, HeuristicAgent
@@ -497,4 +498,5 @@ GAME = Game(
             games, seed=seed, progress=progress,
             **({} if board is None else {"size": board.size}))[0],
         estimate_value_file_size, tag=lambda board: f"{board.size}x{board.size}"),
+    value_features=VALUE_FEATURES,
 )

@@ -11,6 +11,7 @@ from ttt_engine._util import game_over
 from ttt_engine._verbs import SolveResult
 from ttt_engine._modelfile import ModelKind
 from ttt_engine.games import Engine, Game, Oracle
+from ttt_engine.ttt.features import VALUE_FEATURES
 
 __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playouts", "solve",
            "GAME"]
@@ -161,4 +162,5 @@ GAME = Game(
                                                 "ttt_engine.ttt.qagent:QAgent.load",
                                                 legacy_field="q")},
     openspiel="ttt_engine.ttt.openspiel",
+    value_features=VALUE_FEATURES,
 )

@@ -13,6 +13,7 @@ from ttt_engine._core.games.uttt.board import (EXHAUSTIVE_CELLS, N_CELLS, Board,
 from ttt_engine._util import check_int
 from ttt_engine._verbs import SolveResult
 from ttt_engine.games import Engine, Game
+from ttt_engine.uttt.features import VALUE_FEATURES
 
 __all__ = ["N_CELLS", "EXHAUSTIVE_CELLS", "Board", "SolveResult", "parse_move", "perft", "random_playouts", "solve",
            "endgame_empty_cells", "GAME"]
@@ -241,4 +242,5 @@ GAME = Game(
     moved={"uttt_play": "ttt_engine.uttt.play"},
     symmetries=_symmetry.cells,
     openspiel="ttt_engine.uttt.openspiel",
+    value_features=VALUE_FEATURES,
 )

@@ -1,0 +1,51 @@
+"""Ultimate Tic-Tac-Toe's value-network features, ``uttt-v1`` (F = 199).
+
+Cells are the board's own: ``9*R + C`` on the 9x9 grid, R the row and C the
+column 0-8 from the top-left (``Board.cells``, the move codes); local board
+``b = 3*(R // 3) + C // 3`` (0-8 row by row).
+
+- X (the first to move) on cell ``c`` -> ``c`` (0-80); O on ``c`` -> ``81 + c``;
+- local board ``b`` won by X -> ``162 + b``; won by O -> ``171 + b``; full
+  without a line (drawn) -> ``180 + b``;
+- the forced board ``b`` (where the side to move must play) -> ``189 + b``; no
+  feature when the mover may play in any open board (or the game is over);
+- O to move -> ``198``.
+
+The 8 symmetries of the square act on the 9x9 grid, and so on the big board
+and every local board alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ttt_engine.valuenet._featureset import ValueFeatures, grid_symmetries
+
+NAME = "uttt-v1"
+COUNT = 199
+_LOCAL = {"X": 162, "O": 171, "draw": 180}
+
+
+def features(board):
+    """The sorted active features of ``board`` (``np.int32``)."""
+    cells = board.cells
+    out = [c for c in range(81) if cells[c] == 1]
+    out += [81 + c for c in range(81) if cells[c] == 2]
+    out += sorted(_LOCAL[w] + b for b, w in enumerate(board.local_winners) if w is not None)
+    if board.forced_board is not None:
+        out.append(189 + board.forced_board)
+    if board.to_move == "O":
+        out.append(198)
+    return np.array(sorted(out), dtype=np.int32)
+
+
+def _symmetries(board):
+    cells = grid_symmetries(9, 9)
+    big = grid_symmetries(3, 3)
+    rows = [np.concatenate([p, 81 + p, 162 + q, 171 + q, 180 + q, 189 + q, [198]])
+            for p, q in zip(cells, big)]
+    return np.array(rows, dtype=np.int32)
+
+
+VALUE_FEATURES = ValueFeatures(
+    name=lambda board: NAME, count=lambda board: COUNT, active=features,
+    options=lambda name: {} if name == NAME else None, symmetries=_symmetries)

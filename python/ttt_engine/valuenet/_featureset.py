@@ -1,0 +1,63 @@
+"""What a game declares about its value-network input (``Game.value_features``).
+
+A game's feature set turns a board into the sorted indices of its active
+binary features (the network's first layer adds the rows of those indices), and
+names itself (``"uttt-v1"``, ``"clobber-6x5-v1"``): the name fixes the number of
+features, and a network file records it so that a file of another feature set
+is refused at load.  The game's symmetries (where it has them) act on the
+features as permutations: a position and its image have the same value, which
+training uses to augment its data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["ValueFeatures", "grid_symmetries", "cell_permutations_to_features"]
+
+
+@dataclass(frozen=True)
+class ValueFeatures:
+    """One game's value-network input.
+
+    ``name(board)``: the feature-set name of the board's options; ``count(board)``:
+    the number of features F; ``active(board)``: the sorted active indices
+    (``np.int32``); ``options(name)``: the board options of a feature-set name
+    (``None`` if the name is not one of this game's); ``symmetries(board)``: an
+    ``int32 [S, F]`` array whose row ``s`` maps feature ``f`` of a position to
+    feature ``perm[s, f]`` of its image under symmetry ``s`` (row 0 the identity;
+    one row when the game has no symmetry used here)."""
+    name: Callable
+    count: Callable
+    active: Callable
+    options: Callable
+    symmetries: Callable
+
+
+def grid_symmetries(rows, cols):
+    """The symmetries of a ``rows x cols`` grid as cell permutations (an ``int32
+    [S, rows*cols]`` array, ``perm[s, c]`` the image of cell ``c = cols*r + k``
+    under symmetry ``s``, identity first): the 8 of the square when ``rows ==
+    cols``, else the 4 of the rectangle (identity, the two mirrors, the half turn)."""
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    maps = [(r, c), (r, cols - 1 - c), (rows - 1 - r, c), (rows - 1 - r, cols - 1 - c)]
+    if rows == cols:
+        n = rows - 1
+        maps += [(c, r), (c, n - r), (n - c, r), (n - c, n - r)]
+    return np.array([rr * cols + cc for rr, cc in maps], dtype=np.int32)
+
+
+def cell_permutations_to_features(cell_perms, blocks, fixed):
+    """Feature permutations from cell permutations: ``blocks`` is the list of
+    feature offsets of the per-cell blocks (e.g. ``[0, N]`` for "X on c", "O on c"),
+    ``fixed`` the number of features after them that no symmetry moves."""
+    cell_perms = np.asarray(cell_perms, dtype=np.int32)
+    n = cell_perms.shape[1]
+    rows = []
+    for p in cell_perms:
+        row = [off + p for off in blocks]
+        row.append(np.arange(len(blocks) * n, len(blocks) * n + fixed, dtype=np.int32))
+        rows.append(np.concatenate(row))
+    return np.array(rows, dtype=np.int32)
