@@ -7,16 +7,17 @@ those with exactly one are closed under play and are solved backward on their
 own (the compiled :mod:`ttt_engine._core.solvers.quixo.tablebase`: index,
 passes, threads).  Values are for the side to move: win, draw (endless play:
 the package's move cap plays no part here) or loss, with the plies to the end
-under optimal play (fastest win, slowest loss) up to 254.
+under optimal play (fastest win, slowest loss).
 
 File (``.tb``, little-endian): the 8 bytes ``MAGIC``, the header's length
 (8 bytes) and the header, a JSON object (``game``, ``size``, ``version``,
 ``positions``, the win/draw/loss counts of each class, the sections' sizes,
-``crc32`` of everything after the header); then the values, 2 bits a
-position, four to a byte (0 draw, 1 win, 2 loss, 3 no position: a line is on
-the board); then the distances, one byte a position (0: draw or none, 255:
-255 plies or more), deflated in blocks of ``DIST_BLOCK`` positions, after a
-table of the blocks' offsets (``uint64``, one more than blocks).
+``crc32`` of everything after the header); then a table of block offsets
+(``uint64``, one more than blocks) and the blocks: one byte a position (0 no
+position: a line is on the board; 1 draw; ``2 * d`` a win and ``2 * d + 1`` a
+loss in ``d`` plies, ``d`` up to ``DIST_CAP``, which stands for "that many or
+more"), deflated in blocks of ``BLOCK`` positions in index order.  The 5x5
+table is about 70 MB (the values alone would be 113 MB at 2 bits a position).
 
 A build keeps a checkpoint beside its output (``PATH.ckpt``, written
 atomically after each phase and every ``checkpoint_seconds`` between levels);
@@ -37,14 +38,14 @@ import numpy as np
 
 from ttt_engine import _modelfile, _util
 
-__all__ = ["Tablebase", "build", "default_path", "requirements", "MAGIC", "VERSION"]
+__all__ = ["Tablebase", "build", "default_path", "requirements", "installed", "MAGIC", "VERSION",
+           "BLOCK", "DIST_CAP"]
 
 MAGIC = b"TTTQXTB\n"
 CHECKPOINT_MAGIC = b"TTTQXCK\n"
 VERSION = 1
-DIST_BLOCK = 1 << 16
-DIST_CAP = 255
-_VALUES = ("draw", "win", "loss", None)
+BLOCK = 1 << 16
+DIST_CAP = 127
 _ARRAYS = ("val", "cnt", "dist0", "dist1", "cur")
 _DTYPES = {"val": np.uint8, "cnt": np.uint8, "dist0": np.uint16, "dist1": np.uint8,
            "cur": np.uint64, "nxt": np.uint64}
@@ -266,7 +267,7 @@ def build(path=None, *, size=5, resume=False, threads=2, progress=True,
             save()
     state["seconds"] = time.monotonic() - t0
     report.say(f"solved in {_hms(state['seconds'])}; writing {path}")
-    header = _write_table(path, size, arrays, state)
+    header = _write_table(path, size, arrays, state, threads)
     if os.path.exists(ckpt):
         os.remove(ckpt)
     return header
@@ -283,7 +284,24 @@ def _class_counts(val_bytes):
     return out
 
 
-def _write_table(path, size, arrays, state):
+def _block_codes(arrays, nb, start, end):
+    """The file's byte of each position ``start .. end - 1`` (``start`` a
+    multiple of 4)."""
+    packed = arrays["val"][start // 4:(end + 3) // 4]
+    val = np.stack([(packed >> (2 * k)) & 3 for k in range(4)], 1).reshape(-1)[:end - start]
+    dist = np.empty(end - start, np.int32)
+    if start < nb:
+        dist[:min(end, nb) - start] = arrays["dist0"][start:min(end, nb)]
+    if end > nb:
+        dist[max(start, nb) - start:] = arrays["dist1"][max(start, nb) - nb:end - nb]
+    code = 2 * np.minimum(dist, DIST_CAP) + (val == 2)
+    code[val == 0] = 1
+    code[val == 3] = 0
+    return code.astype(np.uint8).tobytes()
+
+
+def _write_table(path, size, arrays, state, threads=1):
+    from concurrent.futures import ThreadPoolExecutor
     nb, n1 = _counts_per_class(size)
     total = nb + n1
     val = arrays["val"]
@@ -292,35 +310,26 @@ def _write_table(path, size, arrays, state):
               "one_blank": _class_counts(val[nb // 4:])}
     pad = val.size * 4 - total          # unused slots of the last byte read as draws
     counts["one_blank"]["draws"] -= pad
-    d0 = np.minimum(arrays["dist0"], DIST_CAP).astype(np.uint8)
-    d1 = arrays["dist1"]
-    blocks = []
-    for start in range(0, total, DIST_BLOCK):
-        end = min(start + DIST_BLOCK, total)
-        parts = []
-        if start < nb:
-            parts.append(d0[start:min(end, nb)])
-        if end > nb:
-            parts.append(d1[max(start, nb) - nb:end - nb])
-        blocks.append(zlib.compress(b"".join(p.tobytes() for p in parts), 6))
+
+    def block(start):
+        return zlib.compress(_block_codes(arrays, nb, start, min(start + BLOCK, total)), 6)
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        blocks = list(pool.map(block, range(0, total, BLOCK)))
     offsets = np.zeros(len(blocks) + 1, np.uint64)
     offsets[1:] = np.cumsum([len(b) for b in blocks])
-    crc = zlib.crc32(val)
-    crc = zlib.crc32(offsets.tobytes(), crc)
+    crc = zlib.crc32(offsets.tobytes())
     for b in blocks:
         crc = zlib.crc32(b, crc)
     header = {"game": "quixo", "size": size, "version": VERSION, "positions": total,
               "classes": counts, "levels": {"no_blank": state["levels0"],
                                             "one_blank": state["levels1"]},
-              "seconds": round(state["seconds"], 1), "dist_block": DIST_BLOCK,
-              "dist_cap": DIST_CAP, "values_bytes": int(val.size),
-              "index_bytes": int(offsets.nbytes), "dist_bytes": int(offsets[-1]),
+              "seconds": round(state["seconds"], 1), "block": BLOCK, "dist_cap": DIST_CAP,
+              "index_bytes": int(offsets.nbytes), "data_bytes": int(offsets[-1]),
               "crc32": crc}
     head = json.dumps(header).encode()
 
     def write(f):
         f.write(MAGIC + struct.pack("<Q", len(head)) + head)
-        f.write(memoryview(val))
         f.write(offsets.tobytes())
         for b in blocks:
             f.write(b)
@@ -379,20 +388,21 @@ class Tablebase:
         self._nb = nb
         self._total = nb + n1
         try:
-            vbytes = int(header["values_bytes"])
             ibytes = int(header["index_bytes"])
-            dbytes = int(header["dist_bytes"])
-            self._block = int(header["dist_block"])
+            dbytes = int(header["data_bytes"])
+            self._block = int(header["block"])
         except (KeyError, TypeError, ValueError):
             raise ValueError(f"{path} has a damaged header; {fix}") from None
         base = 16 + hlen
-        want = base + vbytes + ibytes + dbytes
+        want = base + ibytes + dbytes
         have = os.path.getsize(path)
-        if vbytes != (self._total + 3) // 4 or have != want:
+        nblocks = (self._total + self._block - 1) // max(self._block, 1)
+        if self._block < 1 or ibytes != 8 * (nblocks + 1) or have != want:
             raise ValueError(f"{path} is truncated ({have:,} bytes, {want:,} expected); {fix}")
-        self._values = np.memmap(path, np.uint8, "r", base, (vbytes,))
-        self._index = np.fromfile(path, np.uint64, ibytes // 8, offset=base + vbytes)
-        self._dist_base = base + vbytes + ibytes
+        self._index = np.fromfile(path, np.uint64, nblocks + 1, offset=base)
+        self._data_base = base + ibytes
+        if int(self._index[-1]) != dbytes or np.any(np.diff(self._index.astype(np.int64)) < 0):
+            raise ValueError(f"{path} has a damaged block table; {fix}")
         if verify and self._crc(base) != header.get("crc32"):
             raise ValueError(f"{path} is damaged (checksum mismatch); {fix}")
         self._block_cache = lru_cache(maxsize=64)(self._read_block)
@@ -410,8 +420,16 @@ class Tablebase:
     def _read_block(self, b):
         lo, hi = int(self._index[b]), int(self._index[b + 1])
         with open(self.path, "rb") as f:
-            f.seek(self._dist_base + lo)
-            return zlib.decompress(f.read(hi - lo))
+            f.seek(self._data_base + lo)
+            data = f.read(hi - lo)
+        try:
+            out = zlib.decompress(data)
+        except zlib.error:
+            out = b""
+        if len(out) != min(self._block, self._total - b * self._block):
+            raise ValueError(f"{self.path} is damaged (block {b}); build it again with: "
+                             f"{_rebuild(self.path, self.size)}")
+        return out
 
     @property
     def counts(self):
@@ -430,11 +448,11 @@ class Tablebase:
         i = self.index(me, opp)
         if i < 0:
             return None
-        v = _VALUES[(int(self._values[i >> 2]) >> (2 * (i & 3))) & 3]
-        if v in (None, "draw"):
-            return (v, None)
-        d = self._block_cache(i // self._block)[i % self._block]
-        return (v, None if d >= DIST_CAP else int(d))
+        code = self._block_cache(i // self._block)[i % self._block]
+        if code < 2:
+            return (None, None) if code == 0 else ("draw", None)
+        d = code >> 1
+        return ("loss" if code & 1 else "win", None if d >= DIST_CAP else d)
 
     def _check(self, board, who):
         size = getattr(board, "size", None)
@@ -455,7 +473,7 @@ class Tablebase:
     def probe(self, board):
         """``(value, plies or None)`` for the side to move of ``board``
         (``"win"``, ``"draw"``, ``"loss"``; plies to the end under optimal
-        play, None for a draw or beyond 254), or None when the board has more
+        play, None for a draw or from ``DIST_CAP`` plies on), or None when the board has more
         than one blank cube.  ``ValueError`` for a finished game or another size."""
         self._check(board, "Tablebase.probe")
         return self.value_at(*self._masks(board))
@@ -553,6 +571,9 @@ def run_cli(args):
     path = args.out or default_path(args.size)
     if args.out is None:
         os.makedirs(os.path.dirname(path), exist_ok=True)
+    if args.resume and not os.path.isfile(path + ".ckpt"):
+        raise CLIError(f"nothing to resume: no checkpoint {path}.ckpt (build without "
+                       "--resume)", EXIT_USAGE)
     try:
         need = requirements(args.size)
         if not args.no_progress:
@@ -577,3 +598,27 @@ def run_cli(args):
               f"{header['levels'][key]} levels")
     print(f"{header['seconds']:.1f} s; {os.path.getsize(path):,} bytes in {path}")
     return EXIT_OK
+
+
+# ---------------------------------------------------------------------------- engines
+def solve_result(board):
+    """``quixo.solve``'s result for a 5x5 board from the installed table
+    (:func:`installed`), or None when there is no table or the board has more
+    than one blank cube: the value, a move that keeps it, the plies to the end."""
+    from ttt_engine import _verbs
+    table = installed(board.size) if board.size == 5 else None
+    if table is None:
+        return None
+    t0 = time.perf_counter()
+    got = table.probe(board)
+    if got is None:
+        return None
+    best = table.best_moves(board)
+    return _verbs.make_result(board, got[0], best[0] if best else None, got[1], 0,
+                              time.perf_counter() - t0)
+
+
+def solved_move_values(board):
+    """``{move: score}`` of a 5x5 board from the installed table, or None."""
+    table = installed(board.size) if board.size == 5 else None
+    return None if table is None else table.move_values(board)

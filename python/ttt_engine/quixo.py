@@ -32,6 +32,7 @@ import time
 
 from ttt_engine import _game_text as _text
 from ttt_engine import _quixo_files as _qfiles
+from ttt_engine import _quixo_tablebase
 from ttt_engine import _verbs, engines
 from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
@@ -99,9 +100,13 @@ def solve(board, *, max_nodes=None, time_limit=None):
     if board.is_terminal():
         return _verbs.finished(board)
     if board.size == 5:
+        exact = _quixo_tablebase.solve_result(board)     # at most one blank cube
+        if exact is not None:
+            return exact
         if max_nodes is None and time_limit is None:
             raise ValueError("quixo.solve on 5x5 needs a limit (max_nodes= and/or "
-                             "time_limit=): only 3x3 and 4x4 are solved exactly here")
+                             "time_limit=): only 3x3, 4x4 and the tablebase's 5x5 "
+                             "positions (at most one blank cube) are solved exactly")
         from ttt_engine.search import ABSearcher
         return _verbs.bounded_solve(board, max_nodes, time_limit,
                                     searcher=ABSearcher(1 << 20, ply_in_key=True))
@@ -341,10 +346,11 @@ if __name__ == "__main__":
 
 def solved_move_values(board):
     """``{move: score}`` of a 3x3 or 4x4 position from the retrograde solution
-    (None for a 5x5 board), scored as ``search.move_values`` scores: a win in
+    (5x5: from the endgame tablebase when it is built and the board has at
+    most one blank cube, else None), scored as ``search.move_values`` scores: a win in
     ``p`` plies ``WIN_SCORE - p`` (the move cap is ignored, as in :func:`solve`)."""
     if board.size not in (3, 4):
-        return None
+        return _quixo_tablebase.solved_move_values(board)
     from ttt_engine.search import WIN_SCORE
     sol = solution(board.size)
     me = board.to_move
