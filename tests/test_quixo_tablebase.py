@@ -418,3 +418,21 @@ def test_reference_search_on_small_boards(built):
 def test_5x5_table_against_the_forward_search():
     table = installed_5x5()
     assert check_against_search(table, 5, 150, 3, seed=1) > 50
+
+
+def test_quixo_solve_uses_the_installed_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(qtb, "_opened", {})
+    board = quixo.Board.from_string("XOXOX" "OXOXO" "XO OX" "OXOXO" "XOXOX", "X")
+    assert quixo.solved_move_values(board) is None          # no table yet
+    x, o = board.bitboards
+    synthetic_5x5(qtb.default_path(5), {ctb.position_index(5, x, o): 2 * 9})
+    r = quixo.solve(board)
+    assert (r.value, r.plies) == ("win", 9) and r.best_move in board.legal_moves
+    values = quixo.solved_move_values(board)
+    assert set(values) == set(board.legal_moves)
+    two_blanks = quixo.Board(5)
+    two_blanks.push(two_blanks.legal_moves[0])
+    assert quixo.solved_move_values(two_blanks) is None
+    with pytest.raises(ValueError, match="needs a limit"):
+        quixo.solve(two_blanks)
