@@ -105,7 +105,6 @@ cdef enum:
 
 #: pass kinds (:meth:`Builder.run`)
 INIT0, LEVEL0, INIT1, LEVEL1 = K_INIT0, K_LEVEL0, K_INIT1, K_LEVEL1
-VALUE_NAMES = ("draw", "win", "loss", None)
 
 
 cdef struct Tab:
@@ -214,14 +213,16 @@ cdef inline int resolve_pred(Tab* T, int64_t p, int64_t cbase, int qv, int t, in
     return 1
 
 
-cdef void predecessors(Tab* T, int64_t q, int qb, int t, bint from_blank, int64_t* res) noexcept nogil:
-    """Resolve the predecessors of position ``q`` (blank at ``qb`` or -1),
-    resolved at level ``t``, in the class being solved: the cube taken was the
-    previous mover's (``from_blank`` false) or blank (true)."""
+cdef void predecessors(Tab* T, int64_t q, int t, bint from_blank, int64_t* res) noexcept nogil:
+    """Resolve the predecessors of position ``q``, resolved at level ``t``, in
+    the class being solved: the cube taken was the previous mover's
+    (``from_blank`` false: a predecessor of ``q``'s class) or blank (true: a
+    one-blank predecessor of a no-blank ``q``)."""
     cdef int n = T.n, k, nall = qx_nall[T.n], qv = tb_get(T.val, q)
     cdef uint32_t me, opp, nm, no, segp, keep, src
     cdef int shl, shr
-    cdef int64_t p, cbase = 0 if (qb < 0 and not from_blank) else T.nb
+    cdef bint one_blank = q >= T.nb
+    cdef int64_t p, cbase = T.nb if (one_blank or from_blank) else 0
     decode(T, q, &me, &opp)
     for k in range(nall):
         if not (qx_dest[n][k] & opp):
@@ -236,7 +237,7 @@ cdef void predecessors(Tab* T, int64_t q, int qb, int t, bint from_blank, int64_
         no = (me & keep) | (((me & segp) << shr) >> shl)
         if from_blank:
             p = index1(T, nm, tb_ctz(src))
-        elif qb < 0:
+        elif not one_blank:
             p = nm | src
         else:
             p = index1(T, nm | src, tb_ctz(T.full & ~(nm | src | no)))
@@ -256,7 +257,7 @@ cdef int64_t level_chunk(Tab* T, int kind, int64_t lo, int64_t hi, int t, int64_
                 return -1
             # no-blank position: its no-blank predecessors (phase 0) or its
             # one-blank ones, where the cube taken was the blank (phase 1)
-            predecessors(T, i, -1, t, kind == K_LEVEL1, res)
+            predecessors(T, i, t, kind == K_LEVEL1, res)
         return 0
     wlo = (lo - T.nb) >> 6
     whi = (hi - T.nb + 63) >> 6
@@ -267,7 +268,7 @@ cdef int64_t level_chunk(Tab* T, int kind, int64_t lo, int64_t hi, int t, int64_
             bits &= bits - 1
             if interrupt_poll(it):
                 return -1
-            predecessors(T, i, 0, t, False, res)
+            predecessors(T, i, t, False, res)
     return 0
 
 
@@ -456,12 +457,14 @@ def position_index(int size, uint32_t me, uint32_t opp):
     """Index of the position (side to move's ``me``, the other's ``opp``), or
     -1 when it has more than one blank cube."""
     cdef Tab T
+    if size not in (3, 4, 5):
+        raise ValueError(f"size must be 3, 4 or 5, got {size}")
     T.N = size * size
     T.full = qx_full[size]
     T.nb = (<int64_t>1) << T.N
     cdef uint32_t blank = T.full & ~(me | opp)
-    if me & opp:
-        raise ValueError("a cell holds both sides' cubes")
+    if me & opp or (me | opp) & ~T.full:
+        raise ValueError(f"masks {me:#x}, {opp:#x} overlap or leave the {size}x{size} board")
     if blank == 0:
         return me
     if blank & (blank - 1):
@@ -473,6 +476,8 @@ def position_masks(int size, int64_t i):
     """``(me, opp)`` of position index ``i``."""
     cdef Tab T
     cdef uint32_t me, opp
+    if size not in (3, 4, 5):
+        raise ValueError(f"size must be 3, 4 or 5, got {size}")
     T.N = size * size
     T.full = qx_full[size]
     T.nb = (<int64_t>1) << T.N
