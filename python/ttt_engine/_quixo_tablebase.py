@@ -100,7 +100,7 @@ def _available_memory():
 
 
 def _gb(x):
-    return f"{x / 1e9:.2f} GB"
+    return f"{x / 1e9:.2f} GB" if x >= 1e8 else f"{x / 1e6:.1f} MB"
 
 
 def _check_room(path, size):
@@ -557,7 +557,7 @@ def configure_cli(sub):
     from ttt_engine.cli import _options as O
     t = sub.add_parser("tablebase", help="build the endgame tablebase (at most one blank cube)",
                        description="Solve every Quixo position with at most one blank cube "
-                       "backward and write the table the perfect engine and best use.")
+                       "backward and write the table that quixo.solve and the perfect engine read.")
     t.add_argument("--out", help="the table file (default: quixo-tablebase-5x5.tb in the cache "
                    "folder)")
     t.add_argument("--resume", action="store_true",
@@ -572,9 +572,14 @@ def configure_cli(sub):
 def run_cli(args):
     """``ttt-engine quixo tablebase``: build, then say the counts and the file."""
     from ttt_engine.cli._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CLIError
-    path = args.out or default_path(args.size)
-    if args.out is None:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+    from ttt_engine.cli import _files
+
+    class _Say:
+        @staticmethod
+        def say(text):
+            print(text, flush=True)
+    path = _files.check_output(args.out or default_path(args.size), "tablebase file",
+                               create_folder=None if args.out else _Say)
     if args.resume and not os.path.isfile(path + ".ckpt"):
         raise CLIError(f"nothing to resume: no checkpoint {path}.ckpt (build without "
                        "--resume)", EXIT_USAGE)
