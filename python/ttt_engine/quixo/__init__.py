@@ -5,7 +5,7 @@ The fast parts are Cython (``quixo.pxd`` core and ``quixo.pyx`` Board,
 ``quixo_values.pyx`` the value table, ``quixo_agents.pyx`` the agents,
 ``quixo_tournament.pyx`` the C tournament runner, ``quixo_solve.pyx`` the
 exact solver); this module validates input and wires them together.  Value
-files: ``_quixo_files`` (binary by default, JSON as an export).
+files: ``ttt_engine.quixo._files`` (binary by default, JSON as an export).
 
 Rules (5x5 by default, 3x3 and 4x4 too): X moves first.  A move takes a cube
 from the outer ring that is blank or shows the mover's symbol, turns it to the
@@ -32,6 +32,7 @@ import time
 from ttt_engine import _game_text as _text
 from ttt_engine.quixo import _files as _qfiles
 from ttt_engine import _symmetry, _verbs, engines
+from ttt_engine.quixo import tablebase as _tablebase
 from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
 from ttt_engine._verbs import SolveResult
@@ -100,9 +101,13 @@ def solve(board, *, max_nodes=None, time_limit=None):
     if board.is_terminal():
         return _verbs.finished(board)
     if board.size == 5:
+        exact = _tablebase.solve_result(board)     # at most one blank cube
+        if exact is not None:
+            return exact
         if max_nodes is None and time_limit is None:
             raise ValueError("quixo.solve on 5x5 needs a limit (max_nodes= and/or "
-                             "time_limit=): only 3x3 and 4x4 are solved exactly here")
+                             "time_limit=): only 3x3, 4x4 and the tablebase's 5x5 "
+                             "positions (at most one blank cube) are solved exactly")
         from ttt_engine.search import ABSearcher
         return _verbs.bounded_solve(board, max_nodes, time_limit,
                                     searcher=ABSearcher(1 << 20, ply_in_key=True))
@@ -338,10 +343,11 @@ def main(argv=None, prog="python -m ttt_engine.quixo"):
 
 def solved_move_values(board):
     """``{move: score}`` of a 3x3 or 4x4 position from the retrograde solution
-    (None for a 5x5 board), scored as ``search.move_values`` scores: a win in
+    (5x5: from the endgame tablebase when it is built and the board has at
+    most one blank cube, else None), scored as ``search.move_values`` scores: a win in
     ``p`` plies ``WIN_SCORE - p`` (the move cap is ignored, as in :func:`solve`)."""
     if board.size not in (3, 4):
-        return None
+        return _tablebase.solved_move_values(board)
     from ttt_engine.search import WIN_SCORE
     sol = solution(board.size)
     me = board.to_move

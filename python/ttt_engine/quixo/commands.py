@@ -71,6 +71,8 @@ def configure(p):
     r.add_argument("--games", type=GAME_COUNT, default=1_000_000)
     r.add_argument("--size", type=int, default=5, choices=(3, 4, 5))
     r.add_argument("--seed", type=O.seed, default=0)
+    from ttt_engine.quixo.tablebase import configure_cli
+    configure_cli(sub)
     p.set_defaults(run=run)
     return p
 
@@ -107,6 +109,9 @@ def run(args):
     from ttt_engine import quixo
     from ttt_engine._core.learning.quixo.tournament import random_games_per_second
     from ttt_engine._util import resolve_seed
+    if args.cmd == "tablebase":
+        from ttt_engine.quixo.tablebase import run_cli
+        return run_cli(args)
     try:
         if args.cmd == "stages":
             _check_outputs(args)

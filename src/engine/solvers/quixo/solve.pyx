@@ -93,6 +93,23 @@ cdef class Solution:
             return ("draw", None)
         raise ValueError("terminal position")
 
+    def value_of(self, uint32_t me, uint32_t opp):
+        """``value`` of the position given as masks from the side to move
+        (``me``, the opponent's ``opp``); ``(None, None)`` when a line is on
+        the board (no position)."""
+        cdef uint32_t full = qx_full[self.size]
+        if (me | opp) & ~full or me & opp:
+            raise ValueError("masks out of the board or overlapping")
+        cdef int64_t i = self.index(me, opp)
+        v = self.val[i]
+        if v == V_WIN:
+            return ("win", int(self.dist[i]))
+        if v == V_LOSS:
+            return ("loss", int(self.dist[i]))
+        if v == V_UNKNOWN:
+            return ("draw", None)
+        return (None, None)
+
     @property
     def start(self):
         """Value of the empty board for the first player (X)."""
