@@ -102,6 +102,7 @@ GAME = Game(
     # without it over 200 games at 0.05 s a move (docs/connect4.md)
     best_mcts={"solver": True, "playout": "decisive", "endgame": 28},
     move_list=(read_columns, write_columns),
+    yardstick_source="ttt_engine._yardstick_connect4",
     endgame_cells=_endgame_cells,
     endgame_solve=_endgame_solve,
     # seven moves a ply: a flatter root noise; half the leaf value from one

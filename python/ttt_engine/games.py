@@ -125,6 +125,9 @@ class Game:
     heuristic_rule: str = None
     #: the game is solved by ``ttt_engine.exact``'s oracle, which scores a policy exactly
     oracle: bool = False
+    #: the module that makes the game's exact yardstick suite (``build(seed=...,
+    #: progress=...) -> yardstick.Suite``; :func:`ttt_engine.yardstick.build`); None: none
+    yardstick_source: str = None
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of
     #: ``(board, ...)`` (see :mod:`ttt_engine._game_text`); None: the generic face
     text: tuple = None

@@ -7,21 +7,33 @@ game-theoretic value and how often it is optimal.
 >>> r = yardstick.yardstick(g.make_agent("random", seed=1), game="connect4")  # doctest: +SKIP
 >>> print(r)                                                                   # doctest: +SKIP
 
-Any game whose registry entry has a ``perfect`` engine with ``move_scores``
-(exact scores of every legal move, a win in p plies ``WIN_SCORE - p``) can
-have a suite: :func:`build_suite` plays random games and games of a strong
-engine with a little randomness, takes positions spread over the game's
-phases (opening, middle, end, by plies played) and scores every move of each
-with that engine; :func:`save` / :func:`load` keep it compact (an ``.npz`` of
-move lists and scores).  A game's shipped suite is
-``ttt_engine/data/yardstick_<key>.npz``.
+Every game ships a suite, ``ttt_engine/data/yardstick_<key>.npz``, made by
+the game's own source (its registry entry's ``yardstick_source``, a module
+with ``build(seed=..., progress=...)``: :func:`build`), from whatever scores
+its positions exactly (an oracle, a retrograde solution, an exact solver, an
+alpha-beta solve that finishes).  :func:`build_suite` is the generic maker
+for a game with a ``perfect`` engine with ``move_scores``: it plays random
+games and games of a strong engine with a little randomness, takes positions
+spread over the phases and scores every move with that engine;
+:func:`save` / :func:`load` keep a suite compact (an ``.npz`` of move lists
+and scores).
+
+A position is **critical** when some legal move changes its game-theoretic
+outcome (a won position with a move that does not win, a drawn one with a
+losing move); in the others every move keeps the value, so only the critical
+ones tell a strong mover from a random one.  Results lead with them, beside
+the exact expectation of a uniformly random mover on the same positions.
 
 For each position the agent is asked for its move (``reset()`` first, so no
 position leans on the one before); the move *keeps the value* when the
 position's outcome under perfect play is the same after it (a won position
 stays won, a drawn one at least drawn; in a lost position every move keeps
 it) and is *optimal* when its score is the best (the fastest win, the slowest
-loss).  Shares come with 95% Wilson intervals, by phase and overall.
+loss; where a game's scores carry no distance, ``info["distance"]`` False,
+every move that keeps the value is optimal).  Shares come with 95% Wilson
+intervals, by phase and overall.  Positions may be of boards other than the
+game's default (``Suite.options``, e.g. Quixo 4x4): an agent that cannot play
+one is refused with its reason before any move is counted.
 """
 from __future__ import annotations
 
@@ -36,17 +48,17 @@ import numpy as np
 
 from ttt_engine import _registry, _util
 
-__all__ = ["Suite", "Share", "Result", "yardstick", "build_suite", "save", "load",
-           "suite_path", "has_suite", "wilson", "PHASES", "FORMAT_VERSION"]
+__all__ = ["Suite", "Share", "Result", "yardstick", "build", "build_suite", "compose",
+           "save", "load", "suite_path", "has_suite", "rebuild_hint", "wilson", "PHASES",
+           "FORMAT_VERSION", "table", "strength_curve"]
 
 #: the phases of a game, by plies played (the suite's ``bounds`` split them)
 PHASES = ("opening", "middle", "end")
-#: the suite file's format
-FORMAT_VERSION = 1
+#: the suite file's format (2: board options per position; 1, all on the default board, is read too)
+FORMAT_VERSION = 2
 #: scores are stored as plies to the end: a win in p plies ``WIN - p``, a loss ``-(WIN - p)``
 _WIN = 10_000
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-_SOURCES = ("random games", "strong engine")
 
 
 def suite_path(game):
@@ -57,6 +69,11 @@ def suite_path(game):
 def has_suite(game):
     """Whether a suite ships for the game ``game`` (a registry key)."""
     return os.path.exists(suite_path(game))
+
+
+def rebuild_hint(game):
+    """What to run to make the suite of ``game`` (a registry key) again."""
+    return f"ttt-engine yardstick --game {game} --build"
 
 
 def wilson(k, n, z=1.96):
@@ -74,13 +91,25 @@ def _outcome(score):
     return (score > 0) - (score < 0)
 
 
+def is_critical(scores):
+    """Whether some move of a position (``{move: score}``) changes its
+    game-theoretic outcome: the moves' outcomes are not all the same."""
+    outcomes = {_outcome(v) for v in scores.values()}
+    return len(outcomes) > 1
+
+
 @dataclass(frozen=True)
 class Suite:
     """Positions (``lines``: the moves from the game's start) with every legal
     move's exact score (``scores``: ``{move: score}``, a win in p plies
-    ``10000 - p``), their phase index (into :data:`PHASES`) and source (0
-    random games, 1 the strong engine); ``bounds``: plies where the middle and
-    the end begin; ``info``: how it was made."""
+    ``10000 - p``; ``info["distance"]`` False: ``+-10000``, won or lost at an
+    unknown distance), their phase index (into :data:`PHASES`) and source (an
+    index into ``info["sources"]``, the names of where positions came from);
+    ``bounds``: plies where the middle and the end begin; ``info``: how it was
+    made.  ``options``: the distinct board options of the positions (``{}``:
+    the game's default board) and ``variant``: each position's index into them
+    (empty: all 0).  ``critical[i]``: some legal move of position i changes its
+    game-theoretic outcome."""
     game: str
     lines: tuple
     scores: tuple
@@ -88,37 +117,60 @@ class Suite:
     sources: tuple
     bounds: tuple
     info: dict = field(default_factory=dict)
+    options: tuple = ({},)
+    variant: tuple = ()
+    critical: tuple = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "critical", tuple(is_critical(s) for s in self.scores))
 
     def __len__(self):
         return len(self.lines)
 
+    def options_of(self, i):
+        """The board options of position ``i`` (``{}``: the game's default board)."""
+        return self.options[self.variant[i] if self.variant else 0]
+
     def board(self, i):
         """The board of position ``i``."""
-        b = _registry.get(self.game).new_board()
+        b = _registry.get(self.game).new_board(**self.options_of(i))
         for m in self.lines[i]:
             b.push(int(m))
         return b
 
-    def random_expectation(self):
+    @property
+    def critical_share(self):
+        """The share of positions that are critical."""
+        return sum(self.critical) / max(len(self), 1)
+
+    def random_expectation(self, critical=False, positions=None):
         """``{phase: (keeps, optimal)}`` (and ``"all"``): the exact expected
-        shares of a uniformly random mover -- the mean over the positions of
-        the fraction of legal moves that keep the value / are optimal."""
+        shares of a uniformly random mover -- the mean over the positions (the
+        critical ones only with ``critical``; ``positions``: these indices only)
+        of the fraction of legal moves that keep the value / are optimal."""
         out = {}
-        for name, idx in self._groups():
+        for name, idx in self._groups(positions):
             keep = opt = 0.0
+            idx = [i for i in idx if self.critical[i] or not critical]
             for i in idx:
-                s = self.scores[i]
-                best = max(s.values())
-                keep += sum(_outcome(v) == _outcome(best) for v in s.values()) / len(s)
-                opt += sum(v == best for v in s.values()) / len(s)
+                k, o = _random_shares(self.scores[i])
+                keep += k
+                opt += o
             n = max(len(idx), 1)
             out[name] = (keep / n, opt / n)
         return out
 
-    def _groups(self):
-        groups = [(p, [i for i in range(len(self)) if self.phases[i] == k])
-                  for k, p in enumerate(PHASES)]
-        return groups + [("all", list(range(len(self))))]
+    def _groups(self, positions=None):
+        idx = range(len(self)) if positions is None else positions
+        groups = [(p, [i for i in idx if self.phases[i] == k]) for k, p in enumerate(PHASES)]
+        return groups + [("all", list(idx))]
+
+
+def _random_shares(s):
+    """(keeps, optimal): the fractions of the moves of ``s`` that keep the value / are best."""
+    best = max(s.values())
+    return (sum(_outcome(v) == _outcome(best) for v in s.values()) / len(s),
+            sum(v == best for v in s.values()) / len(s))
 
 
 def save(suite, path):
@@ -128,26 +180,42 @@ def save(suite, path):
     s_off = np.cumsum([0] + [len(s) for s in suite.scores]).astype(np.int32)
     s_moves = np.array([m for s in suite.scores for m in sorted(s)], dtype=np.int32)
     s_vals = np.array([s[m] for s in suite.scores for m in sorted(s)], dtype=np.int16)
+    variant = suite.variant or (0,) * len(suite)
     tmp = f"{path}.tmp{os.getpid()}.npz"
-    np.savez_compressed(tmp, version=FORMAT_VERSION, game=suite.game, line_offsets=offsets,
-                        line_moves=flat, score_offsets=s_off, score_moves=s_moves,
-                        score_values=s_vals, phases=np.array(suite.phases, dtype=np.int8),
-                        sources=np.array(suite.sources, dtype=np.int8),
-                        bounds=np.array(suite.bounds, dtype=np.int32),
-                        info=np.array(repr(suite.info)))
-    os.replace(tmp, path)
+    try:
+        np.savez_compressed(tmp, version=FORMAT_VERSION, game=suite.game, line_offsets=offsets,
+                            line_moves=flat, score_offsets=s_off, score_moves=s_moves,
+                            score_values=s_vals, phases=np.array(suite.phases, dtype=np.int8),
+                            sources=np.array(suite.sources, dtype=np.int8),
+                            bounds=np.array(suite.bounds, dtype=np.int32),
+                            options=np.array(repr(list(suite.options))),
+                            variant=np.array(variant, dtype=np.int8),
+                            info=np.array(repr(suite.info)))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
-def load(path):
-    """The :class:`Suite` in ``path``; ``ValueError`` of one line when it is
-    missing, not a suite or of another format version."""
+def load(path, game=None):
+    """The :class:`Suite` in ``path`` (of the game ``game`` when given); one
+    line ``ValueError`` naming the file and what to run to make it again when
+    it is missing, truncated, not a suite, of another game or of another
+    format version."""
     import ast
+    import zipfile
     where = f"yardstick suite {path}"
+    again = f"; make it again with: {rebuild_hint(game)}" if game else ""
     try:
         with np.load(path) as z:
-            if int(z["version"]) != FORMAT_VERSION:
-                raise ValueError(f"{where}: format version {int(z['version'])}, this version "
-                                 f"reads {FORMAT_VERSION}")
+            version = int(z["version"])
+            if version not in (1, FORMAT_VERSION):      # 1: every position on the default board
+                newer = "a newer" if version > FORMAT_VERSION else "an older"
+                raise ValueError(f"{where}: format version {version} ({newer} release's), "
+                                 f"this version reads {FORMAT_VERSION}{again}")
+            if game is not None and str(z["game"]) != game:
+                raise ValueError(f"{where}: a suite of {str(z['game'])!r}, not of "
+                                 f"{game!r}{again}")
             off, flat = z["line_offsets"], z["line_moves"]
             s_off, s_moves, s_vals = z["score_offsets"], z["score_moves"], z["score_values"]
             n = len(off) - 1
@@ -155,29 +223,39 @@ def load(path):
             scores = tuple({int(m): int(v) for m, v in zip(s_moves[s_off[i]:s_off[i + 1]],
                                                          s_vals[s_off[i]:s_off[i + 1]])}
                            for i in range(n))
+            if any(not s for s in scores):
+                raise ValueError("a position without a scored move")
+            options = tuple(ast.literal_eval(str(z["options"]))) if version > 1 else ({},)
+            variant = tuple(int(v) for v in z["variant"]) if version > 1 else (0,) * n
+            if len(variant) != n or (n and not 0 <= min(variant) <= max(variant) < len(options)):
+                raise ValueError("board options out of range")
             return Suite(str(z["game"]), lines, scores, tuple(int(p) for p in z["phases"]),
                          tuple(int(s) for s in z["sources"]),
-                         tuple(int(b) for b in z["bounds"]), ast.literal_eval(str(z["info"])))
+                         tuple(int(b) for b in z["bounds"]), ast.literal_eval(str(z["info"])),
+                         options, variant if any(variant) else ())
     except FileNotFoundError:
-        raise ValueError(f"{where}: no such file") from None
-    except (OSError, KeyError, ValueError, SyntaxError) as e:
+        raise ValueError(f"{where}: no such file{again}") from None
+    except (OSError, KeyError, ValueError, SyntaxError, EOFError, zipfile.BadZipFile,
+            IndexError) as e:
         if str(e).startswith(where):
             raise
         # numpy's own words for a file that is no .npz suggest pickles: not ours to say
-        raise ValueError(f"{where}: not a yardstick suite"
-                         + ("" if "pickle" in str(e) else f" ({e})")) from None
+        detail = "" if "pickle" in str(e) or isinstance(e, zipfile.BadZipFile) else f" ({e})"
+        raise ValueError(f"{where}: not a yardstick suite, or truncated{detail}{again}") \
+            from None
 
 
 def _suite(game, suite):
     if isinstance(suite, Suite):
         return suite
     key = game if isinstance(game, str) else game.key
-    path = suite if suite is not None else suite_path(key)
-    if suite is None and not has_suite(key):
-        title = _registry.get(key).title
-        raise ValueError(f"no yardstick suite ships for {title}; make one with "
-                         f"bench/yardstick_suite.py --game {key} --out FILE and pass suite=FILE")
-    return load(path)
+    if suite is None:
+        if not has_suite(key):
+            title = _registry.get(key).title
+            raise ValueError(f"no yardstick suite ships for {title} ({suite_path(key)}); "
+                             f"make one with: {rebuild_hint(key)}")
+        return load(suite_path(key), key)
+    return load(suite, key)
 
 
 # ---------------------------------------------------------------------------- measuring
@@ -196,68 +274,130 @@ class Share:
         return wilson(self.k, self.n)
 
     def __str__(self):
+        if not self.n:
+            return "    -"
         lo, hi = self.interval
         return f"{100 * self.rate:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+_ALL = ("all", *PHASES)
+
+
+def _pct(x):
+    return "-" if x != x else f"{100 * x:.1f}"
+
+
 @dataclass(frozen=True)
 class Result:
-    """An agent's yardstick: ``keeps[phase]`` and ``optimal[phase]``
-    (:class:`Share`, phases and ``"all"``), the agent's name, the suite's size
-    and the seconds it took."""
+    """An agent's yardstick: on the critical positions ``critical_keeps[phase]``
+    and ``critical_optimal[phase]`` (:class:`Share`, phases and ``"all"``) beside
+    ``random[phase]``, a uniformly random mover's exact expected ``(keeps,
+    optimal)`` on the same positions; on every position ``keeps`` and
+    ``optimal``; the agent's name, the number of positions and the seconds it
+    took."""
     agent: str
     game: str
     keeps: dict
     optimal: dict
     positions: int
     seconds: float
+    critical_keeps: dict = field(default_factory=dict)
+    critical_optimal: dict = field(default_factory=dict)
+    random: dict = field(default_factory=dict)
 
     def to_dict(self):
         """The result as plain data (JSON): counts, not rates, so nothing is lost."""
         out = {"agent": self.agent, "game": self.game, "positions": self.positions,
                "seconds": round(self.seconds, 1)}
-        for p in ("all", *PHASES):
+        for p in _ALL:
             out[p] = {"keeps": [self.keeps[p].k, self.keeps[p].n],
                       "optimal": [self.optimal[p].k, self.optimal[p].n]}
+            if self.critical_keeps:
+                out[p].update(critical_keeps=[self.critical_keeps[p].k,
+                                              self.critical_keeps[p].n],
+                              critical_optimal=[self.critical_optimal[p].k,
+                                                self.critical_optimal[p].n],
+                              random=list(self.random[p]))
         return out
 
     @classmethod
     def from_dict(cls, d, game=None):
-        """The result :meth:`to_dict` wrote (``game`` where the dict has none)."""
-        phases = ("all", *PHASES)
+        """The result :meth:`to_dict` wrote (``game`` where the dict has none);
+        one of before critical positions has none of them."""
+        crit = "critical_keeps" in d["all"]
         return cls(d["agent"], d.get("game", game),
-                   {p: Share(*d[p]["keeps"]) for p in phases},
-                   {p: Share(*d[p]["optimal"]) for p in phases},
-                   d["positions"], d["seconds"])
+                   {p: Share(*d[p]["keeps"]) for p in _ALL},
+                   {p: Share(*d[p]["optimal"]) for p in _ALL},
+                   d["positions"], d["seconds"],
+                   {p: Share(*d[p]["critical_keeps"]) for p in _ALL} if crit else {},
+                   {p: Share(*d[p]["critical_optimal"]) for p in _ALL} if crit else {},
+                   {p: tuple(d[p]["random"]) for p in _ALL} if crit else {})
 
     #: the head of the Markdown table whose rows :meth:`row` writes
-    TABLE_HEAD = ("| agent | keeps / optimal, all | " + " | ".join(PHASES) + " |\n"
-                  + "|---" * (2 + len(PHASES)) + "|")
+    TABLE_HEAD = ("| agent | critical: keeps / optimal | random mover (exact) | "
+                  + " | ".join(PHASES) + " | all positions |\n"
+                  + "|---" * (4 + len(PHASES)) + "|")
 
     def row(self):
-        """One Markdown table row: agent, then keeps / optimal for all and by phase."""
-        cells = [self.agent] + [f"{100 * self.keeps[p].rate:.1f} / "
-                                f"{100 * self.optimal[p].rate:.1f}"
-                                for p in ("all", *PHASES)]
+        """One Markdown table row: agent; on the critical positions keeps /
+        optimal (all phases), the random mover's exact expectation, then keeps /
+        optimal by phase; last keeps / optimal on every position."""
+        ck = self.critical_keeps or {p: Share(0, 0) for p in _ALL}
+        co = self.critical_optimal or {p: Share(0, 0) for p in _ALL}
+        rnd = self.random.get("all", (float("nan"),) * 2)
+        cells = [self.agent, f"**{_pct(ck['all'].rate)} / {_pct(co['all'].rate)}**",
+                 f"{_pct(rnd[0])} / {_pct(rnd[1])}"]
+        cells += [f"{_pct(ck[p].rate)} / {_pct(co[p].rate)}" for p in PHASES]
+        cells.append(f"{_pct(self.keeps['all'].rate)} / {_pct(self.optimal['all'].rate)}")
         return "| " + " | ".join(cells) + " |"
 
     def __str__(self):
+        n_crit = self.critical_keeps["all"].n if self.critical_keeps else 0
         lines = [f"{self.agent} on the {self.game} yardstick ({self.positions:,} positions, "
-                 f"{self.seconds:.1f} s): share of moves, 95% interval",
-                 f"  {'phase':8} {'n':>6}  {'keeps the value':24} optimal"]
+                 f"{n_crit:,} critical; {self.seconds:.1f} s): share of moves, 95% interval"]
+        if self.critical_keeps:
+            lines += ["critical positions (some move changes the outcome):",
+                      f"  {'phase':8} {'n':>6}  {'keeps the value':24} {'optimal':24} "
+                      "random mover (exact)"]
+            for p in (*PHASES, "all"):
+                k, o, r = self.critical_keeps[p], self.critical_optimal[p], self.random[p]
+                lines.append(f"  {p:8} {k.n:6,}  {str(k):24} {str(o):24} "
+                             f"{_pct(r[0])}% / {_pct(r[1])}%")
+        lines += ["every position:",
+                  f"  {'phase':8} {'n':>6}  {'keeps the value':24} optimal"]
         for p in (*PHASES, "all"):
             k, o = self.keeps[p], self.optimal[p]
             lines.append(f"  {p:8} {k.n:6,}  {str(k):24} {o}")
         return "\n".join(lines)
 
 
+def check_playable(agent, suite, idx):
+    """A one-line ``ValueError`` when ``agent`` cannot play the boards of some
+    positions ``idx`` of ``suite`` (an engine bound to other board options,
+    e.g. a network of the default board on Quixo 4x4), found by asking it for a
+    move on the first position of each kind of board before anything counts."""
+    name = getattr(agent, "name", type(agent).__name__)
+    for v in sorted({suite.variant[i] if suite.variant else 0 for i in idx}):
+        i = next(j for j in idx if (suite.variant[j] if suite.variant else 0) == v)
+        if hasattr(agent, "reset"):
+            agent.reset()
+        try:
+            agent.select_move(suite.board(i))
+        except ValueError as e:
+            opts = ", ".join(f"{k}={x}" for k, x in suite.options[v].items()) or "default"
+            raise ValueError(f"agent {name!r} cannot play the suite's boards of {opts}: "
+                             f"{str(e).splitlines()[0]}") from None
+
+
 def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progress=False):
     """How ``agent`` plays the positions of ``game``'s suite (``suite``: a
     :class:`Suite` or a path; default the shipped one): a :class:`Result` with
     the share of its moves that keep the game-theoretic value and the share
-    that are optimal, by phase, with 95% Wilson intervals.  ``sample``: only
-    that many positions, drawn with ``seed`` (the same ones for every agent).
-    ``progress``: a line on stderr as it goes."""
+    that are optimal, on the critical positions and on all, by phase, with 95%
+    Wilson intervals, beside a random mover's exact expectation.  ``sample``:
+    only that many positions, drawn with ``seed`` (the same ones for every
+    agent).  ``progress``: a line on stderr as it goes.  An illegal move is a
+    ``ValueError`` naming the position and the move, and nothing is counted."""
     suite = _suite(game, suite)
     if not callable(getattr(agent, "select_move", None)):
         raise ValueError(f"agent must have select_move(board), got {type(agent).__name__}")
@@ -266,8 +406,10 @@ def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progre
     if sample is not None:
         sample = _util.check_int("sample", sample, min=1, max=len(suite))
         idx = sorted(random.Random(seed).sample(idx, sample))
-    keeps = {p: [0, 0] for p in (*PHASES, "all")}
-    optimal = {p: [0, 0] for p in (*PHASES, "all")}
+    check_playable(agent, suite, idx)
+    counts = {kind: {p: [0, 0] for p in _ALL}
+              for kind in ("keeps", "optimal", "critical_keeps", "critical_optimal")}
+    name = getattr(agent, "name", type(agent).__name__)
     t0 = time.perf_counter()
     for n, i in enumerate(idx, 1):
         board = suite.board(i)
@@ -275,192 +417,50 @@ def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progre
             agent.reset()
         move = agent.select_move(board.copy())
         s = suite.scores[i]
-        if move not in s:
-            raise ValueError(f"agent {getattr(agent, 'name', agent)!r} chose {move!r}, not a "
-                             f"legal move of suite position {i}")
+        if isinstance(move, bool) or not isinstance(move, (int, np.integer)) or move not in s:
+            g = _registry.get(suite.game)
+            line = " ".join(_move_text(g, suite, i))
+            raise ValueError(f"agent {name!r} chose {move!r}, not a legal move of suite "
+                             f"position {i} ({g.title}, after: {line or 'no move'}); "
+                             "nothing is counted")
         best = max(s.values())
+        kinds = ("keeps", "optimal") + (("critical_keeps", "critical_optimal")
+                                        if suite.critical[i] else ())
+        hit = {"keeps": _outcome(s[move]) == _outcome(best), "optimal": s[move] == best}
         for phase in (PHASES[suite.phases[i]], "all"):
-            keeps[phase][0] += _outcome(s[move]) == _outcome(best)
-            optimal[phase][0] += s[move] == best
-            keeps[phase][1] += 1
-            optimal[phase][1] += 1
+            for kind in kinds:
+                c = counts[kind][phase]
+                c[0] += hit[kind.replace("critical_", "")]
+                c[1] += 1
         if progress and (n % 50 == 0 or n == len(idx)):
             print(f"\r{n:,}/{len(idx):,} positions", end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    name = getattr(agent, "name", type(agent).__name__)
-    return Result(name, suite.game, {p: Share(*v) for p, v in keeps.items()},
-                  {p: Share(*v) for p, v in optimal.items()}, len(idx),
-                  time.perf_counter() - t0)
+    shares = {kind: {p: Share(*v) for p, v in c.items()} for kind, c in counts.items()}
+    return Result(name, suite.game, shares["keeps"], shares["optimal"], len(idx),
+                  time.perf_counter() - t0, shares["critical_keeps"],
+                  shares["critical_optimal"], suite.random_expectation(True, idx))
 
 
-# ---------------------------------------------------------------------------- making a suite
-def _plies_score(v):
-    """A ``move_scores`` value (a win in p plies ``WIN_SCORE - p``) as stored."""
-    from ttt_engine.search import WIN_SCORE
-    if v == 0:
-        return 0
-    p = int(round(WIN_SCORE - abs(v)))
-    return int(math.copysign(_WIN - p, v))
-
-
-def _games(game, agent_name, n_games, epsilon, rng, budget):
-    """``n_games`` move lists of ``agent_name`` self-play, each move random with
-    probability ``epsilon`` (always for ``"random"``)."""
-    agent = None if agent_name == "random" else game.make_agent(agent_name, **budget)
+def _move_text(g, suite, i):
+    """The moves of position ``i`` as the game writes them."""
+    b = g.new_board(**suite.options_of(i))
     out = []
-    for _ in range(n_games):
-        b = game.new_board()
-        line = []
-        while not b.is_terminal():
-            if agent is None or rng.random() < epsilon:
-                m = rng.choice(list(b.legal_moves))
-            else:
-                m = agent.select_move(b.copy())
-            b.push(m)
-            line.append(m)
-        out.append(line)
+    for m in suite.lines[i]:
+        out.append(g.move_to_str(b, m))
+        b.push(m)
     return out
 
 
-#: Games in a row without a new position after which ``build_suite`` gives up.
-STALL_GAMES = 2_000
-#: Games in a row too short for every phase still wanted after which it gives up.
-SHORT_GAMES = 20
-
-
-def _ints(name, value, n, what, min):
-    """``value`` as a tuple of ``n`` integers >= ``min`` (``what`` says what they are)."""
-    try:
-        items = tuple(value)
-    except TypeError:
-        items = None
-    if items is None or len(items) != n:
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    return tuple(_util.check_int(f"{name}[{k}]", x, min=min) for k, x in enumerate(items))
-
-
-def _three_counts(per_phase):
-    counts = _ints("per_phase", per_phase, 3, "three counts (opening, middle, end)", 0)
-    if not any(counts):
-        raise ValueError("per_phase asks for no position at all")
-    return counts
-
-
-def _bounds(bounds):
-    b = _ints("bounds", bounds, 2, "two plies (where the middle and the end begin)", 1)
-    if b[0] >= b[1]:
-        raise ValueError(f"bounds must rise: the middle begins before the end, got {b}")
-    return b
-
-
-def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
-                strong_budget=None, epsilon=0.15, bounds=None, cap=None, progress=True):
-    """A new :class:`Suite` for ``game`` (a key): ``per_phase[k]`` positions of
-    phase k, half from uniformly random games and half from ``strong``
-    self-play with ``epsilon`` random moves (``strong_budget``: its keywords),
-    every move scored by the game's ``perfect`` engine.  ``bounds``: the plies
-    where the middle and the end begin (default: thirds of the longest random
-    game).  ``cap``: CPU seconds a position may take to score; a slower one is
-    replaced by another (counted in ``info["replaced"]``).  Seeded by ``seed``."""
-    import signal
-    g = _registry.get(game)
-    if "perfect" not in g.engines:
-        raise ValueError(f"{g.title} has no perfect engine to score a suite with")
-    per_phase = _three_counts(per_phase)
-    seed = _util.resolve_seed(seed)
-    _util.check_choice("strong", strong, tuple(g.engines))
-    if strong_budget is not None and not isinstance(strong_budget, dict):
-        raise TypeError(f"strong_budget must be a dict of the {strong!r} engine's keywords "
-                        f"or None, got {strong_budget!r}")
-    epsilon = _util.check_real("epsilon", epsilon, low=0, high=1)
-    cap = _util.check_seconds("cap", cap, allow_none=True)
-    scorer = g.make_agent("perfect", seed=seed)
-    rng = random.Random(seed)
-    if bounds is None:
-        longest = max(len(x) for x in _games(g, "random", 200, 1.0, rng, {}))
-        bounds = (round(longest / 3), round(2 * longest / 3))
-    bounds = _bounds(bounds)
-    starts = (0, *bounds)
-
-    def phase_of(ply):
-        return 0 if ply < bounds[0] else 1 if ply < bounds[1] else 2
-
-    class _Slow(Exception):
-        pass
-
-    def alarm(signum, frame):
-        raise _Slow
-
-    old = signal.signal(signal.SIGPROF, alarm) if cap else None
-    lines, scores, phases, sources, seen = [], [], [], [], set()
-    replaced = [0, 0, 0]
-    t0 = time.perf_counter()
-    try:
-        for source, name in enumerate(("random", strong)):
-            need = [n // 2 if source == 0 else n - n // 2 for n in per_phase]
-            idle = 0            # games in a row that gave no new position
-            short = 0           # games in a row that ended before every needed phase
-            while any(need):
-                if short >= SHORT_GAMES:
-                    first = min(starts[k] for k in range(3) if need[k])
-                    raise ValueError(
-                        f"{SHORT_GAMES} {name} games in a row ended by ply {first}, where the "
-                        f"phase asked for begins (bounds {bounds}): move the bounds or ask for "
-                        f"no positions of that phase (per_phase)")
-                if idle >= STALL_GAMES:
-                    short = [k for k in range(3) if need[k]]
-                    raise ValueError(
-                        f"{STALL_GAMES:,} {name} games in a row gave no new position of phase "
-                        f"{', '.join(map(str, short))} (bounds {bounds}): the phase is beyond "
-                        f"the games' length, or it has fewer distinct positions than asked; "
-                        f"ask for fewer (per_phase) or move the bounds")
-                idle += 1
-                game_line = _games(g, name, 1, 1.0 if source == 0 else epsilon, rng,
-                                   strong_budget or {})[0]
-                short = short + 1 if all(len(game_line) <= starts[k]
-                                         for k in range(3) if need[k]) else 0
-                for k in range(3):
-                    if not need[k]:
-                        continue
-                    plies = [p for p in range(len(game_line)) if phase_of(p) == k]
-                    if not plies:
-                        continue
-                    p = rng.choice(plies)
-                    line = tuple(game_line[:p])
-                    if line in seen:
-                        continue
-                    b = g.new_board()
-                    for m in line:
-                        b.push(m)
-                    try:
-                        if cap:
-                            signal.setitimer(signal.ITIMER_PROF, cap)
-                        s = scorer.move_scores(b)
-                    except _Slow:
-                        replaced[k] += 1
-                        continue
-                    finally:
-                        if cap:
-                            signal.setitimer(signal.ITIMER_PROF, 0)
-                    seen.add(line)
-                    idle = 0
-                    lines.append(line)
-                    scores.append({int(m): _plies_score(v) for m, v in s.items()})
-                    phases.append(k)
-                    sources.append(source)
-                    need[k] -= 1
-                    if progress:
-                        print(f"\r{len(lines):,}/{sum(per_phase):,} positions "
-                              f"{time.perf_counter() - t0:7.1f} s", end="", file=sys.stderr,
-                              flush=True)
-    finally:
-        if cap:
-            signal.signal(signal.SIGPROF, old)
-    if progress:
-        print(file=sys.stderr)
-    info = {"seed": seed, "strong": strong, "strong_budget": strong_budget or {},
-            "epsilon": epsilon, "cap": cap, "replaced": replaced,
-            "seconds": round(time.perf_counter() - t0, 1)}
-    return Suite(g.key, tuple(lines), tuple(scores), tuple(phases), tuple(sources), bounds,
-                 info)
+# ---------------------------------------------------------------------------- making and reporting
+def __getattr__(name):
+    # the makers and the reports live beside this module: importing the
+    # yardstick to measure one agent does not import them
+    if name in ("build", "build_suite", "compose", "phases_by_plies", "STALL_GAMES",
+                "SHORT_GAMES"):
+        from ttt_engine import _yardstick_build
+        return getattr(_yardstick_build, name)
+    if name in ("table", "strength_curve"):
+        from ttt_engine import _yardstick_report
+        return getattr(_yardstick_report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,47 @@
+"""Ultimate Tic-Tac-Toe's yardstick suite: positions whose exact solve fits.
+
+Positions of uniformly random games and of MCTS games with a little
+randomness, from the first one with at most :data:`MAX_EMPTY` empty cells in
+the open local boards (what the endgame solve counts,
+``uttt.endgame_empty_cells``) to the end, each scored by the package's
+alpha-beta searched to the end of the game (``search.move_values``, every
+move with a full window: the fastest win, the slowest loss) and kept only
+when that search finishes within :data:`CAP` CPU seconds and says it is
+exact: the endgames (about 26 cells and fewer solve in well under a second)
+and the earlier positions where the solve still finishes.
+"""
+from __future__ import annotations
+
+from ttt_engine import _registry
+
+__all__ = ["build", "MAX_EMPTY", "CAP"]
+
+#: positions from this many empty cells in the open local boards on
+MAX_EMPTY = 28
+#: CPU seconds the solve of one position may take (slower ones are left out)
+CAP = 1.0
+
+
+def build(seed=1, progress=True, size=1400, candidates=1900, max_empty=MAX_EMPTY, cap=CAP):
+    """The suite: ``size`` positions of ``candidates`` scored, most critical."""
+    from ttt_engine import uttt
+    from ttt_engine._yardstick_build import compose, plies_score, sample_positions
+    from ttt_engine.search import ABSearcher, move_values
+    g = _registry.get("uttt")
+    searcher = ABSearcher(1 << 20)
+
+    def scorer(board):
+        scores, exact = move_values(board, depth=81, searcher=searcher)
+        if not exact:
+            return None
+        return {int(m): plies_score(v) for m, v in scores.items()}
+
+    strong = g.make_agent("mcts", simulations=200, seed=seed)
+    found = sample_positions(
+        "uttt", scorer, candidates, seed=seed, strong=strong, epsilon=0.15,
+        accept=lambda b: uttt.endgame_empty_cells(b) <= max_empty, per_game=4, cap=cap,
+        progress=progress, label="Ultimate Tic-Tac-Toe")
+    return compose("uttt", found, size=size, seed=seed,
+                   sources=("random games", "mcts (200 simulations), 15% random moves"),
+                   info={"seed": seed, "max_empty": max_empty, "cap": cap,
+                         "scorer": "alpha-beta to the end (search.move_values, exact)"})
