@@ -22,7 +22,7 @@ MAX_EMPTY = 28
 CAP = 1.0
 
 
-def build(seed=1, progress=True, size=1400, candidates=1900, max_empty=MAX_EMPTY, cap=CAP):
+def build(seed=1, progress=True, size=1200, candidates=1500, max_empty=MAX_EMPTY, cap=CAP):
     """The suite: ``size`` positions of ``candidates`` scored, most critical."""
     from ttt_engine import uttt
     from ttt_engine._yardstick_build import compose, plies_score, sample_positions
@@ -36,12 +36,12 @@ def build(seed=1, progress=True, size=1400, candidates=1900, max_empty=MAX_EMPTY
             return None
         return {int(m): plies_score(v) for m, v in scores.items()}
 
-    strong = g.make_agent("mcts", simulations=200, seed=seed)
+    strong = g.make_agent("mcts", simulations=100, seed=seed)
     found = sample_positions(
         "uttt", scorer, candidates, seed=seed, strong=strong, epsilon=0.15,
-        accept=lambda b: uttt.endgame_empty_cells(b) <= max_empty, per_game=4, cap=cap,
+        accept=lambda b: uttt.endgame_empty_cells(b) <= max_empty, per_game=6, cap=cap,
         progress=progress, label="Ultimate Tic-Tac-Toe")
     return compose("uttt", found, size=size, seed=seed,
-                   sources=("random games", "mcts (200 simulations), 15% random moves"),
+                   sources=("random games", "mcts (100 simulations), 15% random moves"),
                    info={"seed": seed, "max_empty": max_empty, "cap": cap,
                          "scorer": "alpha-beta to the end (search.move_values, exact)"})
