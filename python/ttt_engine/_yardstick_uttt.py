@@ -5,10 +5,11 @@ randomness, from the first one with at most :data:`MAX_EMPTY` empty cells in
 the open local boards (what the endgame solve counts,
 ``uttt.endgame_empty_cells``) to the end, each scored by the package's
 alpha-beta searched to the end of the game (``search.move_values``, every
-move with a full window: the fastest win, the slowest loss) and kept only
-when that search finishes within :data:`CAP` CPU seconds and says it is
-exact: the endgames (about 26 cells and fewer solve in well under a second)
-and the earlier positions where the solve still finishes.
+move with a full window: the fastest win, the slowest loss), kept only when
+the position's value is proven within :data:`CAP` seconds first (the
+package's bounded solve, ``uttt.solve``'s, on the same table) and the move
+scores are exact: the endgames (26 cells and fewer solve in well under a
+second) and the earlier positions where the solve still finishes.
 """
 from __future__ import annotations
 
@@ -18,19 +19,21 @@ __all__ = ["build", "MAX_EMPTY", "CAP"]
 
 #: positions from this many empty cells in the open local boards on
 MAX_EMPTY = 28
-#: CPU seconds the solve of one position may take (slower ones are left out)
-CAP = 1.0
+#: seconds the proof of a position's value may take (slower ones are left out)
+CAP = 0.5
 
 
-def build(seed=1, progress=True, size=1200, candidates=1500, max_empty=MAX_EMPTY, cap=CAP):
+def build(seed=1, progress=True, size=1100, candidates=1250, max_empty=MAX_EMPTY, cap=CAP):
     """The suite: ``size`` positions of ``candidates`` scored, most critical."""
-    from ttt_engine import uttt
+    from ttt_engine import _verbs, uttt
     from ttt_engine._yardstick_build import compose, plies_score, sample_positions
     from ttt_engine.search import ABSearcher, move_values
     g = _registry.get("uttt")
     searcher = ABSearcher(1 << 20)
 
     def scorer(board):
+        if _verbs.bounded_solve(board, None, cap, searcher=searcher).value == "unknown":
+            return None
         scores, exact = move_values(board, depth=81, searcher=searcher)
         if not exact:
             return None
@@ -39,7 +42,7 @@ def build(seed=1, progress=True, size=1200, candidates=1500, max_empty=MAX_EMPTY
     strong = g.make_agent("mcts", simulations=100, seed=seed)
     found = sample_positions(
         "uttt", scorer, candidates, seed=seed, strong=strong, epsilon=0.15,
-        accept=lambda b: uttt.endgame_empty_cells(b) <= max_empty, per_game=6, cap=cap,
+        accept=lambda b: uttt.endgame_empty_cells(b) <= max_empty, per_game=6,
         progress=progress, label="Ultimate Tic-Tac-Toe")
     return compose("uttt", found, size=size, seed=seed,
                    sources=("random games", "mcts (100 simulations), 15% random moves"),
