@@ -4,6 +4,8 @@ random mover's exact expectation, by phase), every engine of a game at once
 (``--all``), or the suite made again (``--build``)."""
 from __future__ import annotations
 
+import dataclasses
+
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 from ttt_engine.cli._games import GAMES, engine_help, resolve_engine
@@ -108,8 +110,7 @@ def run(args):
             raise CLIError(f"{BUDGETS[key]} does not apply to the {game.title} {name} engine "
                            f"(it takes {', '.join(takes) or 'no budget'})", EXIT_USAGE)
     agent, words = engine_agent(game.key, name, seed=args.seed, **budget)
-    agent.name = f"{name} ({words})"
     r = yardstick.yardstick(agent, game=game.key, suite=suite, sample=args.sample,
                             seed=args.seed, progress=not args.quiet)
-    print(r, flush=True)
+    print(dataclasses.replace(r, agent=f"{name} ({words})"), flush=True)
     return EXIT_OK
