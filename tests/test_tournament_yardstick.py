@@ -73,17 +73,25 @@ def test_resumed_tournament_measures_again(tmp_path, result):
         assert again.yardstick[name].keeps == result.yardstick[name].keeps
 
 
-def test_no_suite_or_bad_count_is_refused_before_any_game(tmp_path):
+def _no_quixo_suite(monkeypatch, tmp_path):
+    # every game ships a suite: a missing one is an install without it
+    real = yardstick.suite_path
+    monkeypatch.setattr(yardstick, "suite_path", lambda key: str(tmp_path / "none.npz")
+                        if key == "quixo" else real(key))
+
+
+def test_no_suite_or_bad_count_is_refused_before_any_game(tmp_path, monkeypatch):
     out = tmp_path / "r.jsonl"
+    _no_quixo_suite(monkeypatch, tmp_path)
     with pytest.raises(ValueError, match="^no yardstick suite ships for Quixo"):
         round_robin("quixo", ["mcts", "random"], 2, workers=1, yardstick=10, out=str(out))
     assert not out.exists()
     for bad in (0, -1, 10**6):
-        with pytest.raises(ValueError, match="yardstick must be an integer from 1 to 1,650"):
+        with pytest.raises(ValueError, match="yardstick must be an integer from 1 to 1,409"):
             round_robin("connect4", ["mcts", "random"], 2, workers=1, yardstick=bad)
 
 
-def test_cli(tmp_path, capsys):
+def test_cli(tmp_path, capsys, monkeypatch):
     summary = tmp_path / "s.json"
     args = ["tournament", "--game", "connect4", "--agents", "mcts,random", "--simulations",
             "50", "--games", "2", "--seed", str(SEED), "--workers", "1", "--quiet",
@@ -99,12 +107,13 @@ def test_cli(tmp_path, capsys):
     assert json.loads(summary.read_text())["yardstick"]["random"]["keeps"]["all"]["k"] \
         == d.keeps["all"].k
     out = tmp_path / "q.jsonl"
+    _no_quixo_suite(monkeypatch, tmp_path)
     assert main(["tournament", "--game", "quixo", "--agents", "mcts,random", "--yardstick",
                  "10", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no yardstick suite ships for Quixo" in err
     assert not out.exists()
-    for bad, why in (("0", "--yardstick"), ("-2", "--yardstick"), ("5000", "1,650")):
+    for bad, why in (("0", "--yardstick"), ("-2", "--yardstick"), ("5000", "1,409")):
         assert main(args[:-4] + ["--yardstick", bad]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and why in err
