@@ -8,8 +8,9 @@ alpha-beta searched to the end of the game (``search.move_values``, every
 move with a full window: the fastest win, the slowest loss), kept only when
 the position's value is proven within :data:`CAP` seconds first (the
 package's bounded solve, ``uttt.solve``'s, on the same table) and the move
-scores are exact: the endgames (26 cells and fewer solve in well under a
-second) and the earlier positions where the solve still finishes.
+scores are exact: the endgames of at most 24 empty cells, where every
+move's full-window search takes well under a second (from 26 cells on it
+takes seconds to minutes a position).
 """
 from __future__ import annotations
 
@@ -18,12 +19,12 @@ from ttt_engine import _registry
 __all__ = ["build", "MAX_EMPTY", "CAP"]
 
 #: positions from this many empty cells in the open local boards on
-MAX_EMPTY = 28
+MAX_EMPTY = 24
 #: seconds the proof of a position's value may take (slower ones are left out)
 CAP = 0.5
 
 
-def build(seed=1, progress=True, size=1100, candidates=1250, max_empty=MAX_EMPTY, cap=CAP):
+def build(seed=1, progress=True, size=1200, candidates=1600, max_empty=MAX_EMPTY, cap=CAP):
     """The suite: ``size`` positions of ``candidates`` scored, most critical."""
     from ttt_engine import _verbs, uttt
     from ttt_engine._yardstick_build import compose, plies_score, sample_positions
