@@ -256,3 +256,47 @@ def test_a_file_that_is_no_suite_is_one_line_without_numpy_advice(tmp_path):
     p.write_text("hello")
     with pytest.raises(ValueError, match="not a yardstick suite, or truncated$"):
         yardstick.load(str(p))
+
+
+def test_table_covers_every_engine_and_perfect_play_scores_everything():
+    rows = yardstick.table(["ttt"], simulations=20, sample=25, seed=2)
+    assert [r.engine for r in rows] == list(games.get("ttt").engines)
+    by = {r.engine: r for r in rows}
+    p = by["perfect"].result
+    assert p.critical_keeps["all"].k == p.critical_keeps["all"].n > 0
+    assert p.critical_optimal["all"].k == p.critical_optimal["all"].n
+    assert by["mcts"].budget == "20 simulations" and by["perfect"].budget == "its default"
+    # every engine on the same positions: the same random expectation
+    assert len({r.result.random["all"] for r in rows}) == 1
+    from ttt_engine._yardstick_report import markdown
+    text = markdown(rows)
+    assert text.startswith("**Tic-Tac-Toe** (25 positions, ")
+    assert "| perfect | its default | **100.0 / 100.0** |" in text
+
+
+def test_an_engine_that_cannot_play_the_boards_is_a_row_with_the_reason():
+    rows = yardstick.table(["quixo"], ["az", "random"], simulations=2, sample=5)
+    az, rnd = rows
+    assert az.result is None and "cannot play the suite's boards of size=4" in az.reason
+    assert rnd.result.positions == 5
+
+
+def test_strength_curve_and_its_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    curve = yardstick.strength_curve("mcts", [5, 400], "connect4", kind="simulations",
+                                     sample=40, seed=3)
+    assert [b for b, _ in curve] == [5, 400]
+    low, high = (r.critical_keeps["all"] for _, r in curve)
+    assert low.n == high.n and high.k >= low.k - 3
+    calls = []
+
+    def make(b):
+        calls.append(b)
+        return games.get("ttt").make_agent("mcts", simulations=b, seed=1)
+    again = yardstick.strength_curve(make, [3, 30], sample=10, kind="simulations")
+    assert calls == [3, 30] and again[0][1].game == "ttt"
+    with pytest.raises(ValueError, match="needs game="):
+        yardstick.strength_curve("mcts", [1], kind="simulations")
+    from ttt_engine._yardstick_report import plot_curves
+    out = plot_curves({"mcts": curve}, tmp_path / "c.png", kind="simulations")
+    assert open(out, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
