@@ -75,8 +75,9 @@ def test_resumed_tournament_measures_again(tmp_path, result):
 
 def _no_quixo_suite(monkeypatch, tmp_path):
     # every game ships a suite: a missing one is an install without it
-    real = yardstick.suite_path
-    monkeypatch.setattr(yardstick, "suite_path", lambda key: str(tmp_path / "none.npz")
+    from ttt_engine import _yardstick_core
+    real = _yardstick_core.suite_path
+    monkeypatch.setattr(_yardstick_core, "suite_path", lambda key: str(tmp_path / "none.npz")
                         if key == "quixo" else real(key))
 
 

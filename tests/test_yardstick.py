@@ -2,8 +2,6 @@
 the shares of agents whose answers are known (perfect, the worst move, random
 against its exact expectation), and the shipped Connect Four suite against
 the solver."""
-import os
-import random
 
 import numpy as np
 import pytest

@@ -14,7 +14,7 @@ import clobber_reference as clobber_ref  # noqa: E402
 import connect4_reference as c4_ref  # noqa: E402
 import quixo_ref  # noqa: E402
 
-from ttt_engine import games, yardstick  # noqa: E402
+from ttt_engine import yardstick  # noqa: E402
 
 WIN = 10_000
 GAMES = ("ttt", "uttt", "clobber", "quixo", "connect4")

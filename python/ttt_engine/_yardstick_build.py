@@ -18,7 +18,7 @@ import sys
 import time
 
 from ttt_engine import _registry, _util
-from ttt_engine.yardstick import _WIN, Suite, is_critical
+from ttt_engine._yardstick_core import _WIN, Suite, is_critical
 
 __all__ = ["build", "build_suite", "compose", "phases_by_plies", "sample_positions",
            "plies_score", "STALL_GAMES", "SHORT_GAMES"]

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from ttt_engine import _registry, _util
-from ttt_engine.yardstick import Result, _pct, yardstick
+from ttt_engine._yardstick_core import Result, _pct, yardstick
 
 __all__ = ["engine_agent", "table", "markdown", "strength_curve", "plot_curves", "Row"]
 
