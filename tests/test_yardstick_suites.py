@@ -204,7 +204,7 @@ def test_clobber_scores_match_plain_negamax():
     assert suite.info["distance"] is False
     assert all(abs(v) == WIN for s in suite.scores for v in s.values())
     memo = {}
-    for i in _sample(suite, 12, key=lambda i: -len(suite.lines[i])):
+    for i in _sample(suite, 40, key=lambda i: -len(suite.lines[i])):
         grid, player = clobber_ref.start(6, 5), "B"
         for m in suite.lines[i]:
             grid = clobber_ref.apply_move(grid, move_squares(m))
