@@ -68,9 +68,12 @@ def main(argv=None):
                                                budget=t, sample=args.sample))
                 curves[name] = [(t, have[t]) for t in times]
                 print("\n".join(curve_rows(name, curves[name])), flush=True)
+            boards = {", ".join(f"{k}={v}" for k, v in o.items())
+                      for o in yardstick.shipped_suite(key).options if o}
+            board = f" ({'; '.join(sorted(boards))})" if boards else ""
             plot_curves(curves, os.path.join(args.plots, f"strength_{key}.png"),
-                        title=f"{games.get(key).title}: the exact yardstick against thinking "
-                              f"time ({args.sample} positions)")
+                        title=f"{games.get(key).title}{board}: the exact yardstick against "
+                              f"thinking time ({args.sample} positions)")
         return 0
     rows = []
     engines = args.engines.split(",") if args.engines else None

@@ -92,7 +92,8 @@ def markdown(rows):
                 "|---|---|---|---|---|---|---|---|"]
         for r in mine:
             if r.result is None:
-                out.append(f"| {r.engine} | {r.budget} | not measured: {r.reason} | | | | | |")
+                why = r.reason.split(": train")[0]      # the reason, not the remedy
+                out.append(f"| {r.engine} | {r.budget} | not measured: {why} | | | | | |")
                 continue
             cells = r.result.row().split(" | ")
             out.append(f"| {r.engine} | {r.budget} | " + " | ".join(cells[1:]))
