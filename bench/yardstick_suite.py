@@ -32,7 +32,7 @@ def main(argv=None):
                         sources=old.info.get("sources", ("random games", "strong engine")),
                         info=dict(old.info, reweighted=0.65))
     else:
-        suite = yardstick.build(args.game, seed=args.seed)
+        suite = yardstick.build(args.game, seed=args.seed, checkpoint=f"{out}.partial.json")
     yardstick.save(suite, out)
     exp = suite.random_expectation(critical=True)["all"]
     print(f"wrote {out}: {len(suite):,} positions, {sum(suite.critical):,} critical "

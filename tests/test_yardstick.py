@@ -298,3 +298,34 @@ def test_strength_curve_and_its_plot(tmp_path):
     from ttt_engine._yardstick_report import plot_curves
     out = plot_curves({"mcts": curve}, tmp_path / "c.png", kind="simulations")
     assert open(out, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_stopped_sampling_continues_from_its_checkpoint(tmp_path):
+    """Stopped by Ctrl-C in the middle of a game's scores, the sampling keeps
+    what it found before that game; the same call continues and, with random
+    games only, finds exactly what an uninterrupted call finds."""
+    from ttt_engine._yardstick_build import plies_score, sample_positions
+    perfect = games.get("ttt").make_agent("perfect", seed=1)
+    calls = []
+
+    def scorer(board, stop_at=None):
+        calls.append(1)
+        if stop_at is not None and len(calls) == stop_at:
+            raise KeyboardInterrupt
+        return {int(m): plies_score(v) for m, v in perfect.move_scores(board).items()}
+
+    kw = dict(seed=4, per_game=2, progress=False)
+    whole = sample_positions("ttt", scorer, 15, **kw)
+    path = tmp_path / "c.json"
+    calls.clear()
+    with pytest.raises(KeyboardInterrupt):
+        sample_positions("ttt", lambda b: scorer(b, stop_at=9), 15, checkpoint=str(path), **kw)
+    assert path.exists()
+    import json
+    kept = json.loads(path.read_text())["found"]
+    assert 0 < len(kept) < 9
+    again = sample_positions("ttt", scorer, 15, checkpoint=str(path), **kw)
+    assert again == whole and not path.exists()
+    path.write_text(json.dumps({"key": ["ttt", 5, 15, {}]}))
+    with pytest.raises(ValueError, match="is of another build"):
+        sample_positions("ttt", scorer, 15, checkpoint=str(path), **kw)

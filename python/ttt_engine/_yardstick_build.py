@@ -12,7 +12,9 @@ games with a little randomness, each scored exactly by the game's scorer),
 from __future__ import annotations
 
 import importlib
+import json
 import math
+import os
 import random
 import sys
 import time
@@ -26,7 +28,8 @@ __all__ = ["build", "build_suite", "compose", "phases_by_plies", "sample_positio
 
 def build(game, *, seed=1, progress=True, **kw):
     """A new suite of ``game`` (a registry key) from its ``yardstick_source``
-    (``kw``: that source's own keywords)."""
+    (``kw``: that source's own keywords; every source takes ``checkpoint=``, a
+    file from which a stopped build continues, see :func:`sample_positions`)."""
     g = _registry.get(game)
     if not g.yardstick_source:
         raise ValueError(f"{g.title} has no yardstick source (its registry entry's "
@@ -46,9 +49,6 @@ def plies_score(v, distance=True):
         return int(math.copysign(_WIN, v))
     p = int(round(WIN_SCORE - abs(v)))
     return int(math.copysign(_WIN - p, v))
-
-
-_plies_score = plies_score
 
 
 def phases_by_plies(lines, bounds=None):
@@ -96,32 +96,47 @@ def compose(game, candidates, *, size, critical_share=0.65, seed=1, bounds=None,
 
 
 def sample_positions(game, scorer, want, *, seed=1, strong=None, epsilon=0.15,
-                     accept=None, options=None, per_game=3, cap=None, progress=True,
-                     label="positions", stall=2_000):
+                     accept=None, options=None, per_game=3, progress=True,
+                     label="positions", stall=2_000, checkpoint=None, save_every=30.0):
     """``want`` candidates ``(line, scores, source, 0)`` of ``game`` (a key;
     board ``options``): from each game, alternately uniformly random (source
     0) and played by ``strong`` (an agent, or None: random only) with
     ``epsilon`` random moves (source 1), up to ``per_game`` positions the
     ``accept(board)`` test passes, scored by ``scorer(board) -> {move: stored
-    score}`` (None: not settled, skipped).  ``cap``: CPU seconds a scoring may
-    take (a slower one is skipped).  Seeded by ``seed``; gives up with a
-    ``ValueError`` after ``stall`` games in a row without a new position."""
-    import signal
+    score}`` (None: not settled, skipped; a scorer bounds its own time).
+    Seeded by ``seed``; gives up with a ``ValueError`` after ``stall`` games in
+    a row without a new position.
+
+    ``checkpoint``: a file where the work done is kept (atomically, every
+    ``save_every`` seconds and when stopped, Ctrl-C included) and from which a
+    new call with the same arguments continues: the positions found before the
+    stop are kept; the games after it may differ from an uninterrupted run's
+    (the strong engine's own generator is not saved).  Removed when done."""
     g = _registry.get(game)
     rng = random.Random(seed)
     out, seen = [], set()
-    idle = games = skipped = 0
-    t0 = time.perf_counter()
+    games = idle = skipped = 0
+    state = _read_checkpoint(checkpoint, (game, seed, want, options or {}))
+    if state is not None:
+        out = [(tuple(c[0]), {int(m): v for m, v in c[1]}, c[2], 0) for c in state["found"]]
+        seen = {tuple(x) for x in state["seen"]}
+        games, idle, skipped = state["games"], state["idle"], state["skipped"]
+        rng.setstate(_tuples(state["rng"]))
+    t0 = saved = time.perf_counter()
 
-    class _Slow(Exception):
-        pass
+    def save(at):
+        """Keep the state ``at`` the start of a game: a resumed run plays that game again."""
+        if checkpoint:
+            r_state, n_found, n_games, n_idle, n_skipped, seen_then = at
+            _write_checkpoint(checkpoint, {
+                "key": [game, seed, want, options or {}], "games": n_games, "idle": n_idle,
+                "skipped": n_skipped, "rng": r_state, "seen": sorted(seen_then),
+                "found": [[list(c[0]), sorted(c[1].items()), c[2]] for c in out[:n_found]]})
 
-    def alarm(signum, frame):
-        raise _Slow
-
-    old = signal.signal(signal.SIGPROF, alarm) if cap else None
+    at = None
     try:
         while len(out) < want:
+            at = (rng.getstate(), len(out), games, idle, skipped, set(seen))
             if idle >= stall:
                 raise ValueError(f"{stall:,} games in a row gave no new position of "
                                  f"{g.title} ({len(out):,} of {want:,}): ask for fewer")
@@ -145,16 +160,8 @@ def sample_positions(game, scorer, want, *, seed=1, strong=None, epsilon=0.15,
             for key, board in boards[:per_game]:
                 if key in seen:
                     continue
+                s = scorer(board)
                 seen.add(key)
-                try:
-                    if cap:
-                        signal.setitimer(signal.ITIMER_PROF, cap)
-                    s = scorer(board)
-                except _Slow:
-                    s = None
-                finally:
-                    if cap:
-                        signal.setitimer(signal.ITIMER_PROF, 0)
                 if not s:
                     skipped += 1
                     continue
@@ -166,12 +173,46 @@ def sample_positions(game, scorer, want, *, seed=1, strong=None, epsilon=0.15,
                 print(f"\r{label}: {len(out):,}/{want:,} ({games:,} games, {skipped:,} "
                       f"not settled) {time.perf_counter() - t0:7.1f} s", end="",
                       file=sys.stderr, flush=True)
-    finally:
-        if cap:
-            signal.signal(signal.SIGPROF, old)
+            if time.perf_counter() - saved > save_every:
+                save((rng.getstate(), len(out), games, idle, skipped, seen))
+                saved = time.perf_counter()
+    except BaseException:
+        if at is not None:
+            save(at)        # the positions found before this game, for the next call
+        raise
     if progress:
         print(file=sys.stderr)
+    if checkpoint and os.path.exists(checkpoint):
+        os.remove(checkpoint)
     return out
+
+
+def _tuples(x):
+    """JSON lists back to the nested tuples of ``random.Random.getstate``."""
+    return tuple(_tuples(v) for v in x) if isinstance(x, list) else x
+
+
+def _read_checkpoint(path, key):
+    """The state kept in ``path`` by a call of the same ``key`` (None: none)."""
+    if not path or not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            state = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"checkpoint {path} cannot be read ({e}); remove it to start "
+                         "again") from None
+    if state.get("key") != json.loads(json.dumps(list(key))):
+        raise ValueError(f"checkpoint {path} is of another build ({state.get('key')}); "
+                         "remove it to start again")
+    return state
+
+
+def _write_checkpoint(path, state):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(state, f)
+    os.replace(tmp, path)
 
 
 def _games(game, agent_name, n_games, epsilon, rng, budget):
@@ -316,7 +357,7 @@ def build_suite(game, *, per_phase=(300, 600, 600), seed=1, strong="alphabeta",
                     seen.add(line)
                     idle = 0
                     lines.append(line)
-                    scores.append({int(m): _plies_score(v) for m, v in s.items()})
+                    scores.append({int(m): plies_score(v) for m, v in s.items()})
                     phases.append(k)
                     sources.append(source)
                     need[k] -= 1

@@ -39,8 +39,10 @@ def move_scores(board, solver, cap=CAP):
     return out
 
 
-def build(seed=1, progress=True, size=1400, candidates=1900, max_stones=MAX_STONES, cap=CAP):
-    """The suite: ``size`` positions of ``candidates`` scored, most critical."""
+def build(seed=1, progress=True, size=1400, candidates=1900, max_stones=MAX_STONES, cap=CAP,
+          checkpoint=None):
+    """The suite: ``size`` positions of ``candidates`` scored, most critical
+    (``checkpoint``: see ``_yardstick_build.sample_positions``)."""
     from ttt_engine import clobber
     from ttt_engine._yardstick_build import compose, sample_positions
     g = _registry.get("clobber")
@@ -53,7 +55,7 @@ def build(seed=1, progress=True, size=1400, candidates=1900, max_stones=MAX_STON
     found = sample_positions(
         "clobber", scorer, candidates, seed=seed, strong=strong, epsilon=0.15,
         accept=lambda b: b.stones("B") + b.stones("W") <= max_stones, per_game=4,
-        progress=progress, label="Clobber 6x5")
+        progress=progress, label="Clobber 6x5", checkpoint=checkpoint)
     return compose("clobber", found, size=size, seed=seed,
                    sources=("random games", "alphabeta depth 2, 15% random moves"),
                    info={"seed": seed, "max_stones": max_stones, "cap": cap, "distance": False,

@@ -20,9 +20,10 @@ def reweight(suite, seed=1, critical_share=0.65):
                    bounds=suite.bounds, info=dict(suite.info, reweighted=critical_share))
 
 
-def build(seed=1, progress=True, per_phase=(150, 750, 750), cap=5.0):
+def build(seed=1, progress=True, per_phase=(150, 750, 750), cap=5.0, checkpoint=None):
     """The suite (about 45 minutes of one core for the positions, most of it
-    the openings' scores; ``cap``: CPU seconds a position's scoring may take)."""
+    the openings' scores; ``cap``: CPU seconds a position's scoring may take;
+    ``checkpoint`` is not used: ``build_suite`` starts again when stopped)."""
     from ttt_engine._yardstick_build import build_suite
     suite = build_suite("connect4", per_phase=per_phase, seed=seed, strong="alphabeta",
                         strong_budget={"depth": 6}, epsilon=0.15, cap=cap, progress=progress)

@@ -36,9 +36,10 @@ def _scorer(values):
 
 
 def build(seed=1, progress=True, size=1400, candidates=2200, tablebase=None, size_5x5=1000,
-          candidates_5x5=2000):
+          candidates_5x5=2000, checkpoint=None):
     """The suite: ``size`` 4x4 positions of ``candidates`` scored, most
-    critical; with ``tablebase``, ``size_5x5`` positions of 5x5 more."""
+    critical; with ``tablebase``, ``size_5x5`` positions of 5x5 more
+    (``checkpoint``: see ``_yardstick_build.sample_positions``)."""
     from ttt_engine import quixo
     from ttt_engine._yardstick_build import compose, sample_positions
     g = _registry.get("quixo")
@@ -48,7 +49,7 @@ def build(seed=1, progress=True, size=1400, candidates=2200, tablebase=None, siz
     found = sample_positions(
         "quixo", _scorer(quixo.solved_move_values), candidates, seed=seed, strong=strong,
         epsilon=0.15, options=four, accept=lambda b: len(b.moves) < MAX_PLIES, per_game=8,
-        progress=progress, label="Quixo 4x4")
+        progress=progress, label="Quixo 4x4", checkpoint=checkpoint)
     options, sources = [four], ["4x4 random games", "4x4 alphabeta depth 2, 15% random moves"]
     info = {"seed": seed, "scorer": "the retrograde solution of 4x4 (quixo.solution(4))"}
     out = compose("quixo", found, size=size, seed=seed, sources=sources, options=options,
@@ -60,7 +61,8 @@ def build(seed=1, progress=True, size=1400, candidates=2200, tablebase=None, siz
         "quixo", _scorer(tablebase), candidates_5x5, seed=seed + 1, strong=g.make_agent(
             "alphabeta", depth=2, seed=seed), epsilon=0.15,
         accept=lambda b: blank_cubes(b) <= 1 and len(b.moves) < MAX_PLIES, per_game=4,
-        progress=progress, label="Quixo 5x5 (tablebase)")
+        progress=progress, label="Quixo 5x5 (tablebase)",
+        checkpoint=checkpoint and f"{checkpoint}.5x5")
     five = compose("quixo", more, size=size_5x5, seed=seed)
     chosen = [(out.lines[i], out.scores[i], out.sources[i], 0) for i in range(len(out))]
     chosen += [(five.lines[i], five.scores[i], 2 + five.sources[i], 1) for i in range(len(five))]

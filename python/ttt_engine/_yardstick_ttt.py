@@ -31,8 +31,9 @@ def decision_lines(game):
     return out
 
 
-def build(seed=1, progress=True):
-    """The suite (``seed`` only picks the perfect engine's ties, which the scores do not use)."""
+def build(seed=1, progress=True, checkpoint=None):
+    """The suite (``seed`` only picks the perfect engine's ties, which the scores
+    do not use; a few seconds: ``checkpoint`` is not needed)."""
     from ttt_engine import exact
     from ttt_engine._yardstick_build import compose, plies_score
     g = _registry.get("ttt")

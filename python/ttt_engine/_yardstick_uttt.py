@@ -24,8 +24,10 @@ MAX_EMPTY = 24
 CAP = 0.5
 
 
-def build(seed=1, progress=True, size=1200, candidates=1600, max_empty=MAX_EMPTY, cap=CAP):
-    """The suite: ``size`` positions of ``candidates`` scored, most critical."""
+def build(seed=1, progress=True, size=1200, candidates=1600, max_empty=MAX_EMPTY, cap=CAP,
+          checkpoint=None):
+    """The suite: ``size`` positions of ``candidates`` scored, most critical
+    (``checkpoint``: see ``_yardstick_build.sample_positions``)."""
     from ttt_engine import _verbs, uttt
     from ttt_engine._yardstick_build import compose, plies_score, sample_positions
     from ttt_engine.search import ABSearcher, move_values
@@ -44,7 +46,7 @@ def build(seed=1, progress=True, size=1200, candidates=1600, max_empty=MAX_EMPTY
     found = sample_positions(
         "uttt", scorer, candidates, seed=seed, strong=strong, epsilon=0.15,
         accept=lambda b: uttt.endgame_empty_cells(b) <= max_empty, per_game=6,
-        progress=progress, label="Ultimate Tic-Tac-Toe")
+        progress=progress, label="Ultimate Tic-Tac-Toe", checkpoint=checkpoint)
     return compose("uttt", found, size=size, seed=seed,
                    sources=("random games", "mcts (100 simulations), 15% random moves"),
                    info={"seed": seed, "max_empty": max_empty, "cap": cap,

@@ -5,6 +5,8 @@ random mover's exact expectation, by phase), every engine of a game at once
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
@@ -22,7 +24,9 @@ often it is optimal, on the critical positions (where some move changes the
 outcome) with 95% intervals beside a uniformly random mover's exact
 expectation, by phase, then on every position.  --all: every engine of the
 game, a Markdown table.  --build: make the game's suite again (minutes to an
-hour of one core) and write it to --out (default: the shipped file).""",
+hour of one core) and write it to --out (default: the shipped file); a build
+stopped (Ctrl-C) keeps what it found in OUT.partial.json and the same command
+continues from there.""",
     epilog=(engine_help, O.examples(
         "yardstick --game connect4 --engine mcts --simulations 2000",
         "yardstick --game quixo --all --simulations 1000 --sample 300",
@@ -71,7 +75,11 @@ def _build(game, args):
     out = args.out or yardstick.suite_path(game.key)
     from ttt_engine._util import check_output_path
     check_output_path(out, "suite")
-    suite = yardstick.build(game.key, seed=args.seed, progress=not args.quiet)
+    checkpoint = f"{out}.partial.json"
+    if os.path.exists(checkpoint) and not args.quiet:
+        print(f"continuing from {checkpoint} (remove it to start again)", file=sys.stderr)
+    suite = yardstick.build(game.key, seed=args.seed, progress=not args.quiet,
+                            checkpoint=checkpoint)
     yardstick.save(suite, out)
     exp = suite.random_expectation(critical=True)["all"]
     print(f"wrote {out}: {len(suite):,} positions, {sum(suite.critical):,} critical "
