@@ -329,3 +329,43 @@ def test_a_stopped_sampling_continues_from_its_checkpoint(tmp_path):
     path.write_text(json.dumps({"key": ["ttt", 5, 15, {}]}))
     with pytest.raises(ValueError, match="is of another build"):
         sample_positions("ttt", scorer, 15, checkpoint=str(path), **kw)
+
+
+def test_the_quixo_source_takes_the_5x5_tablebase_through_its_hook():
+    """With ``tablebase=`` (here a stand-in that scores the pushes completing
+    an opponent's line as losses and the rest as draws), 5x5 positions with
+    at most one blank cube, on the default board, join the 4x4 ones (left out
+    here: the 4x4 solution takes a minute)."""
+    from ttt_engine import _yardstick_quixo as Q
+    from ttt_engine.search import WIN_SCORE
+    asked = []
+
+    def tablebase(board):
+        asked.append(Q.blank_cubes(board))
+        out = {}
+        for m in board.legal_moves:
+            child = board.copy()
+            child.push(m)
+            out[m] = -(WIN_SCORE - 1) if child.winner not in (None, "draw", board.to_move) \
+                else 0.0
+        return out
+    s = Q.build(seed=2, progress=False, tablebase=tablebase, size_5x5=6, candidates_5x5=12,
+                four_by_four=False)
+    assert s.options == ({},) and asked and max(asked) <= 1
+    five = list(range(len(s)))
+    assert five and s.info["tablebase"] and len(s.info["sources"]) == 2
+    for i in five:
+        b = s.board(i)
+        assert b.size == 5 and Q.blank_cubes(b) <= 1
+        assert sorted(s.scores[i]) == sorted(b.legal_moves)
+
+
+def test_a_suite_of_the_first_format_is_read_on_the_default_board(tmp_path, small_suite):
+    suite, path = small_suite
+    with np.load(path) as z:
+        old = {k: z[k] for k in z.files if k not in ("options", "variant")}
+    old["version"] = 1
+    p = tmp_path / "v1.npz"
+    np.savez(p, **old)
+    again = yardstick.load(str(p), "connect4")
+    assert again == suite and again.options == ({},)

@@ -36,37 +36,39 @@ def _scorer(values):
 
 
 def build(seed=1, progress=True, size=1400, candidates=2200, tablebase=None, size_5x5=1000,
-          candidates_5x5=2000, checkpoint=None):
+          candidates_5x5=2000, four_by_four=True, checkpoint=None):
     """The suite: ``size`` 4x4 positions of ``candidates`` scored, most
-    critical; with ``tablebase``, ``size_5x5`` positions of 5x5 more
+    critical (``four_by_four`` False: none); with ``tablebase``, ``size_5x5``
+    positions of 5x5 of ``candidates_5x5`` more, most critical
     (``checkpoint``: see ``_yardstick_build.sample_positions``)."""
     from ttt_engine import quixo
     from ttt_engine._yardstick_build import compose, sample_positions
+    if not four_by_four and tablebase is None:
+        raise ValueError("a Quixo suite needs the 4x4 positions or a 5x5 tablebase")
     g = _registry.get("quixo")
-    quixo.solution(4)
-    four = {"size": 4}
-    strong = g.make_agent("alphabeta", depth=2, seed=seed)
-    found = sample_positions(
-        "quixo", _scorer(quixo.solved_move_values), candidates, seed=seed, strong=strong,
-        epsilon=0.15, options=four, accept=lambda b: len(b.moves) < MAX_PLIES, per_game=8,
-        progress=progress, label="Quixo 4x4", checkpoint=checkpoint)
-    options, sources = [four], ["4x4 random games", "4x4 alphabeta depth 2, 15% random moves"]
-    info = {"seed": seed, "scorer": "the retrograde solution of 4x4 (quixo.solution(4))"}
-    out = compose("quixo", found, size=size, seed=seed, sources=sources, options=options,
-                  info=info)
-    if tablebase is None:
-        return out
-    # the tablebase's positions: 5x5, at most one blank cube, on the default board
-    more = sample_positions(
-        "quixo", _scorer(tablebase), candidates_5x5, seed=seed + 1, strong=g.make_agent(
-            "alphabeta", depth=2, seed=seed), epsilon=0.15,
-        accept=lambda b: blank_cubes(b) <= 1 and len(b.moves) < MAX_PLIES, per_game=4,
-        progress=progress, label="Quixo 5x5 (tablebase)",
-        checkpoint=checkpoint and f"{checkpoint}.5x5")
-    five = compose("quixo", more, size=size_5x5, seed=seed)
-    chosen = [(out.lines[i], out.scores[i], out.sources[i], 0) for i in range(len(out))]
-    chosen += [(five.lines[i], five.scores[i], 2 + five.sources[i], 1) for i in range(len(five))]
-    sources += ["5x5 random games (tablebase)", "5x5 alphabeta depth 2 (tablebase)"]
+    chosen, options, sources, info = [], [], [], {"seed": seed}
+    parts = []
+    if four_by_four:
+        quixo.solution(4)
+        parts.append(({"size": 4}, quixo.solved_move_values, size, candidates, "4x4",
+                      lambda b: len(b.moves) < MAX_PLIES, 8, checkpoint))
+        info["scorer"] = "the retrograde solution of 4x4 (quixo.solution(4))"
+    if tablebase is not None:
+        # the tablebase's positions: 5x5, at most one blank cube, on the default board
+        parts.append(({}, tablebase, size_5x5, candidates_5x5, "5x5 (tablebase)",
+                      lambda b: blank_cubes(b) <= 1 and len(b.moves) < MAX_PLIES, 4,
+                      checkpoint and f"{checkpoint}.5x5"))
+        info["tablebase"] = "5x5 with at most one blank cube"
+    for v, (opts, values, want, tries, name, accept, per_game, ck) in enumerate(parts):
+        strong = g.make_agent("alphabeta", depth=2, seed=seed)
+        found = sample_positions(
+            "quixo", _scorer(values), tries, seed=seed + v, strong=strong, epsilon=0.15,
+            options=opts, accept=accept, per_game=per_game, progress=progress,
+            label=f"Quixo {name}", checkpoint=ck)
+        part = compose("quixo", found, size=want, seed=seed)
+        chosen += [(part.lines[i], part.scores[i], len(sources) + part.sources[i], v)
+                   for i in range(len(part))]
+        options.append(opts)
+        sources += [f"{name}: random games", f"{name}: alphabeta depth 2, 15% random moves"]
     return compose("quixo", chosen, size=len(chosen), critical_share=1e-9, seed=seed,
-                   sources=sources, options=[four, {}],
-                   info=dict(info, tablebase="5x5 with at most one blank cube"))
+                   sources=sources, options=options, info=info)
