@@ -88,8 +88,10 @@ def compose(game, candidates, *, size, critical_share=0.65, seed=1, bounds=None,
     lines = tuple(tuple(int(m) for m in c[0]) for c in chosen)
     phases, bounds = phases_by_plies(lines, bounds)
     variant = tuple(c[3] for c in chosen)
-    info = dict(info or {}, sources=list(sources), candidates=len(seen),
-                critical_candidates=len(crit) if len(crit) < size else f">= {size}")
+    # a source that composes in parts gives its own counts in ``info``
+    info = dict({"candidates": len(seen),
+                 "critical_candidates": len(crit) if len(crit) < size else f">= {size}"},
+                **(info or {}), sources=list(sources))
     return Suite(game, lines, tuple(dict(c[1]) for c in chosen), phases,
                  tuple(c[2] for c in chosen), bounds, info, tuple(options),
                  variant if any(variant) else ())

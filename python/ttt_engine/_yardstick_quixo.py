@@ -66,6 +66,7 @@ def build(seed=1, progress=True, size=1400, candidates=2200, tablebase=None, siz
             options=opts, accept=accept, per_game=per_game, progress=progress,
             label=f"Quixo {name}", checkpoint=ck)
         part = compose("quixo", found, size=want, seed=seed)
+        info["candidates"] = info.get("candidates", 0) + part.info["candidates"]
         chosen += [(part.lines[i], part.scores[i], len(sources) + part.sources[i], v)
                    for i in range(len(part))]
         options.append(opts)
