@@ -34,6 +34,10 @@ every move that keeps the value is optimal).  Shares come with 95% Wilson
 intervals, by phase and overall.  Positions may be of boards other than the
 game's default (``Suite.options``, e.g. Quixo 4x4): an agent that cannot play
 one is refused with its reason before any move is counted.
+
+:func:`table` judges every registry engine of every game at stated budgets
+(``ttt-engine yardstick --game G --all``; docs/strength.md), and
+:func:`strength_curve` one engine at several thinking times.
 """
 from ttt_engine._yardstick_build import build, build_suite, compose
 from ttt_engine._yardstick_core import (
