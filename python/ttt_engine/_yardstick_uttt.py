@@ -88,7 +88,7 @@ def build(seed=1, progress=True, size=1200, candidates=1600, max_empty=MAX_EMPTY
     if "earlier" in parts and earlier:
         strong = g.make_agent("mcts", simulations=100, seed=seed + 1)
         found = sample_positions(
-            "uttt", lambda b: child_scores(b, searcher), earlier * 3, seed=seed + 1,
+            "uttt", lambda b: child_scores(b, searcher), earlier * 3 // 2, seed=seed + 1,
             strong=strong, epsilon=0.15, per_game=2, progress=progress,
             accept=lambda b: max_empty < uttt.endgame_empty_cells(b) <= EARLIER_EMPTY,
             label="Ultimate Tic-Tac-Toe, earlier", checkpoint=checkpoint and
