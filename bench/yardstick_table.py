@@ -1,6 +1,8 @@
-"""The yardstick table of a game: how often each agent keeps the
-game-theoretic value and plays an optimal move, by phase, on the game's shipped
-suite (ttt_engine.yardstick).
+"""The yardstick table of a game's agents, networks among them: how often
+each keeps the game-theoretic value and plays an optimal move, on the critical
+positions beside a random mover's exact expectation, by phase, on the game's
+shipped suite (ttt_engine.yardstick; every registry engine of every game:
+bench/yardstick_report.py).
 
     python bench/yardstick_table.py --game connect4 \\
         --agents perfect,random,alphabeta,mcts,best --time 0.1 \\

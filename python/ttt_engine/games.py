@@ -160,6 +160,9 @@ class Game:
     #: the game's exact evaluator (:class:`Oracle`): the game is solved whole and
     #: scores a policy exactly; None: no such evaluator (a network is evaluated by games)
     oracle: Oracle = None
+    #: the module that makes the game's exact yardstick suite (``build(seed=...,
+    #: progress=...) -> yardstick.Suite``; :func:`ttt_engine.yardstick.build`); None: none
+    yardstick_source: str = None
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of
     #: ``(board, ...)`` (see :mod:`ttt_engine._game_text`); None: the generic face
     text: tuple = None

@@ -70,7 +70,7 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
     out = {"score": (r.wins + 0.5 * r.draws) / n, "wins": r.wins, "draws": r.draws,
            "losses": r.losses, "opponent": f"mcts{mcts_simulations}"}
     from ttt_engine import yardstick
-    if yardstick.has_suite(g.key) and not network.board_options:
+    if yardstick.has_suite(g.key) and not network.board_options and _suite_arrays(g.key)[0].size:
         out.update(policy_yardstick(network))
     return out
 
@@ -80,19 +80,23 @@ _SUITE_ARRAYS = {}
 
 def _suite_arrays(game):
     """The shipped yardstick suite of ``game`` as arrays, made once: every
-    position's observation and each action's exact score (NaN where illegal)."""
+    position's observation and each action's exact score (NaN where illegal),
+    of the positions on the default board (the network's)."""
     if game not in _SUITE_ARRAYS:
         from ttt_engine import yardstick
-        suite = yardstick.load(yardstick.suite_path(game))
+        suite = yardstick.load(yardstick.suite_path(game), game)
         obs, scores = [], []
         for i in range(len(suite)):
+            if suite.options_of(i):
+                continue
             b = suite.board(i)
             obs.append(np.asarray(b.observation()))
             row = np.full(b.num_actions, np.nan)
             for move, v in suite.scores[i].items():
                 row[b.move_to_action(move)] = v
             scores.append(row)
-        _SUITE_ARRAYS[game] = (np.stack(obs), np.stack(scores))
+        _SUITE_ARRAYS[game] = ((np.stack(obs), np.stack(scores)) if obs else
+                               (np.zeros(0), np.zeros(0)))
     return _SUITE_ARRAYS[game]
 
 

@@ -8,6 +8,7 @@ Subcommands::
     ttt-engine clobber the Clobber "basic" / "extended" modes on a board file
     ttt-engine quixo   the Quixo stages A/B/C
     ttt-engine serve   a local web page: play, watch two engines, see them think
+    ttt-engine yardstick  an engine's moves judged exactly on the game's suite of positions
 
 Each command is one module of this package exposing ``add_parser(subparsers)``
 and ``run(args) -> exit status``; a module that has both is a command (found

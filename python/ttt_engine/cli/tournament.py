@@ -125,10 +125,12 @@ def _report(console, result, args):
                 f"{result.games} games played:")
     console.say(result.markdown())
     if result.yardstick:
-        n = next(iter(result.yardstick.values())).positions
-        console.say(f"(keeps value / optimal: share of each engine's moves on {n:,} positions of "
-                    f"the exact yardstick suite, drawn with seed {result.seed}, that keep the "
-                    "game-theoretic value / are optimal)")
+        first = next(iter(result.yardstick.values()))
+        n, c = first.positions, first.critical_keeps["all"].n
+        console.say(f"(keeps value / optimal: share of each engine's moves on the {c:,} critical "
+                    f"positions, where some move changes the outcome, of {n:,} positions of the "
+                    f"exact yardstick suite drawn with seed {result.seed}, that keep the "
+                    "game-theoretic value / are optimal; random mover: its exact expectation)")
     console.say("\nBy colour (row moving first / moving second):")
     console.say(result.colour_markdown())
     r = result.rating

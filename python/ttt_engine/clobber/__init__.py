@@ -214,6 +214,7 @@ GAME = Game(
         network_best=True),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
+    yardstick_source="ttt_engine.clobber.yardstick",
     move_geometry=_move_geometry,
     opening_plies=4,
     temperature_moves=8,

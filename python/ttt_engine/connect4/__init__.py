@@ -174,6 +174,7 @@ GAME = Game(
     move_list=(read_columns, write_columns),
     # the board drawn with its column numbers, the notation's legend and hint
     text=_text_face.TEXT,
+    yardstick_source="ttt_engine.connect4.yardstick",
     endgame_cells=_endgame_cells,
     endgame_solve=_endgame_solve,
     # seven moves a ply: a flatter root noise; half the leaf value from one

@@ -471,6 +471,7 @@ GAME = Game(
                "iterative deepening)", engines.alphabeta(3, tt_min_depth=1), engines.DEPTH)),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
+    yardstick_source="ttt_engine.quixo.yardstick",
     move_geometry=_move_geometry,
     svg_decor=_svg_decor,
     opening_plies=4,

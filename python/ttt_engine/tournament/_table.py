@@ -113,13 +113,15 @@ class TournamentResult:
         """The W-D-L table (row's result against the column; first/second in
         brackets), score and Elo with its interval, as Markdown; with a
         yardstick, each entrant's share of moves that keep the value (with its
-        95% interval) and of optimal moves."""
+        95% interval) and of optimal moves on the critical positions (where some
+        move changes the outcome), beside a random mover's exact expectation."""
         r = self.rating
         ys = self.yardstick
         head = "| row vs column (W-D-L) | " + " | ".join(self.names) + " | score | Elo |"
         if ys:
-            head += " keeps value % [95% interval] | optimal % |"
-        extra = 2 if ys else 0
+            head += (" critical: keeps value % [95% interval] | optimal % | random mover "
+                     "(exact) |")
+        extra = 3 if ys else 0
         lines = [head, "|---|" + "---|" * (len(self.names) + 2 + extra)]
         scores = self.scores
         for i, a in enumerate(self.names):
@@ -136,10 +138,11 @@ class TournamentResult:
             row = (f"| **{a}** | " + " | ".join(cells)
                    + f" | {'' if math.isnan(s) else f'{s:.2f}'} | {r.elo[i]:.0f}{ci} |")
             if ys:
-                k, o = ys[a].keeps["all"], ys[a].optimal["all"]
+                k, o = ys[a].critical_keeps["all"], ys[a].critical_optimal["all"]
                 lo, hi = k.interval
+                rk, ro = ys[a].random["all"]
                 row += (f" {100 * k.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] |"
-                        f" {100 * o.rate:.1f} |")
+                        f" {100 * o.rate:.1f} | {100 * rk:.1f} / {100 * ro:.1f} |")
             lines.append(row)
         return "\n".join(lines)
 
@@ -182,9 +185,15 @@ class TournamentResult:
 def _yardstick_summary(result):
     """An entrant's yardstick as JSON: positions, and for every phase and
     ``"all"`` the moves that keep the value / are optimal as ``k``, ``n``,
-    ``rate`` and the 95% ``interval``."""
+    ``rate`` and the 95% ``interval``, on every position (``keeps``,
+    ``optimal``) and on the critical ones (``critical_keeps``,
+    ``critical_optimal``, beside ``random``: a random mover's exact expected
+    keeps and optimal shares there)."""
     def share(s):
         return {"k": s.k, "n": s.n, "rate": s.rate, "interval": list(s.interval)}
     return {"positions": result.positions, "seconds": round(result.seconds, 2),
             "keeps": {p: share(s) for p, s in result.keeps.items()},
-            "optimal": {p: share(s) for p, s in result.optimal.items()}}
+            "optimal": {p: share(s) for p, s in result.optimal.items()},
+            "critical_keeps": {p: share(s) for p, s in result.critical_keeps.items()},
+            "critical_optimal": {p: share(s) for p, s in result.critical_optimal.items()},
+            "random": {p: list(v) for p, v in result.random.items()}}

@@ -142,6 +142,7 @@ GAME = Game(
                     engines.SEARCH, ("threads",))),
     default_engine="perfect", notation=("zero_based",),
     text=(_parse, _format, _draw, _legend, _hint),
+    yardstick_source="ttt_engine.ttt.yardstick",
     move_geometry=lambda board, move: (divmod(int(move), 3), None, None),
     marks_move_cell=True,
     opening_plies=2,

@@ -206,6 +206,7 @@ GAME = Game(
         network_best=True),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
+    yardstick_source="ttt_engine.uttt.yardstick",
     text_strip=None,
     move_geometry=lambda board, move: (divmod(int(move), 9), None, None),
     svg_decor=_svg_decor,
