@@ -298,6 +298,73 @@ def test_threads_leaving_nodes_another_settled_keep_the_score(kind, table_mb):
                 assert compiled.searching_now() == 0
 
 
+def _set(kind, n):
+    with open(os.path.join(SETS, kind + ".txt")) as f:
+        return [(m, int(s)) for m, s in (line.split() for line in f)][:n]
+
+
+def test_the_table_grows_as_it_fills_and_empties_by_generation():
+    """A one-thread solve starts on the table's first megabyte and doubles the
+    part in use as it fills (rehashing in place); the next solve starts
+    empty on the first megabyte again.  Scores stay the sets', and a position
+    solved twice searches the same nodes both times (the second table is as
+    empty as the first: nothing of the previous generation is read)."""
+    from ttt_engine._core.solvers.connect4 import solve as compiled
+    hard, hard_score = _set("begin-medium", 3)[2]         # 324,175 nodes
+    first = connect4.solve(board_of(hard))
+    grown, whole = compiled.table_in_use()
+    assert first.score == hard_score and whole == 1 << 25 and 1 << 15 < grown < whole
+    for moves, score in _set("begin-easy", 20):
+        assert connect4.solve(board_of(moves)).score == score, moves
+    assert compiled.table_in_use()[0] < grown
+    again = connect4.solve(board_of(hard))
+    assert (again.score, again.best_move, again.nodes) == (first.score, first.best_move,
+                                                          first.nodes)
+
+
+def test_generations_wrap_to_a_zeroed_table():
+    """After ``GENERATIONS`` solves a table's generation numbers come round
+    again: the memory is zeroed then, so a position solved again under the
+    same generation number as before searches the same nodes (a stale word
+    read as current would save some)."""
+    from ttt_engine._core.solvers.connect4 import solve as compiled
+    (moves, score), = _set("begin-medium", 1)
+    b, easy = board_of(moves), board_of("121212")       # X wins at once
+    first = compiled.solve_board(b, table_mb=TABLE_MB)
+    for _ in range(compiled.GENERATIONS - 1):
+        compiled.solve_board(easy, table_mb=TABLE_MB)
+    assert compiled.solve_board(b, table_mb=TABLE_MB) == first and first[0] == score
+
+
+def test_a_kept_table_grows_and_threads_take_it_whole():
+    """``keep_table`` solves on one thread keep growing one layout; a kept
+    solve on two threads first grows it whole (threads cannot rehash under
+    each other): every score stays the set's."""
+    rows = _set("middle-medium", 6)
+    for i, (moves, score) in enumerate(rows):
+        r = connect4_solve.solve(board_of(moves), keep_table=True, threads=1 + i % 2,
+                                 table_mb=TABLE_MB)
+        assert r.score == score, (moves, i)
+
+
+def test_two_python_threads_solve_at_once():
+    """Two threads of the caller solving at the same time: the first takes
+    the module's table, the second a table of its own; both exact."""
+    import threading
+    rows = _set("begin-medium", 4)
+    out = {}
+
+    def work(part):
+        out[part] = [connect4.solve(board_of(m)).score for m, _ in rows[part::2]]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == {k: [s for _, s in rows[k::2]] for k in range(2)}
+
+
 # ---------------------------------------------------------------- limits
 FAR = "4453"    # 38 empty cells: no solve finishes in one node or a microsecond
 

@@ -22,13 +22,10 @@ The search:
   the tie-break instead measured twice the nodes);
 * enhanced transposition cutoffs within the first 20 discs: a child whose
   table bound already decides the position saves its search;
-* a table of 4-entry buckets (one cache line) of 64-bit words: the check
-  bits of the position key (the rest is the bucket index), a lower and an
-  upper bound on the score, the move that cut off and the log of the subtree's
-  node count, which the replacement keeps (lowest work goes first).  Mirror
-  positions share an entry (the smaller of the key and its mirror is used),
-  and a symmetric position searches only columns 0..3.  Each entry is one
-  word, written and read atomically, so threads share the table lock-free;
+* the transposition table (``table.pxd``: 4-word buckets, bounds, the
+  move that cut off, generations instead of clearing, the part in use
+  growing as it fills); mirror positions share an entry and a symmetric
+  position searches only columns 0..3;
 * threads share the table and split the moves near the root (a simplified
   ABDADA): within ``SPLIT_PLIES`` of the root a move that another thread is
   searching waits for a second pass, so the threads search different
@@ -39,10 +36,8 @@ The search:
 Everything in the search is ``nogil`` and allocates nothing.
 """
 from libc.stdint cimport uint64_t, uint32_t
-from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.math cimport INFINITY
-from ttt_engine._core.core.bigmem cimport big_alloc, big_free
 from ttt_engine._core.core.clock cimport now_monotonic
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish, interrupt_discard)
@@ -50,34 +45,17 @@ from ttt_engine._core.core.bits cimport bits_popcount64 as popcount
 from ttt_engine._core.games.connect4.rules cimport (
     C4_BOTTOM, C4_CELLS, C4_COLUMN0, connect4_winning_cells)
 from ttt_engine._core.games.connect4.board cimport Board
-
-cdef extern from *:
-    """
-    #define C4S_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-    #define C4S_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-    static inline int c4s_log2(unsigned long long x) { return 63 - __builtin_clzll(x | 1); }
-    #define C4S_USED 0x8000000000000000ULL
-    #define C4S_PREFETCH(p) __builtin_prefetch((p), 1, 3)
-    #define C4S_LOAD32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-    #define C4S_ADD32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
-    """
-    void prefetch "C4S_PREFETCH"(const void* p) noexcept nogil
-    const uint64_t USED "C4S_USED"
-    uint64_t tt_load "C4S_LOAD"(const uint64_t* p) noexcept nogil
-    void tt_store "C4S_STORE"(uint64_t* p, uint64_t v) noexcept nogil
-    int log2_floor "c4s_log2"(uint64_t x) noexcept nogil
-    uint32_t busy_load "C4S_LOAD32"(const uint32_t* p) noexcept nogil
-    uint32_t busy_add "C4S_ADD32"(uint32_t* p, int v) noexcept nogil
+from ttt_engine._core.solvers.connect4.table cimport (
+    Table, CELLS, BUSY_BITS, KEY_BITS, START_BITS, GEN_LAST, prefetch, log2_floor, busy_load, busy_add,
+    word_lower, word_upper, word_move, mirror_key, key_mix, bucket_at, bucket_of, word_in,
+    tt_find, tt_put, table_open, table_close, table_reset, table_grow_to, table_focus_bits,
+    grow_threshold)
 
 cdef enum:
-    CELLS = 42
-    KEY_BITS = 49                # the key current + mask is below 2**49
-    LOG_CAPACITY = 1 << 22       # buckets remembered for a cheap reset (16 MB)
     ABORTED = -1000
     NO_BOUND = -1000             # no known lower bound on a score
     ETC_MOVES = 20               # enhanced transposition cutoffs below this many discs
     SPLIT_PLIES = 12             # threads split the moves of nodes this near the root
-    BUSY_BITS = 16               # the searching-now counters: 2**16 of them
 
 # columns, centre first: they take part in the most lines
 cdef int ORDER[7]
@@ -90,18 +68,8 @@ MIN_TABLE_MB = 1
 MAX_TABLE_MB = 16384
 #: Threads accepted.
 MAX_THREADS = 8
-
-
-cdef struct Table:
-    uint64_t* slots          # 4 words per bucket
-    uint64_t bytes
-    int bits                 # bucket index bits in use (table_focus)
-    int max_bits             # bucket index bits allocated
-    uint64_t check_mask      # the key bits kept in a word: 49 - bits
-    uint32_t* log            # buckets that got a new word since the last clear
-    uint64_t nlog
-    bint log_full            # more than LOG_CAPACITY: clear by remapping
-    uint32_t* busy           # threads searching a position now, by its key's hash
+#: Solves a table serves (one generation each) between two zeroings of its memory.
+GENERATIONS = GEN_LAST
 
 
 cdef struct Ctx:
@@ -115,9 +83,9 @@ cdef struct Ctx:
     int helper               # 0 the main thread; k > 0 the k-th helper
     bint shared              # other threads search the same root
     int root_moves
-    bint logging             # record new buckets (one thread only)
     # the split nodes on this thread's path from the root (outermost first), so
-    # that it can leave them all once another thread has settled one
+    # that it can leave them all once another thread has settled one (a shared
+    # table never grows: the buckets stay where they are)
     int nsplit
     int unwind_level         # the split node an abort unwinds to; -1: a limit's abort
     uint64_t* path_bucket[SPLIT_PLIES]
@@ -126,150 +94,10 @@ cdef struct Ctx:
     int path_beta[SPLIT_PLIES]
 
 
-
-# ------------------------------------------------------------------ the table
-cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
-    """The key of the mirrored position: the key holds one 7-bit value per column."""
-    cdef uint64_t c = 0x7F
-    return (((k & c) << 42) | ((k & (c << 7)) << 28) | ((k & (c << 14)) << 14)
-            | (k & (c << 21))
-            | ((k >> 14) & (c << 14)) | ((k >> 28) & (c << 7)) | ((k >> 42) & c))
-
-
-cdef inline uint64_t key_mix(uint64_t k) noexcept nogil:
-    """A bijection of the 49-bit keys (an odd multiplier modulo 2**49): its top
-    bits are the bucket, the rest are kept in the word, so a matching word
-    means the same key."""
-    return (k * <uint64_t>0x9E3779B97F4A7C15) & ((<uint64_t>1 << KEY_BITS) - 1)
-
-
-cdef inline uint64_t* bucket_of(const Table* t, uint64_t key) noexcept nogil:
-    """The bucket of a position key (canonical between it and its mirror)."""
-    cdef uint64_t mk = mirror_key(key)
-    return t.slots + ((key_mix(mk if mk < key else key) >> (KEY_BITS - t.bits)) << 2)
-
-
-cdef inline uint64_t word_in(const Table* t, const uint64_t* bucket, uint64_t check) noexcept nogil:
-    """The word of ``check`` in ``bucket``, 0 if none."""
-    cdef uint64_t e
-    cdef int i
-    for i in range(4):
-        e = tt_load(bucket + i)
-        if (e & (USED | t.check_mask)) == (USED | check):
-            return e
-    return 0
-
-
-cdef inline uint64_t tt_find(const Table* t, uint64_t key) noexcept nogil:
-    """The word of a position (0 if absent); its move is in canonical orientation."""
-    cdef uint64_t mk = mirror_key(key)
-    cdef uint64_t h = key_mix(mk if mk < key else key)
-    return word_in(t, t.slots + ((h >> (KEY_BITS - t.bits)) << 2), h & t.check_mask)
-
-
-cdef inline uint64_t pack(uint64_t check, int lower, int upper, int move, int work) noexcept nogil:
-    return (USED | check | (<uint64_t>(lower + 32) << 40) | (<uint64_t>(upper + 32) << 46)
-            | (<uint64_t>(move + 1) << 52) | (<uint64_t>work << 55))
-
-
-cdef inline void tt_put(Ctx* c, uint64_t* bucket, uint64_t check, int lower, int upper,
-                        int move, int work) noexcept nogil:
-    """Merge the bounds into the position's word, or replace the bucket's word
-    of least work."""
-    cdef Table* t = c.tt
-    cdef uint64_t e, want = USED | check, keep = USED | t.check_mask
-    cdef int i, victim = 0, w, least = 1 << 30, v
-    for i in range(4):
-        e = tt_load(bucket + i)
-        if (e & keep) == want:
-            v = <int>((e >> 40) & 63) - 32
-            if v > lower:
-                lower = v
-            v = <int>((e >> 46) & 63) - 32
-            if v < upper:
-                upper = v
-            if move < 0:
-                move = <int>((e >> 52) & 7) - 1
-            v = <int>((e >> 55) & 31)
-            if v > work:
-                work = v
-            tt_store(bucket + i, pack(check, lower, upper, move, work))
-            return
-        w = -1 if e == 0 else <int>((e >> 55) & 31)
-        if w < least:
-            least = w
-            victim = i
-    if least < 0 and c.logging:
-        if t.nlog < LOG_CAPACITY:
-            t.log[t.nlog] = <uint32_t>((bucket - t.slots) >> 2)
-            t.nlog += 1
-        else:
-            t.log_full = True
-    tt_store(bucket + victim, pack(check, lower, upper, move, work))
-
-
-cdef int table_open(Table* t, uint64_t mb) except -1:
-    cdef int bits = 0
-    while ((<uint64_t>32) << (bits + 1)) <= mb * 1048576 and bits < 32:
-        bits += 1
-    t.bits = bits
-    t.max_bits = bits
-    t.bytes = (<uint64_t>32) << bits
-    t.check_mask = ((<uint64_t>1) << (KEY_BITS - bits)) - 1
-    t.slots = <uint64_t*>big_alloc(t.bytes)
-    t.log = <uint32_t*>malloc(LOG_CAPACITY * sizeof(uint32_t))
-    t.busy = <uint32_t*>calloc(1 << BUSY_BITS, sizeof(uint32_t))
-    t.nlog = 0
-    t.log_full = False
-    if t.slots == NULL or t.log == NULL or t.busy == NULL:
-        table_close(t)
-        raise MemoryError(f"cannot allocate a Connect Four table of {mb} MB")
-    return 0
-
-
-cdef void table_close(Table* t) noexcept:
-    if t.slots != NULL:
-        big_free(t.slots, t.bytes)
-        t.slots = NULL
-    if t.log != NULL:
-        free(t.log)
-        t.log = NULL
-    if t.busy != NULL:
-        free(t.busy)
-        t.busy = NULL
-
-
-cdef void table_clear_nogil(Table* t) noexcept nogil:
-    cdef uint64_t i
-    if t.log_full:
-        memset(t.slots, 0, t.bytes)
-    else:
-        for i in range(t.nlog):
-            memset(t.slots + ((<uint64_t>t.log[i]) << 2), 0, 32)
-    t.nlog = 0
-    t.log_full = False
-
-
-cdef int table_clear(Table* t) except -1:
-    """Empty the table: zero the buckets written since the last clear, or,
-    after too many, all of it."""
-    with nogil:
-        table_clear_nogil(t)
-    return 0
-
-
-cdef void table_focus(Table* t, int moves) noexcept nogil:
-    """Use only the first 2**(e/2 - 7) MB of the table for a root with e empty
-    cells (all 1024 MB from 34): a small search over a few cache-friendly
-    pages runs faster than over a large table it cannot fill."""
-    cdef int b = (CELLS - moves) // 2 + 8
-    if b > t.max_bits:
-        b = t.max_bits
-    t.bits = b
-    t.check_mask = ((<uint64_t>1) << (KEY_BITS - b)) - 1
-
-
 # ------------------------------------------------------------------ the search
+include "split.pxi"
+
+
 cdef bint check_limits(Ctx* c) noexcept nogil:
     """Every 1024 nodes, at the node limit, when ``interrupt_poll`` reports
     Ctrl-C or the stop flag, and once its clock read passes the deadline: the
@@ -286,34 +114,6 @@ cdef bint check_limits(Ctx* c) noexcept nogil:
     elif c.shared and not c.aborted:
         unwind_to_settled(c)
     return c.aborted
-
-
-cdef inline int settled_by(uint64_t e, int alpha, int beta) noexcept nogil:
-    """The bound in the table word ``e`` (0: none) that decides its node
-    within (alpha, beta): its lower bound if >= beta, its upper if <= alpha;
-    else NO_BOUND."""
-    cdef int v
-    if e:
-        v = <int>((e >> 40) & 63) - 32
-        if v >= beta:
-            return v
-        v = <int>((e >> 46) & 63) - 32
-        if v <= alpha:
-            return v
-    return NO_BOUND
-
-
-cdef void unwind_to_settled(Ctx* c) noexcept nogil:
-    """Abort up to the outermost split node on the path whose table word
-    now decides it within its window: another thread settled it (a cutoff
-    in its share of the moves), and the work below is no longer needed."""
-    cdef int lvl
-    for lvl in range(c.nsplit):
-        if settled_by(word_in(c.tt, c.path_bucket[lvl], c.path_check[lvl]),
-                      c.path_alpha[lvl], c.path_beta[lvl]) != NO_BOUND:
-            c.aborted = True
-            c.unwind_level = lvl
-            return
 
 
 cdef inline uint64_t column_bits(int col) noexcept nogil:
@@ -369,21 +169,21 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
     flip = mkey < key
     ck = mkey if flip else key
     h = key_mix(ck)
-    bucket = c.tt.slots + ((h >> (KEY_BITS - c.tt.bits)) << 2)
+    bucket = bucket_at(c.tt, h)
     check = h & c.tt.check_mask
     e = word_in(c.tt, bucket, check)
     if e:
-        s = <int>((e >> 40) & 63) - 32
+        s = word_lower(e)
         if s > alpha:
             alpha = s
             if alpha >= beta:
                 return alpha
-        s = <int>((e >> 46) & 63) - 32
+        s = word_upper(e)
         if s < beta:
             beta = s
             if alpha >= beta:
                 return beta
-        ttmove = <int>((e >> 52) & 7) - 1
+        ttmove = word_move(e)
         if flip and ttmove >= 0:
             ttmove = 6 - ttmove
     if mkey == key:
@@ -414,12 +214,12 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
         for i in range(n):
             e = tt_find(c.tt, (cur ^ mask) + (mask | mv[i]))
             if e:
-                s = 32 - <int>((e >> 46) & 63)
+                s = -word_upper(e)
                 if s >= beta:
-                    tt_put(c, bucket, check, s, 31, 6 - col[i] if flip else col[i], 0)
+                    tt_put(c.tt, h, s, 31, 6 - col[i] if flip else col[i], 0)
                     return s
     if c.shared and n > 1 and moves - c.root_moves < SPLIT_PLIES:
-        return split_moves(c, cur, mask, moves, alpha, beta, mv, col, n, bucket, check,
+        return split_moves(c, cur, mask, moves, alpha, beta, mv, col, n, h, bucket, check,
                            flip, start)
 
     for i in range(n):
@@ -427,94 +227,27 @@ cdef int negamax(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int 
         if c.aborted:
             return 0
         if s >= beta:
-            return store_cut(c, bucket, check, s, 6 - col[i] if flip else col[i], start)
+            return store_cut(c, h, s, 6 - col[i] if flip else col[i], start)
         if s > alpha:
             alpha = s
-    return store_upper(c, bucket, check, alpha, start)
+    return store_upper(c, h, alpha, start)
 
 
-cdef inline int store_cut(Ctx* c, uint64_t* bucket, uint64_t check, int s, int col,
+cdef inline int store_cut(Ctx* c, uint64_t h, int s, int col,
                           uint64_t start) noexcept nogil:
     """Record the lower bound ``s`` that column ``col`` (canonical) gave the
     node, with the log of the node's work; returns ``s``."""
     cdef int work = log2_floor(c.nodes - start)
-    tt_put(c, bucket, check, s, 31, col, work if work < 31 else 31)
+    tt_put(c.tt, h, s, 31, col, work if work < 31 else 31)
     return s
 
 
-cdef inline int store_upper(Ctx* c, uint64_t* bucket, uint64_t check, int alpha,
+cdef inline int store_upper(Ctx* c, uint64_t h, int alpha,
                             uint64_t start) noexcept nogil:
     """Record that no move lifted the node above ``alpha``; returns ``alpha``."""
     cdef int work = log2_floor(c.nodes - start)
-    tt_put(c, bucket, check, -32, alpha, -1, work if work < 31 else 31)
+    tt_put(c.tt, h, -32, alpha, -1, work if work < 31 else 31)
     return alpha
-
-
-cdef int split_moves(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int beta,
-                     const uint64_t* mv, const int* col, int n, uint64_t* bucket,
-                     uint64_t check, bint flip, uint64_t start) noexcept nogil:
-    """negamax's move loop where threads share the node: a move that another
-    thread is searching now (its counter in ``busy``) waits for a second pass,
-    except the first move, which usually settles the node alone; after each
-    move the node's table word may show another thread has settled it, and
-    meanwhile ``check_limits`` watches it (the node is on the thread's path)."""
-    cdef int s, lvl = c.nsplit
-    if lvl >= SPLIT_PLIES:              # not reached: a split node is this near the root
-        return split_loop(c, cur, mask, moves, alpha, beta, mv, col, n, bucket, check, flip,
-                          start, -2)
-    c.path_bucket[lvl] = bucket
-    c.path_check[lvl] = check
-    c.path_alpha[lvl] = alpha
-    c.path_beta[lvl] = beta
-    c.nsplit = lvl + 1
-    s = split_loop(c, cur, mask, moves, alpha, beta, mv, col, n, bucket, check, flip, start, lvl)
-    c.nsplit = lvl
-    return s
-
-
-cdef int split_loop(Ctx* c, uint64_t cur, uint64_t mask, int moves, int alpha, int beta,
-                    const uint64_t* mv, const int* col, int n, uint64_t* bucket,
-                    uint64_t check, bint flip, uint64_t start, int lvl) noexcept nogil:
-    """``split_moves``' loop, the node being split node ``lvl`` of the path."""
-    cdef uint32_t* slot[7]
-    cdef uint32_t later = 0
-    cdef int i, s, sweep, v
-    for sweep in range(2):
-        for i in range(n):
-            if sweep == 0:
-                slot[i] = c.tt.busy + (key_mix((cur ^ mask) + (mask | mv[i]))
-                                       >> (KEY_BITS - BUSY_BITS))
-                if i > 0 and busy_load(slot[i]) != 0:
-                    later |= 1u << i
-                    continue
-            elif not (later >> i) & 1:
-                continue
-            busy_add(slot[i], 1)
-            while True:
-                s = -negamax(c, cur ^ mask, mask | mv[i], moves + 1, -beta, -alpha)
-                if not (c.aborted and c.unwind_level == lvl):
-                    break
-                # unwound to here: another thread settled this node
-                c.aborted = False
-                c.unwind_level = -1
-                v = settled_by(word_in(c.tt, bucket, check), alpha, beta)
-                if v != NO_BOUND:
-                    busy_add(slot[i], -1)
-                    return v
-                # the word was replaced in between: search the move again
-            busy_add(slot[i], -1)
-            if c.aborted:
-                return 0
-            if s >= beta:
-                return store_cut(c, bucket, check, s, 6 - col[i] if flip else col[i], start)
-            if s > alpha:
-                alpha = s
-                if lvl >= 0:
-                    c.path_alpha[lvl] = alpha
-            v = settled_by(word_in(c.tt, bucket, check), alpha, beta)
-            if v != NO_BOUND:
-                return v
-    return store_upper(c, bucket, check, alpha, start)
 
 
 cdef inline bint wins_now(uint64_t cur, uint64_t mask) noexcept nogil:
@@ -638,16 +371,16 @@ cdef int keeping_columns(Ctx* c, uint64_t cur, uint64_t mask, int moves, int sco
 
 # ------------------------------------------------------------------ Python side
 cdef class _Tables:
-    """The table, kept between solves (allocating and faulting in a large table
-    costs more than a small solve) and emptied before each."""
+    """A table and whether a solve is using it.  The module keeps one between
+    solves (``_take_table``): its pages stay faulted in, and emptying it is a
+    new generation, so a solve pays only for the pages it touches."""
     cdef Table t
     cdef uint64_t mb
-    cdef bint busy
-    cdef bint kept           # the last solve kept it: all of it in use, not emptied
+    cdef bint busy           # a solve holds it (set and read with the GIL held)
+    cdef bint kept           # the last solve kept it: its words stay for the next ``keep``
 
     def __cinit__(self, uint64_t mb):
         self.t.slots = NULL
-        self.t.log = NULL
         self.t.busy = NULL
         table_open(&self.t, mb)
         self.mb = mb
@@ -668,9 +401,18 @@ def searching_now():
     cdef uint64_t total = 0, i
     if t is None:
         return 0
-    for i in range(1 << BUSY_BITS):
+    for i in range((<uint64_t>1) << BUSY_BITS):
         total += t.t.busy[i]
     return total
+
+
+def table_in_use():
+    """``(buckets in use, buckets allocated)`` of the cached table after the
+    last solve (``(0, 0)`` before the first): how far it grew."""
+    cdef _Tables t = _cached
+    if t is None:
+        return 0, 0
+    return 1 << t.t.bits, 1 << t.t.max_bits
 
 
 def forget_kept_table():
@@ -681,11 +423,10 @@ def forget_kept_table():
         t.kept = False
 
 
-cdef _Tables _take_table(uint64_t mb, bint keep=False):
-    """The cached table (a new one if it is in use or of another size),
-    emptied -- unless ``keep`` and the last solve kept it too: entries stored
-    under a focused (smaller) index would not be found again, so a kept
-    table is only ever used whole."""
+cdef _Tables _take_table(uint64_t mb):
+    """The cached table, marked busy (the GIL is held from the test to the
+    mark, so two threads never take it both): a new one when it is in use
+    by another thread's solve (that one is not cached) or of another size."""
     global _cached
     cdef _Tables t = _cached
     if t is None or t.mb != mb or t.busy:
@@ -695,11 +436,28 @@ cdef _Tables _take_table(uint64_t mb, bint keep=False):
         t = _Tables(mb)
         if _cached is None:
             _cached = t
-    elif not (keep and t.kept):
-        table_clear(&t.t)
-    t.kept = keep
     t.busy = True
     return t
+
+
+cdef void _prepare(_Tables t, int moves, bint shared, bint keep) noexcept:
+    """Set a taken table up for a solve of a root of ``moves`` discs:
+    emptied (a new generation), on its first megabyte growing as it fills,
+    or with threads sharing it (``shared``) on the part ``table_focus_bits``
+    gives the root.  ``keep`` after a ``keep`` solve: the words stay, and so
+    does the layout they were written in (it only grows: wholly before
+    threads share it)."""
+    if keep and t.kept:
+        if shared:
+            table_grow_to(&t.t, t.t.max_bits)
+            t.t.grow_at = 0
+        else:
+            t.t.grow_at = grow_threshold(&t.t)
+    elif shared:
+        table_reset(&t.t, t.t.max_bits if keep else table_focus_bits(moves), False)
+    else:
+        table_reset(&t.t, START_BITS, True)
+    t.kept = keep
 
 
 cdef class _Search:
@@ -723,7 +481,6 @@ cdef class _Search:
         self.ctx.nsplit = 0
         self.ctx.unwind_level = -1
         self.ctx.shared = False
-        self.ctx.logging = helper == 0
         self.ctx.it = &self.it
         self.result = ABORTED
 
@@ -786,12 +543,16 @@ cdef tuple _searches(Board board, max_nodes, time_limit, uint64_t table_mb, int 
                      bint keep):
     """The table (taken: busy until the caller frees it), the position and the
     main search with its helpers, as every solve below starts."""
-    cdef _Tables tables = _take_table(table_mb, keep)
+    cdef _Tables tables = _take_table(table_mb)
+    cdef _Search main
     cur, mask, moves = _position(board)
-    tables.t.log_full = tables.t.log_full or threads > 1
-    main = _Search(tables, 0, max_nodes, time_limit)
-    helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
-    table_focus(&tables.t, 0 if keep else moves)
+    try:
+        main = _Search(tables, 0, max_nodes, time_limit)
+        helpers = [_Search(tables, k, max_nodes, time_limit) for k in range(1, threads)]
+    except BaseException:
+        tables.busy = False
+        raise
+    _prepare(tables, moves, threads > 1, keep)
     return tables, cur, mask, moves, main, helpers
 
 
@@ -902,10 +663,15 @@ def time_positions(list boards, bint weak=False, uint64_t table_mb=1024, bint ke
     alone (no best move), the table emptied before each (counted in the time)
     and its pages faulted in before the first (not counted): the solver's own
     time per position, without the Python call around it.  ``keep``: the
-    table is kept from one position to the next (all of it in use: an entry
-    holds bounds on its position's own score, whatever the root)."""
-    cdef _Tables tables = _take_table(table_mb, keep)
-    cdef _Search main = _Search(tables, 0, None, None)
+    table is kept from one position to the next (an entry holds bounds on its
+    position's own score, whatever the root)."""
+    cdef _Tables tables = _take_table(table_mb)
+    cdef _Search main
+    try:
+        main = _Search(tables, 0, None, None)
+    except BaseException:
+        tables.busy = False
+        raise
     cdef Board b
     cdef uint64_t cur, mask, nodes0
     cdef int moves, r
@@ -915,8 +681,7 @@ def time_positions(list boards, bint weak=False, uint64_t table_mb=1024, bint ke
     with nogil:
         # fault the pages in first: the kernel's zeroing belongs to no position
         memset(tables.t.slots, 0, tables.t.bytes)
-    tables.t.nlog = 0
-    tables.t.log_full = False
+    table_reset(&tables.t, START_BITS, True)
     try:
         for b in boards:
             cur, mask, moves = _position(b)
@@ -924,10 +689,7 @@ def time_positions(list boards, bint weak=False, uint64_t table_mb=1024, bint ke
             with nogil:
                 t0 = thread_cpu()
                 if not keep:
-                    table_clear_nogil(&tables.t)
-                    table_focus(&tables.t, moves)
-                else:
-                    table_focus(&tables.t, 0)
+                    table_reset(&tables.t, START_BITS, True)
                 r = solve_root(&main.ctx, cur, mask, moves, weak)
                 t1 = thread_cpu()
             if r == ABORTED:
