@@ -17,7 +17,7 @@ from ttt_engine._core.algorithms.nodes cimport PNode
 from ttt_engine._core.algorithms.puct_tree cimport PTree
 from ttt_engine._core.algorithms.puct cimport PUCTForest
 from ttt_engine._core.algorithms cimport tree_lines
-from ttt_engine._core.algorithms.tree_lines cimport read_lines
+from ttt_engine._core.algorithms.tree_lines cimport TIES_PRIOR, read_lines
 
 #: Longest principal variation read from a tree (plies).
 MAX_LINE = tree_lines.MAX_LINE
@@ -30,10 +30,11 @@ def forest_lines(forests, slot, k, depth):
     ``forest_best_move``'s order on the counts summed over the trees), the
     line below each, at most ``depth`` moves, following at every node the
     visited child with the most visits summed over the trees that hold the
-    node (a proven win first, proven losses last; ties: the first in move
-    order).  Returns a list of lines, best first, each a list of ``(move,
-    visits, mean, proven)``: ``mean`` in [-1, 1] and ``proven`` (+1 win, -1
-    loss, 0 unknown) for the player who made the move.  Read-only; the
+    node (a proven win first, proven losses last; ties: the higher prior,
+    the first tree's, then the first in move order).  Returns a list of
+    lines, best first, each a list of ``(move, visits, mean, proven)``:
+    ``mean`` in [-1, 1] and ``proven`` (+1 win, -1 loss, 0 unknown) for the
+    player who made the move.  Read-only; the
     caller keeps searches off the trees meanwhile (``search.PUCT`` does)."""
     cdef list fs = list(forests)
     cdef int ntrees = len(fs), i
@@ -52,13 +53,13 @@ def forest_lines(forests, slot, k, depth):
     ptrs = <PNode**><char*>table
     for i in range(ntrees):
         ptrs[i] = (<PUCTForest>fs[i]).trees[s].nodes
-    # choose_move's order: proofs always, equal visits to the earlier child
-    return read_lines(ptrs, ntrees, kk, dd, True, False, "forest_lines")
+    # choose_move's order: proofs always, equal visits to the higher prior
+    return read_lines(ptrs, ntrees, kk, dd, True, TIES_PRIOR, "forest_lines")
 
 
 def forest_children_of(PUCTForest f, slot, path):
-    """``[(move, visits, mean, proven), ...]`` for the children of the node
-    of tree ``slot`` reached from its root by the moves of ``path``, in
+    """``[(move, visits, mean, proven, prior), ...]`` for the children of the
+    node of tree ``slot`` reached from its root by the moves of ``path``, in
     move order (``mean`` and ``proven`` for the player who made the
     child's move); ``[]`` if that node is unexpanded, None if the path
     leaves the tree.  Read-only: the slow reference of ``forest_lines``."""
@@ -80,5 +81,5 @@ def forest_children_of(PUCTForest f, slot, path):
         return []
     return [(int(t.nodes[k].move), int(t.nodes[k].visits),
              t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
-             int(t.nodes[k].proven))
+             int(t.nodes[k].proven), float(t.nodes[k].prior))
             for k in range(nd.first_child, nd.first_child + nd.nchildren)]
