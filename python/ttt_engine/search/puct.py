@@ -16,6 +16,7 @@ from ttt_engine.search.endgame import endgame_search, endgame_search_beside
 
 from ttt_engine._core.algorithms import mcts as _mcts
 from ttt_engine._core.algorithms import puct as _puct
+from ttt_engine._core.algorithms import puct_lines as _puct_lines
 from ttt_engine._core.algorithms import puct_network as _puct_network
 
 
@@ -329,12 +330,13 @@ class PUCT(_KeptTree):
         done = int(f.done_in(0))
         if self._native:
             evaluations = done
-        move = _puct.forest_best_move(f, 0)
+        move = _puct_lines.forest_best_move(f, 0)
         if move is None:
             raise RuntimeError("PUCT root was not expanded")
         self._root = board.copy()
         children = [{"move": m, "action": a, "visits": v, "prior": p, "mean": q, "proven": pr}
-                    for m, a, v, p, q, pr in _dispatch(_puct.forest_root_children, f, board, 0)]
+                    for m, a, v, p, q, pr
+                    in _dispatch(_puct_lines.forest_root_children, f, board, 0)]
         self._stats = {
             "simulations": done,
             "time": float(seconds),
@@ -491,7 +493,6 @@ def merge_puct_lines(searches, k=None, depth=16):
     without a tree, or whose last root is another position, is left out;
     ``[]`` if none is left.  Every search is held exclusive while its tree is
     read (``RuntimeError`` if one is searching in another thread)."""
-    from ttt_engine._core.algorithms import puct_lines as _puct_lines
     k = None if k is None else check_int("k", k, min=1)
     depth = check_int("depth", depth, min=1, max=int(_puct_lines.MAX_LINE))
     searches = list({id(s): s for s in searches}.values())
@@ -506,7 +507,6 @@ def _holding(searches, fn):
 
 
 def _read_lines(searches, k, depth):
-    from ttt_engine._core.algorithms import puct_lines as _puct_lines
     held = [s for s in searches if s._root is not None]
     if not held:
         return []

@@ -5,6 +5,7 @@ search with an attached network (puct_network.pyx) and the
 principal-variation walk (puct_lines.pyx) run on it."""
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.core.interrupt cimport interrupt_t
 from ttt_engine._core.algorithms.game cimport GameState
 from ttt_engine._core.algorithms.nodes cimport PNode
 from ttt_engine._core.algorithms.network cimport NetModel
@@ -77,3 +78,6 @@ cdef void gather_lane(GameState* proto, PUCTForest f, int64_t budget, int lane,
                       bint held) noexcept nogil
 cdef void backup_lane(GameState* proto, PUCTForest f, const float* logits, const float* values,
                       bint uniform, int lane, bint keep) noexcept nogil
+cdef int network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
+                      int lane, interrupt_t* it, volatile int* other_stop,
+                      int64_t* calls, int64_t* evaluations) noexcept nogil

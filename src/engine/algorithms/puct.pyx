@@ -35,18 +35,16 @@ virtual losses meanwhile.
 The uniform evaluator (uniform priors, value from random playouts, or 0 with
 no playouts) needs no Python: ``forest_native`` runs whole searches in C.
 Neither does a network attached to the forest (``attach_network``, the
-packed weights of ``ttt_engine.network.Network``): puct_network.pyx's
-``forest_run_network`` runs a lane's gather / forward pass / backup loop
-without the GIL.
+packed weights of ``ttt_engine.network.Network``): ``network_lane`` runs a
+lane's gather / forward pass (``network.pxd``) / backup loop without the
+GIL, with that lane's own buffers, so every thread of a tree-parallel search
+evaluates at once (its Python entry, ``forest_run_network``, is
+puct_network.pyx's).
 
-The move to play is the most visited root child, ties going to the higher
-prior (puct_tree.pxd's ``choose_move``): a search too short to visit every
-child plays by the evaluator's policy.
-
-Self-play and Gumbel root search are in puct_selfplay.pyx, the search with
-the attached network in puct_network.pyx, the read-only walk of principal
-variations in puct_lines.pyx; puct.pxd is the interface they use (the
-forest's fields and the gather / backup steps).
+Self-play and Gumbel root search are in puct_selfplay.pyx; what a tree says,
+read without changing it (the root's children, the move to play, the
+principal variations), in puct_lines.pyx; puct.pxd is the interface they use
+(the forest's fields and the gather / backup steps).
 """
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
@@ -60,25 +58,22 @@ from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
 from ttt_engine._core.core.rng cimport rng_t, rng_seed
-from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock
+from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock, spin_yield
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
     game_to_move, game_make, game_status, game_playout, game_init_tables, game_playout_decisive,
     game_legal_moves,
 )
 from ttt_engine._core.algorithms.mcts cimport PLAYOUT_DECISIVE
-from ttt_engine._core.algorithms.game_actions cimport (
-    game_move_to_action, game_write_planes,
-)
+from ttt_engine._core.algorithms.game_actions cimport game_write_planes
 from ttt_engine._core.algorithms.tree cimport tree_find, tree_root_child, tree_keep
 from ttt_engine._core.algorithms.nodes cimport PNode
 from ttt_engine._core.algorithms.network cimport (
-    NetModel, net_scratch_floats, net_scratch_ints,
+    NetModel, NetScratch, net_forward, net_scratch_bind, net_scratch_floats, net_scratch_ints,
 )
 from ttt_engine._core.algorithms.puct_tree cimport (
     PParams, PTree, tree_clear, select_child, propagate_proof, terminal_value, backup, expand,
-    leaf_priors, expand_with, add_noise, add_pending, choose_move, GumbelParams, gumbel_select,
-    gumbel_sample,
+    leaf_priors, expand_with, add_noise, add_pending, GumbelParams, gumbel_select, gumbel_sample,
 )
 
 cnp.import_array()
@@ -691,6 +686,49 @@ def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
         backup_all(&proto.state, f, lp, &values[0], lp == NULL, lane)
 
 
+cdef int network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
+                      int lane, interrupt_t* it, volatile int* other_stop,
+                      int64_t* calls, int64_t* evaluations) noexcept nogil:
+    """Gather, evaluate with the attached network and back up on ``lane`` of
+    a one-tree forest until the budget, the deadline (> 0), a solved root, an
+    interrupt or ``other_stop``.  -1 if the network's output was not finite
+    (the lane's leaves are left pending: the caller clears the tree)."""
+    cdef size_t base = <size_t>lane * f.n * f.k
+    cdef NetScratch s
+    cdef int got
+    cdef bint held = False          # the lane holds the tree's lock from a back-up
+    net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
+                     f.net_ints + lane * net_scratch_ints(f.net))
+    while f.done[0] < budget:
+        gather_lane(proto, f, budget, lane, held)
+        held = False
+        got = f.lane_leaves[lane * LANE_INTS]
+        if got == 0 and f.trees[0].nodes[0].proven != 0:
+            break                   # solved (the solver): nothing left to learn
+        if got:
+            if not net_forward(f.net, f.obs_p + base * f.obs_size, got,
+                               f.net_logits + base * f.num_actions, f.net_values + base, &s):
+                return -1
+            backup_lane(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
+                         False, lane, True)
+            held = f.lanes > 1
+            calls[0] += 1
+            evaluations[0] += got
+        if deadline > 0.0 and now_monotonic() >= deadline:
+            break
+        if interrupt_poll(it) or (other_stop != NULL and other_stop[0] != 0):
+            break
+        if got == 0 and f.lanes > 1:
+            # the gathering backed every visit up under the lock (a full arena
+            # keeps its leaves' values) and would take it again at once: a
+            # lane waiting on the same core (a busy machine) gets its turn,
+            # and with it its checks for Ctrl-C
+            spin_yield()
+    if held:
+        spin_unlock(f.lock)
+    return 0
+
+
 cdef int64_t _native_all(GameState* proto, PUCTForest f, int64_t budget, double deadline,
                          interrupt_t* it) noexcept nogil:
     cdef GameState* roots = <GameState*>f.roots
@@ -733,35 +771,3 @@ def forest_native(PUCTForest f, GameBoard proto, int64_t budget, double time_lim
 def forest_status(PUCTForest f, GameBoard proto, int slot):
     """Game status (``GAME_*``) of tree ``slot``'s root position."""
     return game_status(&_roots(f, &proto.state)[slot])
-
-
-cdef inline int _root_action(PUCTForest f, GameState* proto, int slot, int move) noexcept nogil:
-    return game_move_to_action(&(<GameState*>f.roots)[slot], move)
-
-
-def forest_root_children(PUCTForest f, GameBoard proto, int slot):
-    """``[(move, action, visits, prior, mean, proven), ...]`` of tree ``slot``'s
-    root in move order; ``mean`` from the side to move at the root, ``proven``
-    +1 a proven win for it, -1 a proven loss, 0 unknown."""
-    cdef PTree* t = &f.trees[slot]
-    cdef PNode* root = &t.nodes[0]
-    cdef int32_t k
-    out = []
-    if root.first_child < 0:
-        return out
-    for k in range(root.first_child, root.first_child + root.nchildren):
-        out.append((int(t.nodes[k].move), _root_action(f, &proto.state, slot, t.nodes[k].move),
-                    int(t.nodes[k].visits), float(t.nodes[k].prior),
-                    t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
-                    int(t.nodes[k].proven)))
-    return out
-
-
-def forest_best_move(PUCTForest f, int slot):
-    """The move to play: the most visited root move (ties: the higher prior,
-    then the first in move order; a proven win first, proven losses last);
-    None if unexpanded."""
-    cdef PTree* t = &f.trees[slot]
-    if t.nodes[0].first_child < 0:
-        return None
-    return choose_move(t, False, NULL)

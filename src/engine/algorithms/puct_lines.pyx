@@ -1,9 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The principal variations of PUCT trees, read without changing them:
-``forest_lines`` walks the most visited children of one or more trees of one
-position in C without the GIL (the walk of ``tree_lines.pxd``, in
-``choose_move``'s order); ``forest_children_of`` lists one node's children,
-the slow reference the tests check the walk against.
+"""What PUCT trees say, read without changing them: the root's children and
+the move to play (``forest_root_children``, ``forest_best_move``: the most
+visited, ties to the higher prior, puct_tree.pxd's ``choose_move``), and
+the principal variations: ``forest_lines`` walks the most visited children
+of one or more trees of one position in C without the GIL (the walk of
+``tree_lines.pxd``, in ``choose_move``'s order); ``forest_children_of``
+lists one node's children, the slow reference the tests check the walk
+against.
 
 The trees are a ``PUCTForest``'s (puct.pyx); the caller keeps searches off
 them meanwhile (``ttt_engine.search.PUCT`` does).
@@ -12,9 +15,10 @@ from libc.stdint cimport int32_t
 
 from ttt_engine._util import check_int
 
-from ttt_engine._core.algorithms.game cimport MAX_MOVES
+from ttt_engine._core.algorithms.game cimport GameState, GameBoard, MAX_MOVES
+from ttt_engine._core.algorithms.game_actions cimport game_move_to_action
 from ttt_engine._core.algorithms.nodes cimport PNode
-from ttt_engine._core.algorithms.puct_tree cimport PTree
+from ttt_engine._core.algorithms.puct_tree cimport PTree, choose_move
 from ttt_engine._core.algorithms.puct cimport PUCTForest
 from ttt_engine._core.algorithms cimport tree_lines
 from ttt_engine._core.algorithms.tree_lines cimport TIES_PRIOR, read_lines
@@ -83,3 +87,36 @@ def forest_children_of(PUCTForest f, slot, path):
              t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
              int(t.nodes[k].proven), float(t.nodes[k].prior))
             for k in range(nd.first_child, nd.first_child + nd.nchildren)]
+
+
+cdef inline int _root_action(PUCTForest f, GameState* proto, int slot, int move) noexcept nogil:
+    """The action of ``move`` at tree ``slot``'s root (``proto``: its game)."""
+    return game_move_to_action(&(<GameState*>f.roots)[slot], move)
+
+
+def forest_root_children(PUCTForest f, GameBoard proto, int slot):
+    """``[(move, action, visits, prior, mean, proven), ...]`` of tree ``slot``'s
+    root in move order; ``mean`` from the side to move at the root, ``proven``
+    +1 a proven win for it, -1 a proven loss, 0 unknown."""
+    cdef PTree* t = &f.trees[slot]
+    cdef PNode* root = &t.nodes[0]
+    cdef int32_t k
+    out = []
+    if root.first_child < 0:
+        return out
+    for k in range(root.first_child, root.first_child + root.nchildren):
+        out.append((int(t.nodes[k].move), _root_action(f, &proto.state, slot, t.nodes[k].move),
+                    int(t.nodes[k].visits), float(t.nodes[k].prior),
+                    t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
+                    int(t.nodes[k].proven)))
+    return out
+
+
+def forest_best_move(PUCTForest f, int slot):
+    """The move to play: the most visited root move (ties: the higher prior,
+    then the first in move order; a proven win first, proven losses last);
+    None if unexpanded."""
+    cdef PTree* t = &f.trees[slot]
+    if t.nodes[0].first_child < 0:
+        return None
+    return choose_move(t, False, NULL)
