@@ -10,12 +10,11 @@ with three either it has two visits or two children have one each, the most
 likely first."""
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from conftest import unfinished_positions
+from test_puct import hashed_evaluator
 from ttt_engine import games
 from ttt_engine.agents import PolicyAgent
 from ttt_engine.search import PUCT
@@ -25,19 +24,12 @@ GAMES = ("ttt", "uttt", "connect4", "quixo", "clobber")
 
 
 def spread_evaluator(observations, legal_mask):
-    """Logits a random permutation of 0, 0.5, 1, ... (seeded by a hash of the
-    observation: no two actions equally likely, far apart in float32) and a
-    value in [-0.9, 0.9]."""
-    batch, actions = legal_mask.shape
-    logits = np.empty((batch, actions), dtype=np.float32)
-    values = np.empty(batch, dtype=np.float32)
-    for i in range(batch):
-        digest = hashlib.blake2b(np.ascontiguousarray(observations[i]).tobytes(),
-                                 digest_size=8).digest()
-        rng = np.random.default_rng(int.from_bytes(digest, "little"))
-        logits[i] = 0.5 * rng.permutation(actions)
-        values[i] = rng.uniform(-0.9, 0.9)
-    return logits, values
+    """``hashed_evaluator``'s value, and for logits the ranks of its logits
+    times 0.5 (0, 0.5, 1, ...): no two actions equally likely, their priors
+    far apart in float32."""
+    logits, values = hashed_evaluator(observations, legal_mask)
+    ranks = np.argsort(np.argsort(logits, axis=1), axis=1)
+    return (0.5 * ranks).astype(np.float32), values
 
 
 def most_likely(board, evaluator):
@@ -83,7 +75,7 @@ def test_ties_at_the_top_go_to_the_higher_prior():
     visit each, the move the most likely of them, not the first in move
     order; the lines and the root-parallel merge rank them the same way."""
     board = games.get("ttt").new_board()
-    board.push(0)
+    board.push(1)
     p = PUCT(spread_evaluator, seed=1, batch_size=3)
     move = p.search(board, simulations=4)
     kids = p.stats["children"]
