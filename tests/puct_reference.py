@@ -30,6 +30,9 @@ The rules, exactly:
   nothing); so does reaching k leaves, or ``done + pending == simulations``.
   Then one evaluator call takes the gathered leaves, which are expanded and
   backed up in gathering order.
+- The move played is the most visited root child; among equally visited
+  ones the higher prior, then the first (a root whose children are unvisited
+  plays its most likely move).
 """
 from __future__ import annotations
 
@@ -190,9 +193,10 @@ class ReferencePUCT:
         return {c.move: c.visits for c in self.root.children}
 
     def best_move(self):
+        """The most visited root child; ties: the higher prior, then the first."""
         best = None
         for c in self.root.children:
-            if best is None or c.visits > best.visits:
+            if best is None or (c.visits, c.prior) > (best.visits, best.prior):
                 best = c
         return None if best is None else best.move
 

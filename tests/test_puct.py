@@ -129,7 +129,8 @@ def test_reference_by_hand_sequential():
     evaluator = constant_evaluator({6: 0.25, 8: 0.75}, 0.0)
     expected = {1: {6: 0, 8: 0}, 2: {6: 0, 8: 1}, 3: {6: 0, 8: 2}, 4: {6: 1, 8: 2},
                 5: {6: 2, 8: 2}, 6: {6: 3, 8: 2}}
-    best = {2: 8, 3: 8, 4: 8, 5: 6, 6: 6}        # 5: a tie goes to the first move
+    # 1: no child visited, 5: a tie; both go to the higher prior (8), not the first move
+    best = {1: 8, 2: 8, 3: 8, 4: 8, 5: 8, 6: 6}
     for sims, visits in expected.items():
         ref = ReferencePUCT(evaluator, c_puct=1.0)
         move = ref.search(board, sims)
@@ -209,7 +210,8 @@ def test_compiled_by_hand_cases():
         puct.search(board.copy(), simulations=sims)
         assert _compiled_visits(puct) == visits, (batch_size, sims)
         assert puct.stats["simulations"] == sims
-    assert puct.search(board.copy(), simulations=5) == 6   # tie -> first in move order
+    assert puct.search(board.copy(), simulations=5) == 8   # tie -> the higher prior
+    assert puct.search(board.copy(), simulations=6) == 6
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 8])
@@ -709,7 +711,7 @@ def test_mixed_value_is_the_mean_of_the_playouts(text):
 def test_az_agent_root_parallel_sums_the_trees():
     """threads=2: two trees with split seeds, searched in two threads, their root
     visits summed; the same seed plays the same moves, a pickled copy too, and
-    the move is the most visited of the sums."""
+    the move is the most visited of the sums (ties: the higher prior)."""
     from ttt_engine import uttt
     from ttt_engine.agents import AZAgent
     from ttt_engine.network import Network
@@ -723,7 +725,8 @@ def test_az_agent_root_parallel_sums_the_trees():
             moves.append(agent.select_move(b))
             st = agent.last_stats
             assert st["threads"] == 2 and st["simulations"] == 300
-            assert st["best_move"] == max(st["children"], key=lambda c: c["visits"])["move"]
+            assert st["best_move"] == max(st["children"],
+                                          key=lambda c: (c["visits"], c["prior"]))["move"]
             per_tree = [p.stats["children"] for p in agent._pucts]
             for c in st["children"]:
                 assert c["visits"] == sum(x["visits"] for kids in per_tree for x in kids

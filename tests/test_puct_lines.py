@@ -28,13 +28,15 @@ class FlatEvaluator:
 
 def forest_children(forest, path):
     """Tree 0 of a forest's child list for the reference walk."""
-    return [(move, visits, mean * visits, proven)
-            for move, visits, mean, proven in _puct_lines.forest_children_of(forest, 0, path) or []]
+    return [(move, visits, mean * visits, proven, prior)
+            for move, visits, mean, proven, prior
+            in _puct_lines.forest_children_of(forest, 0, path) or []]
 
 
 def slow_lines(forests, depth):
     """``forest_best_move``'s order: a proven win first, proven losses last,
-    then the most visits; ties: the first in move order."""
+    then the most visits; ties: the higher prior, then the first in move
+    order."""
     return ref.rounded(ref.slow_lines(forest_children, forests, depth, True, False), 6)
 
 

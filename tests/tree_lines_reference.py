@@ -3,35 +3,41 @@ shared by the tests of MCTS's and PUCT's lines: it walks the trees' child
 lists in plain Python, one node at a time, with the search's own move order.
 
 A tree is read through ``children_of(tree, path)``: the children of the node
-``path`` leads to, in move order, as ``(move, visits, wsum, proven)`` with
-``wsum`` the sum of values for the player who made the move; ``[]`` or None
-where the tree has no such expanded node.
+``path`` leads to, in move order, as ``(move, visits, wsum, proven)`` or
+``(move, visits, wsum, proven, prior)`` with ``wsum`` the sum of values for
+the player who made the move; ``[]`` or None where the tree has no such
+expanded node.
 """
 from ttt_engine.ttt import exact
 
 
 def merged_children(children_of, trees, path):
     """The children of the node ``path`` leads to, ``(move, visits, wsum,
-    proven)`` summed over the trees that have it expanded."""
+    proven, prior)`` summed over the trees that have it expanded (the prior
+    of the first, 0 where the trees give none)."""
     got = [c for c in (children_of(t, path) for t in trees) if c]
     if not got:
         return []
     out = []
-    for j, (move, _, _, _) in enumerate(got[0]):
+    for j, first in enumerate(got[0]):
+        move = first[0]
         rows = [c[j] for c in got]
         assert all(r[0] == move for r in rows)          # one move order in every tree
         out.append((move, sum(r[1] for r in rows), sum(r[2] for r in rows),
-                    next((r[3] for r in rows if r[3]), 0)))
+                    next((r[3] for r in rows if r[3]), 0),
+                    first[4] if len(first) > 4 else 0.0))
     return out
 
 
 def better(a, b, proofs, mean_ties):
     """With ``proofs``, a proven win first and proven losses last; then more
-    visits; then, with ``mean_ties``, the higher mean."""
+    visits; then, with ``mean_ties``, the higher mean, else the higher prior."""
     if proofs and a[3] != b[3]:
         return a[3] > b[3]
-    if a[1] != b[1] or not mean_ties:
+    if a[1] != b[1]:
         return a[1] > b[1]
+    if not mean_ties:
+        return a[4] > b[4]
     return a[2] * b[1] > b[2] * a[1]
 
 
@@ -45,7 +51,8 @@ def best_of(children, proofs, mean_ties):
 
 def slow_lines(children_of, trees, depth, proofs, mean_ties):
     """Every root move's line, best first, each ``(move, visits, wsum,
-    proven)`` per step, by walking the child lists."""
+    proven)`` per step, by walking the child lists (``mean_ties``: children
+    of equal visits by their mean, else by their prior)."""
     left = merged_children(children_of, trees, [])
     lines = []
     while left:
@@ -58,7 +65,7 @@ def slow_lines(children_of, trees, depth, proofs, mean_ties):
             if not visited:
                 break
             steps.append(best_of(visited, proofs, mean_ties))
-        lines.append(steps)
+        lines.append([step[:4] for step in steps])
     return lines
 
 

@@ -1,4 +1,5 @@
-"""What the searches share: the one-search-at-a-time guard, the result of a
+"""What the searches share: the one-search-at-a-time guard, the tree kept
+between moves (``advance``), the result of a
 depth-first search and its score constants, and the checks of boards,
 budgets and playout names."""
 from __future__ import annotations
@@ -41,6 +42,27 @@ class _OneSearchAtATime:
             return fn(*args)
         finally:
             self._lock.release()
+
+
+class _KeptTree(_OneSearchAtATime):
+    """A tree search that keeps its tree between moves (:class:`MCTS`,
+    :class:`PUCT`): ``_root`` is the position its tree was left at (None:
+    nothing to keep), and ``_keep_child(move)`` keeps the subtree of the
+    root's child reached by ``move`` in the compiled tree (tree.pxd's
+    re-rooting, shared by both)."""
+
+    def advance(self, move):
+        """Tell the tree that ``move`` was played at its root: keep that subtree."""
+        self._exclusive(self._advance, move)
+
+    def _advance(self, move):
+        move = check_move_code(move)
+        if self._root is None:
+            return
+        nxt = self._root.copy()
+        nxt.push(move)          # an illegal move is refused here, the tree kept
+        self._keep_child(move)
+        self._root = nxt
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,15 @@ import time as _time
 from ttt_engine import _parallel
 from ttt_engine import _registry as games
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
-from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
-                                      _seconds_left, check_move_code, check_playout,
-                                      playout_name)
+from ttt_engine.search.common import (_budget, _check_board, _dispatch, _KeptTree,
+                                      _seconds_left, check_playout, playout_name)
 from ttt_engine.search.depth_first import ABSearcher
 from ttt_engine.search.endgame import endgame_search, endgame_search_beside
 
 from ttt_engine._core.algorithms import mcts as _mcts
 from ttt_engine._core.algorithms import puct as _puct
+from ttt_engine._core.algorithms import puct_lines as _puct_lines
+from ttt_engine._core.algorithms import puct_network as _puct_network
 
 
 def _merged_phases(phases):
@@ -32,7 +33,7 @@ def _merged_phases(phases):
     return out
 
 
-class PUCT(_OneSearchAtATime):
+class PUCT(_KeptTree):
     """AlphaZero's tree search (PUCT), guided by an evaluator.
 
     evaluator: ``evaluate(observations, legal_mask) -> (logits, values)`` (see
@@ -221,23 +222,14 @@ class PUCT(_OneSearchAtATime):
         self._root = None
         self._stats = {}
 
-    def advance(self, move):
-        """Tell the tree that ``move`` was played at its root: keep that subtree."""
-        self._exclusive(self._advance, move)
-
-    def _advance(self, move):
-        move = check_move_code(move)
-        if self._root is None:
-            return
-        nxt = self._root.copy()
-        nxt.push(move)          # an illegal move is refused here, the tree kept
+    def _keep_child(self, move):
         self._forest.advance(0, move)
-        self._root = nxt
 
     # ------------------------------------------------------------ searching
     def search(self, board, simulations=None, time=None):
         """Search from ``board`` and return the most visited move (ties: the
-        first in move order).  simulations: leaves backed up (the first one
+        higher prior, then the first in move order; so a search too short to
+        visit every child plays the evaluator's most likely move).  simulations: leaves backed up (the first one
         evaluates the root); time: seconds (re-rooting the kept tree
         included); with both, whichever comes first; with neither,
         ``DEFAULT_SIMULATIONS``."""
@@ -338,12 +330,13 @@ class PUCT(_OneSearchAtATime):
         done = int(f.done_in(0))
         if self._native:
             evaluations = done
-        move = _puct.forest_best_move(f, 0)
+        move = _puct_lines.forest_best_move(f, 0)
         if move is None:
             raise RuntimeError("PUCT root was not expanded")
         self._root = board.copy()
         children = [{"move": m, "action": a, "visits": v, "prior": p, "mean": q, "proven": pr}
-                    for m, a, v, p, q, pr in _dispatch(_puct.forest_root_children, f, board, 0)]
+                    for m, a, v, p, q, pr
+                    in _dispatch(_puct_lines.forest_root_children, f, board, 0)]
         self._stats = {
             "simulations": done,
             "time": float(seconds),
@@ -380,7 +373,7 @@ class PUCT(_OneSearchAtATime):
     def _run_lane_compiled(self, f, board, lane, budget, deadline, stop, lanes_stop):
         """``_run_lane`` with the attached network, the whole loop in C."""
         left = None if deadline is None else deadline - _time.perf_counter()
-        calls, evaluations, ok = _dispatch(_puct.forest_run_network, f, board, budget, left,
+        calls, evaluations, ok = _dispatch(_puct_network.forest_run_network, f, board, budget, left,
                                            lane, stop, lanes_stop)
         if not ok:
             from ttt_engine.evaluators import evaluator_name
@@ -500,7 +493,6 @@ def merge_puct_lines(searches, k=None, depth=16):
     without a tree, or whose last root is another position, is left out;
     ``[]`` if none is left.  Every search is held exclusive while its tree is
     read (``RuntimeError`` if one is searching in another thread)."""
-    from ttt_engine._core.algorithms import puct_lines as _puct_lines
     k = None if k is None else check_int("k", k, min=1)
     depth = check_int("depth", depth, min=1, max=int(_puct_lines.MAX_LINE))
     searches = list({id(s): s for s in searches}.values())
@@ -515,7 +507,6 @@ def _holding(searches, fn):
 
 
 def _read_lines(searches, k, depth):
-    from ttt_engine._core.algorithms import puct_lines as _puct_lines
     held = [s for s in searches if s._root is not None]
     if not held:
         return []
@@ -536,7 +527,8 @@ def merge_puct_roots(searches):
     move)`` with the visits added, the mean visit-weighted, the prior of the
     first, a proof if any tree found one (proofs are exact, so trees never
     disagree); the move is a proven win if any, else the most visited that is
-    not a proven loss (ties: the first in move order)."""
+    not a proven loss (ties: the higher prior, then the first in move order),
+    as one tree's ``forest_best_move``."""
     order, rows = [], {}
     for s in searches:
         for c in s.stats["children"]:
@@ -555,6 +547,7 @@ def merge_puct_roots(searches):
                 for m in order]
     best = None
     for c in children:
-        if best is None or (c["proven"], c["visits"]) > (best["proven"], best["visits"]):
+        if best is None or ((c["proven"], c["visits"], c["prior"])
+                            > (best["proven"], best["visits"], best["prior"])):
             best = c
     return children, best["move"] if best else None

@@ -28,7 +28,7 @@ from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
-from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
+from ttt_engine._core.algorithms.tree cimport tree_find, tree_root_child, tree_keep
 
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.algorithms.game cimport (
@@ -377,15 +377,6 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
     return done
 
 
-cdef void compact(MTree* t, int32_t new_root) noexcept nogil:
-    """Keep the subtree under ``new_root``: copied into the second arena, which
-    becomes the tree (see tree.pxd)."""
-    cdef MNode* src = t.nodes
-    t.used = tree_copy_subtree(src, t.alt, new_root)
-    t.nodes = t.alt
-    t.alt = src
-
-
 cdef class MCTSTree(TreeArena):
     """Node arena + RNG for one MCTS player.  Not locked: its owner
     (``search.MCTS``) lets one search at a time at it."""
@@ -522,18 +513,12 @@ cdef class MCTSTree(TreeArena):
     def advance_root(self, int move):
         """Make the root's child reached by ``move`` the new root (subtree
         kept); returns False (and clears the tree) if that child is unknown."""
-        cdef int32_t k
-        cdef MNode* nd
-        if self.t.used == 0 or self.t.nodes[0].first_child < 0:
+        cdef int32_t k = tree_root_child(self.t.nodes, move) if self.t.used > 0 else -1
+        if k < 0:
             self.t.used = 0
             return False
-        nd = &self.t.nodes[0]
-        for k in range(nd.first_child, nd.first_child + nd.nchildren):
-            if self.t.nodes[k].move == move:
-                self._compact(k)
-                return True
-        self.t.used = 0
-        return False
+        self._compact(k)
+        return True
 
     # ------------------------------------------------ prior-guided search
     def guide(self, GameBoard board, int batch, int prior_visits, float c_puct):
@@ -624,7 +609,7 @@ cdef class MCTSTree(TreeArena):
             if self.t.alt == NULL:
                 raise MemoryError("cannot allocate the MCTS compaction arena")
         with nogil:
-            compact(&self.t, new_root)
+            tree_keep(&self.t.nodes, &self.t.alt, &self.t.used, new_root)
         return 0
 
 

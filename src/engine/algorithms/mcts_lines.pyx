@@ -12,7 +12,7 @@ from ttt_engine._util import check_int
 from ttt_engine._core.algorithms.game cimport MAX_MOVES
 from ttt_engine._core.algorithms.nodes cimport MNode
 from ttt_engine._core.algorithms.mcts cimport MCTSTree
-from ttt_engine._core.algorithms.tree_lines cimport MAX_LINE, read_lines
+from ttt_engine._core.algorithms.tree_lines cimport MAX_LINE, TIES_MEAN, read_lines
 
 
 def mcts_lines(trees, k, depth):
@@ -41,4 +41,4 @@ def mcts_lines(trees, k, depth):
         ptrs[i] = tr.t.nodes if tr.t.used else NULL
         solver = solver or tr.t.solver
     # best_move's order: proofs only with the solver, equal visits by the higher mean
-    return read_lines(ptrs, ntrees, kk, dd, solver, True, "mcts_lines")
+    return read_lines(ptrs, ntrees, kk, dd, solver, TIES_MEAN, "mcts_lines")

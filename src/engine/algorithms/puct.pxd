@@ -1,13 +1,19 @@
 # cython: language_level=3
 """The interface of puct.pyx, PUCT's forest search: the ``PUCTForest`` class
-(its fields) and the search steps that self-play (puct_selfplay.pyx) and the
+(its fields) and the search steps that self-play (puct_selfplay.pyx), the
+search with an attached network (puct_network.pyx) and the
 principal-variation walk (puct_lines.pyx) run on it."""
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.core.interrupt cimport interrupt_t
 from ttt_engine._core.algorithms.game cimport GameState
 from ttt_engine._core.algorithms.nodes cimport PNode
 from ttt_engine._core.algorithms.network cimport NetModel
 from ttt_engine._core.algorithms.puct_tree cimport PParams, PTree, GumbelParams
+
+
+cdef enum:
+    LANE_INTS = 16      # lane_leaves' stride: a lane's count on a cache line of its own
 
 
 cdef class PUCTForest:
@@ -65,7 +71,13 @@ cdef class PUCTForest:
 
 
 cdef bint advance_root(PTree* t, int move) noexcept nogil
-cdef int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil
 cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil
 cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
                      bint uniform, int lane) noexcept nogil
+cdef void gather_lane(GameState* proto, PUCTForest f, int64_t budget, int lane,
+                      bint held) noexcept nogil
+cdef void backup_lane(GameState* proto, PUCTForest f, const float* logits, const float* values,
+                      bint uniform, int lane, bint keep) noexcept nogil
+cdef int network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
+                      int lane, interrupt_t* it, volatile int* other_stop,
+                      int64_t* calls, int64_t* evaluations) noexcept nogil

@@ -35,14 +35,16 @@ virtual losses meanwhile.
 The uniform evaluator (uniform priors, value from random playouts, or 0 with
 no playouts) needs no Python: ``forest_native`` runs whole searches in C.
 Neither does a network attached to the forest (``attach_network``, the
-packed weights of ``ttt_engine.network.Network``): ``forest_run_network``
-runs a lane's gather / forward pass (``network.pxd``) / backup loop without
-the GIL, with that lane's own buffers, so every thread of a tree-parallel
-search evaluates at once.
+packed weights of ``ttt_engine.network.Network``): ``network_lane`` runs a
+lane's gather / forward pass (``network.pxd``) / backup loop without the
+GIL, with that lane's own buffers, so every thread of a tree-parallel search
+evaluates at once (its Python entry, ``forest_run_network``, is
+puct_network.pyx's).
 
-Self-play and Gumbel root search are in puct_selfplay.pyx, the read-only
-walk of principal variations in puct_lines.pyx; puct.pxd is the interface
-they use (the forest's fields and the gather / backup steps).
+Self-play and Gumbel root search are in puct_selfplay.pyx; what a tree says,
+read without changing it (the root's children, the move to play, the
+principal variations), in puct_lines.pyx; puct.pxd is the interface they use
+(the forest's fields and the gather / backup steps).
 """
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
@@ -55,7 +57,7 @@ from ttt_engine._core.core.clock cimport now_monotonic, deadline_after, deadline
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_finish,
 )
-from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_uniform
+from ttt_engine._core.core.rng cimport rng_t, rng_seed
 from ttt_engine._core.core.spinlock cimport spin_lock, spin_unlock, spin_yield
 from ttt_engine._core.algorithms.game cimport (
     GameState, GameBoard, MAX_MOVES, GAME_ONGOING, GAME_DRAW, GAME_WIN_FIRST,
@@ -63,10 +65,8 @@ from ttt_engine._core.algorithms.game cimport (
     game_legal_moves,
 )
 from ttt_engine._core.algorithms.mcts cimport PLAYOUT_DECISIVE
-from ttt_engine._core.algorithms.game_actions cimport (
-    game_move_to_action, game_write_planes,
-)
-from ttt_engine._core.algorithms.tree cimport tree_find, tree_copy_subtree
+from ttt_engine._core.algorithms.game_actions cimport game_write_planes
+from ttt_engine._core.algorithms.tree cimport tree_find, tree_root_child, tree_keep
 from ttt_engine._core.algorithms.nodes cimport PNode
 from ttt_engine._core.algorithms.network cimport (
     NetModel, NetScratch, net_forward, net_scratch_bind, net_scratch_floats, net_scratch_ints,
@@ -89,7 +89,6 @@ cdef inline void* _data(cnp.ndarray a):
 
 cdef enum:
     YOUNG_BATCH = 16    # young leaves valued per release of the lock
-    LANE_INTS = 16      # lane_leaves' stride: a lane's count on a cache line of its own
     RNGS_PER_LINE = 2   # generators (32 bytes) in a cache line
 
 
@@ -273,52 +272,21 @@ cdef int64_t native_run(const GameState* root, PTree* t, const PParams* p, rng_t
 
 
 cdef void compact(PTree* t, int32_t new_root) noexcept nogil:
-    """Keep the subtree under ``new_root``: copied into ``t.alt``, which becomes
-    the tree (see tree.pxd)."""
-    cdef PNode* src = t.nodes
-    t.used = tree_copy_subtree(src, t.alt, new_root)
-    t.nodes = t.alt
-    t.alt = src
+    """Keep the subtree under ``new_root`` (tree.pxd's ``tree_keep``); its
+    root is the tree's root, reached by no move."""
+    tree_keep(&t.nodes, &t.alt, &t.used, new_root)
     t.nodes[0].move = -1
 
 
 cdef bint advance_root(PTree* t, int move) noexcept nogil:
     """Keep the subtree of the root's child reached by ``move`` (False and an
     empty tree if there is none)."""
-    cdef PNode* root = &t.nodes[0]
-    cdef int32_t k
-    if root.first_child >= 0:
-        for k in range(root.first_child, root.first_child + root.nchildren):
-            if t.nodes[k].move == move:
-                compact(t, k)
-                return True
-    tree_clear(t)
-    return False
-
-
-cdef int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil:
-    """A root move: sampled in proportion to the visits, or the most visited
-    (ties: first in move order); with proofs (the solver), a proven win first
-    and proven losses last."""
-    cdef const PNode* root = &t.nodes[0]
-    cdef int32_t k, best = root.first_child
-    cdef int64_t total = 0, r
-    cdef int rank, best_rank = -2
-    if sample:
-        for k in range(root.first_child, root.first_child + root.nchildren):
-            total += t.nodes[k].visits
-        if total > 0:
-            r = <int64_t>(rng_uniform(rng) * total)
-            for k in range(root.first_child, root.first_child + root.nchildren):
-                r -= t.nodes[k].visits
-                if r < 0:
-                    return t.nodes[k].move
-    for k in range(root.first_child, root.first_child + root.nchildren):
-        rank = t.nodes[k].proven
-        if rank > best_rank or (rank == best_rank and t.nodes[k].visits > t.nodes[best].visits):
-            best_rank = rank
-            best = k
-    return t.nodes[best].move
+    cdef int32_t k = tree_root_child(t.nodes, move)
+    if k < 0:
+        tree_clear(t)
+        return False
+    compact(t, k)
+    return True
 
 
 # ---------------------------------------------------------------- the forest
@@ -599,11 +567,11 @@ cdef inline void _root_noise(PUCTForest f, int i, rng_t* rng) noexcept nogil:
 
 
 cdef void gather_all(GameState* proto, PUCTForest f, int64_t budget, int lane) noexcept nogil:
-    _gather_lane(proto, f, budget, lane, False)
+    gather_lane(proto, f, budget, lane, False)
 
 
-cdef void _gather_lane(GameState* proto, PUCTForest f, int64_t budget, int lane,
-                       bint held) noexcept nogil:
+cdef void gather_lane(GameState* proto, PUCTForest f, int64_t budget, int lane,
+                      bint held) noexcept nogil:
     """gather_all; ``held``: the lane holds the tree's lock already (it has
     just backed up its last batch), and it is released during the gathering."""
     cdef GameState* roots = <GameState*>f.roots
@@ -653,11 +621,11 @@ def forest_gather(PUCTForest f, GameBoard proto, int64_t budget, int lane=0):
 
 cdef void backup_all(GameState* proto, PUCTForest f, const float* logits, const float* values,
                      bint uniform, int lane) noexcept nogil:
-    _backup_lane(proto, f, logits, values, uniform, lane, False)
+    backup_lane(proto, f, logits, values, uniform, lane, False)
 
 
-cdef void _backup_lane(GameState* proto, PUCTForest f, const float* logits, const float* values,
-                       bint uniform, int lane, bint keep) noexcept nogil:
+cdef void backup_lane(GameState* proto, PUCTForest f, const float* logits, const float* values,
+                      bint uniform, int lane, bint keep) noexcept nogil:
     """backup_all; ``keep``: return holding the tree's lock (lanes > 1), for
     the lane's next gathering to follow the back-up in one hold: the top of
     the tree then moves between the cores' caches once a batch, not twice."""
@@ -718,9 +686,9 @@ def forest_backup(PUCTForest f, GameBoard proto, const float[:, ::1] logits,
         backup_all(&proto.state, f, lp, &values[0], lp == NULL, lane)
 
 
-cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
-                       int lane, interrupt_t* it, volatile int* other_stop,
-                       int64_t* calls, int64_t* evaluations) noexcept nogil:
+cdef int network_lane(GameState* proto, PUCTForest f, int64_t budget, double deadline,
+                      int lane, interrupt_t* it, volatile int* other_stop,
+                      int64_t* calls, int64_t* evaluations) noexcept nogil:
     """Gather, evaluate with the attached network and back up on ``lane`` of
     a one-tree forest until the budget, the deadline (> 0), a solved root, an
     interrupt or ``other_stop``.  -1 if the network's output was not finite
@@ -732,7 +700,7 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     net_scratch_bind(&s, f.net, f.net_floats + lane * net_scratch_floats(f.net),
                      f.net_ints + lane * net_scratch_ints(f.net))
     while f.done[0] < budget:
-        _gather_lane(proto, f, budget, lane, held)
+        gather_lane(proto, f, budget, lane, held)
         held = False
         got = f.lane_leaves[lane * LANE_INTS]
         if got == 0 and f.trees[0].nodes[0].proven != 0:
@@ -741,7 +709,7 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
             if not net_forward(f.net, f.obs_p + base * f.obs_size, got,
                                f.net_logits + base * f.num_actions, f.net_values + base, &s):
                 return -1
-            _backup_lane(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
+            backup_lane(proto, f, f.net_logits + base * f.num_actions, f.net_values + base,
                          False, lane, True)
             held = f.lanes > 1
             calls[0] += 1
@@ -759,49 +727,6 @@ cdef int _network_lane(GameState* proto, PUCTForest f, int64_t budget, double de
     if held:
         spin_unlock(f.lock)
     return 0
-
-
-def forest_run_network(PUCTForest f, GameBoard proto, int64_t budget, seconds, int lane,
-                       stop=None, lanes_stop=None):
-    """Search tree 0 of a one-tree forest on ``lane`` with the attached
-    network, in C without the GIL, until ``budget`` simulations, ``seconds``
-    (None: no limit; <= 0: one batch), a solved root, Ctrl-C
-    (``KeyboardInterrupt``) or a set stop flag (``stop``, ``lanes_stop``:
-    ``int32[1]`` arrays; the interrupt sets ``lanes_stop``, or ``stop`` when
-    there is none, for the other threads).  Returns ``(evaluator calls,
-    evaluations, ok)``; ``ok`` False: the network gave a NaN or infinite
-    output, and the search stopped there with leaves pending."""
-    cdef interrupt_t it
-    cdef int rc
-    cdef int64_t calls = 0, evaluations = 0
-    cdef double deadline = 0.0
-    cdef int32_t[::1] flag
-    cdef volatile int* watched = NULL
-    cdef volatile int* other = NULL
-    if f.net == NULL:
-        raise ValueError("no network attached to this forest (attach_network)")
-    if f.n != 1 or not 0 <= lane < f.lanes:
-        raise ValueError(f"lane {lane} of a forest with {f.n} trees and {f.lanes} lanes")
-    if lanes_stop is not None:
-        flag = lanes_stop
-        watched = <volatile int*>&flag[0]
-    if stop is not None:
-        flag = stop
-        if watched == NULL:
-            watched = <volatile int*>&flag[0]
-        else:
-            other = <volatile int*>&flag[0]
-    if seconds is not None:
-        deadline = now_monotonic() + max(<double>seconds, 1e-9)
-    # the compiled network gives a position the same output every time (set
-    # here, with the GIL, not by each lane's thread on the shared parameters)
-    f.p.keep_leaf_values = f.p.playout_weight <= 0.0
-    interrupt_init(&it, 1, watched)
-    with nogil:
-        rc = _network_lane(&proto.state, f, budget, deadline, lane, &it, other, &calls,
-                           &evaluations)
-    interrupt_finish(&it)
-    return calls, evaluations, rc == 0
 
 
 cdef int64_t _native_all(GameState* proto, PUCTForest f, int64_t budget, double deadline,
@@ -846,34 +771,3 @@ def forest_native(PUCTForest f, GameBoard proto, int64_t budget, double time_lim
 def forest_status(PUCTForest f, GameBoard proto, int slot):
     """Game status (``GAME_*``) of tree ``slot``'s root position."""
     return game_status(&_roots(f, &proto.state)[slot])
-
-
-cdef inline int _root_action(PUCTForest f, GameState* proto, int slot, int move) noexcept nogil:
-    return game_move_to_action(&(<GameState*>f.roots)[slot], move)
-
-
-def forest_root_children(PUCTForest f, GameBoard proto, int slot):
-    """``[(move, action, visits, prior, mean, proven), ...]`` of tree ``slot``'s
-    root in move order; ``mean`` from the side to move at the root, ``proven``
-    +1 a proven win for it, -1 a proven loss, 0 unknown."""
-    cdef PTree* t = &f.trees[slot]
-    cdef PNode* root = &t.nodes[0]
-    cdef int32_t k
-    out = []
-    if root.first_child < 0:
-        return out
-    for k in range(root.first_child, root.first_child + root.nchildren):
-        out.append((int(t.nodes[k].move), _root_action(f, &proto.state, slot, t.nodes[k].move),
-                    int(t.nodes[k].visits), float(t.nodes[k].prior),
-                    t.nodes[k].wsum / t.nodes[k].visits if t.nodes[k].visits else 0.0,
-                    int(t.nodes[k].proven)))
-    return out
-
-
-def forest_best_move(PUCTForest f, int slot):
-    """Most visited root move (ties: first in move order; a proven win first,
-    proven losses last); None if unexpanded."""
-    cdef PTree* t = &f.trees[slot]
-    if t.nodes[0].first_child < 0:
-        return None
-    return choose_move(t, False, NULL)

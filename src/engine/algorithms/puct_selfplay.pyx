@@ -35,10 +35,10 @@ from ttt_engine._core.algorithms.game_actions cimport game_move_to_action, game_
 from ttt_engine._core.algorithms.nodes cimport PNode
 from ttt_engine._core.algorithms.network cimport NetScratch, net_forward, net_scratch_bind
 from ttt_engine._core.algorithms.puct_tree cimport (
-    PTree, tree_clear, GumbelParams, gumbel_choose,
+    PTree, tree_clear, choose_move, GumbelParams, gumbel_choose,
 )
 from ttt_engine._core.algorithms.puct cimport (
-    PUCTForest, advance_root, choose_move, gather_all, backup_all,
+    PUCTForest, advance_root, gather_all, backup_all,
 )
 
 import numpy as np

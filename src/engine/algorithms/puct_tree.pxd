@@ -1,12 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """One PUCT tree (puct.pyx): its search parameters, its arena and the
 operations on its nodes -- selection, expansion with the evaluator's priors,
-back-up, proofs (MCTS-Solver), virtual losses and the root's Dirichlet noise.
+back-up, proofs (MCTS-Solver), virtual losses, the root's Dirichlet noise and
+the choice of the move to play.
 ``puct.pyx`` builds the forests, the leaf gathering and self-play on them."""
 from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
 from libc.math cimport sqrt, log, exp, INFINITY
 
-from ttt_engine._core.core.rng cimport rng_t
+from ttt_engine._core.core.rng cimport rng_t, rng_uniform
 from ttt_engine._core.core.sample cimport sample_gamma, sample_uniform_open
 from ttt_engine._core.core.sort cimport sort_ints
 from ttt_engine._core.algorithms.game cimport (
@@ -215,6 +216,39 @@ cdef inline void add_pending(PNode* nodes, int32_t node) noexcept nogil:
     while node >= 0:
         nodes[node].pending += 1
         node = nodes[node].parent
+
+
+cdef inline int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil:
+    """The root move to play: sampled in proportion to the visits, or the
+    most visited, ties going to the higher prior, then to the first in move
+    order.  A search too short to tell the children apart (fewer simulations
+    than children, or a tie at the top) so plays by the evaluator's policy:
+    an unvisited child ranks by its prior.  With proofs (the solver), a
+    proven win comes first and proven losses last."""
+    cdef const PNode* root = &t.nodes[0]
+    cdef const PNode* ch
+    cdef const PNode* b
+    cdef int32_t k, best = root.first_child
+    cdef int64_t total = 0, r
+    cdef int rank, best_rank = -2
+    if sample:
+        for k in range(root.first_child, root.first_child + root.nchildren):
+            total += t.nodes[k].visits
+        if total > 0:
+            r = <int64_t>(rng_uniform(rng) * total)
+            for k in range(root.first_child, root.first_child + root.nchildren):
+                r -= t.nodes[k].visits
+                if r < 0:
+                    return t.nodes[k].move
+    for k in range(root.first_child, root.first_child + root.nchildren):
+        ch = &t.nodes[k]
+        b = &t.nodes[best]
+        rank = ch.proven
+        if rank > best_rank or (rank == best_rank and (
+                ch.visits > b.visits or (ch.visits == b.visits and ch.prior > b.prior))):
+            best_rank = rank
+            best = k
+    return t.nodes[best].move
 
 
 # ------------------------------------------------------------ Gumbel root search

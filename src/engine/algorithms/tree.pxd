@@ -1,11 +1,13 @@
 # cython: language_level=3
-"""Tree reuse, shared by every tree search (MCTS, tree Q-learning, Sarsa).
+"""Tree reuse, shared by every tree search (MCTS, PUCT, tree Q-learning, Sarsa).
 
 After moves are played, the search looks for the new position among the old
-root's descendants and keeps that subtree.  The node layouts differ per
-algorithm (``MNode``, ``TLNode``, ``PNode``) but all keep children in one contiguous
-block (``first_child``, ``nchildren``) and the ``move`` that led to a node, so
-one fused implementation serves both.
+root's descendants (``tree_find``), or for the root's child reached by the
+move just played (``tree_root_child``), and keeps that subtree
+(``tree_keep``: copied into a second arena, which becomes the tree).  The node
+layouts differ per algorithm (``MNode``, ``TLNode``, ``PNode``) but all keep
+children in one contiguous block (``first_child``, ``nchildren``) and the
+``move`` that led to a node, so one fused implementation serves them all.
 """
 from libc.stdint cimport int32_t, uint64_t
 from ttt_engine._core.algorithms.game cimport (
@@ -52,6 +54,18 @@ cdef inline int32_t tree_find(const GameState* root, TreeNode* nodes, const Game
     return -1
 
 
+cdef inline int32_t tree_root_child(const TreeNode* nodes, int move) noexcept nogil:
+    """Index of the root's (node 0's) child reached by ``move``; -1 if the
+    root has none (or is not expanded)."""
+    cdef int32_t k, first = nodes[0].first_child
+    if first < 0:
+        return -1
+    for k in range(first, first + nodes[0].nchildren):
+        if nodes[k].move == move:
+            return k
+    return -1
+
+
 cdef inline int32_t tree_copy_subtree(const LinkedNode* src, LinkedNode* dst,
                                       int32_t new_root) noexcept nogil:
     """Copy the subtree under ``src[new_root]`` breadth first into ``dst`` (root
@@ -71,3 +85,14 @@ cdef inline int32_t tree_copy_subtree(const LinkedNode* src, LinkedNode* dst,
             tail += nch
         head += 1
     return tail
+
+
+cdef inline void tree_keep(LinkedNode** nodes, LinkedNode** alt, int32_t* used,
+                           int32_t new_root) noexcept nogil:
+    """Keep the subtree under ``new_root`` of the tree ``nodes[0]`` (``used``
+    nodes): copied into the second arena ``alt[0]``, which becomes the tree
+    (the two arenas swap; ``used`` becomes the subtree's size)."""
+    cdef LinkedNode* src = nodes[0]
+    used[0] = tree_copy_subtree(src, alt[0], new_root)
+    nodes[0] = alt[0]
+    alt[0] = src

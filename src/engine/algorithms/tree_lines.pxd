@@ -1,8 +1,8 @@
 # cython: language_level=3
 """The principal-variation walk over one position's trees, written once for
 MCTS (``mcts_lines.pyx``) and PUCT (``puct_lines.pyx``): both node layouts
-keep ``move``, ``visits``, ``wsum``, ``proven`` and a contiguous child block
-(``first_child``, ``nchildren``), which is all the walk reads.
+keep ``move``, ``visits``, ``wsum``, ``proven``, ``prior`` and a contiguous
+child block (``first_child``, ``nchildren``), which is all the walk reads.
 
 Several trees of one position (root-parallel search) are read as one: at
 every node the children's counts are summed over the trees that hold it.
@@ -21,6 +21,10 @@ from ttt_engine._core.algorithms.nodes cimport MNode, PNode
 cdef enum:
     MAX_LINE = 1024         # longest line read from a tree (plies)
 
+cdef enum:
+    TIES_MEAN = 0           # children of equal visits: the higher mean first (MCTS)
+    TIES_PRIOR = 1          # the higher prior first (PUCT: its priors are the evaluator's)
+
 
 # The nodes whose principal variations are read.
 ctypedef fused LineNode:
@@ -31,6 +35,7 @@ ctypedef fused LineNode:
 cdef struct LineStep:
     int64_t visits          # summed over the trees that hold the node
     double wsum             # MCTS's integer sums stay exact (far below 2**53)
+    float prior             # the first tree's (MCTS: only meaningful in a guided node)
     int32_t move
     int8_t proven           # +1 / -1 proven in any tree (proofs are sound), else 0
 
@@ -44,6 +49,7 @@ cdef inline void child_sum(LineNode** trees, const int32_t* first, int ntrees, i
     out.visits = 0
     out.wsum = 0.0
     out.proven = 0
+    out.prior = 0.0
     out.move = -1
     for i in range(ntrees):
         if first[i] < 0:
@@ -51,6 +57,7 @@ cdef inline void child_sum(LineNode** trees, const int32_t* first, int ntrees, i
         nd = &trees[i][first[i] + j]
         if out.move < 0:
             out.move = nd.move
+            out.prior = <float>nd.prior
         out.visits += nd.visits
         out.wsum += nd.wsum
         if out.proven == 0:
@@ -58,24 +65,27 @@ cdef inline void child_sum(LineNode** trees, const int32_t* first, int ntrees, i
 
 
 cdef inline bint step_better(const LineStep* a, const LineStep* b, bint proofs,
-                             bint mean_ties) noexcept nogil:
+                             int ties) noexcept nogil:
     """The search's own move order: with ``proofs``, a proven win first and
-    proven losses last; then more visits; then, with ``mean_ties``, the
-    higher mean (otherwise the caller keeps the earlier child)."""
+    proven losses last; then more visits; then the higher mean
+    (``TIES_MEAN``) or the higher prior (``TIES_PRIOR``); else the caller
+    keeps the earlier child."""
     cdef int ra = a.proven if proofs else 0
     cdef int rb = b.proven if proofs else 0
     if ra != rb:
         return ra > rb
-    if a.visits != b.visits or not mean_ties:
+    if a.visits != b.visits:
         return a.visits > b.visits
+    if ties == TIES_PRIOR:
+        return a.prior > b.prior
     return a.wsum * <double>b.visits > b.wsum * <double>a.visits
 
 
 cdef inline int pick_child(LineNode** trees, const int32_t* first, int ntrees, int n,
-                           bint proofs, bint mean_ties, const uint8_t* taken, bint visited,
+                           bint proofs, int ties, const uint8_t* taken, bint visited,
                            LineStep* best) noexcept nogil:
-    """Index of the best of the ``n`` children at ``first`` (ties: the first
-    in move order), skipping those marked in ``taken`` (may be NULL) and, with
+    """Index of the best of the ``n`` children at ``first`` (``step_better``'s
+    order; full ties: the first in move order), skipping those marked in ``taken`` (may be NULL) and, with
     ``visited``, those never visited; -1 if none is left."""
     cdef int j, b = -1
     cdef LineStep cand
@@ -85,14 +95,14 @@ cdef inline int pick_child(LineNode** trees, const int32_t* first, int ntrees, i
         child_sum(trees, first, ntrees, j, &cand)
         if visited and cand.visits == 0:
             continue
-        if b < 0 or step_better(&cand, best, proofs, mean_ties):
+        if b < 0 or step_better(&cand, best, proofs, ties):
             b = j
             best[0] = cand
     return b
 
 
 cdef inline int line_from(LineNode** trees, const int32_t* root_first, int32_t* cur, int ntrees,
-                          int j, int depth, bint proofs, bint mean_ties,
+                          int j, int depth, bint proofs, int ties,
                           LineStep* out) noexcept nogil:
     """The line that starts with root child ``j``: from there, the best
     visited child at each node, to ``depth`` steps or a node no tree has
@@ -120,7 +130,7 @@ cdef inline int line_from(LineNode** trees, const int32_t* root_first, int32_t* 
             cur[i] = nd.first_child
         if n <= 0:
             break
-        j = pick_child(trees, cur, ntrees, n, proofs, mean_ties, NULL, True, &best)
+        j = pick_child(trees, cur, ntrees, n, proofs, ties, NULL, True, &best)
         if j < 0:
             break
     return length
@@ -142,7 +152,7 @@ cdef inline int root_block(LineNode** trees, int ntrees, int32_t* first) noexcep
 
 
 cdef inline list read_lines(LineNode** trees, int ntrees, int k, int depth, bint proofs,
-                            bint mean_ties, str caller):
+                            int ties, str caller):
     """The lines of the ``k`` best root moves of ``trees`` (one position's,
     NULL for an empty tree), best first, each at most ``depth`` moves: a list
     of lines, each a list of ``(move, visits, mean, proven)``, ``mean`` and
@@ -172,10 +182,10 @@ cdef inline list read_lines(LineNode** trees, int ntrees, int k, int depth, bint
         with nogil:
             memset(taken, 0, sizeof(taken))
             for line in range(nl):
-                j = pick_child(trees, first, ntrees, n, proofs, mean_ties, taken, False, &best)
+                j = pick_child(trees, first, ntrees, n, proofs, ties, taken, False, &best)
                 taken[j] = 1
                 lengths[line] = line_from(trees, first, cur, ntrees, j, depth, proofs,
-                                          mean_ties, out + <size_t>line * depth)
+                                          ties, out + <size_t>line * depth)
         result = []
         for line in range(nl):
             steps = []
