@@ -228,7 +228,9 @@ class MCTSAgent(Agent):
     the share of a timed move that solve may take (default 0.3); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
-    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`);
+    value_network / value_weight: a value network scoring the new leaves,
+    mixed with playouts by ``value_weight`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
@@ -240,7 +242,8 @@ class MCTSAgent(Agent):
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
-                 prior_visits=16, prior_batch=16, c_puct=1.25):
+                 prior_visits=16, prior_batch=16, c_puct=1.25, value_network=None,
+                 value_weight=1.0):
         no_budget("MCTSAgent", depth=depth)
         self.prior = prior
         self._prior_key = None
@@ -255,7 +258,8 @@ class MCTSAgent(Agent):
                                   prior=None if prior is None or _is_shipped(prior)
                                   else _load_evaluator(prior),
                                   prior_visits=prior_visits, prior_batch=prior_batch,
-                                  c_puct=c_puct)
+                                  c_puct=c_puct, value_network=value_network,
+                                  value_weight=value_weight)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -309,7 +313,8 @@ class MCTSAgent(Agent):
                 "playout": m.playout, "endgame": m.endgame, "endgame_share": m.endgame_share,
                 "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
-                "c_puct": m.c_puct}
+                "c_puct": m.c_puct, "value_network": m.value_network,
+                "value_weight": m.value_weight}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):

@@ -86,6 +86,16 @@ class MCTS(_OneSearchAtATime):
         keeps searching while a batch fills (the root is evaluated at once;
         nodes still queued when the budget ends are dropped and queued again
         by the next search).  None (default): plain UCT.
+    value_network: a value network scoring every new leaf instead of (or
+        mixed with) the playout: a ``CompiledValueNet``
+        (``ttt_engine._core.algorithms.valuenet``) or anything
+        ``CompiledValueNet.from_network`` takes (a ``ValueNetwork``); its
+        first layer is updated from the root's accumulator by the leaf's
+        feature change, in C without the GIL (docs/valuenet.md).  The leaf's
+        result is ``value_weight`` * the network's value (side to move) +
+        ``1 - value_weight`` * a playout's (1, the default: no playout).
+        Finished games and the solver's proofs keep their exact results.  A
+        board of another feature set is a ``ValueError`` at the search.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
@@ -109,8 +119,10 @@ class MCTS(_OneSearchAtATime):
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
-                 prior_batch=16, c_puct=1.25):
+                 prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0):
         self.c = check_real("c", c, low=0)
+        self.value_weight = check_real("value_weight", value_weight, low=0, high=1)
+        self.value_network = _compiled_value_net(value_network)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
                             f"legal_mask), got {type(prior).__name__}")
@@ -134,6 +146,9 @@ class MCTS(_OneSearchAtATime):
         self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,
                                       playout)
                        for s in _parallel.split_seeds(self.seed, self.threads)]
+        if self.value_network is not None:
+            for tree in self._trees:
+                tree.set_value_net(self.value_network, self.value_weight)
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
@@ -145,7 +160,8 @@ class MCTS(_OneSearchAtATime):
             reuse_depth=self.reuse_depth, expand_after=self.expand_after, solver=self.solver,
             threads=self.threads, playout=self.playout, endgame=self.endgame,
             endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
-            prior_batch=self.prior_batch, c_puct=self.c_puct),))
+            prior_batch=self.prior_batch, c_puct=self.c_puct,
+            value_network=self.value_network, value_weight=self.value_weight),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""
@@ -191,6 +207,8 @@ class MCTS(_OneSearchAtATime):
 
     def _search(self, board, sims, t):
         check_playout(self._what, self.playout, board)
+        if self.value_network is not None:
+            self.value_network.check_board(board)
         if not self.endgame:
             return self._search_tree(board, sims, t)
 
@@ -322,6 +340,14 @@ class MCTS(_OneSearchAtATime):
         evaluator_calls, evaluations (positions sent to it) and priors (``{move:
         prior}`` at the root of the first tree, None until they are installed)."""
         return dict(self._stats)
+
+
+def _compiled_value_net(network):
+    """``network`` as a ``CompiledValueNet`` (None stays None)."""
+    if network is None:
+        return None
+    from ttt_engine._core.algorithms.valuenet import CompiledValueNet
+    return CompiledValueNet.from_network(network)
 
 
 def _rebuild_mcts(config):

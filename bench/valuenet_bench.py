@@ -1,0 +1,112 @@
+"""The compiled value network's speed on UTTT (docs/valuenet.md).
+
+1. One evaluation with its incremental update, in a search-like loop: random
+   descents of 8 plies from the start (copy-make, the move's feature change
+   onto the parent's accumulator, the value), popping back up; ns/evaluation,
+   float32 and int16 accumulators, H = 256.  Bar: <= 150 ns (>= 6.6 M/s).
+2. MCTS with the network at every new leaf (``value_weight=1``, no playout)
+   from the UTTT start: simulations/s on one thread (bar >= 500k), and
+   ``threads=2`` / ``threads=1`` (bar >= 1.8x; meaningful only on an idle
+   machine with two cores), beside plain MCTS with random playouts.
+
+Random weights of the trained networks' shape (the speed does not depend on
+their values).  Medians of ``--repeats`` runs::
+
+    PYTHONPATH=python taskset -c 1 python bench/valuenet_bench.py --part eval mcts1
+    PYTHONPATH=python taskset -c 0,1 python bench/valuenet_bench.py --part threads
+    PYTHONPATH=python python -m pytest bench/valuenet_bench.py --benchmark-only
+"""
+import argparse
+import json
+import os
+import statistics
+
+import bench_threads
+import numpy as np
+import pytest
+
+from ttt_engine import uttt
+from ttt_engine._core.algorithms.valuenet import CompiledValueNet
+from ttt_engine.search import MCTS
+
+HIDDEN = 256
+EVALS = 4_000_000
+
+
+def network(quantised, hidden=HIDDEN, seed=0):
+    rng = np.random.default_rng(seed)
+    return CompiledValueNet(rng.normal(0, 0.1, (199, hidden)), rng.normal(0.3, 0.2, hidden),
+                            rng.normal(0, 0.1, hidden), 0.0, "uttt-v1", quantised=quantised)
+
+
+def eval_ns(quantised, evals=EVALS, depth=8):
+    """Nanoseconds per incremental evaluation (update + value)."""
+    n, seconds, _ = network(quantised).bench_walk(uttt.Board(), evals, seed=1, depth=depth)
+    return seconds / n * 1e9
+
+
+def mcts_rate(threads, net=None):
+    """Simulations per wall-clock second of a fresh UTTT search from the start
+    with the network at every new leaf (bench_threads.py's measurement)."""
+    return bench_threads.mcts_rate(threads, value_network=net)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", nargs="+", default=["eval", "mcts1", "threads"],
+                    choices=["eval", "mcts1", "threads"])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json", help="write the medians here")
+    args = ap.parse_args()
+    out = {"load_average": os.getloadavg()}
+    if "eval" in args.part:
+        for q in (False, True):
+            runs = [eval_ns(q) for _ in range(args.repeats)]
+            key = f"eval_ns_{'int16' if q else 'float32'}"
+            out[key] = statistics.median(runs)
+            print(f"{key}: median {out[key]:.1f} ns ({1e3 / out[key]:.2f} M/s), "
+                  f"runs {', '.join(f'{r:.1f}' for r in runs)}", flush=True)
+    if "mcts1" in args.part:
+        for name, net in (("playout", None), ("float32", network(False)),
+                          ("int16", network(True))):
+            runs = [mcts_rate(1, net) for _ in range(args.repeats)]
+            out[f"mcts1_{name}"] = statistics.median(runs)
+            print(f"MCTS 1 thread, {name}: median {out[f'mcts1_{name}']:,.0f} sims/s, runs "
+                  f"{', '.join(f'{r:,.0f}' for r in runs)}", flush=True)
+    if "threads" in args.part:
+        for name, net in (("playout", None), ("int16", network(True)),
+                          ("float32", network(False))):
+            r1, r2 = [], []
+            for _ in range(args.repeats):
+                r1.append(mcts_rate(1, net))
+                r2.append(mcts_rate(2, net))
+            m1, m2 = statistics.median(r1), statistics.median(r2)
+            out[f"threads_{name}"] = {"t1": m1, "t2": m2, "ratio": m2 / m1}
+            print(f"MCTS {name}: threads=1 {m1:,.0f}, threads=2 {m2:,.0f} sims/s: "
+                  f"{m2 / m1:.2f}x", flush=True)
+    out["load_average_end"] = os.getloadavg()
+    print("load average", out["load_average"], "->", out["load_average_end"])
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+@pytest.mark.parametrize("quantised", [False, True], ids=["float32", "int16"])
+def test_bench_valuenet_eval(benchmark, quantised):
+    net = network(quantised)
+    b = uttt.Board()
+    benchmark(net.bench_walk, b, 200_000, 1, 8)
+
+
+def test_bench_valuenet_mcts(benchmark):
+    net = network(True)
+    b = uttt.Board()
+
+    def run():
+        m = MCTS(seed=1, value_network=net)
+        m.search(b, simulations=50_000)
+    benchmark(run)
+
+
+if __name__ == "__main__":
+    main()
