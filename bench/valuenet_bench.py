@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import statistics
+import time
 
 import bench_threads
 import numpy as np
@@ -40,15 +41,27 @@ def network(quantised, hidden=HIDDEN, seed=0):
 
 
 def eval_ns(quantised, evals=EVALS, depth=8):
-    """Nanoseconds per incremental evaluation (update + value)."""
-    n, seconds, _ = network(quantised).bench_walk(uttt.Board(), evals, seed=1, depth=depth)
-    return seconds / n * 1e9
+    """Nanoseconds per incremental evaluation (update + value): (wall, processor)."""
+    n, seconds, cpu, _ = network(quantised).bench_walk(uttt.Board(), evals, seed=1, depth=depth)
+    return seconds / n * 1e9, cpu / n * 1e9
 
 
 def mcts_rate(threads, net=None):
     """Simulations per wall-clock second of a fresh UTTT search from the start
     with the network at every new leaf (bench_threads.py's measurement)."""
     return bench_threads.mcts_rate(threads, value_network=net)
+
+
+def mcts_cpu_rate(net=None, sims=bench_threads.SIMS):
+    """Simulations per processor second of one thread (the process's
+    processor time: a loaded machine's wall time counts other programs)."""
+    m = MCTS(seed=3, max_nodes=bench_threads.NODES, value_network=net)
+    b = uttt.Board()
+    m.search(b, simulations=sims)
+    m.reset()
+    t = time.process_time()
+    m.search(b, simulations=sims)
+    return sims / (time.process_time() - t)
 
 
 def main():
@@ -63,16 +76,22 @@ def main():
         for q in (False, True):
             runs = [eval_ns(q) for _ in range(args.repeats)]
             key = f"eval_ns_{'int16' if q else 'float32'}"
-            out[key] = statistics.median(runs)
-            print(f"{key}: median {out[key]:.1f} ns ({1e3 / out[key]:.2f} M/s), "
-                  f"runs {', '.join(f'{r:.1f}' for r in runs)}", flush=True)
+            wall = statistics.median(r[0] for r in runs)
+            cpu = statistics.median(r[1] for r in runs)
+            out[key] = {"wall": wall, "cpu": cpu}
+            print(f"{key}: median {cpu:.1f} ns of processor time ({1e3 / cpu:.2f} M/s), "
+                  f"{wall:.1f} ns wall; processor runs "
+                  f"{', '.join(f'{r[1]:.1f}' for r in runs)}", flush=True)
     if "mcts1" in args.part:
         for name, net in (("playout", None), ("float32", network(False)),
                           ("int16", network(True))):
-            runs = [mcts_rate(1, net) for _ in range(args.repeats)]
-            out[f"mcts1_{name}"] = statistics.median(runs)
-            print(f"MCTS 1 thread, {name}: median {out[f'mcts1_{name}']:,.0f} sims/s, runs "
-                  f"{', '.join(f'{r:,.0f}' for r in runs)}", flush=True)
+            runs = [mcts_cpu_rate(net) for _ in range(args.repeats)]
+            walls = [mcts_rate(1, net) for _ in range(args.repeats)]
+            out[f"mcts1_{name}"] = {"cpu": statistics.median(runs),
+                                    "wall": statistics.median(walls)}
+            print(f"MCTS 1 thread, {name}: median {statistics.median(runs):,.0f} sims per "
+                  f"processor s ({', '.join(f'{r:,.0f}' for r in runs)}); "
+                  f"{statistics.median(walls):,.0f} sims per wall s", flush=True)
     if "threads" in args.part:
         for name, net in (("playout", None), ("int16", network(True)),
                           ("float32", network(False))):

@@ -15,6 +15,7 @@ the weights (``quantisation_step``: a bound, measured in the tests).
 """
 from libc.stdint cimport int16_t, int32_t, uint64_t
 from libc.string cimport memcmp
+from libc.time cimport clock, clock_t, CLOCKS_PER_SEC
 from ttt_engine._core.core.features cimport FeatureDiff, FEATURES_MAX
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.core.clock cimport now_monotonic
@@ -274,7 +275,8 @@ cdef class CompiledValueNet:
         plies from ``board`` (copy-make, the move's feature change onto the
         parent's accumulator, the value), each ply taken back by popping the
         stack, until ``evaluations`` values; returns ``(evaluations, seconds,
-        sum of the values)``.  For bench/valuenet_bench.py."""
+        processor seconds, sum of the values)`` (the processor time of the
+        process: on a shared machine the wall time counts other programs' turns).  For bench/valuenet_bench.py."""
         self.check_board(board)
         evaluations = check_int("evaluations", evaluations, min=1, max=INT64_MAX)
         depth = check_int("depth", depth, min=1, max=MAX_PLY)
@@ -346,7 +348,8 @@ def _walk(CompiledValueNet net, GameBoard board, uint64_t steps, uint64_t seed, 
 
 
 cdef double _bench_run(const VNet* net, const GameState* root, char* states_buf, char* accs,
-                       uint64_t evals, rng_t* rng, int depth, double* total) noexcept nogil:
+                       uint64_t evals, rng_t* rng, int depth, double* total,
+                       double* cpu) noexcept nogil:
     cdef GameState* states = <GameState*>states_buf
     cdef int moves[MAX_MOVES]
     cdef int ply = 0, n
@@ -355,9 +358,11 @@ cdef double _bench_run(const VNet* net, const GameState* root, char* states_buf,
     cdef FeatureDiff d
     cdef float s = 0.0
     cdef double t0
+    cdef clock_t c0
     states[0] = root[0]
     vn_refresh_state(net, accs, &states[0])
     t0 = now_monotonic()
+    c0 = clock()
     while done < evals:
         n = game_legal_moves(&states[ply], moves) if ply < depth else 0
         if n == 0:
@@ -370,6 +375,7 @@ cdef double _bench_run(const VNet* net, const GameState* root, char* states_buf,
         ply += 1
         done += 1
     total[0] = s
+    cpu[0] = <double>(clock() - c0) / CLOCKS_PER_SEC
     return now_monotonic() - t0
 
 
@@ -378,10 +384,10 @@ def _bench_walk(CompiledValueNet net, GameBoard board, uint64_t evals, uint64_t 
     accs_buf = np.zeros((depth + 1) * net.net.acc_bytes + 64, dtype=np.uint8)
     cdef unsigned char[::1] sb = states_buf, ab = accs_buf
     cdef rng_t rng
-    cdef double seconds, total = 0.0
+    cdef double seconds, total = 0.0, cpu = 0.0
     cdef size_t off = (64 - (<size_t>&ab[0]) % 64) % 64
     rng_seed(&rng, seed)
     with nogil:
         seconds = _bench_run(&net.net, &board.state, <char*>&sb[0], <char*>&ab[0] + off, evals,
-                             &rng, depth, &total)
-    return int(evals), float(seconds), float(total)
+                             &rng, depth, &total, &cpu)
+    return int(evals), float(seconds), float(cpu), float(total)

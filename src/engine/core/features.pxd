@@ -80,3 +80,35 @@ cdef inline int list_bits(uint64_t m, int32_t base, int32_t* out) noexcept nogil
         n += 1
         m &= m - 1
     return n
+
+
+# The stone games (Tic-Tac-Toe, Connect Four, Clobber, Quixo): X's stone on
+# cell c -> c, O's -> n + c, O to move -> 2n, with the cells of two
+# bitboards read through ``diff_bits_mapped``'s map (stride, a, b, c;
+# ``64, 0, 1, 0`` when bit i is cell i).
+
+cdef inline void diff_stones(FeatureDiff* d, uint64_t a0, uint64_t a1, int ta, uint64_t b0,
+                             uint64_t b1, int tb, int n, int stride, int ka, int kb,
+                             int kc) noexcept nogil:
+    """The change from position a (X's and O's bitboards, side to move) to b."""
+    diff_clear(d)
+    diff_bits_mapped(d, a0, b0, 0, stride, ka, kb, kc)
+    diff_bits_mapped(d, a1, b1, n, stride, ka, kb, kc)
+    diff_flag(d, ta, tb, 2 * n)
+
+
+cdef inline int list_stones(int32_t* out, uint64_t m0, uint64_t m1, int to_move, int n,
+                            int stride, int ka, int kb, int kc) noexcept nogil:
+    """The active features of a position, ascending; returns how many."""
+    cdef FeatureDiff d
+    cdef int i, j
+    cdef int32_t f
+    diff_stones(&d, 0, 0, 0, m0, m1, to_move, n, stride, ka, kb, kc)
+    for i in range(d.nadd):          # insertion sort into ``out``
+        f = d.add[i]
+        j = i - 1
+        while j >= 0 and out[j] > f:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = f
+    return d.nadd

@@ -5,9 +5,8 @@ Cells 0..41 row by row from the TOP left (as ``Board.to_string``): cell
 ``7*r + c`` is row r from the top, column c, bit ``7*c + (5 - r)`` of the
 bitboards.  X on cell c -> c; O on cell c -> 42 + c; O to move -> 84.
 """
-from libc.stdint cimport int32_t, uint64_t
-from ttt_engine._core.core.features cimport FeatureDiff, diff_clear, diff_flag, diff_bits_mapped
-from ttt_engine._core.core.bits cimport bits_ctz64
+from libc.stdint cimport int32_t
+from ttt_engine._core.core.features cimport FeatureDiff, diff_stones, list_stones
 from ttt_engine._core.games.connect4.rules cimport Connect4State
 
 
@@ -19,23 +18,10 @@ cdef inline int connect4_feature_shape(const Connect4State* s, int* rows, int* c
 
 cdef inline int connect4_features(const Connect4State* s, int32_t* out) noexcept nogil:
     """The active features, ascending; returns how many."""
-    cdef int n = 0, p, c
-    for p in range(2):
-        for c in range(42):
-            if (s.bb[p] >> ((c % 7) * 7 + 5 - c // 7)) & 1:
-                out[n] = 42 * p + c
-                n += 1
-    if s.to_move:
-        out[n] = 84
-        n += 1
-    return n
+    return list_stones(out, s.bb[0], s.bb[1], s.to_move, 42, 7, 1, -7, 35)
 
 
 cdef inline void connect4_feature_diff(const Connect4State* a, const Connect4State* b,
-                                       FeatureDiff* d) noexcept nogil:
+                                  FeatureDiff* d) noexcept nogil:
     """Features of ``b`` not in ``a`` (``d.add``) and of ``a`` not in ``b`` (``d.rem``)."""
-    diff_clear(d)
-    # bit 7 col + row from the bottom: cell 7 (5 - row) + col
-    diff_bits_mapped(d, a.bb[0], b.bb[0], 0, 7, 1, -7, 35)
-    diff_bits_mapped(d, a.bb[1], b.bb[1], 42, 7, 1, -7, 35)
-    diff_flag(d, a.to_move, b.to_move, 84)
+    diff_stones(d, a.bb[0], a.bb[1], a.to_move, b.bb[0], b.bb[1], b.to_move, 42, 7, 1, -7, 35)

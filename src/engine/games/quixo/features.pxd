@@ -6,7 +6,7 @@ board's own numbering and bit of the bitboards): X cube on cell c -> c;
 O cube on cell c -> N + c (a blank cube: none); O to move -> 2N.
 """
 from libc.stdint cimport int32_t
-from ttt_engine._core.core.features cimport FeatureDiff, diff_clear, diff_bits, diff_flag, list_bits
+from ttt_engine._core.core.features cimport FeatureDiff, diff_stones, list_stones
 from ttt_engine._core.games.quixo.rules cimport QuixoState
 
 
@@ -18,20 +18,10 @@ cdef inline int quixo_feature_shape(const QuixoState* s, int* rows, int* cols) n
 
 cdef inline int quixo_features(const QuixoState* s, int32_t* out) noexcept nogil:
     """The active features, ascending; returns how many."""
-    cdef int N = s.n * s.n
-    cdef int n = list_bits(s.bb[0], 0, out)
-    n += list_bits(s.bb[1], N, out + n)
-    if s.to_move:
-        out[n] = 2 * N
-        n += 1
-    return n
+    return list_stones(out, s.bb[0], s.bb[1], s.to_move, s.n * s.n, 64, 0, 1, 0)
 
 
 cdef inline void quixo_feature_diff(const QuixoState* a, const QuixoState* b,
-                                    FeatureDiff* d) noexcept nogil:
+                                  FeatureDiff* d) noexcept nogil:
     """Features of ``b`` not in ``a`` (``d.add``) and of ``a`` not in ``b`` (``d.rem``)."""
-    cdef int N = b.n * b.n
-    diff_clear(d)
-    diff_bits(d, a.bb[0], b.bb[0], 0)
-    diff_bits(d, a.bb[1], b.bb[1], N)
-    diff_flag(d, a.to_move, b.to_move, 2 * N)
+    diff_stones(d, a.bb[0], a.bb[1], a.to_move, b.bb[0], b.bb[1], b.to_move, b.n * b.n, 64, 0, 1, 0)
