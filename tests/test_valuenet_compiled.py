@@ -271,6 +271,17 @@ def test_mcts_refuses_another_games_board_and_bad_weight():
         MCTS(value_network=object())
 
 
+def test_mcts_takes_the_network_as_given_or_int16_when_it_fits():
+    w1, b1, w2, b2 = random_weights(199, H=32)
+    for q in (False, True):
+        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1", quantised=q)
+        assert MCTS(value_network=net).value_network is net
+    arrays = {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "feature_set": "uttt-v1"}
+    assert MCTS(value_network=arrays).value_network.quantised
+    big = dict(arrays, w1=w1 * 100)          # overflows int16: float32 instead
+    assert not MCTS(value_network=big).value_network.quantised
+
+
 def test_mcts_agent_with_the_network_pickles_and_plays():
     net = _uttt_net()
     agent = MCTSAgent(simulations=500, seed=2, value_network=net, solver=True)

@@ -187,11 +187,14 @@ cdef class CompiledValueNet:
         self.net.out_scale = <float>(1.0 / (q1 * q2))
 
     @classmethod
-    def from_network(cls, network, *, quantised=False):
-        """From a ``ttt_engine.valuenet.ValueNetwork`` (or any object with
-        ``w1``, ``b1``, ``w2``, ``b2`` and a ``feature_set`` name)."""
+    def from_network(cls, network, *, quantised=None):
+        """From a ``ttt_engine.valuenet.ValueNetwork`` (or any object, or
+        dict, with ``w1``, ``b1``, ``w2``, ``b2`` and a ``feature_set`` name),
+        or a ``CompiledValueNet`` (itself when it has the number type asked
+        for).  ``quantised``: True int16, False float32, None (default) int16
+        when the weights fit it (the faster, docs/valuenet.md), else float32."""
         if isinstance(network, CompiledValueNet):
-            if bool(quantised) == network.quantised:
+            if quantised is None or bool(quantised) == network.quantised:
                 return network
             network = network.as_arrays()
         names = ("w1", "b1", "w2", "b2")
@@ -207,6 +210,13 @@ cdef class CompiledValueNet:
         if any(v is None for v in values) or fs is None:
             raise ValueError(f"value network: expected a ValueNetwork (w1, b1, w2, b2, "
                              f"feature_set), got {type(network).__name__}")
+        if quantised is None:
+            try:
+                return cls(*values, fs, quantised=True)
+            except ValueError as exc:
+                if "too large" not in str(exc):
+                    raise
+                quantised = False
         return cls(*values, fs, quantised=quantised)
 
     def as_arrays(self):
