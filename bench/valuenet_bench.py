@@ -6,8 +6,10 @@
    float32 and int16 accumulators, H = 256.  Bar: <= 150 ns (>= 6.6 M/s).
 2. MCTS with the network at every new leaf (``value_weight=1``, no playout)
    from the UTTT start: simulations/s on one thread (bar >= 500k), and
-   ``threads=2`` / ``threads=1`` (bar >= 1.8x; meaningful only on an idle
-   machine with two cores), beside plain MCTS with random playouts.
+   ``threads=2`` / ``threads=1`` (bar >= 1.8x; in wall time meaningful only
+   on an idle machine with two cores; the processor-time figure, simulations
+   per processor second of two threads against one's, shows what two free
+   cores would give), beside plain MCTS with random playouts.
 
 Random weights of the trained networks' shape (the speed does not depend on
 their values).  Medians of ``--repeats`` runs::
@@ -52,10 +54,10 @@ def mcts_rate(threads, net=None):
     return bench_threads.mcts_rate(threads, value_network=net)
 
 
-def mcts_cpu_rate(net=None, sims=bench_threads.SIMS):
-    """Simulations per processor second of one thread (the process's
-    processor time: a loaded machine's wall time counts other programs)."""
-    m = MCTS(seed=3, max_nodes=bench_threads.NODES, value_network=net)
+def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1):
+    """Simulations per processor second (the process's processor time, all
+    its threads: a loaded machine's wall time counts other programs' turns)."""
+    m = MCTS(seed=3, max_nodes=bench_threads.NODES, value_network=net, threads=threads)
     b = uttt.Board()
     m.search(b, simulations=sims)
     m.reset()
@@ -95,14 +97,21 @@ def main():
     if "threads" in args.part:
         for name, net in (("playout", None), ("int16", network(True)),
                           ("float32", network(False))):
-            r1, r2 = [], []
+            r1, r2, c1, c2 = [], [], [], []
             for _ in range(args.repeats):
                 r1.append(mcts_rate(1, net))
                 r2.append(mcts_rate(2, net))
+                c1.append(mcts_cpu_rate(net, threads=1))
+                c2.append(mcts_cpu_rate(net, threads=2))
             m1, m2 = statistics.median(r1), statistics.median(r2)
-            out[f"threads_{name}"] = {"t1": m1, "t2": m2, "ratio": m2 / m1}
-            print(f"MCTS {name}: threads=1 {m1:,.0f}, threads=2 {m2:,.0f} sims/s: "
-                  f"{m2 / m1:.2f}x", flush=True)
+            # per processor second: two threads that slow each other down (memory,
+            # shared cache lines) do fewer simulations per processor second
+            e1, e2 = statistics.median(c1), statistics.median(c2)
+            out[f"threads_{name}"] = {"t1": m1, "t2": m2, "ratio": m2 / m1,
+                                      "cpu_t1": e1, "cpu_t2": e2, "cpu_ratio": 2 * e2 / e1}
+            print(f"MCTS {name}: threads=1 {m1:,.0f}, threads=2 {m2:,.0f} sims per wall s: "
+                  f"{m2 / m1:.2f}x; per processor s {e1:,.0f} (1 thread), {e2:,.0f} (2 threads): "
+                  f"{2 * e2 / e1:.2f}x on two free cores", flush=True)
     out["load_average_end"] = os.getloadavg()
     print("load average", out["load_average"], "->", out["load_average_end"])
     if args.json:
