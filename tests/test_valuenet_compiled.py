@@ -292,3 +292,41 @@ def test_mcts_agent_with_the_network_pickles_and_plays():
     assert move in board.legal_moves
     lines = agent._mcts.lines(k=2, depth=3)
     assert lines and all(-1.0 <= s["mean"] <= 1.0 for line in lines for s in line)
+
+
+# ------------------------------------------------------------ alpha-beta with the network
+def _negamax_reference(board, depth, value):
+    """Plain negamax to ``depth`` with ``value(board)`` at the horizon (no
+    position within reach may end the game)."""
+    if depth == 0:
+        return value(board)
+    best = -2.0
+    for m in board.legal_moves:
+        board.push(m)
+        assert not board.is_terminal()
+        best = max(best, -_negamax_reference(board, depth - 1, value))
+        board.pop()
+    return best
+
+
+@pytest.mark.parametrize("key,opts,fs,F", [CASES[2], CASES[3]], ids=[IDS[2], IDS[3]])
+@pytest.mark.parametrize("quantised", [False, True])
+def test_alphabeta_with_the_network_is_negamax_over_its_values(key, opts, fs, F, quantised):
+    from ttt_engine.search import alphabeta
+    w1, b1, w2, b2 = random_weights(F, H=32, seed=F + 1)
+    net = CompiledValueNet(w1, b1, w2, b2, fs, quantised=quantised)
+    board = positions(key, opts, 5, seed=4)[-1]
+    if quantised:       # the compiled value from a fresh accumulator: the same integers
+        def value(b):
+            return net.value(b)
+        tol = 1e-6
+    else:               # the numpy reference
+        def value(b):
+            return reference_value(w1, b1, w2, b2, reference_features(key, b))
+        tol = 1e-5
+    for depth in (1, 2, 3):
+        r = alphabeta(board, depth, value_network=net)
+        assert r.value == pytest.approx(_negamax_reference(board.copy(), depth, value), abs=tol)
+        assert r.best_move in board.legal_moves and not r.exact
+    with pytest.raises(ValueError, match="cannot evaluate a board of feature set"):
+        alphabeta(games.get("ttt").new_board(), 2, value_network=net)

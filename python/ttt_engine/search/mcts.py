@@ -8,9 +8,9 @@ import time as _time
 
 from ttt_engine import _parallel
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
-from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
-                                      _seconds_left, check_move_code, check_playout,
-                                      playout_name)
+from ttt_engine.search.common import (_budget, _check_board, _compiled_value_net, _dispatch,
+                                      _OneSearchAtATime, _seconds_left, check_move_code,
+                                      check_playout, playout_name)
 from ttt_engine.search.endgame import endgame_search
 
 from ttt_engine._core.algorithms import mcts as _mcts
@@ -340,14 +340,6 @@ class MCTS(_OneSearchAtATime):
         evaluator_calls, evaluations (positions sent to it) and priors (``{move:
         prior}`` at the root of the first tree, None until they are installed)."""
         return dict(self._stats)
-
-
-def _compiled_value_net(network):
-    """``network`` as a ``CompiledValueNet`` (None stays None)."""
-    if network is None:
-        return None
-    from ttt_engine._core.algorithms.valuenet import CompiledValueNet
-    return CompiledValueNet.from_network(network)
 
 
 def _rebuild_mcts(config):

@@ -10,6 +10,8 @@ nothing per node.
 from libc.stdint cimport uint64_t, int32_t, int16_t, uint8_t
 from ttt_engine._core.algorithms.game cimport MAX_MOVES
 from ttt_engine._core.core.interrupt cimport interrupt_t
+from ttt_engine._core.core.features cimport FeatureDiff
+from ttt_engine._core.algorithms.valuenet cimport VNet
 
 cdef enum:
     MAX_PLY = 256            # deepest ply searched; deeper nodes are horizon nodes
@@ -55,6 +57,14 @@ cdef struct SearchCtx:
     int pv[MAX_PLY + 1][MAX_PLY + 1]
     long long history[2][MAX_MOVES]    # history heuristic (sum of depth^2 per cutoff)
     int killers[MAX_PLY + 1][2]        # last two cutoff moves per ply (-1: none)
+    # A value network as the horizon evaluation (NULL: the game's heuristic):
+    # a horizon node's accumulator is the root's plus the change from the
+    # root position (``vn_root_state``) to the node.
+    const VNet* vnet
+    char* vn_root
+    char* vn_leaf
+    const void* vn_root_state
+    FeatureDiff vn_diff
 
 
 cdef class ABSearcher:
