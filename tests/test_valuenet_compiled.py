@@ -330,3 +330,13 @@ def test_alphabeta_with_the_network_is_negamax_over_its_values(key, opts, fs, F,
         assert r.best_move in board.legal_moves and not r.exact
     with pytest.raises(ValueError, match="cannot evaluate a board of feature set"):
         alphabeta(games.get("ttt").new_board(), 2, value_network=net)
+
+
+def test_alphabeta_agent_with_the_network_pickles_and_plays():
+    from ttt_engine.agents import AlphaBetaAgent
+    net = CompiledValueNet(*random_weights(85, H=16, seed=2), "connect4-v1", quantised=True)
+    agent = AlphaBetaAgent(depth=3, value_network=net)
+    board = positions("connect4", {}, 5, seed=4)[-1]
+    move = agent.select_move(board)
+    assert move in board.legal_moves
+    assert pickle.loads(pickle.dumps(agent)).select_move(board) == move

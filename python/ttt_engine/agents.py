@@ -156,15 +156,19 @@ class AlphaBetaAgent(_DepthFirstAgent):
     tt_size / tt_min_depth: table entries and the smallest remaining depth that
     uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
     faster with ``tt_min_depth=1``).  ``seed`` is recorded (the search is
-    deterministic); ``simulations`` does not apply (None).
+    deterministic); ``simulations`` does not apply (None).  ``value_network``:
+    a value network at the horizon instead of the heuristic
+    (:func:`ttt_engine.search.alphabeta`, docs/valuenet.md).
 
     ``last_stats``: value, best_move, pv, nodes, time, depth, exact of the last
     search; ``last_result``: the same as a :class:`ttt_engine.search.SearchResult`.
     """
 
     def __init__(self, depth=None, heuristic=0, time=None, tt_size=1 << 18,
-                 tt_min_depth=2, *, time_limit=None, seed=None, simulations=None):
+                 tt_min_depth=2, *, time_limit=None, seed=None, simulations=None,
+                 value_network=None):
         self._init_common("AlphaBetaAgent", heuristic, time, time_limit, seed, simulations)
+        self.value_network = _depth_first._compiled_value_net(value_network)
         self.depth = check_depth("depth", depth, allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self.tt_min_depth = check_int("tt_min_depth", tt_min_depth, min=1, max=30000)
@@ -175,11 +179,13 @@ class AlphaBetaAgent(_DepthFirstAgent):
         if self.depth is None and self.time is None:    # to the end: refused where it never ends
             _search.refuse_unbounded(board, "AlphaBetaAgent", "depth= or time=")
         return _search.alphabeta(board, self.depth, heuristic=self.heuristic,
-                                 time_limit=self.time, searcher=self._searcher)
+                                 time_limit=self.time, searcher=self._searcher,
+                                 value_network=self.value_network)
 
     def _config(self):
         return {"depth": self.depth, "heuristic": self.heuristic, "time": self.time,
-                "tt_size": self.tt_size, "tt_min_depth": self.tt_min_depth, "seed": self.seed}
+                "tt_size": self.tt_size, "tt_min_depth": self.tt_min_depth, "seed": self.seed,
+                "value_network": self.value_network}
 
     def __repr__(self):
         return f"AlphaBetaAgent(depth={self.depth}, heuristic={self.heuristic})"
