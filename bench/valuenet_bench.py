@@ -10,12 +10,15 @@
    on an idle machine with two cores; the processor-time figure, simulations
    per processor second of two threads against one's, shows what two free
    cores would give), beside plain MCTS with random playouts.
+3. Alpha-beta nodes per second with the network at the horizon against the
+   game's heuristic (Connect Four, Clobber 6x5).
 
 Random weights of the trained networks' shape (the speed does not depend on
 their values).  Medians of ``--repeats`` runs::
 
     PYTHONPATH=python taskset -c 1 python bench/valuenet_bench.py --part eval mcts1
     PYTHONPATH=python taskset -c 0,1 python bench/valuenet_bench.py --part threads
+    PYTHONPATH=python taskset -c 1 python bench/valuenet_bench.py --part alphabeta
     PYTHONPATH=python python -m pytest bench/valuenet_bench.py --benchmark-only
 """
 import argparse
@@ -66,10 +69,26 @@ def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1):
     return sims / (time.process_time() - t)
 
 
+def alphabeta_rate(key, depth, net=None, **opts):
+    """Alpha-beta nodes per processor second from the start of ``key`` at a
+    fixed depth, with the game's heuristic or ``net`` at the horizon."""
+    from ttt_engine import games
+    from ttt_engine.search import ABSearcher, alphabeta
+    board = games.get(key).new_board(**opts)
+    searcher = ABSearcher(1 << 20)
+    t = time.process_time()
+    r = alphabeta(board, depth, value_network=net, searcher=searcher)
+    return r.nodes / (time.process_time() - t)
+
+
+AB_CASES = [("connect4", 9, {}, "connect4-v1", 85), ("clobber", 6, {"rows": 6, "cols": 5},
+                                                      "clobber-6x5-v1", 61)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", nargs="+", default=["eval", "mcts1", "threads"],
-                    choices=["eval", "mcts1", "threads"])
+                    choices=["eval", "mcts1", "threads", "alphabeta"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json", help="write the medians here")
     args = ap.parse_args()
@@ -112,6 +131,17 @@ def main():
             print(f"MCTS {name}: threads=1 {m1:,.0f}, threads=2 {m2:,.0f} sims per wall s: "
                   f"{m2 / m1:.2f}x; per processor s {e1:,.0f} (1 thread), {e2:,.0f} (2 threads): "
                   f"{2 * e2 / e1:.2f}x on two free cores", flush=True)
+    if "alphabeta" in args.part:
+        for key, depth, opts, fs, F in AB_CASES:
+            rng = np.random.default_rng(0)
+            net = CompiledValueNet(rng.normal(0, 0.1, (F, HIDDEN)), rng.normal(0.3, 0.2, HIDDEN),
+                                   rng.normal(0, 0.1, HIDDEN), 0.0, fs, quantised=True)
+            h = statistics.median(alphabeta_rate(key, depth, **opts) for _ in range(args.repeats))
+            v = statistics.median(alphabeta_rate(key, depth, net, **opts)
+                                  for _ in range(args.repeats))
+            out[f"alphabeta_{key}"] = {"heuristic": h, "int16": v}
+            print(f"alpha-beta {fs} depth {depth}: heuristic {h:,.0f}, int16 network {v:,.0f} "
+                  "nodes per processor s", flush=True)
     out["load_average_end"] = os.getloadavg()
     print("load average", out["load_average"], "->", out["load_average_end"])
     if args.json:
