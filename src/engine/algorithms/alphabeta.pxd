@@ -58,12 +58,11 @@ cdef struct SearchCtx:
     long long history[2][MAX_MOVES]    # history heuristic (sum of depth^2 per cutoff)
     int killers[MAX_PLY + 1][2]        # last two cutoff moves per ply (-1: none)
     # A value network as the horizon evaluation (NULL: the game's heuristic):
-    # a horizon node's accumulator is the root's plus the change from the
-    # root position (``vn_root_state``) to the node.
+    # ``vn_stack`` holds an accumulator per ply (``vn_bytes`` each), the root's
+    # at ply 0; every make writes the child's from its parent's.
     const VNet* vnet
-    char* vn_root
-    char* vn_leaf
-    const void* vn_root_state
+    char* vn_stack
+    size_t vn_bytes
     FeatureDiff vn_diff
 
 

@@ -42,8 +42,9 @@ from ttt_engine._core.algorithms.game cimport (
 from ttt_engine._core.algorithms.game cimport game_init_tables
 game_init_tables()   # every game's lookup tables
 from ttt_engine._core.algorithms.valuenet cimport (
-    CompiledValueNet, vn_refresh_state, vn_value_after,
+    CompiledValueNet, vn_refresh_state, vn_update, vn_output,
 )
+from ttt_engine._core.algorithms.game_features cimport game_feature_diff
 import numpy as np
 from ttt_engine._util import check_int
 
@@ -153,12 +154,26 @@ cdef inline bint time_up(SearchCtx* c) noexcept nogil:
     return c.stopped
 
 
-cdef inline double horizon_value(GameState* s, SearchCtx* c) noexcept nogil:
+cdef inline undo_t search_make(GameState* s, SearchCtx* c, int move, int ply) noexcept nogil:
+    """``game_make``; with a value network also the child's accumulator (ply
+    + 1) from this node's and the move's feature change."""
+    cdef GameState before
+    cdef undo_t u
+    if c.vnet == NULL:
+        return game_make(s, move)
+    before = s[0]
+    u = game_make(s, move)
+    game_feature_diff(&before, s, &c.vn_diff)
+    vn_update(c.vnet, c.vn_stack + (ply + 1) * c.vn_bytes, c.vn_stack + ply * c.vn_bytes,
+              &c.vn_diff)
+    return u
+
+
+cdef inline double horizon_value(GameState* s, SearchCtx* c, int ply) noexcept nogil:
     """A horizon node's value (from the side to move), counted in ``c.horizon``."""
     c.horizon += 1
     if c.vnet != NULL:
-        return vn_value_after(c.vnet, c.vn_leaf, c.vn_root, <const GameState*>c.vn_root_state,
-                              s, &c.vn_diff)
+        return vn_output(c.vnet, c.vn_stack + ply * c.vn_bytes)
     return game_evaluate(s, c.heuristic)
 
 
@@ -175,7 +190,7 @@ cdef inline bint node_settled(GameState* s, SearchCtx* c, int depth, int ply,
         v[0] = terminal_score(status, game_to_move(s), ply)
         return True
     if depth <= 0 or ply >= MAX_PLY:
-        v[0] = horizon_value(s, c)
+        v[0] = horizon_value(s, c, ply)
         return True
     v[0] = 0.0
     return time_up(c)
@@ -193,10 +208,10 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
         return v
     n = game_legal_moves(s, moves)
     if n == 0:   # contract breach (no move, game not over): horizon node
-        return horizon_value(s, c)
+        return horizon_value(s, c, ply)
     best = -SCORE_INF
     for i in range(n):
-        u = game_make(s, moves[i])
+        u = search_make(s, c, moves[i], ply)
         v = -nm_search(s, c, depth - 1, ply + 1, -beta, -alpha)
         game_unmake(s, moves[i], u)
         if c.stopped:
@@ -245,7 +260,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
     h0 = c.horizon
     n = game_legal_moves(s, moves)
     if n == 0:   # contract breach (no move, game not over): horizon node
-        return horizon_value(s, c)
+        return horizon_value(s, c, ply)
     side = game_to_move(s)
     tt_first = False
     if c.ordering and tt_move >= 0:
@@ -274,7 +289,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                 moves[bi] = moves[i]
                 moves[i] = m
         m = moves[i]
-        u = game_make(s, m)
+        u = search_make(s, c, m, ply)
         if i == 0 or not c.pvs:
             v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
         else:
@@ -513,13 +528,12 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     ctx_configure(c, heuristic, pruning, ordering, use_tt, pvs and kind == 2 and pruning)
     c.it = &it
     if vnet is not None:
-        accs = np.zeros(2 * vnet.net.acc_bytes, dtype=np.uint8)
+        accs = np.zeros((MAX_PLY + 2) * vnet.net.acc_bytes, dtype=np.uint8)
         c.vnet = &vnet.net
-        c.vn_root = <char*>&accs[0]
-        c.vn_leaf = c.vn_root + vnet.net.acc_bytes
-        c.vn_root_state = &board.state
+        c.vn_stack = <char*>&accs[0]
+        c.vn_bytes = vnet.net.acc_bytes
         with nogil:
-            vn_refresh_state(c.vnet, c.vn_root, &board.state)
+            vn_refresh_state(c.vnet, c.vn_stack, &board.state)
     with nogil:
         value = _search_loop(c, &board.state, kind, depth, budget, iterative, t0, &done_depth,
                              &exact, &total_nodes)
