@@ -261,10 +261,11 @@ def test_search_loads_no_other_game_for_a_tic_tac_toe_solve():
                                                       "ttt_engine._parallel"}, python_layer
     compiled = {m for m in loaded if m.startswith("ttt_engine._core.")
                 and not m.endswith(("._core.games", "._core.algorithms"))}
-    # network: PUCT's tree holds a CompiledModel (its type is imported with puct)
+    # network: PUCT's tree holds a CompiledModel (its type is imported with puct);
+    # valuenet: MCTS's tree and alpha-beta's search take a CompiledValueNet (the same)
     allowed = {"ttt_engine._core.algorithms.alphabeta", "ttt_engine._core.algorithms.mcts",
                "ttt_engine._core.algorithms.puct", "ttt_engine._core.algorithms.arena",
-               "ttt_engine._core.algorithms.network"}
+               "ttt_engine._core.algorithms.network", "ttt_engine._core.algorithms.valuenet"}
     boards = {m for m in compiled if re.fullmatch(r"ttt_engine\._core\.games\.\w+(\.board)?", m)}
     assert compiled - boards <= allowed, compiled - boards - allowed
 

@@ -12,7 +12,8 @@ templates) is checked against the layers of docs/architecture.md::
   ``games/<g>/`` uses ``core/``, the shared face and its own folder (the
   per-game templates in ``games/template/`` stand for every ``games/<g>/``);
 - ``algorithms/`` uses ``core/`` and ``algorithms/``, and reaches the games
-  only through the generated game interface (``game.pxd``, ``game_actions.pxd``);
+  only through the generated game interface (``game.pxd``, ``game_actions.pxd``,
+  ``game_features.pxd``);
 - ``solvers/<g>/`` and ``learning/<g>/`` use ``core/``, ``games/<g>/`` (or the
   shared face), ``algorithms/`` and their own folder.
 
@@ -32,7 +33,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "src" / "engine"
 PREFIX = "ttt_engine._core."
 #: the game interface every algorithm is written against (rendered from the .tp)
-INTERFACE = {"game.pxd", "game.pxd.tp", "game_actions.pxd", "game_actions.pxd.tp"}
+INTERFACE = {"game.pxd", "game.pxd.tp", "game_actions.pxd", "game_actions.pxd.tp",
+             "game_features.pxd", "game_features.pxd.tp"}
 #: the layers whose files live in one folder per game
 PER_GAME = ("solvers", "learning")
 #: (from, to) edges allowed against the rules above, and why

@@ -156,15 +156,19 @@ class AlphaBetaAgent(_DepthFirstAgent):
     tt_size / tt_min_depth: table entries and the smallest remaining depth that
     uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
     faster with ``tt_min_depth=1``).  ``seed`` is recorded (the search is
-    deterministic); ``simulations`` does not apply (None).
+    deterministic); ``simulations`` does not apply (None).  ``value_network``:
+    a value network at the horizon instead of the heuristic
+    (:func:`ttt_engine.search.alphabeta`, docs/valuenet.md).
 
     ``last_stats``: value, best_move, pv, nodes, time, depth, exact of the last
     search; ``last_result``: the same as a :class:`ttt_engine.search.SearchResult`.
     """
 
     def __init__(self, depth=None, heuristic=0, time=None, tt_size=1 << 18,
-                 tt_min_depth=2, *, time_limit=None, seed=None, simulations=None):
+                 tt_min_depth=2, *, time_limit=None, seed=None, simulations=None,
+                 value_network=None):
         self._init_common("AlphaBetaAgent", heuristic, time, time_limit, seed, simulations)
+        self.value_network = _depth_first._compiled_value_net(value_network)
         self.depth = check_depth("depth", depth, allow_none=True)
         self.tt_size = check_int("tt_size", tt_size, min=1, max=1 << 30)
         self.tt_min_depth = check_int("tt_min_depth", tt_min_depth, min=1, max=30000)
@@ -175,11 +179,13 @@ class AlphaBetaAgent(_DepthFirstAgent):
         if self.depth is None and self.time is None:    # to the end: refused where it never ends
             _search.refuse_unbounded(board, "AlphaBetaAgent", "depth= or time=")
         return _search.alphabeta(board, self.depth, heuristic=self.heuristic,
-                                 time_limit=self.time, searcher=self._searcher)
+                                 time_limit=self.time, searcher=self._searcher,
+                                 value_network=self.value_network)
 
     def _config(self):
         return {"depth": self.depth, "heuristic": self.heuristic, "time": self.time,
-                "tt_size": self.tt_size, "tt_min_depth": self.tt_min_depth, "seed": self.seed}
+                "tt_size": self.tt_size, "tt_min_depth": self.tt_min_depth, "seed": self.seed,
+                "value_network": self.value_network}
 
     def __repr__(self):
         return f"AlphaBetaAgent(depth={self.depth}, heuristic={self.heuristic})"
@@ -228,7 +234,9 @@ class MCTSAgent(Agent):
     the share of a timed move that solve may take (default 0.3); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
-    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`);
+    value_network / value_weight: a value network scoring the new leaves,
+    mixed with playouts by ``value_weight`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
@@ -240,7 +248,8 @@ class MCTSAgent(Agent):
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
-                 prior_visits=16, prior_batch=16, c_puct=1.25):
+                 prior_visits=16, prior_batch=16, c_puct=1.25, value_network=None,
+                 value_weight=1.0):
         no_budget("MCTSAgent", depth=depth)
         self.prior = prior
         self._prior_key = None
@@ -255,7 +264,8 @@ class MCTSAgent(Agent):
                                   prior=None if prior is None or _is_shipped(prior)
                                   else _load_evaluator(prior),
                                   prior_visits=prior_visits, prior_batch=prior_batch,
-                                  c_puct=c_puct)
+                                  c_puct=c_puct, value_network=value_network,
+                                  value_weight=value_weight)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -309,7 +319,8 @@ class MCTSAgent(Agent):
                 "playout": m.playout, "endgame": m.endgame, "endgame_share": m.endgame_share,
                 "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
-                "c_puct": m.c_puct}
+                "c_puct": m.c_puct, "value_network": m.value_network,
+                "value_weight": m.value_weight}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):

@@ -162,3 +162,12 @@ def _dispatch(fn, *args):
                 f"unsupported board type {type(args[1]).__name__}: it is not registered "
                 "in the GameBoard fused type (src/engine/algorithms/game.pxd)") from None
         raise
+
+
+def _compiled_value_net(network):
+    """``network`` (a ``CompiledValueNet``, a ``ValueNetwork`` or a dict of its
+    arrays) as a ``CompiledValueNet`` (int16 when the weights fit); None stays None."""
+    if network is None:
+        return None
+    from ttt_engine._core.algorithms.valuenet import CompiledValueNet
+    return CompiledValueNet.from_network(network)

@@ -10,8 +10,8 @@ import threading
 
 from ttt_engine import _registry as games
 from ttt_engine._util import RangeError, board_game, check_bool, check_int, check_seconds
-from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _dispatch,
-                                      _OneSearchAtATime)
+from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _compiled_value_net,
+                                      _dispatch, _OneSearchAtATime)
 
 from ttt_engine._core.algorithms import alphabeta as _ab
 
@@ -124,8 +124,11 @@ _KINDS = ("minimax", "negamax", "alphabeta")
 
 
 def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, iterative,
-         searcher=None, pvs=False, stop=None):
+         searcher=None, pvs=False, stop=None, value_network=None):
     _check_board(board, allow_terminal=False)
+    vnet = _compiled_value_net(value_network)
+    if vnet is not None:
+        vnet.check_board(board)
     d = _depth(depth)
     heuristic = check_heuristic(board, heuristic)
     time_limit = check_seconds("time_limit", time_limit, allow_none=True)
@@ -140,7 +143,7 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
     # a copy: each deepening reads the root without the GIL, while another
     # thread may play on the caller's board
     raw = _with_searcher(searcher, _ab.search, board.copy(), kind, d, heuristic, pruning,
-                         ordering, tt, time_limit or 0.0, iterative, pvs, stop)
+                         ordering, tt, time_limit or 0.0, iterative, pvs, stop, vnet)
     if raw is None:   # fixed-depth search interrupted by the clock
         raise TimeoutError("search ran out of time before completing depth "
                            f"{d}; use iterative=True to get the last completed depth")
@@ -148,7 +151,7 @@ def _run(board, kind, depth, heuristic, pruning, ordering, tt, time_limit, itera
 
 
 def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True, tt=True,
-              iterative=None, searcher=None, pvs=True):
+              iterative=None, searcher=None, pvs=True, value_network=None):
     """Negamax alpha-beta with a transposition table, move ordering and
     iterative deepening.
 
@@ -161,6 +164,10 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     pvs: principal variation search (null windows after the first move); with
         ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
     searcher: an ``ttt_engine.search.ABSearcher`` to use instead of the shared one.
+    value_network: a value network (``CompiledValueNet``, or a ``ValueNetwork``)
+        as the horizon evaluation instead of ``heuristic``, updated from the
+        root's accumulator by each horizon node's feature change
+        (docs/valuenet.md); a board of another feature set is a ``ValueError``.
 
     With neither ``depth`` nor ``time_limit`` the search is exhaustive, and a
     position no exhaustive search finishes (``Board.exhaustive_limit``:
@@ -176,7 +183,7 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     (0.0, True)
     """
     return _run(board, 2, depth, heuristic, True, ordering, tt, time_limit, iterative, searcher,
-                pvs)
+                pvs, value_network=value_network)
 
 
 def minimax(board, depth=None, *, heuristic=0, alphabeta=False, time_limit=None):

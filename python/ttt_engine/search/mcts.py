@@ -8,8 +8,9 @@ import time as _time
 
 from ttt_engine import _parallel
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
-from ttt_engine.search.common import (_budget, _check_board, _dispatch, _KeptTree,
-                                      _seconds_left, check_playout, playout_name)
+from ttt_engine.search.common import (_budget, _check_board, _compiled_value_net, _dispatch,
+                                      _KeptTree, _seconds_left,
+                                      check_playout, playout_name)
 from ttt_engine.search.endgame import endgame_search
 
 from ttt_engine._core.algorithms import mcts as _mcts
@@ -85,6 +86,16 @@ class MCTS(_KeptTree):
         keeps searching while a batch fills (the root is evaluated at once;
         nodes still queued when the budget ends are dropped and queued again
         by the next search).  None (default): plain UCT.
+    value_network: a value network scoring every new leaf instead of (or
+        mixed with) the playout: a ``CompiledValueNet``
+        (``ttt_engine._core.algorithms.valuenet``) or anything
+        ``CompiledValueNet.from_network`` takes (a ``ValueNetwork``); its
+        first layer is updated from the root's accumulator by the leaf's
+        feature change, in C without the GIL (docs/valuenet.md).  The leaf's
+        result is ``value_weight`` * the network's value (side to move) +
+        ``1 - value_weight`` * a playout's (1, the default: no playout).
+        Finished games and the solver's proofs keep their exact results.  A
+        board of another feature set is a ``ValueError`` at the search.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is
@@ -108,8 +119,10 @@ class MCTS(_KeptTree):
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
-                 prior_batch=16, c_puct=1.25):
+                 prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0):
         self.c = check_real("c", c, low=0)
+        self.value_weight = check_real("value_weight", value_weight, low=0, high=1)
+        self.value_network = _compiled_value_net(value_network)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
                             f"legal_mask), got {type(prior).__name__}")
@@ -133,6 +146,9 @@ class MCTS(_KeptTree):
         self._trees = [_mcts.MCTSTree(self.max_nodes, self.c, s, self.expand_after, self.solver,
                                       playout)
                        for s in _parallel.split_seeds(self.seed, self.threads)]
+        if self.value_network is not None:
+            for tree in self._trees:
+                tree.set_value_net(self.value_network, self.value_weight)
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
@@ -144,7 +160,8 @@ class MCTS(_KeptTree):
             reuse_depth=self.reuse_depth, expand_after=self.expand_after, solver=self.solver,
             threads=self.threads, playout=self.playout, endgame=self.endgame,
             endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
-            prior_batch=self.prior_batch, c_puct=self.c_puct),))
+            prior_batch=self.prior_batch, c_puct=self.c_puct,
+            value_network=self.value_network, value_weight=self.value_weight),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""
@@ -180,6 +197,8 @@ class MCTS(_KeptTree):
 
     def _search(self, board, sims, t):
         check_playout(self._what, self.playout, board)
+        if self.value_network is not None:
+            self.value_network.check_board(board)
         if not self.endgame:
             return self._search_tree(board, sims, t)
 

@@ -10,6 +10,8 @@ nothing per node.
 from libc.stdint cimport uint64_t, int32_t, int16_t, uint8_t
 from ttt_engine._core.algorithms.game cimport MAX_MOVES
 from ttt_engine._core.core.interrupt cimport interrupt_t
+from ttt_engine._core.core.features cimport FeatureDiff
+from ttt_engine._core.algorithms.valuenet cimport VNet
 
 cdef enum:
     MAX_PLY = 256            # deepest ply searched; deeper nodes are horizon nodes
@@ -55,6 +57,13 @@ cdef struct SearchCtx:
     int pv[MAX_PLY + 1][MAX_PLY + 1]
     long long history[2][MAX_MOVES]    # history heuristic (sum of depth^2 per cutoff)
     int killers[MAX_PLY + 1][2]        # last two cutoff moves per ply (-1: none)
+    # A value network as the horizon evaluation (NULL: the game's heuristic):
+    # ``vn_stack`` holds an accumulator per ply (``vn_bytes`` each), the root's
+    # at ply 0; every make writes the child's from its parent's.
+    const VNet* vnet
+    char* vn_stack
+    size_t vn_bytes
+    FeatureDiff vn_diff
 
 
 cdef class ABSearcher:

@@ -41,6 +41,11 @@ from ttt_engine._core.algorithms.game cimport (
 )
 from ttt_engine._core.algorithms.game cimport game_init_tables
 game_init_tables()   # every game's lookup tables
+from ttt_engine._core.algorithms.valuenet cimport (
+    CompiledValueNet, vn_refresh_state, vn_update, vn_output,
+)
+from ttt_engine._core.algorithms.game_features cimport game_feature_diff
+import numpy as np
 from ttt_engine._util import check_int
 
 cdef double WIN_SCORE = 1e9
@@ -149,9 +154,26 @@ cdef inline bint time_up(SearchCtx* c) noexcept nogil:
     return c.stopped
 
 
-cdef inline double horizon_value(GameState* s, SearchCtx* c) noexcept nogil:
+cdef inline undo_t search_make(GameState* s, SearchCtx* c, int move, int ply) noexcept nogil:
+    """``game_make``; with a value network also the child's accumulator (ply
+    + 1) from this node's and the move's feature change."""
+    cdef GameState before
+    cdef undo_t u
+    if c.vnet == NULL:
+        return game_make(s, move)
+    before = s[0]
+    u = game_make(s, move)
+    game_feature_diff(&before, s, &c.vn_diff)
+    vn_update(c.vnet, c.vn_stack + (ply + 1) * c.vn_bytes, c.vn_stack + ply * c.vn_bytes,
+              &c.vn_diff)
+    return u
+
+
+cdef inline double horizon_value(GameState* s, SearchCtx* c, int ply) noexcept nogil:
     """A horizon node's value (from the side to move), counted in ``c.horizon``."""
     c.horizon += 1
+    if c.vnet != NULL:
+        return vn_output(c.vnet, c.vn_stack + ply * c.vn_bytes)
     return game_evaluate(s, c.heuristic)
 
 
@@ -168,7 +190,7 @@ cdef inline bint node_settled(GameState* s, SearchCtx* c, int depth, int ply,
         v[0] = terminal_score(status, game_to_move(s), ply)
         return True
     if depth <= 0 or ply >= MAX_PLY:
-        v[0] = horizon_value(s, c)
+        v[0] = horizon_value(s, c, ply)
         return True
     v[0] = 0.0
     return time_up(c)
@@ -186,10 +208,10 @@ cdef double nm_search(GameState* s, SearchCtx* c, int depth, int ply,
         return v
     n = game_legal_moves(s, moves)
     if n == 0:   # contract breach (no move, game not over): horizon node
-        return horizon_value(s, c)
+        return horizon_value(s, c, ply)
     best = -SCORE_INF
     for i in range(n):
-        u = game_make(s, moves[i])
+        u = search_make(s, c, moves[i], ply)
         v = -nm_search(s, c, depth - 1, ply + 1, -beta, -alpha)
         game_unmake(s, moves[i], u)
         if c.stopped:
@@ -238,7 +260,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
     h0 = c.horizon
     n = game_legal_moves(s, moves)
     if n == 0:   # contract breach (no move, game not over): horizon node
-        return horizon_value(s, c)
+        return horizon_value(s, c, ply)
     side = game_to_move(s)
     tt_first = False
     if c.ordering and tt_move >= 0:
@@ -267,7 +289,7 @@ cdef double ab_search(GameState* s, SearchCtx* c, int depth, int ply,
                 moves[bi] = moves[i]
                 moves[i] = m
         m = moves[i]
-        u = game_make(s, m)
+        u = search_make(s, c, m, ply)
         if i == 0 or not c.pvs:
             v = -ab_search(s, c, depth - 1, ply + 1, -beta, -alpha)
         else:
@@ -477,7 +499,7 @@ def _result(ABSearcher S, GameBoard board, double value, int depth, bint exact, 
 
 def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bint pruning,
            bint ordering, bint use_tt, double time_limit, bint iterative, bint pvs=True,
-           int[::1] stop=None):
+           int[::1] stop=None, CompiledValueNet vnet=None):
     """Run a search on a copy of ``board``; returns
     ``(value, best_move, pv, nodes, seconds, depth_completed, exact)``.
 
@@ -487,56 +509,35 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
     exact, ``depth`` is reached or time runs out (the last completed
     iteration is returned; depth 1 always completes).  ``stop``: a shared
     flag (int32[1]) that ends the search as a signal does, for a search run
-    in a thread that does not handle signals.
+    in a thread that does not handle signals.  ``vnet``: a value network (its
+    feature set checked by the caller) as the horizon evaluation instead of
+    ``heuristic``.
     """
     cdef SearchCtx* c = S.ctx
-    cdef double t0, value = 0.0, v
+    cdef double t0, value = 0.0
     cdef double budget = time_limit
-    cdef int d, done_depth = 0, best = -1, pvlen = 0, k
-    cdef int pv_save[MAX_PLY + 1]
+    cdef int done_depth = 0
     cdef uint64_t total_nodes = 0
-    cdef bint exact = False
+    cdef int exact = 0
     cdef interrupt_t it
+    cdef unsigned char[::1] accs
     if depth > MAX_PLY:
         depth = MAX_PLY
     t0 = now_monotonic()
     interrupt_init(&it, 256, <volatile int*>&stop[0] if stop is not None else NULL)
     ctx_configure(c, heuristic, pruning, ordering, use_tt, pvs and kind == 2 and pruning)
     c.it = &it
+    if vnet is not None:
+        accs = np.zeros((MAX_PLY + 2) * vnet.net.acc_bytes, dtype=np.uint8)
+        c.vnet = &vnet.net
+        c.vn_stack = <char*>&accs[0]
+        c.vn_bytes = vnet.net.acc_bytes
+        with nogil:
+            vn_refresh_state(c.vnet, c.vn_stack, &board.state)
     with nogil:
-        if not iterative:
-            ctx_start(c, budget)
-            value = run_search(&board.state, c, kind, depth)
-            done_depth = depth
-            exact = (c.horizon == 0 or proven(value)) and not c.stopped
-            total_nodes = c.nodes
-        else:
-            ctx_start(c, 0.0)
-            c.deadline = t0 + budget
-            d = 1
-            while True:
-                ctx_restart(c, d > 1 and budget > 0)
-                v = run_search(&board.state, c, kind, d)
-                total_nodes += c.nodes
-                if c.stopped:
-                    break
-                value = v
-                done_depth = d
-                best = c.root_best
-                pvlen = c.pv_len[0]
-                for k in range(pvlen):
-                    pv_save[k] = c.pv[0][k]
-                exact = c.horizon == 0 or proven(v)
-                if exact or d >= depth:
-                    break
-                d += 1
-            # restore the last completed iteration's root results
-            c.root_best = best
-            c.pv_len[0] = pvlen
-            for k in range(pvlen):
-                c.pv[0][k] = pv_save[k]
-            c.nodes = total_nodes
-            c.stopped = False
+        value = _search_loop(c, &board.state, kind, depth, budget, iterative, t0, &done_depth,
+                             &exact, &total_nodes)
+    c.vnet = NULL
     c.it = NULL
     interrupt_finish(&it)
     elapsed = now_monotonic() - t0
@@ -545,6 +546,52 @@ def search(ABSearcher S, GameBoard board, int kind, int depth, int heuristic, bi
         return None
     c.nodes = total_nodes
     return _result(S, board, value, done_depth, exact, elapsed, use_tt)
+
+
+cdef double _search_loop(SearchCtx* c, GameState* root, int kind, int depth, double budget,
+                         bint iterative, double t0, int* depth_out, int* exact_out,
+                         uint64_t* nodes_out) noexcept nogil:
+    """The fixed-depth search or the deepening loop of ``search``: its value."""
+    cdef double value = 0.0, v
+    cdef int d, done_depth = 0, best = -1, pvlen = 0, k
+    cdef int pv_save[MAX_PLY + 1]
+    cdef uint64_t total_nodes = 0
+    cdef bint exact = False
+    if not iterative:
+        ctx_start(c, budget)
+        value = run_search(root, c, kind, depth)
+        done_depth = depth
+        exact = (c.horizon == 0 or proven(value)) and not c.stopped
+        total_nodes = c.nodes
+    else:
+        ctx_start(c, 0.0)
+        c.deadline = t0 + budget
+        d = 1
+        while True:
+            ctx_restart(c, d > 1 and budget > 0)
+            v = run_search(root, c, kind, d)
+            total_nodes += c.nodes
+            if c.stopped:
+                break
+            value = v
+            done_depth = d
+            best = c.root_best
+            pvlen = c.pv_len[0]
+            for k in range(pvlen):
+                pv_save[k] = c.pv[0][k]
+            exact = c.horizon == 0 or proven(v)
+            if exact or d >= depth:
+                break
+            d += 1
+        # restore the last completed iteration's root results
+        c.root_best = best
+        c.pv_len[0] = pvlen
+        for k in range(pvlen):
+            c.pv[0][k] = pv_save[k]
+        c.nodes = total_nodes
+        c.stopped = False
+    depth_out[0], exact_out[0], nodes_out[0] = done_depth, exact, total_nodes
+    return value
 
 
 def root_values(ABSearcher S, GameBoard board, int depth, int heuristic):

@@ -10,6 +10,7 @@ from libc.stdint cimport int32_t, int16_t, int8_t, uint8_t, uint64_t
 from ttt_engine._core.core.rng cimport rng_t
 from ttt_engine._core.algorithms.arena cimport TreeArena
 from ttt_engine._core.algorithms.nodes cimport MNode
+from ttt_engine._core.algorithms.valuenet cimport VNet
 
 cdef struct MTree:
     MNode* nodes
@@ -35,6 +36,18 @@ cdef struct MTree:
     uint8_t* mask
     int obs_size
     int num_actions
+    # Value network at the new leaves (off while ``vnet`` is NULL): a leaf
+    # scores ``value_weight`` * the network's value + (1 - value_weight) * a
+    # playout's result.  Rewards are then in units of 1 / ``unit`` in
+    # ``MNode.wsum`` (1 without the network: whole wins), so a node takes at
+    # most ``max_visits`` visits before its int32 sum could overflow.
+    const VNet* vnet
+    float value_weight
+    char* vn_root           # the root's accumulator (refreshed by each run)
+    char* vn_leaf           # the new leaf's (from the root's and their feature change)
+    int32_t unit
+    float inv_unit
+    int32_t max_visits
 
 cdef enum:
     PRIOR_NONE = 0          # MNode.guide: selection by UCB1
@@ -48,4 +61,5 @@ cdef enum:
 cdef class MCTSTree(TreeArena):
     cdef MTree t
     cdef object _queue_buf, _obs_buf, _mask_buf   # numpy arrays behind t.queue / obs / mask
+    cdef object _vnet, _vn_buf                      # the CompiledValueNet, its accumulators
     cdef int _compact(self, int32_t new_root) except -1

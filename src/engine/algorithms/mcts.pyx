@@ -39,6 +39,11 @@ from ttt_engine._core.algorithms.game cimport game_init_tables
 from ttt_engine._core.algorithms.policy_playout cimport policy_playout
 from ttt_engine._core.algorithms cimport tree_lines
 from ttt_engine._core.algorithms.game_actions cimport game_move_to_action, game_write_planes
+from ttt_engine._core.algorithms.valuenet cimport (
+    CompiledValueNet, vn_refresh_state, vn_value_after,
+)
+from ttt_engine._core.core.features cimport FeatureDiff
+from libc.math cimport lrintf
 from libc.math cimport expf
 from libc.stdint cimport uint8_t, uint16_t
 import numpy as np
@@ -66,6 +71,9 @@ cdef inline float sqrt_log(int32_t n) noexcept nogil:
         return mcts_sqrt_log[n]
     return sqrtf(logf(<float>n))
 cdef int32_t MAX_VISITS = 2000000000
+#: A win's reward in ``MNode.wsum`` when a value network scores the leaves:
+#: values in steps of 1/256, and up to 7.8 M visits a node (MAX_VISITS / 256).
+VALUE_UNIT = 256
 
 
 cdef extern from *:
@@ -125,16 +133,38 @@ cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nog
     return first + r
 
 
-cdef inline void record(MNode* nd, int winner) noexcept nogil:
-    """Back-propagation at one node: one more visit, won by ``winner`` (-1: a
-    draw), scored from the node's mover's side (negamax)."""
+cdef inline void record(MNode* nd, int32_t reward, float inv_unit) noexcept nogil:
+    """Back-propagation at one node: one more visit with ``reward`` for the
+    first player (in units of 1 / ``MTree.unit``), scored from the node's
+    mover's side (negamax)."""
     cdef float inv
     nd.visits += 1
-    if winner >= 0:
-        nd.wsum += 1 if winner == nd.mover else -1
+    nd.wsum += reward if nd.mover == 0 else -reward
     inv = 1.0 / <float>nd.visits
-    nd.mean = <float>nd.wsum * inv
+    nd.mean = <float>nd.wsum * inv * inv_unit
     nd.isq = sqrtf(inv)
+
+
+cdef inline int32_t status_reward(int status, int32_t unit) noexcept nogil:
+    """A finished game's reward for the first player: +unit, -unit, 0 for a draw."""
+    if status == GAME_DRAW:
+        return 0
+    return unit if status == GAME_WIN_FIRST else -unit
+
+
+cdef inline int32_t leaf_reward(const GameState* root, MTree* t, GameState* work) noexcept nogil:
+    """The reward for the first player (units of 1 / ``t.unit``) of a new
+    leaf ``work`` (game on): the value network's, mixed with a playout's
+    result when ``t.value_weight < 1`` (the playout plays on ``work``)."""
+    cdef FeatureDiff d
+    cdef float v = vn_value_after(t.vnet, t.vn_leaf, t.vn_root, root, work, &d)
+    cdef float r = v if game_to_move(work) == 0 else -v
+    cdef int status
+    if t.value_weight < 1.0:
+        status = policy_playout(work, &t.rng, t.playout)
+        r = t.value_weight * r + (1.0 - t.value_weight) * (
+            0.0 if status == GAME_DRAW else (1.0 if status == GAME_WIN_FIRST else -1.0))
+    return <int32_t>lrintf(r * <float>t.unit)
 
 
 cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct,
@@ -187,8 +217,8 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
     cdef MNode* ch
-    cdef int32_t node = 0, first, k, end, best, leaf
-    cdef int status, winner
+    cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
+    cdef int status
     cdef float bscore, sc, kexp
     # 1. selection
     while True:
@@ -230,13 +260,17 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
         node = expand(&work, t, node)
         if node != leaf:
             status = game_status(&work)
-        # 3. simulation
-        if status == GAME_ONGOING:
+        # 3. simulation (or the value network)
+        if status == GAME_ONGOING and t.vnet != NULL:
+            reward = leaf_reward(root, t, &work)
+            status = -1
+        elif status == GAME_ONGOING:
             status = policy_playout(&work, &t.rng, t.playout)
+    if status >= 0:
+        reward = status_reward(status, t.unit)
     # 4. back-propagation (negamax: each node from its mover's side)
-    winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
     while node >= 0:
-        record(&nodes[node], winner)
+        record(&nodes[node], reward, t.inv_unit)
         node = nodes[node].parent
 
 
@@ -258,8 +292,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
     cdef MNode* ch
-    cdef int32_t node = 0, first, k, end, best, leaf
-    cdef int status = GAME_ONGOING, winner = -1
+    cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
+    cdef int status = GAME_ONGOING
     cdef float bscore, sc, kexp
     cdef bint proved = False, done = False
     cdef int8_t pr
@@ -267,7 +301,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     while True:
         nd = &nodes[node]
         if nd.proven != 0 and node != 0:
-            winner = nd.mover if nd.proven > 0 else 1 - nd.mover
+            reward = t.unit if (nd.proven > 0) == (nd.mover == 0) else -t.unit
             done = True
             break
         first = nd.first_child
@@ -300,7 +334,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             # every child loses for the player to move: this node is won by its mover
             nd.proven = 1
             proved = True
-            winner = nd.mover
+            reward = t.unit if nd.mover == 0 else -t.unit
             done = True
             break
         node = best
@@ -320,14 +354,18 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
                 if status != GAME_ONGOING:
                     nodes[node].proven = proof_of(status, nodes[node].mover)
                     proved = nodes[node].proven != 0
-            # 3. simulation
-            if status == GAME_ONGOING:
+            # 3. simulation (or the value network)
+            if status == GAME_ONGOING and t.vnet != NULL:
+                reward = leaf_reward(root, t, &work)
+                status = -1
+            elif status == GAME_ONGOING:
                 status = policy_playout(&work, &t.rng, t.playout)
-        winner = -1 if status == GAME_DRAW else (0 if status == GAME_WIN_FIRST else 1)
+        if status >= 0:
+            reward = status_reward(status, t.unit)
     # 4. back-propagation, carrying proofs upwards while they hold
     while node >= 0:
         nd = &nodes[node]
-        record(nd, winner)
+        record(nd, reward, t.inv_unit)
         if proved and nd.proven == 0 and nd.first_child >= 0:
             pr = 1
             for k in range(nd.first_child, nd.first_child + nd.nchildren):
@@ -354,9 +392,11 @@ cdef uint64_t mcts_run(GameState* root, MTree* t, uint64_t sims, double time_lim
     if t.used == 0:
         node_init(&t.nodes[0], -1, -1, 1 - game_to_move(root))
         t.used = 1
+    if t.vnet != NULL:
+        vn_refresh_state(t.vnet, t.vn_root, root)
     while not (sims and done >= sims) and not deadline_passed(deadline, done):
         # Ctrl-C polled every 64 simulations (a simulation is a microsecond or more)
-        if t.nodes[0].visits >= MAX_VISITS or ((done & 63) == 0 and interrupt_poll(it)):
+        if t.nodes[0].visits >= t.max_visits or ((done & 63) == 0 and interrupt_poll(it)):
             break
         if t.queue != NULL and (t.queue_len >= t.queue_cap
                                 or t.nodes[0].guide == PRIOR_QUEUED):
@@ -403,6 +443,11 @@ cdef class MCTSTree(TreeArena):
         self.t.cf = <float>c
         self.t.queue = NULL
         self.t.queue_len = self.t.queue_cap = 0
+        self.t.vnet = NULL
+        self.t.value_weight = 1.0
+        self.t.unit = 1
+        self.t.inv_unit = 1.0
+        self.t.max_visits = MAX_VISITS
         self.seed = seed
         rng_seed(&self.t.rng, seed)
 
@@ -444,7 +489,7 @@ cdef class MCTSTree(TreeArena):
         out = []
         for k in range(nd.first_child, nd.first_child + nd.nchildren):
             row = (self.t.nodes[k].move, self.t.nodes[k].visits,
-                   <double>self.t.nodes[k].wsum / self.t.nodes[k].visits
+                   <double>self.t.nodes[k].wsum / self.t.nodes[k].visits / self.t.unit
                    if self.t.nodes[k].visits else 0.0)
             out.append(row + (self.t.nodes[k].proven,) if proofs else row)
         return out
@@ -473,7 +518,7 @@ cdef class MCTSTree(TreeArena):
         if nd.first_child < 0:
             return []
         return [(self.t.nodes[k].move, self.t.nodes[k].visits,
-                 <double>self.t.nodes[k].wsum / self.t.nodes[k].visits
+                 <double>self.t.nodes[k].wsum / self.t.nodes[k].visits / self.t.unit
                  if self.t.nodes[k].visits else 0.0, self.t.nodes[k].proven)
                 for k in range(nd.first_child, nd.first_child + nd.nchildren)]
 
@@ -519,6 +564,40 @@ cdef class MCTSTree(TreeArena):
             return False
         self._compact(k)
         return True
+
+    # ------------------------------------------------ value network at the leaves
+    def set_value_net(self, CompiledValueNet net, float weight=1.0):
+        """Score new leaves with ``net`` (``weight`` of the network's value,
+        ``1 - weight`` of a playout's result), or by playouts alone with
+        ``net=None``.  The tree is cleared when its reward unit changes."""
+        cdef unsigned char[::1] buf
+        cdef size_t off
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"value_weight must be in [0, 1], got {weight!r}")
+        unit = 1 if net is None else VALUE_UNIT
+        if unit != self.t.unit:
+            self.t.used = 0
+        self.t.unit = unit
+        self.t.inv_unit = 1.0 / <float>unit
+        self.t.max_visits = MAX_VISITS // unit
+        self.t.value_weight = weight
+        if net is None:
+            self.t.vnet = NULL
+            self._vnet = self._vn_buf = None
+            return
+        if net is not self._vnet:
+            self._vn_buf = np.zeros(2 * net.net.acc_bytes + 64, dtype=np.uint8)
+            buf = self._vn_buf
+            off = (64 - (<size_t>&buf[0]) % 64) % 64       # cache-line aligned
+            self.t.vn_root = <char*>&buf[0] + off
+            self.t.vn_leaf = self.t.vn_root + net.net.acc_bytes
+            self._vnet = net
+        self.t.vnet = &net.net
+
+    @property
+    def value_net(self):
+        """The ``CompiledValueNet`` scoring the leaves, or None."""
+        return self._vnet
 
     # ------------------------------------------------ prior-guided search
     def guide(self, GameBoard board, int batch, int prior_visits, float c_puct):

@@ -41,4 +41,9 @@ def mcts_lines(trees, k, depth):
         ptrs[i] = tr.t.nodes if tr.t.used else NULL
         solver = solver or tr.t.solver
     # best_move's order: proofs only with the solver, equal visits by the higher mean
-    return read_lines(ptrs, ntrees, kk, dd, solver, TIES_MEAN, "mcts_lines")
+    lines = read_lines(ptrs, ntrees, kk, dd, solver, TIES_MEAN, "mcts_lines")
+    unit = (<MCTSTree>ts[0]).t.unit if ntrees else 1
+    if unit == 1:
+        return lines
+    # a value network's trees sum rewards in units of 1 / unit (mcts.pyx)
+    return [[(m, v, q / unit, p) for m, v, q, p in line] for line in lines]

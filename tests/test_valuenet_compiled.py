@@ -1,0 +1,342 @@
+"""The compiled value network (``ttt_engine._core.algorithms.valuenet``) against
+a numpy reference written here from the feature rules (docs/valuenet.md): the
+features of every game, the value (float32 to 1e-5, int16 to its rounding
+bound), incremental == fresh after long push/pop walks, the refusals at the
+boundary, and MCTS with the network at its leaves."""
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from ttt_engine import games
+from ttt_engine._core.algorithms.valuenet import CompiledValueNet, feature_set_of
+from ttt_engine.agents import MCTSAgent
+from ttt_engine.search import MCTS
+
+# (registry key, board options, feature-set name, F)
+CASES = [
+    ("ttt", {}, "ttt-v1", 19),
+    ("uttt", {}, "uttt-v1", 199),
+    ("connect4", {}, "connect4-v1", 85),
+    ("clobber", {"rows": 6, "cols": 5}, "clobber-6x5-v1", 61),
+    ("clobber", {"rows": 4, "cols": 4}, "clobber-4x4-v1", 33),
+    ("quixo", {"size": 5}, "quixo-5x5-v1", 51),
+    ("quixo", {"size": 4}, "quixo-4x4-v1", 33),
+]
+IDS = [c[2] for c in CASES]
+
+
+# ------------------------------------------------------------ the reference
+def _local_won(cells, b, mark):
+    r0, c0 = 3 * (b // 3), 3 * (b % 3)
+    g = [[cells[9 * (r0 + r) + c0 + c] == mark for c in range(3)] for r in range(3)]
+    lines = g + [list(col) for col in zip(*g)] + [[g[i][i] for i in range(3)],
+                                                   [g[i][2 - i] for i in range(3)]]
+    return any(all(line) for line in lines)
+
+
+def reference_features(key, board):
+    """The active features from the rules, read off the board's text."""
+    second = games.get(key).sides[1]
+    o_to_move = board.to_move == second
+    if key == "uttt":
+        text, forced = board.to_string().split(":")
+        feats = [c for c in range(81) if text[c] == "X"] + \
+                [81 + c for c in range(81) if text[c] == "O"]
+        for b in range(9):
+            x, o = _local_won(text, b, "X"), _local_won(text, b, "O")
+            full = all(text[9 * (3 * (b // 3) + r) + 3 * (b % 3) + c] != "."
+                       for r in range(3) for c in range(3))
+            feats += [162 + b] if x else [171 + b] if o else [180 + b] if full else []
+        if forced != "*":
+            feats.append(189 + int(forced))
+        feats += [198] if o_to_move else []
+        return sorted(feats)
+    if key == "clobber":
+        text = [ch for ch in board.to_string() if ch in "BW_"]
+        marks = ("B", "W")
+    elif key == "quixo":
+        text = list(board.to_string())
+        marks = ("X", "O")
+    else:
+        text = [ch for ch in board.to_string() if ch in "XO.-"]
+        marks = ("X", "O")
+    n = len(text)
+    feats = [c for c in range(n) if text[c] == marks[0]] + \
+            [n + c for c in range(n) if text[c] == marks[1]]
+    feats += [2 * n] if o_to_move else []
+    return sorted(feats)
+
+
+def reference_value(w1, b1, w2, b2, feats):
+    acc = b1.astype(np.float64) + w1[feats].astype(np.float64).sum(axis=0)
+    return float(np.tanh(np.clip(acc, 0.0, 1.0) @ w2.astype(np.float64) + float(b2)))
+
+
+def random_weights(F, H=256, seed=0, scale=0.15):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(0, scale, (F, H)).astype(np.float32),
+            rng.normal(0.3, 0.2, H).astype(np.float32),
+            rng.normal(0, 0.15, H).astype(np.float32), np.float32(0.05))
+
+
+def save_npz(path, game, fs, w1, b1, w2, b2):
+    """The spec's file layout (a few lines until the trainer's loader joins)."""
+    tmp = str(path) + ".tmp.npz"
+    np.savez(tmp, kind=np.array("value_network"), version=np.array(1), game=np.array(game),
+             features=np.array(fs), w1=w1, b1=b1, w2=w2, b2=np.float32(b2),
+             meta=np.array('{"seed": 0}'))
+    os.replace(tmp, path)
+
+
+def load_npz(path, quantised=False):
+    with np.load(path) as z:
+        assert str(z["kind"]) == "value_network" and int(z["version"]) == 1
+        return CompiledValueNet(z["w1"], z["b1"], z["w2"], z["b2"], str(z["features"]),
+                                quantised=quantised)
+
+
+def positions(key, opts, n, seed):
+    """Boards along seeded random games (the finished ones included)."""
+    rng = np.random.default_rng(seed)
+    g = games.get(key)
+    out = []
+    while len(out) < n:
+        b = g.new_board(**opts)
+        out.append(b.copy())
+        while not b.is_terminal() and len(b.moves) < 60:
+            moves = b.legal_moves
+            b.push(moves[int(rng.integers(len(moves)))])
+            out.append(b.copy())
+    return out[:n]
+
+
+# ------------------------------------------------------------ features and values
+@pytest.mark.parametrize("key,opts,fs,F", CASES, ids=IDS)
+def test_features_and_values_equal_the_reference(tmp_path, key, opts, fs, F):
+    w1, b1, w2, b2 = random_weights(F, seed=F)
+    path = tmp_path / "net.npz"
+    save_npz(path, key, fs, w1, b1, w2, b2)
+    net, qnet = load_npz(path), load_npz(path, quantised=True)
+    assert net.num_features == F and qnet.quantised and not net.quantised
+    assert qnet.quantisation_step == 1.0 / qnet.q1
+    w2sum = float(np.abs(w2).sum())
+    worst = 0.0
+    for board in positions(key, opts, 150, seed=F):
+        assert feature_set_of(board) == fs
+        ref = reference_features(key, board)
+        assert net.features(board).tolist() == ref
+        want = reference_value(w1, b1, w2, b2, ref)
+        assert net.value(board) == pytest.approx(want, abs=1e-5)
+        # int16: every weight off by at most half a step, the output's by half of 1/q2
+        err = abs(qnet.value(board) - want)
+        assert err <= (len(ref) + 1) * 0.5 / qnet.q1 * w2sum + 256 * 0.5 / qnet.q2
+        worst = max(worst, err)
+    assert worst < 0.02
+
+
+@pytest.mark.parametrize("key,opts,fs,F", CASES, ids=IDS)
+@pytest.mark.parametrize("quantised", [False, True])
+def test_incremental_equals_fresh_over_long_walks(key, opts, fs, F, quantised):
+    w1, b1, w2, b2 = random_weights(F, seed=1)
+    net = CompiledValueNet(w1, b1, w2, b2, fs, quantised=quantised)
+    board = games.get(key).new_board(**opts)
+    n, maxdiff, same = net.walk(board, 20000, seed=7, max_ply=80)
+    assert n == 20000
+    if quantised:
+        assert same and maxdiff == 0.0      # integer accumulators: exact
+    else:
+        assert maxdiff <= 1e-5
+
+
+def test_walk_from_midgame_and_every_hidden_size():
+    board = positions("uttt", {}, 30, seed=3)[-1]
+    for H in (1, 15, 17, 64):
+        w1, b1, w2, b2 = random_weights(199, H=H, seed=H)
+        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1")
+        assert net.value(board) == pytest.approx(
+            reference_value(w1, b1, w2, b2, reference_features("uttt", board)), abs=1e-5)
+        assert net.walk(board, 3000, seed=H)[1] <= 1e-5
+
+
+def test_pickle_round_trip():
+    w1, b1, w2, b2 = random_weights(85, H=32)
+    for q in (False, True):
+        net = CompiledValueNet(w1, b1, w2, b2, "connect4-v1", quantised=q)
+        copy = pickle.loads(pickle.dumps(net))
+        board = positions("connect4", {}, 10, seed=5)[-1]
+        assert copy.value(board) == net.value(board) and copy.quantised == q
+
+
+# ------------------------------------------------------------ bad input
+def test_bad_input_is_one_clear_value_error():
+    w1, b1, w2, b2 = random_weights(199, H=32)
+    net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1")
+    with pytest.raises(ValueError, match="'uttt-v1' cannot evaluate a board of feature set "
+                                         "'connect4-v1'"):
+        net.value(games.get("connect4").new_board())
+    with pytest.raises(ValueError, match="must be a ttt_engine game Board"):
+        net.value("not a board")
+    with pytest.raises(ValueError, match="w1 has shape|w1 must be"):
+        CompiledValueNet(w1[0], b1, w2, b2, "uttt-v1")
+    with pytest.raises(ValueError, match=r"b1 has shape \(31,\), expected \(32,\)"):
+        CompiledValueNet(w1, b1[:31], w2, b2, "uttt-v1")
+    with pytest.raises(ValueError, match="feature_set must be a name"):
+        CompiledValueNet(w1, b1, w2, b2, "uttt")
+    bad = w1.copy()
+    bad[3, 4] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        CompiledValueNet(bad, b1, w2, b2, "uttt-v1")
+    # the right name but the wrong number of rows
+    short = CompiledValueNet(w1[:150], b1, w2, b2, "uttt-v1")
+    with pytest.raises(ValueError, match="has 150 input features, its boards have 199"):
+        short.value(games.get("uttt").new_board())
+    # a clobber network of another size
+    cl = CompiledValueNet(*random_weights(61, H=16), "clobber-6x5-v1")
+    with pytest.raises(ValueError, match="'clobber-4x4-v1'"):
+        cl.value(games.get("clobber").new_board(rows=4, cols=4))
+
+
+def test_int16_refuses_weights_that_could_overflow():
+    w1, b1, w2, b2 = random_weights(199, H=32)
+    with pytest.raises(ValueError, match="too large for the int16 accumulator"):
+        CompiledValueNet(w1 * 100, b1, w2, b2, "uttt-v1", quantised=True)
+    # the same weights are fine in float32
+    CompiledValueNet(w1 * 100, b1, w2, b2, "uttt-v1")
+
+
+# ------------------------------------------------------------ MCTS with the network
+def _uttt_net(H=64, seed=0):
+    return CompiledValueNet(*random_weights(199, H=H, seed=seed), "uttt-v1")
+
+
+@pytest.mark.parametrize("weight", [1.0, 0.5])
+@pytest.mark.parametrize("solver", [False, True])
+def test_mcts_with_the_network_plays_legal_moves_and_repeats(weight, solver):
+    board = positions("uttt", {}, 12, seed=11)[-1]
+    net = _uttt_net()
+    moves = []
+    for _ in range(2):
+        m = MCTS(seed=5, value_network=net, value_weight=weight, solver=solver)
+        moves.append(m.search(board, simulations=3000))
+        st = m.stats
+        assert st["simulations"] == 3000
+        assert sum(c["visits"] for c in st["children"]) == st["root_visits"]
+        assert all(-1.0 <= c["mean"] <= 1.0 for c in st["children"])
+    assert moves[0] == moves[1] and moves[0] in board.legal_moves
+    # the network's values are fractions: means that no +-1/0 playout count gives
+    means = [c["mean"] * c["visits"] for c in st["children"]]
+    assert any(abs(x - round(x)) > 1e-3 for x in means)
+
+
+def test_mcts_network_alone_differs_from_playouts_and_threads_repeat():
+    board = positions("uttt", {}, 8, seed=2)[-1]
+    net = _uttt_net(seed=4)
+    a = MCTS(seed=1, value_network=net)
+    b = MCTS(seed=1)
+    a.search(board, simulations=4000)
+    b.search(board, simulations=4000)
+    assert a.stats["children"] != b.stats["children"]
+    runs = []
+    for _ in range(2):
+        m = MCTS(seed=9, value_network=net, threads=2)
+        runs.append((m.search(board, simulations=4000), m.stats["children"]))
+        assert m.stats["simulations"] == 4000
+    assert runs[0] == runs[1]
+
+
+def test_mcts_with_the_network_finds_a_one_move_win():
+    # X to move wins Tic-Tac-Toe at once on cell 2 (row 0); O threatens cell 3
+    board = games.get("ttt").new_board()
+    for m in (0, 4, 1, 5):
+        board.push(m)
+    net = CompiledValueNet(*random_weights(19, H=16, seed=3), "ttt-v1")
+    for solver in (False, True):
+        m = MCTS(seed=3, value_network=net, solver=solver)
+        assert m.search(board, simulations=2000) == 2
+    m = MCTS(seed=3, value_network=net, solver=True)
+    m.search(board, simulations=2000)
+    assert m.stats["root_proven"] == 1
+
+
+def test_mcts_refuses_another_games_board_and_bad_weight():
+    net = _uttt_net()
+    m = MCTS(seed=1, value_network=net)
+    with pytest.raises(ValueError, match="cannot evaluate a board of feature set 'ttt-v1'"):
+        m.search(games.get("ttt").new_board(), simulations=10)
+    with pytest.raises(ValueError, match="value_weight"):
+        MCTS(value_network=net, value_weight=1.5)
+    with pytest.raises(ValueError, match="expected a ValueNetwork"):
+        MCTS(value_network=object())
+
+
+def test_mcts_takes_the_network_as_given_or_int16_when_it_fits():
+    w1, b1, w2, b2 = random_weights(199, H=32)
+    for q in (False, True):
+        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1", quantised=q)
+        assert MCTS(value_network=net).value_network is net
+    arrays = {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "feature_set": "uttt-v1"}
+    assert MCTS(value_network=arrays).value_network.quantised
+    big = dict(arrays, w1=w1 * 100)          # overflows int16: float32 instead
+    assert not MCTS(value_network=big).value_network.quantised
+
+
+def test_mcts_agent_with_the_network_pickles_and_plays():
+    net = _uttt_net()
+    agent = MCTSAgent(simulations=500, seed=2, value_network=net, solver=True)
+    board = games.get("uttt").new_board()
+    move = agent.select_move(board)
+    clone = pickle.loads(pickle.dumps(agent))
+    assert clone.select_move(board) == move
+    assert move in board.legal_moves
+    lines = agent._mcts.lines(k=2, depth=3)
+    assert lines and all(-1.0 <= s["mean"] <= 1.0 for line in lines for s in line)
+
+
+# ------------------------------------------------------------ alpha-beta with the network
+def _negamax_reference(board, depth, value):
+    """Plain negamax to ``depth`` with ``value(board)`` at the horizon (no
+    position within reach may end the game)."""
+    if depth == 0:
+        return value(board)
+    best = -2.0
+    for m in board.legal_moves:
+        board.push(m)
+        assert not board.is_terminal()
+        best = max(best, -_negamax_reference(board, depth - 1, value))
+        board.pop()
+    return best
+
+
+@pytest.mark.parametrize("key,opts,fs,F", [CASES[2], CASES[3]], ids=[IDS[2], IDS[3]])
+@pytest.mark.parametrize("quantised", [False, True])
+def test_alphabeta_with_the_network_is_negamax_over_its_values(key, opts, fs, F, quantised):
+    from ttt_engine.search import alphabeta
+    w1, b1, w2, b2 = random_weights(F, H=32, seed=F + 1)
+    net = CompiledValueNet(w1, b1, w2, b2, fs, quantised=quantised)
+    board = positions(key, opts, 5, seed=4)[-1]
+    if quantised:       # the compiled value from a fresh accumulator: the same integers
+        def value(b):
+            return net.value(b)
+        tol = 1e-6
+    else:               # the numpy reference
+        def value(b):
+            return reference_value(w1, b1, w2, b2, reference_features(key, b))
+        tol = 1e-5
+    for depth in (1, 2, 3):
+        r = alphabeta(board, depth, value_network=net)
+        assert r.value == pytest.approx(_negamax_reference(board.copy(), depth, value), abs=tol)
+        assert r.best_move in board.legal_moves and not r.exact
+    with pytest.raises(ValueError, match="cannot evaluate a board of feature set"):
+        alphabeta(games.get("ttt").new_board(), 2, value_network=net)
+
+
+def test_alphabeta_agent_with_the_network_pickles_and_plays():
+    from ttt_engine.agents import AlphaBetaAgent
+    net = CompiledValueNet(*random_weights(85, H=16, seed=2), "connect4-v1", quantised=True)
+    agent = AlphaBetaAgent(depth=3, value_network=net)
+    board = positions("connect4", {}, 5, seed=4)[-1]
+    move = agent.select_move(board)
+    assert move in board.legal_moves
+    assert pickle.loads(pickle.dumps(agent)).select_move(board) == move
