@@ -436,3 +436,27 @@ def test_quixo_solve_uses_the_installed_table(tmp_path, monkeypatch):
     assert quixo.solved_move_values(two_blanks) is None
     with pytest.raises(ValueError, match="needs a limit"):
         quixo.solve(two_blanks)
+
+
+def test_ctrl_c_during_the_5x5_build_exits_130(spawn_cli, tmp_path):
+    """Ctrl-C in the first pass (before any checkpoint): exit 130, nothing written."""
+    try:
+        qtb._check_room(str(tmp_path / "q.tb"), 5)
+    except (MemoryError, OSError) as e:
+        pytest.skip(str(e))
+    from conftest import interrupt
+    out = tmp_path / "q.tb"
+    child = spawn_cli(["quixo", "tablebase", "--out", str(out)], dimensions=(50, 120))
+    child.expect("no blank cube: first pass")
+    text, _ = interrupt(child, timeout=30)
+    assert child.exitstatus == 130 and "Interrupted" in text and "Traceback" not in text
+    assert os.listdir(tmp_path) == []
+
+
+def test_disk_is_checked_first(tmp_path, monkeypatch):
+    class Usage:
+        free = 10**8
+    monkeypatch.setattr(qtb.shutil, "disk_usage", lambda folder: Usage)
+    with pytest.raises(OSError, match=r"needs 1\.\d\d GB of disk .* 0\.10 GB is free"):
+        qtb.build(str(tmp_path / "q.tb"), size=5, progress=False)
+    assert os.listdir(tmp_path) == []
