@@ -219,7 +219,8 @@ cdef inline void add_pending(PNode* nodes, int32_t node) noexcept nogil:
 
 
 cdef inline int choose_move(const PTree* t, bint sample, rng_t* rng) noexcept nogil:
-    """The root move to play: sampled in proportion to the visits, or the
+    """The root move to play: sampled in proportion to the visits (``sample``;
+    a root whose children have no visits yet takes the choice below), or the
     most visited, ties going to the higher prior, then to the first in move
     order.  A search too short to tell the children apart (fewer simulations
     than children, or a tie at the top) so plays by the evaluator's policy:
