@@ -218,10 +218,17 @@ class PerfectAgent(_StreamAgent):
                            "time": time.perf_counter() - t0}
         return move
 
-    def analysis_rows(self, board):
-        """``{column: row}`` for :func:`ttt_engine.analysis.analyse`: the score
-        in [-1, 1] (a quicker win a little higher), the exact score as the
-        value, the verdict in plies and its label on the board."""
+    def analyse(self, board):
+        """Every column's exact result (the analysis protocol, docs/agents.md):
+        the score in [-1, 1] (a quicker win a little higher), the exact score
+        as the value, the verdict in plies and its label on the board."""
+        from ttt_engine.analysis import Analysis
+        t0 = time.perf_counter()
+        rows = self._column_rows(board)
+        return Analysis.of(board, rows, engine=self.name,
+                           stats={"exact": True, "time": time.perf_counter() - t0})
+
+    def _column_rows(self, board):
         scores = self.column_scores(board)
         ply = board.ply
         rows = {}
