@@ -9,14 +9,20 @@ and engine of the registry (``ttt_engine.games``).
 >>> print(a.table())                                      # doctest: +SKIP
 >>> a._repr_svg_()                                        # doctest: +SKIP
 
-The numbers per engine:
+Every agent explains itself: the analysis protocol is ``agent.analyse(board)
+-> Analysis`` (optionally taking ``on_update=`` and ``stop=`` for live,
+stoppable searches), the value for the side to move, the best line, each
+move's scores and visits and the budget used (``stats``); docs/agents.md
+says what each engine gives.  :func:`analyse` (and the web page, the
+console's ``--verbose`` and the tournament records, through
+:func:`explain`) read that and nothing else of an agent; an agent without
+``analyse`` is asked only for its move.  An agent from elsewhere builds its
+answer with :meth:`Analysis.of`.  The library's engines build theirs in
+:mod:`ttt_engine._explain`:
 
-- ``mcts`` (and any agent whose ``last_stats`` has ``children``): the visits
-  and mean value of each root move, from the same search ``select_move`` runs
-  (so they equal ``agent.last_stats["children"]`` of that seeded search);
-  for the MCTS engine and the AlphaZero agent (PUCT) each move's line too,
-  the most visited path below it (:meth:`ttt_engine.search.MCTS.lines`,
-  :meth:`ttt_engine.search.PUCT.lines`, read without changing the tree);
+- ``mcts`` / ``az``: the visits and mean value of each root move, from the
+  same search ``select_move`` runs, and each move's line, the most visited
+  path below it (read without changing the tree);
 - ``alphabeta`` / ``minimax`` / ``perfect``: each move's value searched with a
   full window at the engine's depth (exact for ``perfect`` and short games: a
   win or loss with its distance in plies), and its principal variation;
@@ -24,17 +30,14 @@ The numbers per engine:
 - ``greedy`` (Quixo state values): the estimated score of the position after
   each move, and how many observations it rests on;
 - ``treeq`` / ``sarsa``: the visits and values of the learned root moves, each
-  with its line, the learner's own choice at every node of its Q tree
-  (``TreeQAgent.lines``, read without changing the tree);
+  with its line, the learner's own choice at every node of its Q tree;
 - ``q`` and ``greedy`` give each move's line too: the agent's greedy choice
   for both sides after it, until the game ends (``greedy``: at most
   ``PV_PLIES``, and not past a position its table has never seen).
 
 ``score`` is every number brought to [-1, 1] for the side to move (+1 a win),
 which the heat map (:meth:`Analysis.to_svg`, the boards' SVG) and the
-evaluation bar of ``ttt-engine serve`` draw.  An agent from elsewhere (a
-neural agent, say) joins by having ``analysis_rows(board) -> {move: dict}``
-(keys among those of :class:`MoveRow`) or MCTS-style ``last_stats``.
+evaluation bar of ``ttt-engine serve`` draw.
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ from ttt_engine._agent import check_game
 from ttt_engine._svg import board_svg, move_geometry
 from ttt_engine._util import check_int, check_real
 
-__all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE", "LINES", "outlook",
+__all__ = ["MoveRow", "Analysis", "analyse", "explain", "move_geometry", "CLOSE", "LINES", "outlook",
            "MoveNote", "review", "position_value", "MISTAKE", "BLUNDER"]
 
 #: Moves whose score is within this of the best one's are "close alternatives".
@@ -87,9 +90,9 @@ class MoveRow:
 class Analysis:
     """An engine's view of a position (see the module docstring).  ``rows`` are
     sorted best first; ``evaluation`` is the position's score for the side to
-    move in [-1, 1]; ``stats`` the engine's ``last_stats`` (or what stands in
-    for them); ``done`` is False for the updates a time-budgeted search sends
-    while it runs."""
+    move in [-1, 1]; ``pv`` the best line; ``stats`` the budget the engine
+    used and its statistics (simulations, nodes, depth, time ...); ``done``
+    is False for the updates a time-budgeted search sends while it runs."""
     game: str
     engine: str
     kind: str
