@@ -132,9 +132,12 @@ class Analysis:
             d = dict(d)
             if d.get("pv") and not isinstance(d["pv"][0], str):
                 b, texts = board.copy(), []
-                for step in d["pv"]:
-                    texts.append(game.move_to_str(b, step))
-                    b.push(step)
+                for step in d["pv"]:            # up to a move that does not apply
+                    try:
+                        texts.append(game.move_to_str(b, step))
+                        b.push(step)
+                    except (ValueError, TypeError):
+                        break
                 d["pv"] = texts
             d["pv"] = tuple(d.get("pv") or ())
             rows.append(MoveRow(int(m), game.move_to_str(board, m), **d))
