@@ -169,3 +169,41 @@ def test_the_readers_read_no_private_attribute_of_an_agent(path):
 def test_the_private_attribute_grep_finds_one():
     assert PRIVATE.search("x = agent._mcts.lines") and PRIVATE.search("getattr(agent, '_pucts')")
     assert PRIVATE.search("agents[mover]._tree") and not PRIVATE.search("agent.analyse(b)")
+
+
+ENGINES = [(k, e) for k in games.GAMES for e in games.get(k).engines]
+SILENT = {"random", "heuristic"}        # engines with nothing to say: the move only
+
+
+@pytest.mark.parametrize("key, engine", ENGINES, ids=[f"{k}-{e}" for k, e in ENGINES])
+def test_every_engine_explains_itself_through_its_analyse(key, engine):
+    g = games.get(key)
+    budgets = g.engines[engine].budgets
+    kw = {"simulations": 200} if "simulations" in budgets else \
+        {"depth": 2} if "depth" in budgets else {}
+    agent = g.make_agent(engine, seed=1, **kw)
+    b = g.new_board()
+    b.push(sorted(b.legal_moves)[0])
+    a = explain(agent, b)
+    assert a.best_move in b.legal_moves and {r.move for r in a.rows} <= set(b.legal_moves)
+    if engine in SILENT:
+        assert not callable(getattr(agent, "analyse", None)) and a.kind == "move"
+    else:
+        assert a.kind != "move" and a.evaluation is not None and -1 <= a.evaluation <= 1
+        assert a.rows and a.pv and a.pv[0] == g.move_to_str(b, a.best_move)
+
+
+def test_the_network_alone_and_the_evaluation_search_explain_themselves():
+    from ttt_engine.agents import PolicyAgent, load_shipped
+    from ttt_engine.alphazero.evaluation import PUCTPlayer
+    g = games.get("connect4")
+    b = g.new_board()
+    a = explain(PolicyAgent(), b)
+    priors = [r.value for r in a.rows]
+    assert a.kind == "policy" and sum(priors) == pytest.approx(1.0)
+    assert priors == sorted(priors, reverse=True) and a.best_move == a.rows[0].move
+    assert -1 <= a.evaluation <= 1
+    p = PUCTPlayer(load_shipped("connect4"), simulations=60)
+    a = explain(p, b)
+    assert a.kind == "mcts" and sum(r.visits for r in a.rows) >= 50
+    assert a.best_move == p.select_move(b)          # the same deterministic search

@@ -15,7 +15,8 @@ web page, the console's ``--verbose``, the tournament records) call
   slices when timed (MCTS, PUCT);
 - :func:`tree_learner`: a tree learner's root moves and lines;
 - :func:`q_table` / :func:`state_values`: a table agent's Q-values or value
-  estimates, each move's line the agent's greedy choice for both sides.
+  estimates, each move's line the agent's greedy choice for both sides;
+- :func:`policy`: a network's priors and value, no search.
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ from ttt_engine import _registry
 from ttt_engine._learned_lines import greedy_lines, value_estimates
 from ttt_engine.analysis import LINES, PV_MIN_VISITS, PV_PLIES, Analysis, MoveRow
 
-__all__ = ["depth_first", "tree_search", "tree_learner", "q_table", "state_values",
-           "search_score", "eval_text", "SLICE", "STEP"]
+__all__ = ["depth_first", "tree_search", "puct_search", "puct_lines", "tree_learner", "q_table",
+           "state_values", "policy", "search_score", "eval_text", "SLICE", "STEP"]
 
 
 def _maker(agent, board):
@@ -161,6 +162,27 @@ def state_values(agent, board):
                     label=f"{est:.2f}")
             for m, (est, seen) in value_estimates(agent, board).items()]
     return _learned(agent, board, make, "values", rows)
+
+
+def policy(agent, board):
+    """The analysis of a network's policy alone (``agent.network``, no
+    search): each legal move's prior (the softmax of the legal logits) as its
+    value, best first, the network's value of the position as the evaluation,
+    and the agent's move."""
+    import numpy as np
+    game, board, make = _maker(agent, board)
+    best = agent.select_move(board.copy())  # (the shipped network is loaded at the first move)
+    logits, value = agent.network.forward(np.asarray(board.observation())[None])
+    mask = np.asarray(board.action_mask(), bool)
+    legal = np.where(mask, np.asarray(logits[0], float), -np.inf)
+    priors = np.exp(legal - legal.max())
+    priors /= priors.sum()
+    moves = sorted(board.legal_moves, key=lambda m: -priors[board.move_to_action(m)])
+    rows = [MoveRow(m, game.move_to_str(board, m), value=float(priors[board.move_to_action(m)]),
+                    pv=(game.move_to_str(board, m),),
+                    label=f"{priors[board.move_to_action(m)]:.0%}") for m in moves]
+    v = max(-1.0, min(1.0, float(np.asarray(value).reshape(-1)[0])))
+    return make("policy", rows, best, v, eval_text(v), {"best_move": best})
 
 
 def _learned(agent, board, make, kind, rows):

@@ -26,10 +26,8 @@ from ttt_engine import _explain, games
 from ttt_engine import search as _search
 from ttt_engine.search import depth_first as _depth_first
 
-__all__ = [
-    "RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
-    "play_match",
-]
+__all__ = ["RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent",
+           "MinimaxAgent", "MatchResult", "play_match"]
 
 
 class _StreamAgent(Agent):
@@ -569,6 +567,8 @@ class PolicyAgent(Agent):
         mask = np.asarray(board.action_mask(), bool)
         action = int(np.argmax(np.where(mask, logits[0], -np.inf)))
         return board.action_to_move(action)
+
+    analyse = _explain.policy       # each move's prior and the network's value (docs/agents.md)
 
     def _config(self):
         return {"network": self.network}

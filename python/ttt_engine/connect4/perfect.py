@@ -232,15 +232,16 @@ class PerfectAgent(_StreamAgent):
         scores = self.column_scores(board)
         ply = board.ply
         rows = {}
-        for c, s in scores.items():
+        for c, s in scores.items():         # each column's line: the column (no search below)
             plies = scores_to_plies(ply, s)
             if s == 0:
-                rows[c] = {"score": 0.0, "value": 0.0, "verdict": "draw", "label": "="}
+                rows[c] = {"score": 0.0, "value": 0.0, "verdict": "draw", "label": "=",
+                           "pv": [c]}
             else:
                 word = "win" if s > 0 else "loss"
                 rows[c] = {"score": float(np.copysign(1.0 - min(plies, 99) * 1e-4, s)),
                            "value": float(s), "verdict": f"{word} in {plies}",
-                           "label": f"{word[0].upper()}{plies}"}
+                           "label": f"{word[0].upper()}{plies}", "pv": [c]}
         return rows
 
     def reset(self, seed=None):
