@@ -207,3 +207,21 @@ def test_the_network_alone_and_the_evaluation_search_explain_themselves():
     a = explain(p, b)
     assert a.kind == "mcts" and sum(r.visits for r in a.rows) >= 50
     assert a.best_move == p.select_move(b)          # the same deterministic search
+
+
+def test_the_tournament_command_records_the_analysis(tmp_path, capsys):
+    from ttt_engine.cli import main
+    out = tmp_path / "t.jsonl"
+    args = ["tournament", "--game", "ttt", "--agents", "perfect,mcts", "--simulations", "200",
+            "--games", "2", "--seed", "1", "--workers", "1", "--quiet"]
+    assert main(args + ["--analysis"]) == 2
+    assert "--analysis needs --out" in capsys.readouterr().err
+    assert main(args + ["--analysis", "--out", str(out)]) == 0
+    recs = [json.loads(x) for x in out.read_text().splitlines()[1:]]
+    assert len(recs) == 2
+    for rec in recs:
+        assert [n["by"] for n in rec["analysis"]][:2] in (["perfect", "mcts"],
+                                                            ["mcts", "perfect"])
+        mcts = [n for n in rec["analysis"] if n["by"] == "mcts"]
+        assert all(n["budget"]["simulations"] == 200 and "best_move" not in n["budget"]
+                   for n in mcts)

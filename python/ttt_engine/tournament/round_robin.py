@@ -287,6 +287,10 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
     return rec
 
 
+#: numbers of an analysis's ``stats`` that are no budget (the move and its value)
+_NOT_BUDGET = frozenset({"best_move", "move", "value", "score"})
+
+
 def move_analysis(a, by):
     """A move's line in a tournament record, from the mover's
     :class:`~ttt_engine.analysis.Analysis`: ``by`` (the entrant), its
@@ -296,7 +300,7 @@ def move_analysis(a, by):
     time ...)."""
     best = a.best
     budget = {k: v for k, v in a.stats.items() if isinstance(v, (int, float))
-              and not isinstance(v, bool) and math.isfinite(v)}
+              and not isinstance(v, bool) and math.isfinite(v) and k not in _NOT_BUDGET}
     return {"by": by, "move": best.text if best is not None else str(a.best_move),
             "kind": a.kind, "value": a.evaluation, "verdict": best and best.verdict,
             "pv": list(a.pv), "budget": budget}
