@@ -26,10 +26,11 @@ import time as _time
 
 from ttt_engine import _registry
 from ttt_engine._learned_lines import greedy_lines, value_estimates
-from ttt_engine.analysis import LINES, PV_MIN_VISITS, PV_PLIES, Analysis, MoveRow
+from ttt_engine.analysis import (LINES, PV_MIN_VISITS, PV_PLIES, Analysis, MoveRow,
+                                 search_score)
 
 __all__ = ["depth_first", "tree_search", "puct_search", "puct_lines", "tree_learner", "q_table",
-           "state_values", "policy", "search_score", "eval_text", "SLICE", "STEP"]
+           "state_values", "policy", "eval_text", "SLICE", "STEP"]
 
 
 def _maker(agent, board):
@@ -193,17 +194,6 @@ def _learned(agent, board, make, kind, rows):
 
 
 # ---------------------------------------------------------------------------- scores
-def search_score(game_key, v):
-    """A search value (win distance or heuristic) in [-1, 1] and its verdict."""
-    from ttt_engine.search import MATE_BOUND, WIN_SCORE
-    if abs(v) >= MATE_BOUND:
-        plies = int(round(WIN_SCORE - abs(v)))
-        word = "win" if v > 0 else "loss"
-        # a quicker win scores a little higher, a slower loss a little less low
-        return math.copysign(1.0 - min(plies, 99) * 1e-4, v), f"{word} in {plies}"
-    return math.tanh(v / _registry.get(game_key).analysis_scale), None
-
-
 def _exact_label(verdict, v):
     if verdict is None:
         return f"{v:+.2g}" if abs(v) < 100 else f"{v:+.0f}"

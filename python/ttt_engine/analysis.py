@@ -240,6 +240,16 @@ def _jsonable(v):
 
 
 # ---------------------------------------------------------------------------- engines
+def search_score(game_key, v):
+    """A search value (win distance or heuristic) in [-1, 1] and its verdict."""
+    from ttt_engine.search import MATE_BOUND, WIN_SCORE
+    if abs(v) >= MATE_BOUND:
+        plies = int(round(WIN_SCORE - abs(v)))
+        word = "win" if v > 0 else "loss"
+        # a quicker win scores a little higher, a slower loss a little less low
+        return math.copysign(1.0 - min(plies, 99) * 1e-4, v), f"{word} in {plies}"
+    return math.tanh(v / _registry.get(game_key).analysis_scale), None
+
 
 def _build(game, engine, seed, simulations, time, depth, options):
     if isinstance(engine, str):
@@ -358,7 +368,6 @@ def position_value(game, board, engine=None, **budgets):
     move's exact score and verdict), else ``engine``'s evaluation with
     ``budgets`` (``move_scores`` None).  A finished game: its result."""
     from ttt_engine import search as S
-    from ttt_engine._explain import search_score
     game = _registry.get(game) if isinstance(game, str) else game
     if board.is_terminal():
         w = board.winner
