@@ -37,9 +37,6 @@ class PerfectAgent(_StreamAgent):
     :class:`ttt_engine.agents.PerfectAgent` (a win in p plies ``WIN_SCORE -
     p``), ``column_scores`` in the solver's (22 - k)."""
 
-    #: how ``analysis.analyse`` reads this engine: exact values of every move
-    ANALYSIS = "exact"
-
     def __init__(self, randomize=True, seed=None, book=None, table_mb=AGENT_TABLE_MB, *,
                  threads=None, simulations=None, time=None, depth=None):
         from ttt_engine._agent import no_budget
