@@ -612,7 +612,7 @@ def test_record_options_are_checked(client, text, options, reason):
 def test_the_time_cap_cuts_a_depth_search_off(client, monkeypatch):
     import threading
     import time
-    from ttt_engine import analysis
+    from ttt_engine import _explain
     real = time.perf_counter
 
     class Clock:                        # the stop watcher sees the deadline passed
@@ -620,7 +620,7 @@ def test_the_time_cap_cuts_a_depth_search_off(client, monkeypatch):
         def perf_counter():
             late = threading.current_thread().name == "ttt-engine-stop"
             return real() + (1e6 if late else 0)
-    monkeypatch.setattr(analysis, "_time", Clock)
+    monkeypatch.setattr(_explain, "_time", Clock)
     body = {"game": "connect4", "engine": "alphabeta", "budgets": {"depth": 12}}
     r = post(client, "/api/analyse", body)
     assert r.status_code == 200 and r.json()["stats"]["depth"] < 12

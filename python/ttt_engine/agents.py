@@ -22,14 +22,12 @@ from ttt_engine._util import (check_bool, check_choice, check_depth, check_int, 
                               check_seconds, check_simulations, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
-from ttt_engine import games
+from ttt_engine import _explain, games
 from ttt_engine import search as _search
 from ttt_engine.search import depth_first as _depth_first
 
-__all__ = [
-    "RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent", "MinimaxAgent", "MatchResult",
-    "play_match",
-]
+__all__ = ["RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent",
+           "MinimaxAgent", "MatchResult", "play_match"]
 
 
 class _StreamAgent(Agent):
@@ -85,8 +83,10 @@ class PerfectAgent(_StreamAgent):
     retrograde solution.
     """
 
-    #: how ``analysis.analyse`` reads this engine: exact values of every move
-    ANALYSIS = "exact"
+    def analyse(self, board, **live):
+        """Every move's exact value and line (the analysis protocol, docs/agents.md)."""
+        return _explain.depth_first(self, board, exact=True,
+                                    choose=self.select_move if self.randomize else None)
 
     def __init__(self, randomize=False, seed=None, tt_size=1 << 16, *, simulations=None,
                  time=None, depth=None):
@@ -122,8 +122,10 @@ class _DepthFirstAgent(SearchAgent):
     """Shared part of the depth-first search agents: a numeric ``heuristic``
     and ``last_result``, on top of :class:`SearchAgent`."""
 
-    #: how ``analysis.analyse`` reads this engine: per-move values of its depth-first search
-    ANALYSIS = "search"
+    def analyse(self, board, **live):
+        """Every move's value and line at its depth, deeper by iteration when timed."""
+        return _explain.depth_first(self, board, heuristic=self.heuristic, depth=self.depth,
+                                    time=self.time, **live)
 
     def _init_common(self, cls_name, heuristic, time, time_limit, seed, simulations):
         self._init_search(cls_name, time, time_limit, seed, simulations, stacklevel=5)
@@ -240,8 +242,9 @@ class MCTSAgent(Agent):
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
     """
 
-    #: how ``analysis.analyse`` reads this engine: its tree's visit counts, in slices when timed
-    ANALYSIS = "mcts"
+    def analyse(self, board, **live):
+        """Its tree's root moves (visits, values, lines), in live slices when timed."""
+        return _explain.tree_search(self, board, tree=self._mcts, **live)
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
@@ -452,6 +455,10 @@ class AZAgent(Agent):
             puct.reset(s)
         self._merged = None
 
+    def analyse(self, board, **live):
+        """Its trees' root moves (visits, values, lines), one tree in live slices when timed."""
+        return _explain.puct_search(self, board, lambda: self._pucts, self._search_for, **live)
+
     def _seeds(self):
         """One seed per tree: root parallelism's split, or the seed itself."""
         from ttt_engine import _parallel
@@ -569,6 +576,8 @@ class PolicyAgent(Agent):
         mask = np.asarray(board.action_mask(), bool)
         action = int(np.argmax(np.where(mask, logits[0], -np.inf)))
         return board.action_to_move(action)
+
+    analyse = _explain.policy       # each move's prior and the network's value (docs/agents.md)
 
     def _config(self):
         return {"network": self.network}

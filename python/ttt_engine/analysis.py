@@ -9,14 +9,20 @@ and engine of the registry (``ttt_engine.games``).
 >>> print(a.table())                                      # doctest: +SKIP
 >>> a._repr_svg_()                                        # doctest: +SKIP
 
-The numbers per engine:
+Every agent explains itself: the analysis protocol is ``agent.analyse(board)
+-> Analysis`` (optionally taking ``on_update=`` and ``stop=`` for live,
+stoppable searches), the value for the side to move, the best line, each
+move's scores and visits and the budget used (``stats``); docs/agents.md
+says what each engine gives.  :func:`analyse` (and the web page, the
+console's ``--verbose`` and the tournament records, through
+:func:`explain`) read that and nothing else of an agent; an agent without
+``analyse`` is asked only for its move.  An agent from elsewhere builds its
+answer with :meth:`Analysis.of`.  The library's engines build theirs in
+:mod:`ttt_engine._explain`:
 
-- ``mcts`` (and any agent whose ``last_stats`` has ``children``): the visits
-  and mean value of each root move, from the same search ``select_move`` runs
-  (so they equal ``agent.last_stats["children"]`` of that seeded search);
-  for the MCTS engine and the AlphaZero agent (PUCT) each move's line too,
-  the most visited path below it (:meth:`ttt_engine.search.MCTS.lines`,
-  :meth:`ttt_engine.search.PUCT.lines`, read without changing the tree);
+- ``mcts`` / ``az``: the visits and mean value of each root move, from the
+  same search ``select_move`` runs, and each move's line, the most visited
+  path below it (read without changing the tree);
 - ``alphabeta`` / ``minimax`` / ``perfect``: each move's value searched with a
   full window at the engine's depth (exact for ``perfect`` and short games: a
   win or loss with its distance in plies), and its principal variation;
@@ -24,32 +30,27 @@ The numbers per engine:
 - ``greedy`` (Quixo state values): the estimated score of the position after
   each move, and how many observations it rests on;
 - ``treeq`` / ``sarsa``: the visits and values of the learned root moves, each
-  with its line, the learner's own choice at every node of its Q tree
-  (``TreeQAgent.lines``, read without changing the tree);
+  with its line, the learner's own choice at every node of its Q tree;
 - ``q`` and ``greedy`` give each move's line too: the agent's greedy choice
   for both sides after it, until the game ends (``greedy``: at most
   ``PV_PLIES``, and not past a position its table has never seen).
 
 ``score`` is every number brought to [-1, 1] for the side to move (+1 a win),
 which the heat map (:meth:`Analysis.to_svg`, the boards' SVG) and the
-evaluation bar of ``ttt-engine serve`` draw.  An agent from elsewhere (a
-neural agent, say) joins by having ``analysis_rows(board) -> {move: dict}``
-(keys among those of :class:`MoveRow`) or MCTS-style ``last_stats``.
+evaluation bar of ``ttt-engine serve`` draw.
 """
 from __future__ import annotations
 
-import itertools
+import inspect
 import math
-import time as _time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ttt_engine import _registry
 from ttt_engine._agent import check_game
-from ttt_engine._learned_lines import greedy_lines, value_estimates
 from ttt_engine._svg import board_svg, move_geometry
 from ttt_engine._util import check_int, check_real
 
-__all__ = ["MoveRow", "Analysis", "analyse", "move_geometry", "CLOSE", "LINES", "outlook",
+__all__ = ["MoveRow", "Analysis", "analyse", "explain", "move_geometry", "CLOSE", "LINES", "outlook",
            "MoveNote", "review", "position_value", "MISTAKE", "BLUNDER"]
 
 #: Moves whose score is within this of the best one's are "close alternatives".
@@ -89,9 +90,9 @@ class MoveRow:
 class Analysis:
     """An engine's view of a position (see the module docstring).  ``rows`` are
     sorted best first; ``evaluation`` is the position's score for the side to
-    move in [-1, 1]; ``stats`` the engine's ``last_stats`` (or what stands in
-    for them); ``done`` is False for the updates a time-budgeted search sends
-    while it runs."""
+    move in [-1, 1]; ``pv`` the best line; ``stats`` the budget the engine
+    used and its statistics (simulations, nodes, depth, time ...); ``done``
+    is False for the updates a time-budgeted search sends while it runs."""
     game: str
     engine: str
     kind: str
@@ -108,6 +109,47 @@ class Analysis:
     def best(self):
         """The best row (None when there is none)."""
         return next((r for r in self.rows if r.move == self.best_move), None)
+
+    @property
+    def pv(self):
+        """The best line: the best row's principal variation (move texts)."""
+        best = self.best
+        return best.pv if best is not None else ()
+
+    @classmethod
+    def of(cls, board, moves, *, best_move=None, value=None, stats=None, engine="agent",
+           kind="agent"):
+        """The analysis an agent from elsewhere builds in its ``analyse``:
+        ``moves`` is ``{move: {"score": s, ...}}`` with keys among those of
+        :class:`MoveRow` (``pv`` as moves or move texts, this move first);
+        ``best_move`` defaults to the move of highest score, ``value`` (the
+        position's score in [-1, 1] for the side to move) to its score;
+        ``stats``: the budget used (``simulations``, ``nodes``, ``depth``,
+        ``time`` ...)."""
+        game = _registry.of_board(board)
+        rows = []
+        for m, d in moves.items():
+            d = dict(d)
+            if d.get("pv") and not isinstance(d["pv"][0], str):
+                b, texts = board.copy(), []
+                for step in d["pv"]:            # up to a move that does not apply
+                    try:
+                        texts.append(game.move_to_str(b, step))
+                        b.push(step)
+                    except (ValueError, TypeError):
+                        break
+                d["pv"] = texts
+            d["pv"] = tuple(d.get("pv") or ())
+            rows.append(MoveRow(int(m), game.move_to_str(board, m), **d))
+        rows.sort(key=lambda r: -(r.score if r.score is not None else -2))
+        if best_move is None and rows:
+            best_move = rows[0].move
+        top = next((r for r in rows if r.move == best_move), None)
+        if value is None and top is not None:
+            value = top.score
+        text = "" if value is None else f"{value:+.2f}"
+        return cls(game.key, engine, kind, board.to_move, board.copy(), tuple(rows), best_move,
+                   value, text, dict(stats or {}))
 
     def alternatives(self, margin=CLOSE, limit=3):
         """Up to ``limit`` rows other than the best whose score is within
@@ -197,8 +239,8 @@ def _jsonable(v):
     return str(v)
 
 
-# ---------------------------------------------------------------------------- scores
-def _search_score(game_key, v):
+# ---------------------------------------------------------------------------- engines
+def search_score(game_key, v):
     """A search value (win distance or heuristic) in [-1, 1] and its verdict."""
     from ttt_engine.search import MATE_BOUND, WIN_SCORE
     if abs(v) >= MATE_BOUND:
@@ -207,304 +249,6 @@ def _search_score(game_key, v):
         # a quicker win scores a little higher, a slower loss a little less low
         return math.copysign(1.0 - min(plies, 99) * 1e-4, v), f"{word} in {plies}"
     return math.tanh(v / _registry.get(game_key).analysis_scale), None
-
-
-def _exact_label(verdict, v):
-    if verdict is None:
-        return f"{v:+.2g}" if abs(v) < 100 else f"{v:+.0f}"
-    word, _, plies = verdict.split()
-    return {"win": "W", "loss": "L"}[word] + plies
-
-
-def _eval_text(score, verdict=None):
-    if verdict:
-        return verdict
-    return "" if score is None else f"{score:+.2f}"
-
-
-# ---------------------------------------------------------------------------- engines
-def _texts(game, board, line):
-    b = board.copy()
-    out = []
-    for m in line:
-        try:
-            out.append(game.move_to_str(b, m))
-            b.push(m)
-        except (ValueError, TypeError):
-            break
-    return tuple(out)
-
-
-def _mcts_rows(game, board, stats, lines):
-    """The rows of the root moves in ``stats["children"]``, each with its
-    line from ``lines`` (``{move: steps}``, :func:`_tree_lines`) when there
-    is one."""
-    rows = []
-    for ch in stats.get("children") or ():
-        m, visits, mean = int(ch["move"]), int(ch["visits"]), float(ch["mean"])
-        proven = int(ch.get("proven", 0))
-        verdict = "win" if proven > 0 else "loss" if proven < 0 else None
-        score = 1.0 if proven > 0 else -1.0 if proven < 0 else mean
-        line = lines.get(m)
-        pv = _texts(game, board, _shown_moves(line)) if line else ()
-        rows.append(MoveRow(m, game.move_to_str(board, m), score, mean, visits, pv=pv,
-                            verdict=verdict, label=_count_label(visits)))
-    rows.sort(key=lambda r: (-(r.visits or 0), -(r.score or 0)))
-    return rows
-
-
-def _tree_lines(agent):
-    """``{root move: line}`` of the MCTS engine's tree (every root move's,
-    :meth:`ttt_engine.search.MCTS.lines`) or of an AlphaZero agent's PUCT
-    trees (:func:`ttt_engine.search.puct.merge_puct_lines`: root-parallel
-    trees summed, as its root statistics are), the trees left as they are;
-    ``{}`` for other agents."""
-    read = getattr(getattr(agent, "_mcts", None), "lines", None)
-    if getattr(agent, "ANALYSIS", None) == "mcts" and callable(read):
-        lines = read(None, PV_PLIES)
-    elif getattr(agent, "_pucts", None):
-        from ttt_engine.search.puct import PUCT, merge_puct_lines
-        if not all(isinstance(p, PUCT) for p in agent._pucts):
-            return {}
-        lines = merge_puct_lines(agent._pucts, None, PV_PLIES)
-    else:
-        return {}
-    return {line[0]["move"]: line for line in lines if line}
-
-
-def _shown_moves(line, exact="proven"):
-    """The moves of a tree's line worth showing: its first, then the steps up
-    to the first with fewer than ``PV_MIN_VISITS`` visits and nothing exact
-    (``st[exact]``: MCTS's proofs, a tree learner's game-ending moves)."""
-    rest = itertools.takewhile(lambda st: st["visits"] >= PV_MIN_VISITS or st[exact],
-                               line[1:])
-    return [line[0]["move"]] + [st["move"] for st in rest]
-
-
-def _depth_first(game, board, agent, time_budget, update, stop):
-    """Per-move values of a depth-first engine at its depth (one more ply per
-    iteration when it has a time budget, with an update after each)."""
-    from ttt_engine import search as S
-    exact_engine = getattr(agent, "ANALYSIS", None) == "exact"
-    heuristic = 0
-    if hasattr(agent, "heuristic_for"):
-        heuristic = agent.heuristic_for(board)[1]
-    elif isinstance(getattr(agent, "heuristic", None), int):
-        heuristic = agent.heuristic
-    depth = None if exact_engine else getattr(agent, "depth", None)
-    t0 = _time.perf_counter()
-    if time_budget is None or exact_engine:
-        depths = [depth]
-    else:
-        depths = range(1, (depth or S.MAX_PLY) + 1)
-    flag = watcher = None
-    if time_budget is not None and not exact_engine:
-        # the time budget bounds the search: a depth still running at the
-        # deadline is cut off (the deeper depth is dropped, the last one kept)
-        deadline, asked = t0 + time_budget, stop
-
-        def stop():
-            return _time.perf_counter() > deadline or (asked is not None and asked())
-        flag, watcher = _stop_flag(stop)
-    try:
-        return _deepen(game, board, depths, stop, time_budget, t0, heuristic, flag, update)
-    finally:
-        if watcher is not None:
-            watcher.set()
-
-
-def _deepen(game, board, depths, stop, time_budget, t0, heuristic, flag, update):
-    from ttt_engine import search as S
-    result = None
-    last = 0.0
-    for d in depths:
-        if stop is not None and result is not None and stop():     # depth 1 always runs
-            break
-        if result is not None and time_budget is not None:
-            spent = _time.perf_counter() - t0
-            if spent + 3 * last > time_budget:      # the next depth would not fit
-                break
-        t1 = _time.perf_counter()
-        if flag is not None and result is not None:     # (depth 1 always completes)
-            got = _stoppable_values(board, d, heuristic, flag)
-            if got is None:                         # stopped inside this depth
-                break
-            values, exact, best, lines = got
-        else:
-            values, exact = S.move_values(board, d, heuristic=heuristic)
-            best = S.alphabeta(board, d, heuristic=heuristic)
-            lines = None
-        last = _time.perf_counter() - t1
-        # multi-PV: every move's line where the search is exact and cheap (no
-        # heuristic), else the best move's and the next LINES - 1 by value
-        ranked = sorted(values, key=lambda m: (-values[m], m != best.best_move))
-        lined = set(ranked if heuristic == 0 else ranked[:LINES])
-        rows = []
-        for m, v in values.items():
-            score, verdict = _search_score(game.key, v)
-            if exact and verdict is None and v == 0:
-                verdict = "draw"
-            if lines is not None:
-                pv = _texts(game, board, lines[m])
-            elif m == best.best_move:
-                pv = _texts(game, board, best.pv)
-            elif m in lined:
-                pv = _line_after(game, board, m, d, heuristic)
-            else:
-                pv = (game.move_to_str(board, m),)
-            rows.append(MoveRow(m, game.move_to_str(board, m), score, v, pv=pv,
-                                verdict=verdict, label=_exact_label(
-                                    verdict if verdict != "draw" else None, v)
-                                if verdict != "draw" else "="))
-        rows.sort(key=lambda r: (-r.score, r.move != best.best_move))
-        stats = {"value": best.value, "best_move": best.best_move, "pv": list(best.pv),
-                 "nodes": best.nodes, "depth": best.depth, "exact": bool(exact),
-                 "time": _time.perf_counter() - t0}
-        top = next(r for r in rows if r.move == best.best_move) if best.best_move in values \
-            else rows[0]
-        result = (rows, top.move, top.score, _eval_text(top.score, top.verdict), stats)
-        if update is not None and time_budget is not None:
-            update(result, False)
-        if exact:
-            break
-    return result
-
-
-def _stop_flag(stop):
-    """A flag the compiled alpha-beta polls (int32[1]), raised by a watcher
-    thread within 10 ms of ``stop()`` turning True; and the event that ends
-    the watcher."""
-    import array
-    import threading
-    flag = array.array("i", [0])
-    done = threading.Event()
-
-    def watch():
-        while not done.wait(0.01):
-            if stop():
-                flag[0] = 1
-                return
-    threading.Thread(target=watch, daemon=True, name="ttt-engine-stop").start()
-    return flag, done
-
-
-def _stoppable_values(board, depth, heuristic, flag):
-    """What ``move_values`` and ``alphabeta`` give at ``depth`` (every move's
-    value, exactness, the best line), searched move by move so that ``flag``
-    stops it within the compiled search's polling; each move's line too.
-    None when stopped."""
-    from ttt_engine.search import MATE_BOUND, WIN_SCORE, SearchResult
-    from ttt_engine.search.depth_first import _run
-    values, lines, exact, nodes = {}, {}, True, 0
-    me = board.to_move
-    for m in board.legal_moves:
-        child = board.copy()
-        child.push(m)
-        if child.is_terminal():
-            w = child.winner
-            v = 0.0 if w == "draw" else (WIN_SCORE - 1) * (1 if w == me else -1)
-            values[m], lines[m] = v, [m]
-            continue
-        try:
-            r = _run(child, 2, max(depth - 1, 0), heuristic, True, True, True, None, False,
-                     pvs=True, stop=flag)
-        except (TimeoutError, KeyboardInterrupt):
-            return None
-        if flag[0]:
-            return None
-        v = -r.value
-        if abs(v) >= MATE_BOUND:                    # one ply further from this board
-            v = math.copysign(abs(v) - 1, v)
-        values[m], lines[m] = v + 0.0, [m] + list(r.pv)
-        exact = exact and r.exact
-        nodes += r.nodes
-    best = max(values, key=lambda m: values[m])
-    return values, exact, SearchResult(values[best], best, lines[best], nodes, 0.0, depth,
-                                       exact), lines
-
-
-def _line_after(game, board, move, depth, heuristic):
-    """``move`` and the principal variation of the position after it, searched
-    one ply shallower."""
-    from ttt_engine import search as S
-    child = board.copy()
-    child.push(move)
-    if child.is_terminal():
-        return (game.move_to_str(board, move),)
-    sub = S.alphabeta(child, None if depth is None else max(depth - 1, 1), heuristic=heuristic)
-    return _texts(game, board, [move] + list(sub.pv))
-
-
-def _learned_rows(game, board, agent):
-    """The rows of a greedy table agent, each with the line of its greedy
-    choices after the move (:mod:`ttt_engine._learned_lines`)."""
-    if hasattr(agent, "q_values"):                  # tabular Q-learning
-        lines = greedy_lines(agent, board, PV_PLIES)
-        rows = []
-        for m, q in agent.q_values(board).items():
-            rows.append(MoveRow(m, game.move_to_str(board, m), max(-1.0, min(1.0, q)), q,
-                                pv=_texts(game, board, lines[m]), label=f"{q:+.2f}"))
-        return "q", rows
-    values = getattr(agent, "values", None)
-    if values is not None and hasattr(values, "get"):   # state values (Quixo)
-        lines = greedy_lines(agent, board, PV_PLIES)
-        rows = []
-        for m, (est, seen) in value_estimates(agent, board).items():
-            rows.append(MoveRow(m, game.move_to_str(board, m),
-                                _value_score(agent, board, m, est, seen), est,
-                                observations=seen, pv=_texts(game, board, lines[m]),
-                                label=f"{est:.2f}"))
-        return "values", rows
-    return None, None
-
-
-def _value_score(agent, board, move, est, seen):
-    """A state-value table's view of ``move`` in [-1, 1] for the side to move.
-    The table holds discounted wins (``gamma ** plies to the end`` for a win,
-    0 for a loss): far from the end every entry is near 0, so an entry is no
-    win chance by itself.  Set against the same for the opponent after its
-    reply (the entries' mean, weighed by how often each was seen: both one
-    ply apart, discounted alike), it is: my share of the two,
-    ``2 * me / (me + them) - 1``.  A position never seen scores 0: nothing is
-    known of it (a move that ends the game: its result)."""
-    child = board.copy()
-    child.push(move)
-    if child.is_terminal():
-        return 2 * est - 1
-    if not seen:
-        return 0.0
-    replies = [(e, n) for e, n in value_estimates(agent, child).values() if n != 0]
-    weight = sum(1 if n is None else n for _, n in replies)
-    them = sum(e * (1 if n is None else n) for e, n in replies) / weight if weight else 0.0
-    return 0.0 if est + them <= 0 else (est - them) / (est + them)
-
-
-def _count_label(n):
-    """A count short enough for a cell: 950, 12k, 3.4M."""
-    if n < 1000:
-        return str(n)
-    if n < 10**6:
-        return f"{n / 1000:.0f}k"
-    return f"{n / 1e6:.1f}M"
-
-
-def _tree_rows(game, board, agent):
-    """The rows of a tree learner's root moves, each with its line
-    (``agent.lines``: the learner's own choice at every node, read without
-    changing the tree), shown like an MCTS line, a move that ends the game
-    counting as proven (its q is exact)."""
-    read = getattr(agent, "lines", None)
-    lines = {line[0]["move"]: line for line in read(None, PV_PLIES) if line} \
-        if callable(read) else {}
-    rows = []
-    for m, q, visits in agent.root_children():
-        score = max(-1.0, min(1.0, -float(q)))       # q: lower is better for the mover
-        line = lines.get(int(m))
-        pv = _texts(game, board, _shown_moves(line, "terminal")) if line else ()
-        rows.append(MoveRow(int(m), game.move_to_str(board, m), score, float(q), int(visits),
-                            pv=pv, label=_count_label(int(visits))))
-    rows.sort(key=lambda r: (-(r.visits or 0), -r.score))
-    return rows
 
 
 def _build(game, engine, seed, simulations, time, depth, options):
@@ -519,16 +263,18 @@ def _build(game, engine, seed, simulations, time, depth, options):
     return getattr(engine, "name", type(engine).__name__), engine
 
 
+
+
 def analyse(game, board, engine, *, seed=None, simulations=None, time=None, depth=None,
             on_update=None, stop=None, **options):
     """What ``engine`` (a name of ``game``'s engines, built with the budgets,
-    or an agent) thinks of ``board``: an :class:`Analysis`.  See the module
-    docstring.  ``on_update(analysis)`` receives partial results while a
-    time-budgeted search runs (MCTS in slices of a quarter second, alpha-beta
-    one depth at a time); ``stop()`` returning True ends such a search early
-    with what it has (a tree search within ``STEP`` seconds).  Reading the
-    MCTS or PUCT lines leaves the tree as the search left it: an agent handed
-    in searches on from it at its next move."""
+    or an agent) thinks of ``board``: an :class:`Analysis`, the agent's own
+    (:func:`explain`).  ``on_update(analysis)`` receives partial results while
+    a time-budgeted search runs (MCTS in slices of a quarter second,
+    alpha-beta one depth at a time); ``stop()`` returning True ends such a
+    search early with what it has.  Reading the MCTS or PUCT lines leaves the
+    tree as the search left it: an agent handed in searches on from it at its
+    next move."""
     game = _registry.get(game) if isinstance(game, str) else game
     game._check_board(board)
     if not isinstance(engine, str):
@@ -536,108 +282,49 @@ def analyse(game, board, engine, *, seed=None, simulations=None, time=None, dept
     if board.is_terminal():
         raise ValueError("the game is over on this board: there is nothing to analyse")
     name, agent = _build(game, engine, seed, simulations, time, depth, options)
-    board = board.copy()
-    t_budget = time if isinstance(engine, str) else getattr(agent, "time", None)
 
-    def make(kind, rows, best, evaluation, text, stats, done=True):
-        return Analysis(game.key, name, kind, board.to_move, board.copy(), tuple(rows), best,
-                        evaluation, text, dict(stats or {}), done)
+    last = [None, None]         # the last update and its named copy: the final one is the same
 
-    own = getattr(agent, "analysis_rows", None)
-    if callable(own):
-        rows = [MoveRow(int(m), game.move_to_str(board, m), **d)
-                for m, d in own(board).items()]
-        rows.sort(key=lambda r: -(r.score if r.score is not None else -2))
-        best = rows[0] if rows else None
-        return make("agent", rows, best and best.move, best and best.score,
-                    _eval_text(best and best.score), getattr(agent, "last_stats", {}))
+    def named(a):
+        if last[0] is not a:
+            last[:] = a, replace(a, game=game.key, engine=name)
+        return last[1]
+    a = explain(agent, board, on_update=None if on_update is None
+                else (lambda a: on_update(named(a))), stop=stop)
+    return named(a)
 
-    # the engine says how it is read (agents.ANALYSIS); one with a heuristic of
-    # its own (heuristic_for) is searched depth-first too
-    style = getattr(agent, "ANALYSIS", None)
-    if style in ("exact", "search") or hasattr(agent, "heuristic_for"):
-        def update(res, done):
-            on_update(make("search", *res, done=done))
-        res = _depth_first(game, board, agent, t_budget, update if on_update else None, stop)
-        return make("exact" if style == "exact" else "search", *res)
 
-    kind, rows = _learned_rows(game, board, agent)
-    if rows is not None:
-        rows.sort(key=lambda r: -r.score)
+def explain(agent, board, *, on_update=None, stop=None):
+    """``agent.analyse(board)`` (the analysis protocol, docs/agents.md), given
+    ``on_update`` and ``stop`` where its ``analyse`` takes them; an agent with
+    no ``analyse`` is asked for its move alone (kind ``"move"``, no scores).
+    ``TypeError`` when ``analyse`` returns anything but an :class:`Analysis`
+    of ``board`` with a legal best move."""
+    own = getattr(agent, "analyse", None)
+    who = getattr(agent, "name", None) or type(agent).__name__
+    if not callable(own):
+        game = _registry.of_board(board)
         best = agent.select_move(board.copy())
-        top = next(r for r in rows if r.move == best)
-        stats = {"best_move": best}
-        return make(kind, rows, best, top.score, _eval_text(top.score), stats)
-
-    if t_budget is not None and (on_update or stop) and _slicer(agent) is not None:
-        return _sliced_mcts(game, board, agent, t_budget, on_update, stop, make)
-
-    best = agent.select_move(board.copy())
-    stats = dict(getattr(agent, "last_stats", None) or {})
-    if stats.get("children"):
-        rows = _mcts_rows(game, board, stats, _tree_lines(agent))
-        top = next(r for r in rows if r.move == best)
-        return make("mcts", rows, best, top.score, _eval_text(top.score, top.verdict), stats)
-    if hasattr(agent, "root_children"):
-        rows = _tree_rows(game, board, agent)
-        top = next(r for r in rows if r.move == best)
-        return make("tree", rows, best, top.score, _eval_text(top.score), stats)
-    rows = [MoveRow(m, game.move_to_str(board, m), label="") for m in board.legal_moves]
-    return make("move", rows, best, None, "", stats)
+        rows = [MoveRow(m, game.move_to_str(board, m)) for m in board.legal_moves]
+        return Analysis(game.key, who, "move", board.to_move, board.copy(), tuple(rows), best)
+    kw = {k: v for k, v in (("on_update", on_update), ("stop", stop))
+          if v is not None and _takes(own, k)}
+    a = own(board.copy(), **kw)
+    if not isinstance(a, Analysis):
+        raise TypeError(f"{who}.analyse(board) must return a ttt_engine.analysis.Analysis, "
+                        f"got {type(a).__name__}")
+    if a.best_move not in board.legal_moves:
+        raise TypeError(f"{who}.analyse(board) gave best move {a.best_move!r}, "
+                        "not a legal move of the board")
+    return a
 
 
-#: Seconds between the live updates of a time-budgeted tree search.
-SLICE = 0.25
-#: Seconds per step of such a search: ``stop()`` is asked after each one.
-STEP = 0.05
-
-
-def _slicer(agent):
-    """``(restart(), search(board, seconds) -> move, stats())`` for an agent
-    whose tree search can go on in steps on one tree (MCTS, PUCT on one
-    tree), or None."""
-    mcts = getattr(agent, "_mcts", None)
-    if getattr(agent, "ANALYSIS", None) == "mcts" and mcts is not None:
-        return mcts.reset, lambda b, t: mcts.search(b, time=t), lambda: mcts.stats
-    if callable(getattr(agent, "_search_for", None)) and \
-            (agent.threads == 1 or agent.parallel == "tree"):
-        def search(b, t):                   # AZAgent: its PUCT keeps the tree between calls
-            return agent._search_for(b).search(b, time=t)
-        return agent.reset, search, lambda: agent.last_stats
-    return None
-
-
-def _sliced_mcts(game, board, agent, budget, on_update, stop, make):
-    """A tree search with a time budget in steps on one tree (kept between
-    steps), an update every ``SLICE`` seconds, stopping within a step when
-    ``stop()`` says so; every update carries the lines of the tree so far."""
-    restart, search, read = _slicer(agent)
-    t0 = _time.perf_counter()
-    restart()
-    total = 0
-    shown = -1.0
-    while True:
-        left = budget - (_time.perf_counter() - t0)
-        best = search(board, max(min(STEP, left), 1e-3))
-        stats = read()
-        total += stats["simulations"]
-        now = _time.perf_counter() - t0
-        stats = dict(stats, simulations=total, time=now,
-                     simulations_per_s=total / now if now > 0 else 0.0)
-        done = bool(budget - now <= 0.01 or (stop is not None and stop())
-                    or stats.get("root_proven"))
-        if not done and now - shown < SLICE and shown >= 0:
-            continue
-        shown = now
-        rows = _mcts_rows(game, board, stats, _tree_lines(agent))
-        top = next(r for r in rows if r.move == best)
-        res = make("mcts", rows, best, top.score, _eval_text(top.score, top.verdict), stats,
-                   done=done)
-        if on_update is not None:
-            on_update(res)
-        if done:
-            return res
-
+def _takes(fn, keyword):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 # ---------------------------------------------------------------------------- game review
 #: A move that lowers its side's winning chance ((1 + score) / 2) by this much is a mistake ...
@@ -690,7 +377,7 @@ def position_value(game, board, engine=None, **budgets):
             (-1.0, "loss in 0", None, None)
     if _exact_reach(game, board):
         values = S.exact_move_values(board, who="review")
-        scored = {m: _search_score(game.key, v) for m, v in values.items()}
+        scored = {m: search_score(game.key, v) for m, v in values.items()}
         scored = {m: (sc, vd or "draw") for m, (sc, vd) in scored.items()}
         best = max(scored, key=lambda m: (scored[m][0], -m))
         return scored[best][0], scored[best][1], best, scored

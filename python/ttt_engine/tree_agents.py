@@ -127,6 +127,13 @@ class _TreeLearnerAgent(Agent, _OneSearchAtATime):
         """The agent's move on ``board`` after its training budget."""
         return self.search(board)
 
+    def analyse(self, board):
+        """Its move, and the visits, values and lines of the Q tree's root
+        moves after it (the analysis protocol, docs/agents.md)."""
+        from ttt_engine import _explain
+        return _explain.tree_learner(self, board, root_children=self.root_children,
+                                     lines=self.lines)
+
     def root_children(self):
         """``[(move, q, visits)]`` of the last search's root (q: lower is better)."""
         return self._tree.root_children()

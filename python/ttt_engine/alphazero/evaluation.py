@@ -33,6 +33,11 @@ class PUCTPlayer:
         self.last_stats = self.search.stats
         return move
 
+    def analyse(self, board):
+        """The root moves of its search (the analysis protocol, docs/agents.md)."""
+        from ttt_engine import _explain
+        return _explain.tree_search(self, board, lines=self.search.lines)
+
     def reset(self, seed=None):
         self.search.reset()
 

@@ -2,7 +2,7 @@
 of engine statistics."""
 from __future__ import annotations
 
-__all__ = ["table", "pct", "engine_stats", "format_stats", "exact_score_text"]
+__all__ = ["table", "pct", "analysis_text", "format_stats", "verdict_text"]
 
 
 def table(rows, header=None):
@@ -23,22 +23,22 @@ def pct(n, total):
     return f"{100.0 * n / total:.2f}%" if total else "-"
 
 
-def engine_stats(agent):
-    """The agent's statistics of its last move (MCTS ``stats``, search ``last_result``,
-    the network-guided agent's ``last_stats``, or ``last``), or None."""
-    for attr in ("last_result", "stats", "last_stats", "last"):
-        val = getattr(agent, attr, None)
-        if val is not None and not callable(val):
-            return val
-    return None
+def analysis_text(analysis, elapsed):
+    """One line of an agent's analysis of its move (the analysis protocol,
+    :func:`ttt_engine.analysis.explain`): an exact engine's result in words,
+    a search's statistics (:func:`format_stats`), else the value of its move."""
+    best, stats = analysis.best, analysis.stats
+    if best is not None and best.verdict and analysis.kind in ("exact", "agent"):
+        return format_stats({"exact": verdict_text(best.verdict)}, elapsed)
+    if "simulations" in stats or "nodes" in stats or best is None or best.value is None:
+        return format_stats(stats, elapsed)
+    return format_stats({"Q" if analysis.kind == "q" else "value": best.value}, elapsed)
 
 
-def exact_score_text(score):
-    """PerfectAgent's win-distance score (1e9 - plies for a win) in words."""
-    if score == 0:
-        return "draw"
-    plies = int(round(1e9 - abs(score)))
-    return f"{'win' if score > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
+def verdict_text(verdict):
+    """An exact verdict (``"win in 3"``, ``"draw"``) in words: ``"win in 3 plies"``."""
+    word, _, plies = verdict.partition(" in ")
+    return word + (f" in {plies} {'ply' if plies == '1' else 'plies'}" if plies else "")
 
 
 def _num(v):

@@ -16,7 +16,8 @@ from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError, shorten
 from ttt_engine.cli._games import (
     GAMES, check_engine_options, engine_help, new_board, notation, resolve_engine,
 )
-from ttt_engine.cli._report import engine_stats, exact_score_text, format_stats
+from ttt_engine.analysis import explain
+from ttt_engine.cli._report import analysis_text
 from ttt_engine.cli.console import Console
 
 __all__ = ["COMMAND", "add_parser", "run", "play_one_game", "Table"]
@@ -72,21 +73,12 @@ def _result_line(winner, names, style):
     return style(f"{winner} wins: {names[winner]}.", "bold", "green")
 
 
-def _stats_text(agent, board, move, elapsed):
-    stats = engine_stats(agent)
-    if stats is None and hasattr(agent, "move_scores"):
-        stats = {"exact": exact_score_text(agent.move_scores(board)[move])}
-    elif stats is None and hasattr(agent, "q_values"):
-        stats = {"Q": float(agent.q_values(board)[move])}
-    return format_stats(stats, elapsed)
-
-
 #: seconds an engine may think before the console says that it is thinking
 THINKING_NOTICE = 2.0
 
 
-def _engine_move(console, agent, board, who):
-    """``agent``'s move; a line saying that ``who`` is thinking once the search
+def _engine_move(console, think, board, who):
+    """``think(board)`` (the agent's move, or its analysis); a line saying that ``who`` is thinking once the search
     has taken ``THINKING_NOTICE`` seconds (a solve from an opening position can
     take minutes), so the console is never silent for long."""
     timer = threading.Timer(THINKING_NOTICE, console.say,
@@ -94,7 +86,7 @@ def _engine_move(console, agent, board, who):
     timer.daemon = True
     timer.start()
     try:
-        return agent.select_move(board.copy())
+        return think(board.copy())
     finally:
         timer.cancel()
 
@@ -118,11 +110,15 @@ def play_one_game(table, agents, names, delay=0.0):
             move = _ask_human_move(table, board, side)
         else:
             t0 = time.perf_counter()
-            move = _engine_move(console, agent, board, f"{names[side]} ({side})")
+            # --verbose: the agent's analysis (its own search) chooses and explains the move
+            think = (lambda b, agent=agent: explain(agent, b)) if table.verbose \
+                else agent.select_move
+            got = _engine_move(console, think, board, f"{names[side]} ({side})")
             elapsed = time.perf_counter() - t0
+            move = got.best_move if table.verbose else got
             line = f"{names[side]} ({side}) plays {style(table.move_text(board, move), 'bold')}"
             if table.verbose:
-                line += f"  [{_stats_text(agent, board, move, elapsed)}]"
+                line += f"  [{analysis_text(got, elapsed)}]"
             console.say(line)
             if delay:
                 time.sleep(delay)

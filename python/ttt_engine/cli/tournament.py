@@ -153,6 +153,9 @@ def run(args):
     names = _entrants(_agents(args.agents, args.game), args)
     if args.opening_plies is not None and args.openings is None:
         raise CLIError("--opening-plies needs --openings N", EXIT_USAGE)
+    if args.analysis and not args.out:
+        raise CLIError("--analysis needs --out FILE (the records it writes go there)",
+                       EXIT_USAGE)
     if args.games is None:
         args.games = 2 * args.openings if args.openings is not None else 20
     if args.openings is not None and args.games % (2 * args.openings):
@@ -179,7 +182,8 @@ def run(args):
                                    progress=not args.quiet, out=args.out, block=args.block,
                                    bootstrap=args.bootstrap, workers=args.workers,
                                    openings=args.openings, opening_plies=args.opening_plies,
-                                   yardstick=args.yardstick, prepare=train),
+                                   yardstick=args.yardstick, prepare=train,
+                                   analysis=args.analysis),
             TournamentError, "games")
     except ResultsFileError as e:
         raise CLIError(str(e), EXIT_USAGE) from None
@@ -233,6 +237,10 @@ def add_parser(subparsers):
                    help="after the games, measure every engine on N positions of the game's "
                         "exact yardstick suite (Connect Four ships one): the share of its "
                         "moves that keep the value and that are optimal")
+    p.add_argument("--analysis", action="store_true",
+                   help="each engine plays its own analysis's best move, and every game's "
+                        "record in --out lists what the mover thought (value, best line, "
+                        "budget used)")
     p.add_argument("--bootstrap", type=O.count(0, 100_000), default=1000, metavar="N",
                    help="bootstrap resamples for the rating intervals (default 1000)")
     add_executor_options(p)

@@ -127,6 +127,13 @@ class ClobberAgent(SearchAgent):
     def __repr__(self):
         return f"ClobberAgent({self.algorithm!r}, {self.heuristic!r}, {self.depth}, {self.time!r})"
 
+    def analyse(self, board, **live):
+        """Every move's value and line at its depth with its heuristic for the
+        mover, deeper by iteration when timed (the analysis protocol, docs/agents.md)."""
+        from ttt_engine import _explain
+        return _explain.depth_first(self, board, heuristic=self.heuristic_for(board)[1],
+                                    depth=self.depth, time=self.time, **live)
+
     def heuristic_for(self, board):
         """``(label, id)`` of the heuristic this agent uses on ``board`` for its mover."""
         p = board.to_move

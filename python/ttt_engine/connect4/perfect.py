@@ -37,9 +37,6 @@ class PerfectAgent(_StreamAgent):
     :class:`ttt_engine.agents.PerfectAgent` (a win in p plies ``WIN_SCORE -
     p``), ``column_scores`` in the solver's (22 - k)."""
 
-    #: how ``analysis.analyse`` reads this engine: exact values of every move
-    ANALYSIS = "exact"
-
     def __init__(self, randomize=True, seed=None, book=None, table_mb=AGENT_TABLE_MB, *,
                  threads=None, simulations=None, time=None, depth=None):
         from ttt_engine._agent import no_budget
@@ -218,22 +215,30 @@ class PerfectAgent(_StreamAgent):
                            "time": time.perf_counter() - t0}
         return move
 
-    def analysis_rows(self, board):
-        """``{column: row}`` for :func:`ttt_engine.analysis.analyse`: the score
-        in [-1, 1] (a quicker win a little higher), the exact score as the
-        value, the verdict in plies and its label on the board."""
+    def analyse(self, board):
+        """Every column's exact result (the analysis protocol, docs/agents.md):
+        the score in [-1, 1] (a quicker win a little higher), the exact score
+        as the value, the verdict in plies and its label on the board."""
+        from ttt_engine.analysis import Analysis
+        t0 = time.perf_counter()
+        rows = self._column_rows(board)
+        return Analysis.of(board, rows, engine=self.name,
+                           stats={"exact": True, "time": time.perf_counter() - t0})
+
+    def _column_rows(self, board):
         scores = self.column_scores(board)
         ply = board.ply
         rows = {}
-        for c, s in scores.items():
+        for c, s in scores.items():         # each column's line: the column (no search below)
             plies = scores_to_plies(ply, s)
             if s == 0:
-                rows[c] = {"score": 0.0, "value": 0.0, "verdict": "draw", "label": "="}
+                rows[c] = {"score": 0.0, "value": 0.0, "verdict": "draw", "label": "=",
+                           "pv": [c]}
             else:
                 word = "win" if s > 0 else "loss"
                 rows[c] = {"score": float(np.copysign(1.0 - min(plies, 99) * 1e-4, s)),
                            "value": float(s), "verdict": f"{word} in {plies}",
-                           "label": f"{word[0].upper()}{plies}"}
+                           "label": f"{word[0].upper()}{plies}", "pv": [c]}
         return rows
 
     def reset(self, seed=None):

@@ -58,6 +58,12 @@ class GreedyValueAgent(_agents.GreedyValueAgent):
     __doc__ = _agents.GreedyValueAgent.__doc__
     __slots__ = ()
 
+    def analyse(self, board):
+        """The estimated score after each move, the observations behind it, the
+        greedy line after it and its move (the analysis protocol, docs/agents.md)."""
+        from ttt_engine import _explain
+        return _explain.state_values(self, board)
+
     def save(self, path):
         """Write the agent and its table to ``path`` (binary ``.npz``, no
         pickle, atomic; the format of docs/agents.md).  Returns the bytes written."""

@@ -40,7 +40,8 @@ import numpy as np
 
 from ttt_engine import games
 from ttt_engine import yardstick as _yardstick
-from ttt_engine._util import check_int, check_seconds, check_simulations, resolve_seed
+from ttt_engine._util import check_bool, check_int, check_seconds, check_simulations, resolve_seed
+from ttt_engine.analysis import explain
 from ttt_engine.tournament._runner import (
     check_executor,
     check_picklable,
@@ -242,12 +243,14 @@ def _build(game, entrant, seed, budget):
 
 
 def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move=None,
-              a_first=True, max_plies=None, opening=None):
+              a_first=True, max_plies=None, opening=None, analysis=False):
     """Play one game between :class:`Entrant` ``a`` and ``b`` from ``seed`` and
     return its record (a dict: ``winner`` is an entrant name or None for a
     draw).  ``opening``: moves played first, by neither entrant (``a_first``
     then says who plays the side to move after them); ``plies`` counts the
-    entrants' moves only.  This is what a tournament task runs for each of its games, so a
+    entrants' moves only.  ``analysis``: each entrant's move is its own analysis's
+    best (``agent.analyse``, :func:`ttt_engine.analysis.explain`), and the
+    record's ``"analysis"`` lists one :func:`move_analysis` per move.  This is what a tournament task runs for each of its games, so a
     reported failure can be replayed here from its seed."""
     sa, sb = (int(x >> np.uint64(1)) for x in
               np.random.SeedSequence(seed).generate_state(2, np.uint64))
@@ -258,12 +261,17 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
     for m in opening or ():
         board.push(m)
     first_side = board.to_move
-    plies, t0 = 0, time.perf_counter()
+    plies, t0, notes = 0, time.perf_counter(), []
     while not board.is_terminal():
         if max_plies is not None and plies >= max_plies:
             break
         mover = first if board.to_move == first_side else second
-        board.push(agents[mover].select_move(board))
+        if analysis:
+            seen = explain(agents[mover], board)
+            notes.append(move_analysis(seen, mover))
+            board.push(seen.best_move)
+        else:
+            board.push(agents[mover].select_move(board))
         plies += 1
     winner = board.winner if board.is_terminal() else None
     if winner in (None, "draw"):
@@ -274,7 +282,28 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
            "seconds": round(time.perf_counter() - t0, 4)}
     if not board.is_terminal():
         rec["capped"] = True
+    if analysis:
+        rec["analysis"] = notes
     return rec
+
+
+#: numbers of an analysis's ``stats`` that are no budget (the move and its value)
+_NOT_BUDGET = frozenset({"best_move", "move", "value", "score"})
+
+
+def move_analysis(a, by):
+    """A move's line in a tournament record, from the mover's
+    :class:`~ttt_engine.analysis.Analysis`: ``by`` (the entrant), its
+    ``move`` and ``kind``, the ``value`` for the mover in [-1, 1], the exact
+    ``verdict`` when there is one, the best line ``pv`` (move texts) and the
+    ``budget`` used (the analysis's plain numbers: simulations, nodes, depth,
+    time ...)."""
+    best = a.best
+    budget = {k: v for k, v in a.stats.items() if isinstance(v, (int, float))
+              and not isinstance(v, bool) and math.isfinite(v) and k not in _NOT_BUDGET}
+    return {"by": by, "move": best.text if best is not None else str(a.best_move),
+            "kind": a.kind, "value": a.evaluation, "verdict": best and best.verdict,
+            "pv": list(a.pv), "budget": budget}
 
 
 def _opening_of(openings, g):
@@ -293,7 +322,8 @@ def _play_block(task):
             rec = play_game(task["game"], task["a"], task["b"], s, options=task["options"],
                             simulations=task["simulations"], time_per_move=task["time"],
                             a_first=(g % 2 == 0), max_plies=task["max_plies"],
-                            opening=_opening_of(task["openings"], g))
+                            opening=_opening_of(task["openings"], g),
+                            analysis=task["analysis"])
         except Exception as exc:
             return {"records": records,
                     "error": {"game": g, "seed": s, "message": f"{type(exc).__name__}: {exc}",
@@ -406,7 +436,7 @@ def _measure(game, specs, suite, positions, seed, budget, progress):
 def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=None,
                 seed=None, executor=None, progress=True, out=None, *, options=None,
                 block=None, max_plies=None, bootstrap=1000, workers=None, openings=None,
-                opening_plies=None, yardstick=None, prepare=None):
+                opening_plies=None, yardstick=None, prepare=None, analysis=False):
     """Play every pair of ``entrants`` against each other ``games_per_pair`` times.
 
     game: a registry key (``ttt_engine.games.GAMES``: ``"ttt"``, ``"uttt"``,
@@ -436,6 +466,10 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     of the game's shipped yardstick suite (see the module docstring;
     ``ValueError`` before any game when no suite ships for the game or the
     number is out of range).  ``progress`` also reports it on stderr.
+    analysis: every move is the entrant's own analysis's best (the analysis
+    protocol, ``agent.analyse``), and each game's record lists what the
+    mover thought of it (:func:`play_game`, :func:`move_analysis`: value, best
+    line, budget used), kept in ``out`` too.
     prepare: called once every argument and ``out`` are checked, before any
     game (work the games need, such as training an entrant's model, done only
     when the tournament can run).
@@ -452,6 +486,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     simulations = check_simulations("simulations", simulations, allow_none=True)
     block = check_int("block", block, min=1, allow_none=True) or math.ceil(games_per_pair / 4)
     max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
+    analysis = check_bool("analysis", analysis)
     bootstrap = check_int("bootstrap", bootstrap, min=0)
     workers = check_int("workers", workers, min=1, allow_none=True)
     if options is not None and not isinstance(options, dict):
@@ -479,7 +514,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
               # the file's lines sort the entrants by name; their order names the pairings
               "order": [e.name for e in specs],
               "time_per_move": time_per_move, "simulations": simulations,
-              "max_plies": max_plies,
+              "max_plies": max_plies, **({"analysis": True} if analysis else {}),
               **({"openings": openings} if openings is not None else {}),
               "seed": None if seed is None else resolve_seed(seed)}
     names = [e.name for e in specs]
@@ -521,7 +556,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
 
     done, rfile = open_results(
         out, "tournament", header,
-        same=["game", "options", "time_per_move", "simulations", "max_plies", "openings"],
+        same=["game", "options", "time_per_move", "simulations", "max_plies", "openings",
+              "analysis"],
         check_record=check_record, check_header=check_header,
         key=lambda r: (r["a"], r["b"], r["game"]))
     seed = header["seed"]
@@ -530,7 +566,8 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
 
     tasks = []
     base = {"game": game, "options": options, "simulations": simulations,
-            "time": time_per_move, "max_plies": max_plies, "openings": openings}
+            "time": time_per_move, "max_plies": max_plies, "openings": openings,
+            "analysis": analysis}
     for i, j in pairs:
         a, b = specs[i], specs[j]
         todo = [(g, game_seed(seed, a.name, b.name, g)) for g in range(games_per_pair)

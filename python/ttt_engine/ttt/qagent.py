@@ -132,6 +132,12 @@ class QAgent:
         """Agent protocol: same as :meth:`best_move` (the agent is greedy)."""
         return self.best_move(board)
 
+    def analyse(self, board):
+        """Each move's Q-value and the greedy line after it, and its move (the
+        analysis protocol, docs/agents.md)."""
+        from ttt_engine import _explain
+        return _explain.q_table(self, board)
+
     def q_values(self, board):
         """``{cell: Q}`` for the legal moves of ``board`` (empty once the game is over)."""
         _check_board(board)
