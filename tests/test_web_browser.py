@@ -267,7 +267,7 @@ def test_engine_follows_the_position_and_the_arrow_keys(page, url, tmp_path):
     keys.send_keys(Keys.END)
     idle(page)
     assert body(page, "ply") == "4"
-    assert page.execute_script("return S.allTexts") == ["d", "d", "e", "c"]
+    assert page.execute_script("return S.allTexts") == ["4", "4", "5", "3"]
     # one search at a time: each new position stopped the one before
     assert wait_for(lambda: searches(url) <= 1, 1.0) is not None
     css(page, "#engine-on").click()
@@ -531,7 +531,7 @@ def test_a_pos_link_opens_the_position_with_its_analysis(driver, url):
     driver.get(url + "?game=connect4&pos=4453&engine=perfect")
     idle(driver)
     assert body(driver, "ply") == "4"
-    assert driver.execute_script("return S.allTexts") == ["d", "d", "e", "c"]
+    assert driver.execute_script("return S.allTexts") == ["4", "4", "5", "3"]
     assert css(driver, "#engine-on").is_selected()
     assert wait_for(lambda: body(driver, "updates") not in ("", "0"), 10) is not None
     assert "perfect" in css(driver, "#an-title").text
