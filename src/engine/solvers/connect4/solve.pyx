@@ -552,7 +552,10 @@ cdef tuple _searches(Board board, max_nodes, time_limit, uint64_t table_mb, int 
     except BaseException:
         tables.busy = False
         raise
+    tables.t.it = NULL                     # the last solve's: gone (not polled in _prepare)
     _prepare(tables, moves, threads > 1, keep)
+    tables.t.it = &main.it                 # a growing table's rehash polls them
+    tables.t.deadline = main.ctx.deadline
     return tables, cur, mask, moves, main, helpers
 
 
@@ -682,6 +685,8 @@ def time_positions(list boards, bint weak=False, uint64_t table_mb=1024, bint ke
         # fault the pages in first: the kernel's zeroing belongs to no position
         memset(tables.t.slots, 0, tables.t.bytes)
     table_reset(&tables.t, START_BITS, True)
+    tables.t.it = &main.it
+    tables.t.deadline = INFINITY
     try:
         for b in boards:
             cur, mask, moves = _position(b)

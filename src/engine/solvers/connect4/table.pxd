@@ -35,6 +35,7 @@ without locks; a rehash runs only where one thread owns the table.
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport calloc, free
 from ttt_engine._core.core.bigmem cimport big_alloc, big_free, big_zero
+from ttt_engine._core.core.interrupt cimport interrupt_t, interrupt_poll
 
 cdef extern from *:
     """
@@ -75,6 +76,8 @@ cdef struct Table:
     uint64_t gen             # the current generation, in place (bits 54..63)
     uint64_t fills           # empty words filled since the last reset
     uint64_t grow_at         # double the part in use when fills reach this; 0: never
+    interrupt_t* it          # the growing solve's Ctrl-C poll (NULL: none) ...
+    double deadline          # ... and its deadline: a rehash gives way to them
     uint32_t* busy           # threads searching a position now, by its key's hash
 
 
@@ -207,7 +210,11 @@ cdef inline void table_grow(Table* t) noexcept nogil:
     """Double the part of the table in use, in place: the bucket i holds the
     words of the new buckets 2i and 2i+1 (the check's top bit says which),
     so going from the last bucket down every bucket is read before it is
-    written.  Old generations' words are dropped on the way."""
+    written.  Old generations' words are dropped on the way.  Ctrl-C or the
+    solve's deadline stops it (polled at every bucket: the last doublings of
+    a large table fault in hundreds of megabytes): the table is then emptied
+    (half rehashed, it is in neither layout), and the solve, which sees the
+    same interrupt or deadline at its next node, ends."""
     cdef uint64_t n = (<uint64_t>1) << t.bits, i, e
     cdef uint64_t w[4]
     cdef uint64_t top = (<uint64_t>1) << (KEY_BITS - t.bits - 1)
@@ -219,6 +226,9 @@ cdef inline void table_grow(Table* t) noexcept nogil:
         return
     i = n
     while i > 0:
+        if t.it != NULL and (interrupt_poll(t.it) or t.it.last_read >= t.deadline):
+            table_reset(t, START_BITS, True)
+            return
         i -= 1
         lo = t.slots + (i << 3)
         hi = lo + 4
@@ -282,6 +292,8 @@ cdef inline int table_open(Table* t, uint64_t mb) except -1:
     t.slots = <uint64_t*>big_alloc(t.bytes)
     t.busy = <uint32_t*>calloc(1 << BUSY_BITS, sizeof(uint32_t))
     t.gen = 0
+    t.it = NULL
+    t.deadline = 0
     if t.slots == NULL or t.busy == NULL:
         table_close(t)
         raise MemoryError(f"cannot allocate a Connect Four table of {mb} MB")
