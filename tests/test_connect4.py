@@ -459,10 +459,8 @@ REGISTRY_CASES = registry_row(
     # (tests/test_connect4_book.py tests it)
     trained_engines=["perfect"],
     ships_network=True,
-    sample_move="d",
-    syntax="column letter a-g",
-    perft=(7, 49),
-    num_actions=7,
+    sample_move="d", syntax="column letter a-g",
+    perft=(7, 49), num_actions=7,
     # X to move wins at once in column a (a1-a3); the solve needs a limit
     solve_small=(lambda: GAME.from_string("......./......./......./X....../XO...../XOO...."),
                  "win", {"max_nodes": 10**6}),

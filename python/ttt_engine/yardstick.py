@@ -171,6 +171,11 @@ def load(path):
 def _suite(game, suite):
     if isinstance(suite, Suite):
         return suite
+    if game is None:                # the one game whose suite ships
+        shipped = [k for k in _registry.GAMES if has_suite(k)]
+        if len(shipped) != 1:
+            raise ValueError(f"give the game: suites ship for {', '.join(shipped) or 'none'}")
+        game = shipped[0]
     key = game if isinstance(game, str) else game.key
     path = suite if suite is not None else suite_path(key)
     if suite is None and not has_suite(key):
@@ -251,9 +256,10 @@ class Result:
         return "\n".join(lines)
 
 
-def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progress=False):
+def yardstick(agent, game=None, suite=None, *, sample=None, seed=0, progress=False):
     """How ``agent`` plays the positions of ``game``'s suite (``suite``: a
-    :class:`Suite` or a path; default the shipped one): a :class:`Result` with
+    :class:`Suite` or a path; default the shipped one; ``game`` None: the game
+    whose suite ships, Connect Four): a :class:`Result` with
     the share of its moves that keep the game-theoretic value and the share
     that are optimal, by phase, with 95% Wilson intervals.  ``sample``: only
     that many positions, drawn with ``seed`` (the same ones for every agent).

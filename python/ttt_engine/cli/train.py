@@ -97,7 +97,7 @@ def run(args):
     if args.out is not None:
         out = _files.check_output(args.out, "model file")
     else:
-        out = _files.check_output(model_path(), "model file", create_folder=console)
+        out = _files.check_output(model_path("ttt"), "model file", create_folder=console)
     episodes = options.get("episodes", DEFAULT_EPISODES)
     console.say(f"Training {episodes:,} episodes; the model goes to {out}.")
     t0 = time.perf_counter()

@@ -214,7 +214,6 @@ GAME = Game(
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
     move_geometry=_move_geometry,
-    opening_plies=4,
     temperature_moves=8,
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,

@@ -466,7 +466,6 @@ GAME = Game(
     text=(_parse, _format, _draw, _legend, _hint),
     move_geometry=_move_geometry,
     svg_decor=_svg_decor,
-    opening_plies=4,
     temperature_moves=12,
     training=dict(MIDDLE_TRAINING, temperature_moves=8),
     analysis_scale=200.0,

@@ -43,6 +43,25 @@ class _OneSearchAtATime:
             self._lock.release()
 
 
+class _KeptTree(_OneSearchAtATime):
+    """A search that keeps its tree between moves (:class:`MCTS`, :class:`PUCT`):
+    ``_root`` is the board its trees are rooted at (None: none yet), and
+    ``_advance_trees(move)`` moves them to the child of ``move``."""
+
+    def advance(self, move):
+        """Tell the tree that ``move`` was played at its root: keep that subtree."""
+        self._exclusive(self._advance, move)
+
+    def _advance(self, move):
+        move = check_move_code(move)
+        if self._root is None:
+            return
+        nxt = self._root.copy()
+        nxt.push(move)          # an illegal move is refused here, the tree kept
+        self._advance_trees(move)
+        self._root = nxt
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """Result of a depth-first search.

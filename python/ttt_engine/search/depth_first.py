@@ -9,7 +9,7 @@ import numbers
 import threading
 
 from ttt_engine import _registry as games
-from ttt_engine._util import RangeError, board_game, check_bool, check_int, check_seconds
+from ttt_engine._util import RangeError, check_bool, check_int, check_seconds
 from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _dispatch,
                                       _OneSearchAtATime)
 
@@ -237,7 +237,7 @@ def refuse_unbounded(board, who, keywords=None):
         return
     if keywords is not None:
         raise ValueError(limit_needed(who, reason, keywords))
-    raise ValueError(f"{who}: {reason}; use ttt_engine.{board_game(board)}.solve(board, "
+    raise ValueError(f"{who}: {reason}; use ttt_engine.{games.board_game(board)}.solve(board, "
                      "max_nodes=..., time_limit=...), which answers 'unknown' when a "
                      "limit is hit")
 

@@ -8,15 +8,15 @@ import time as _time
 
 from ttt_engine import _parallel
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
-from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
-                                      _seconds_left, check_move_code, check_playout,
+from ttt_engine.search.common import (_budget, _check_board, _dispatch, _KeptTree,
+                                      _seconds_left, check_playout,
                                       playout_name)
 from ttt_engine.search.endgame import endgame_search
 
 from ttt_engine._core.algorithms import mcts as _mcts
 
 
-class MCTS(_OneSearchAtATime):
+class MCTS(_KeptTree):
     """Monte Carlo tree search (UCT) with a preallocated node arena and tree reuse.
 
     c: exploration constant of UCB1 (default sqrt(2)).
@@ -161,20 +161,10 @@ class MCTS(_OneSearchAtATime):
             for tree, s in zip(self._trees, _parallel.split_seeds(self.seed, self.threads)):
                 tree.reseed(s)
 
-    def advance(self, move):
-        """Tell the tree that ``move`` was played at its root: keep that subtree."""
-        self._exclusive(self._advance, move)
-
-    def _advance(self, move):
-        move = check_move_code(move)
-        if self._root is None:
-            return
-        nxt = self._root.copy()
-        nxt.push(move)          # an illegal move is refused here, the tree kept
+    def _advance_trees(self, move):
         for tree in self._trees:
             if not tree.advance_root(move):
                 tree.clear()
-        self._root = nxt
 
     def search(self, board, simulations=None, time=None):
         """Search from ``board`` and return the most visited move.

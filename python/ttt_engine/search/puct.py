@@ -9,8 +9,8 @@ import time as _time
 from ttt_engine import _parallel
 from ttt_engine import _registry as games
 from ttt_engine._util import check_bool, check_int, check_real, resolve_seed
-from ttt_engine.search.common import (_budget, _check_board, _dispatch, _OneSearchAtATime,
-                                      _seconds_left, check_move_code, check_playout,
+from ttt_engine.search.common import (_budget, _check_board, _dispatch, _KeptTree,
+                                      _seconds_left, check_playout,
                                       playout_name)
 from ttt_engine.search.depth_first import ABSearcher
 from ttt_engine.search.endgame import endgame_search, endgame_search_beside
@@ -32,7 +32,7 @@ def _merged_phases(phases):
     return out
 
 
-class PUCT(_OneSearchAtATime):
+class PUCT(_KeptTree):
     """AlphaZero's tree search (PUCT), guided by an evaluator.
 
     evaluator: ``evaluate(observations, legal_mask) -> (logits, values)`` (see
@@ -221,18 +221,8 @@ class PUCT(_OneSearchAtATime):
         self._root = None
         self._stats = {}
 
-    def advance(self, move):
-        """Tell the tree that ``move`` was played at its root: keep that subtree."""
-        self._exclusive(self._advance, move)
-
-    def _advance(self, move):
-        move = check_move_code(move)
-        if self._root is None:
-            return
-        nxt = self._root.copy()
-        nxt.push(move)          # an illegal move is refused here, the tree kept
+    def _advance_trees(self, move):
         self._forest.advance(0, move)
-        self._root = nxt
 
     # ------------------------------------------------------------ searching
     def search(self, board, simulations=None, time=None):

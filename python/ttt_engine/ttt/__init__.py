@@ -155,7 +155,12 @@ GAME = Game(
     network_settings={"playout_weight": 0.0},
     analysis_scale=1.0,
     oracle=Oracle(_evaluate_network, _optimal_actions),
-    moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact"},
+    exports={"Board": "ttt_engine.ttt",
+             **{n: "ttt_engine.ttt.qagent" for n in ("QAgent", "EvalResult", "train", "evaluate")},
+             **{n: "ttt_engine.ttt.exact"
+                for n in ("optimality", "exact_vs_random", "worst_case", "oracle")}},
+    moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact",
+           "_training": "ttt_engine.ttt._training"},
     symmetries=_symmetry.cells,
     model_kinds={"ttt_engine.QAgent": ModelKind("Tic-Tac-Toe QAgent",
                                                 "ttt_engine.ttt.qagent:QAgent.load",
