@@ -64,9 +64,8 @@ def game_words(text, sentence=False):
 #: generic-placed modules that are one game's still, and why (a module listed here
 #: that names no game any more fails the test below: take it out then)
 ONE_GAME_STILL = {
-    # ``ttt-engine train`` and ``ttt-engine sweep``: Tic-Tac-Toe's Q-learning commands
-    # (and the Q-learning sweep they run) are top-level commands, not ``ttt-engine ttt``
-    "cli/train.py": "Tic-Tac-Toe's Q-learning command",
+    # ``ttt-engine sweep`` runs the Q-learning sweep of Tic-Tac-Toe, which the
+    # tournament package exports beside the generic sweep
     "tournament/sweep.py": "the Q-learning sweep of Tic-Tac-Toe beside the generic sweep",
     # PettingZoo's classic Tic-Tac-Toe numbers its cells column by column
     "envs/pettingzoo.py": "pettingzoo_ttt_action, the classic Tic-Tac-Toe's cell order",

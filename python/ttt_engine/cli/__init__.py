@@ -3,10 +3,10 @@
 Subcommands::
 
     ttt-engine play    play a game against an engine, or watch two engines
-    ttt-engine train   train a Tic-Tac-Toe Q-learning model (progress bar, summary)
     ttt-engine eval    a saved model or an engine against random/perfect/another engine
     ttt-engine serve   a local web page: play, watch two engines, see them think
-    ...                and each game's own command (ttt-engine clobber, quixo, ...)
+    ...                and each game's own command (ttt-engine train: Tic-Tac-Toe's
+                       Q-learning; clobber, quixo, connect4)
 
 Each command is one module of this package exposing ``add_parser(subparsers)``
 and ``run(args) -> exit status``; a module that has both is a command (found
@@ -49,7 +49,7 @@ ERROR_MAX = 300
 
 #: Order of the commands in ``--help``; modules not listed here come after, by name,
 #: and the games' own commands (``Game.commands``) last, in the game list's order.
-ORDER = ("play", "serve", "train", "eval")
+ORDER = ("play", "serve", "eval")
 
 
 def command_modules():

@@ -160,7 +160,8 @@ GAME = Game(
              **{n: "ttt_engine.ttt.exact"
                 for n in ("optimality", "exact_vs_random", "worst_case", "oracle")}},
     moved={"qagent": "ttt_engine.ttt.qagent", "exact": "ttt_engine.ttt.exact",
-           "_training": "ttt_engine.ttt._training"},
+           "_training": "ttt_engine.ttt._training", "cli.train": "ttt_engine.ttt.commands"},
+    commands="ttt_engine.ttt.commands",
     symmetries=_symmetry.cells,
     model_kinds={"ttt_engine.QAgent": ModelKind("Tic-Tac-Toe QAgent",
                                                 "ttt_engine.ttt.qagent:QAgent.load",
