@@ -55,7 +55,11 @@ def test_a_results_file_of_another_run_is_refused_before_the_q_model_is_trained(
 
 
 def test_tournament_bad_input(tmp_path, capsys):
+    # without --game: the first game of the game list
     assert main(["tournament", "--agents", "mcts,nope", "--quiet"]) == 2
+    assert "unknown agent 'nope' for ttt: choose from perfect, q, alphabeta, mcts" in \
+        capsys.readouterr().err
+    assert main(["tournament", "--game", "uttt", "--agents", "mcts,nope", "--quiet"]) == 2
     assert "unknown agent 'nope' for uttt: choose from treeq, sarsa, mcts" in capsys.readouterr().err
     assert main(["tournament", "--agents", "mcts,random", "--games", "0"]) == 2
     assert "--games" in capsys.readouterr().err

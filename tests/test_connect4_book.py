@@ -503,19 +503,26 @@ def test_engine_plays_from_the_book_exactly(small_book):
     assert agent.last_stats["source"] == "solver"
 
 
+def _spy_optimal_moves(monkeypatch, keyword):
+    """The ``keyword`` argument of every call of the solver's ``optimal_moves``
+    from now on, in a list that grows as they are made."""
+    seen = []
+    real = connect4_solve.optimal_moves
+
+    def spy(board, **kw):
+        seen.append(kw.get(keyword))
+        return real(board, **kw)
+
+    monkeypatch.setattr(connect4_solve, "optimal_moves", spy)
+    return seen
+
+
 def test_engine_moves_past_the_book_by_the_best_columns_alone(small_book, monkeypatch):
     """Past the book the engine solves the position (or takes its score from the
     book at the book's deepest level) and tests each column against it: the
     columns of the best score, as every column's exact score gives them."""
     book, _ = small_book
-    seen = []
-    real = connect4_solve.optimal_moves
-
-    def spy(board, **kw):
-        seen.append(kw.get("score"))
-        return real(board, **kw)
-
-    monkeypatch.setattr(connect4_solve, "optimal_moves", spy)
+    seen = _spy_optimal_moves(monkeypatch, "score")
     agent = PerfectAgent(book=book, seed=3)
     for moves, known in ((ROOT + "717", True), (ROOT + "7173", False)):
         b = _board(moves)                      # 31 discs (in the book), then 32
@@ -533,13 +540,7 @@ def test_engine_proves_only_the_column_it_plays(small_book, monkeypatch):
     best, every best column gets played under some seed, the leftmost with
     ``randomize=False``, and it tests fewer columns than finding them all."""
     book, _ = small_book
-    tests = []
-    real = connect4_solve.optimal_moves
-
-    def spy(board, **kw):
-        tests.append(kw.get("columns"))
-        return real(board, **kw)
-    monkeypatch.setattr(connect4_solve, "optimal_moves", spy)
+    tests = _spy_optimal_moves(monkeypatch, "columns")
     boards = [b for b in _random_boards(60, 10, 22, seed=8)
               if connect4.solve(b, table_mb=16, time_limit=2).value != "unknown"][:12]
     several = 0
@@ -648,10 +649,15 @@ def test_console_answers_the_opening_from_the_shipped_book(capsys):
     assert out.startswith("X to move: ") and f"({score:+d}); best column {best + 1}" in out
 
 
-def test_console_threads_limit_is_the_solvers():
-    from ttt_engine.connect4 import commands as cli_connect4
+def test_console_threads_limit_is_the_solvers(capsys):
     from ttt_engine._core.solvers.connect4 import solve as compiled
-    assert cli_connect4.MAX_THREADS == compiled.MAX_THREADS
+    from ttt_engine.cli import build_parser
+    parser = build_parser()
+    top = str(compiled.MAX_THREADS)
+    assert parser.parse_args(["connect4", "solve", "4", "--threads", top]).threads == \
+        compiled.MAX_THREADS
+    with pytest.raises(SystemExit):
+        parser.parse_args(["connect4", "solve", "4", "--threads", str(compiled.MAX_THREADS + 1)])
 
 
 def test_console_says_a_library_warning_in_one_line(capsys, monkeypatch):

@@ -114,6 +114,11 @@ FACTS = {
                         for k, m in v.items())),
     "commands": ("None or the name of a module of its package with add_parser, run and "
                  "configure", lambda g, v: v is None or _command_module(g, v)),
+    "exports": ("a dict name -> a module of its package",
+                lambda g, v: _str_keys(v) and all(
+                    isinstance(m, str) and (m == f"ttt_engine.{g.key}"
+                                            or m.startswith(f"ttt_engine.{g.key}."))
+                    for m in v.values())),
     "moved": ("a dict old path -> a module of its package",
               lambda g, v: _str_keys(v) and all(
                   isinstance(m, str) and m.startswith(f"ttt_engine.{g.key}.")

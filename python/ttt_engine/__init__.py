@@ -30,13 +30,9 @@ def _game_list(path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "_c
     return tuple(f[0] for f in fields if f)
 
 
-# public name -> the module that defines it
+# public name -> the module that defines it (and the names each game exports here:
+# its entry's ``exports``)
 _EXPORTS = {
-    "Board": "ttt_engine.ttt",
-    "QAgent": "ttt_engine.ttt.qagent", "EvalResult": "ttt_engine.ttt.qagent",
-    "train": "ttt_engine.ttt.qagent", "evaluate": "ttt_engine.ttt.qagent",
-    "optimality": "ttt_engine.ttt.exact", "exact_vs_random": "ttt_engine.ttt.exact",
-    "worst_case": "ttt_engine.ttt.exact", "oracle": "ttt_engine.ttt.exact",
     "plot_history": "ttt_engine.plot",
     "SearchResult": "ttt_engine.search", "solve": "ttt_engine.search",
     "optimal_moves": "ttt_engine.search", "MCTS": "ttt_engine.search",
@@ -51,17 +47,23 @@ _MODULES = ("games", *_game_list(), "search", "agents", "envs")
 # further modules kept reachable by attribute for existing code (not listed by dir)
 _OTHER_MODULES = ("plot", "tree_agents", "cli")
 
-__all__ = [*_EXPORTS, *_MODULES]
+
+def _all():
+    return [*_game_tables()[0], *_EXPORTS, *_MODULES]
 
 
 def __getattr__(name):
+    if name == "__all__":
+        return _all()
     module = _EXPORTS.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module), name)
     elif name in _MODULES or name in _OTHER_MODULES:
         value = importlib.import_module(f"{__name__}.{name}")
-    elif _is_moved(name):           # a module that moved into its game's package
-        value = importlib.import_module(_moved()[name])
+    elif _is_game_name(name, 0):    # a name a game exports here
+        value = getattr(importlib.import_module(_game_tables()[0][name]), name)
+    elif _is_game_name(name, 1):    # a module that moved into its game's package
+        value = importlib.import_module(_game_tables()[1][name])
     else:
         raise AttributeError(f"module 'ttt_engine' has no attribute {name!r}")
     globals()[name] = value
@@ -69,41 +71,51 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted([*__all__, "__version__"])
+    return sorted([*_all(), "__version__"])
 
 
-# ---------------------------------------------------------------- moved modules
-# A game's modules live in its package (``ttt_engine.<key>.*``); the paths they had
-# before (``ttt_engine.<old>``) are the game entry's ``moved`` table (``Game.moved``:
-# old path below ``ttt_engine`` -> new module name).  The finder below makes an old
-# path the same module object as the new one (``import``, ``from ... import``
-# and ``python -m`` alike), so that code written against the old paths keeps working.
-_MOVED = None
+# ---------------------------------------------------------------- the games' tables
+# What each game's entry adds here: ``exports`` (names of its modules the package
+# exports: Tic-Tac-Toe's ``Board``, ``QAgent``, ``train``, ...) and ``moved`` (the paths
+# its modules had before they moved into its package, ``ttt_engine.<old>``: old path
+# below ``ttt_engine`` -> new module name).  The finder below makes an old path the
+# same module object as the new one (``import``, ``from ... import`` and ``python -m``
+# alike), so that code written against the old paths keeps working.
+_TABLES = None
+
+
+def _game_tables():
+    """``({name: module}, {old path: module})``: every game's ``exports`` (the
+    first game of the list that exports a name gives it) and ``moved``; each
+    game's package is imported the first time this is asked."""
+    global _TABLES
+    if _TABLES is None:
+        exports, moved = {}, {}
+        for key in _game_list():
+            entry = importlib.import_module(f"{__name__}.{key}").GAME
+            for name, module in entry.exports.items():
+                exports.setdefault(name, module)
+            moved.update(entry.moved)
+        _TABLES = exports, moved
+    return _TABLES
 
 
 def _moved():
-    """``{old path below ttt_engine: new module name}`` of every game of the game
-    list (each game's package is imported the first time this is asked)."""
-    global _MOVED
-    if _MOVED is None:
-        table = {}
-        for key in _game_list():
-            table.update(importlib.import_module(f"{__name__}.{key}").GAME.moved)
-        _MOVED = table
-    return _MOVED
+    return _game_tables()[1]
 
 
-def _is_moved(name):
-    """Whether ``name`` is an old module path (not a module here: ``from ttt_engine
-    import x`` asks for the attribute before it imports the submodule ``x``)."""
+def _is_game_name(name, table):
+    """Whether ``name`` is in the games' table ``table`` (0 exports, 1 moved) and
+    not a module here (``from ttt_engine import x`` asks for the attribute before
+    it imports the submodule ``x``)."""
     here = os.path.dirname(os.path.abspath(__file__))
     if name.startswith("__") or _MovedFinder._busy or os.path.exists(os.path.join(here, name)) \
             or os.path.exists(os.path.join(here, name + ".py")):
         return False
     _MovedFinder._busy = True
     try:
-        return name in _moved()
-    except Exception:               # a game that cannot load: not an old path
+        return name in _game_tables()[table]
+    except Exception:               # a game that cannot load: not its name
         return False
     finally:
         _MovedFinder._busy = False

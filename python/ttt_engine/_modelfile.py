@@ -16,12 +16,11 @@ import math
 import os
 import zipfile
 import zlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from ttt_engine import _util
+from ttt_engine import _registry, _util
 
 __all__ = ["KINDS", "ModelKind", "GENERIC_KINDS", "load", "kind_of", "write", "read", "save_settings", "load_settings",
            "CACHE_ENV", "cache_dir", "model_path", "values_path"]
@@ -41,7 +40,7 @@ def cache_dir():
     return os.path.join(base, "ttt_engine")
 
 
-def model_path(game_key="ttt", engine="q"):
+def model_path(game_key, engine="q"):
     """The cache file of a learned engine's model (``ttt-q.npz``: the model
     ``play --opponent q`` loads and ``train`` writes by default)."""
     return os.path.join(cache_dir(), f"{game_key}-{engine}.npz")
@@ -83,28 +82,15 @@ GENERIC_KINDS = {
 }
 
 
-class _Kinds(Mapping):
+class _Kinds(_registry.LiveView):
     """kind -> :class:`ModelKind`: :data:`GENERIC_KINDS` and the kinds each game
     declares (its entry's ``model_kinds``), read from the registry when used."""
 
-    def _all(self):
-        from ttt_engine import _registry
+    def _items(self):
         out = dict(GENERIC_KINDS)
         for game in _registry.GAMES.values():
             out.update(game.model_kinds)
         return out
-
-    def __getitem__(self, kind):
-        return self._all()[kind]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __len__(self):
-        return len(self._all())
-
-    def __repr__(self):
-        return f"KINDS({self._all()!r})"
 
 
 #: every kind of model file this library reads and writes: kind -> :class:`ModelKind`

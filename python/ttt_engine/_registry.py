@@ -16,11 +16,17 @@ from collections.abc import Mapping
 
 from ttt_engine import _game_list
 
-__all__ = ["GAMES", "get", "of_board", "game_list", "FactView"]
+__all__ = ["GAMES", "get", "of_board", "game_list", "default_game", "board_game", "FactView", "LiveView"]
 
 def game_list():
     """The keys of the game list, in its order (see :func:`ttt_engine._game_list`)."""
     return _game_list()
+
+
+def default_game(game=None):
+    """``game``, or where it is None the first game of the game list (the game
+    a command, an environment or a training plays when none is named)."""
+    return game_list()[0] if game is None else game
 
 
 class _Registry(Mapping):
@@ -58,17 +64,12 @@ class _Registry(Mapping):
 GAMES = _Registry(game_list())
 
 
-class FactView(Mapping):
-    """A read-only ``{key: fact}`` view of one fact of every game that has it
-    (not None, not empty), read from the registry when used: e.g.
-    ``BEST_MCTS = FactView("best_mcts")``."""
-
-    def __init__(self, fact):
-        self._fact = fact
+class LiveView(Mapping):
+    """A read-only mapping made from the registry each time it is used
+    (``_items()``), so that it follows the games' entries."""
 
     def _items(self):
-        return {k: getattr(g, self._fact) for k, g in GAMES.items()
-                if getattr(g, self._fact) not in (None, {}, ())}
+        raise NotImplementedError
 
     def __getitem__(self, key):
         return self._items()[key]
@@ -80,14 +81,45 @@ class FactView(Mapping):
         return len(self._items())
 
     def __repr__(self):
+        return f"{type(self).__name__}({self._items()!r})"
+
+
+class FactView(LiveView):
+    """A read-only ``{key: fact}`` view of one fact of every game that has it
+    (not None, not empty), read from the registry when used: e.g.
+    ``BEST_MCTS = FactView("best_mcts")``."""
+
+    def __init__(self, fact):
+        self._fact = fact
+
+    def _items(self):
+        return {k: getattr(g, self._fact) for k, g in GAMES.items()
+                if getattr(g, self._fact) not in (None, {}, ())}
+
+    def __repr__(self):
         return f"FactView({self._fact!r}: {self._items()!r})"
+
+
+_KEY_OF_TYPE = {}
+
+
+def board_game(obj):
+    """The key of the game ``obj`` is a board of (a board class also): the game
+    whose entry's ``Board`` it is (the games loaded already are asked first);
+    None for anything else."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    if cls in _KEY_OF_TYPE:
+        return _KEY_OF_TYPE[cls]
+    loaded = [k for k in GAMES if k in GAMES._entries]
+    key = next((k for k in (*loaded, *GAMES) if issubclass(cls, GAMES[k].Board)), None)
+    _KEY_OF_TYPE[cls] = key
+    return key
 
 
 def of_board(board):
     """The :class:`Game` whose board ``board`` is; ``ValueError`` otherwise."""
-    from ttt_engine._util import board_game      # not at import: `import ttt_engine` stays cheap
     key = board_game(board)
-    if key in GAMES:
+    if key is not None:
         return GAMES[key]
     raise ValueError(f"not a board of any game here: {type(board).__module__}."
                      f"{type(board).__name__}")

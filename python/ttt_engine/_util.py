@@ -9,7 +9,6 @@ import difflib
 import math
 import numbers
 import os
-import re
 import secrets
 import stat
 import tempfile
@@ -145,23 +144,12 @@ def check_simulations(name, value, *, allow_none=False):
     return check_int(name, value, min=1, max=MAX_SIMULATIONS, allow_none=allow_none)
 
 
-_BOARD_MODULE = re.compile(r"ttt_engine\._core\.games\.(\w+)\.board")
-
-
-def board_game(obj):
-    """The key of the game ``obj`` is a board of (a board class also), else None."""
-    cls = obj if isinstance(obj, type) else type(obj)
-    for klass in cls.__mro__:
-        m = _BOARD_MODULE.fullmatch(klass.__module__ or "")
-        if klass.__name__ == "Board" and m:
-            return m.group(1)
-    return None
-
-
 def game_title(obj):
-    """The title of the game ``obj`` is a board of (a board class also), else None."""
+    """The title of the game ``obj`` is a board of (a board class also: a game's
+    ``Board`` says its ``TITLE``), else None."""
     cls = obj if isinstance(obj, type) else type(obj)
-    return getattr(cls, "TITLE", None) if board_game(cls) else None
+    title = getattr(cls, "TITLE", None)
+    return title if isinstance(title, str) and callable(getattr(cls, "push", None)) else None
 
 
 def describe(obj):

@@ -470,20 +470,11 @@ class AZAgent(Agent):
         if self._evaluator is None:
             key = games.of_board(board).key
             net = load_shipped(key)
-            try:
-                net.check_board(board)
-            except ValueError:
-                opts = ", ".join(f"{k}={v}" for k, v in net.board_options.items())
-                raise ValueError(f"the network that ships for {games.get(key).title} plays "
-                                 f"its boards with {opts} only: train one for this board "
-                                 f"with 'ttt-engine az train --game {key} ...' and pass "
-                                 f"network='net.npz' (in the console: --network net.npz)") from None
+            _check_board(net, board)
             self._evaluator = net
             self._resolve(games.get(key).network_settings)
         else:
-            check = getattr(self._evaluator, "check_board", None)
-            if check is not None:
-                check(board)
+            _check_board(self._evaluator, board)
         if self._puct is None:
             self._pucts = [
                 _search.PUCT(self._evaluator, c_puct=self.c_puct, batch_size=self.batch_size,
@@ -619,6 +610,23 @@ _SHIPPED_CACHE = {}
 _SHIPPED_LOCK = threading.Lock()
 
 
+def _check_board(net, board):
+    """``net`` evaluates ``board`` (if it can say); a shipped network refuses a
+    board of other options saying how to train one."""
+    try:
+        getattr(net, "check_board", lambda b: None)(board)
+    except ValueError:
+        with _SHIPPED_LOCK:
+            shipped = any(net is hit[1] for hit in _SHIPPED_CACHE.values())
+        if not shipped or not isinstance(board, games.get(net.game_key).Board):
+            raise
+        opts = ", ".join(f"{k}={v}" for k, v in net.board_options.items())
+        raise ValueError(f"the network that ships for {games.get(net.game_key).title} plays "
+                         f"its boards with {opts} only: train one for this board with "
+                         f"'ttt-engine az train --game {net.game_key} ...' and pass "
+                         f"network='net.npz' (in the console: --network net.npz)") from None
+
+
 def load_shipped(game):
     """The network that ships for ``game``, loaded; ``ValueError`` naming the
     file and how to reinstall where it is missing or damaged.
@@ -722,8 +730,7 @@ def _reset(agent, seed):
 
 
 def _default_board():
-    from ttt_engine._core.games.ttt.board import Board
-    return Board()
+    return games.get(games.default_game()).new_board()
 
 
 def _match_board(board_factory):
@@ -743,7 +750,7 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
     (W/D/L for ``a``).
 
     board_factory: zero-argument callable giving a fresh starting board (any
-    game); default Tic-Tac-Toe.  seed: each game ``i`` resets both agents
+    game); default the first game of the game list (Tic-Tac-Toe).  seed: each game ``i`` resets both agents
     (``reset(seed=...)`` if they accept a seed) with seeds drawn from it, so a
     match is reproducible.  max_plies: stop a game after that many plies and
     count it as a draw (for games that can cycle); None = no cap.

@@ -92,15 +92,22 @@ def _az(game):
               solver=None, playout=None, endgame=None, endgame_share=None, threads=1,
               parallel="root", contempt=None):
         from ttt_engine.agents import AZAgent, load_shipped
+        kw = dict(batch_size=batch_size, playout_weight=playout_weight,
+                  mixed_playouts=mixed_playouts, expand_after=expand_after, solver=solver,
+                  playout=playout, endgame=endgame, endgame_share=endgame_share,
+                  contempt=contempt)
         if network is None:
-            # where none ships: how to train one; a lost or damaged file: which, and reinstall
-            load_shipped(game)
-        return AZAgent(network, simulations=simulations, time=time, seed=seed,
-                       batch_size=batch_size, c_puct=c_puct, playout_weight=playout_weight,
-                       mixed_playouts=mixed_playouts, expand_after=expand_after,
-                       solver=solver, playout=playout, endgame=endgame,
-                       endgame_share=endgame_share, threads=threads, parallel=parallel,
-                       contempt=contempt)
+            # the shipped network, kept for the agent (where none ships: how to train
+            # one; a lost or damaged file: which, and reinstall), searched with the
+            # settings it was measured with where none are given
+            network = load_shipped(game)
+            timed = simulations is None and time is not None
+            for name, value in games.for_budget(games.get(game).network_settings,
+                                                timed=timed).items():
+                if kw.get(name, 0) is None:
+                    kw[name] = value
+        return AZAgent(network, simulations=simulations, time=time, seed=seed, c_puct=c_puct,
+                       threads=threads, parallel=parallel, **kw)
     return build
 
 

@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ttt_engine import _game_text as _text
-from ttt_engine._registry import GAMES, FactView, game_list, get, of_board
+from ttt_engine._registry import GAMES, FactView, default_game, game_list, get, of_board
 from ttt_engine._util import check_board, unknown_options
 
-__all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board", "BUDGETS", "game_list", "FactView",
+__all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board", "BUDGETS", "game_list",
+           "default_game", "FactView",
            "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
@@ -213,6 +214,10 @@ class Game:
     #: ``add_parser(subparsers)``, ``run(args)`` and ``configure(parser)`` as the
     #: modules of :mod:`ttt_engine.cli` do; None: the game has no command of its own
     commands: str = None
+    #: ``{name: module}``: names of the game's modules the package root exports
+    #: (``ttt_engine.<name>``; Tic-Tac-Toe's API the package began with: ``Board``,
+    #: ``QAgent``, ``train``, ...); the first game of the list that exports a name gives it
+    exports: dict = field(default_factory=dict)
     #: ``{old path below ttt_engine: module}``: the names the game's modules had
     #: before they moved into its package (``"connect4_solve":
     #: "ttt_engine.connect4.solver"``); the old path imports the same module

@@ -13,7 +13,7 @@ import time as _time
 
 import numpy as np
 
-from ttt_engine import _util
+from ttt_engine import _registry, _util
 # a module import, not a name import: plot imports alphazero.metrics, and when plot
 # is imported first this package loads while plot is still loading
 from ttt_engine import plot as _plot
@@ -124,7 +124,7 @@ def _out_kind(out):
     return kind == "ttt_engine.Network", f"is a {_modelfile._describe(kind)} file"
 
 
-def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrite=False,
+def train(game=None, *, out, time=None, iterations=None, resume=False, overwrite=False,
           seed=None, progress=True, plot=None, log=None, board_options=None, executor=None,
           workers=None, _on_start=None, **hyper):
     """Train a policy-value network for ``game`` by AlphaZero self-play.
@@ -132,7 +132,8 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     Parameters
     ----------
     game : str
-        A registry key (``ttt_engine.games.GAMES``), e.g. "uttt".
+        A registry key (``ttt_engine.games.GAMES``), e.g. "uttt"; None: the
+        first game of the game list (Tic-Tac-Toe).
     out : path
         The network file (a :class:`~ttt_engine.network.Network` model file),
         written at every checkpoint; the checkpoint and the metrics log go next
@@ -193,6 +194,7 @@ def train(game="ttt", *, out, time=None, iterations=None, resume=False, overwrit
     """
     _nn()                                   # the [nn] extra, before any work
     from ttt_engine.selfplay import selfplay
+    game = _registry.default_game(game)
     g = _game(game)
     options = dict(board_options or {})
     resume, overwrite = _util.check_bool("resume", resume), _util.check_bool("overwrite", overwrite)

@@ -3,17 +3,17 @@
 Subcommands::
 
     ttt-engine play    play a game against an engine, or watch two engines
-    ttt-engine train   train a Tic-Tac-Toe Q-learning model (progress bar, summary)
     ttt-engine eval    a saved model or an engine against random/perfect/another engine
-    ttt-engine clobber the Clobber "basic" / "extended" modes on a board file
-    ttt-engine quixo   the Quixo stages A/B/C
     ttt-engine serve   a local web page: play, watch two engines, see them think
     ttt-engine yardstick  an engine's moves judged exactly on the game's suite of positions
+    ...                and each game's own command (ttt-engine train: Tic-Tac-Toe's
+                       Q-learning; clobber, quixo, connect4)
 
 Each command is one module of this package exposing ``add_parser(subparsers)``
 and ``run(args) -> exit status``; a module that has both is a command (found
-when the parser is built, so adding a command is adding a module).  The games
-come from the library's registry, ``ttt_engine.games``.
+when the parser is built, so adding a command is adding a module).  A game's
+own command is the module its registry entry names (``Game.commands``, in the
+game's package).  The games come from the library's registry, ``ttt_engine.games``.
 
 Console conventions: anything that is not a legal move gets a one-line reason
 and the prompt again; ``q`` quits (exit 0); end of input (Ctrl-D) exits 0;
@@ -50,7 +50,7 @@ ERROR_MAX = 300
 
 #: Order of the commands in ``--help``; modules not listed here come after, by name,
 #: and the games' own commands (``Game.commands``) last, in the game list's order.
-ORDER = ("play", "serve", "train", "eval")
+ORDER = ("play", "serve", "eval")
 
 
 def command_modules():

@@ -202,8 +202,9 @@ def add_force(p):
 
 def add_common(p, games):
     """``--game``, ``--seed`` and ``--color`` (``games``: the valid game keys)."""
-    p.add_argument("--game", choices=list(games), default="ttt",
-                   help="which game (default: ttt)")
+    first = list(games)[0]
+    p.add_argument("--game", choices=list(games), default=first,
+                   help=f"which game (default: {first})")
     p.add_argument("--seed", type=seed, default=None,
                    help="seed for the engines: same seed, same games with --simulations "
                         "or --depth budgets; --time budgets (and best's default thinking "

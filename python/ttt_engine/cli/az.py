@@ -360,8 +360,8 @@ def add_parser(subparsers):
                        "(OUT.metrics.jsonl) are written as it goes; --resume continues a run "
                        "from its last checkpoint. Hyperparameters default to the game's preset.")
     t.set_defaults(az_run=run_train)
-    t.add_argument("--game", choices=list(games.GAMES), default="ttt",
-                   help="which game (default: ttt)")
+    t.add_argument("--game", choices=list(games.GAMES), default=games.default_game(),
+                   help=f"which game (default: {games.default_game()})")
     t.add_argument("--out", required=True, metavar="PATH", help="network file to write (.npz)")
     t.add_argument("--time", type=O.seconds(), metavar="SECONDS",
                    help="wall-time budget of this session (default: the preset's)")

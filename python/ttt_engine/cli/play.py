@@ -19,6 +19,7 @@ from ttt_engine.cli._games import (
 from ttt_engine.analysis import explain
 from ttt_engine.cli._report import analysis_text
 from ttt_engine.cli.console import Console
+from ttt_engine._registry import default_game
 
 __all__ = ["COMMAND", "add_parser", "run", "play_one_game", "Table"]
 
@@ -37,9 +38,6 @@ legal moves, q to quit. Ctrl-D ends (status 0), Ctrl-C interrupts (status 130)."
         "play --opponent q --side O    the Q-learning engine moves first",
         "play --opponent mcts --time 0.5 --verbose",
         "play --watch random --opponent perfect --games 3")))
-
-#: the game when neither --game nor --from names one
-DEFAULT_GAME = "ttt"
 
 #: Longest text read as a move (longer input is refused without being echoed whole).
 MOVE_TEXT_MAX = 40
@@ -194,7 +192,7 @@ def _read_from(args):
     elif os.path.isdir(source):
         raise CLIError(f"--from {shorten(source)}: is a folder, not a record file", EXIT_USAGE)
     try:
-        record = read_record(text, GAMES[args.game or DEFAULT_GAME])
+        record = read_record(text, GAMES[args.game or default_game()])
     except ValueError as e:
         # one line of text that is neither a file nor a record: maybe a mistyped file name
         missing = "" if is_file or "\n" in source.strip() else "no such file, and "
@@ -245,7 +243,7 @@ def run(args):
     if args.save is not None:
         args.save = _files.check_output(args.save, "record file", force=args.force)
     record = _read_from(args)
-    args.game = record.game.key if record is not None else args.game or DEFAULT_GAME
+    args.game = record.game.key if record is not None else args.game or default_game()
     game = GAMES[args.game]
     opp_name = args.opponent if args.opponent is not None else game.default_engine
     resolve_engine(game, opp_name)

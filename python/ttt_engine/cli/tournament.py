@@ -205,8 +205,9 @@ def _write_json(path, result):
 
 def add_parser(subparsers):
     p = O.add_command(subparsers, COMMAND, run)
-    from ttt_engine.games import GAMES
-    p.add_argument("--game", choices=list(GAMES), default="uttt", help="which game (default uttt)")
+    from ttt_engine.games import GAMES, default_game
+    p.add_argument("--game", choices=list(GAMES), default=default_game(),
+                   help=f"which game (default {default_game()})")
     p.add_argument("--agents", required=True, metavar="LIST",
                    help="comma-separated engine names of the game, e.g. mcts,treeq,sarsa,random")
     p.add_argument("--network", metavar="PATH",

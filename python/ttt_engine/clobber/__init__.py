@@ -216,7 +216,6 @@ GAME = Game(
     text=(_parse, _format, _draw, _legend, _hint),
     yardstick_source="ttt_engine.clobber.yardstick",
     move_geometry=_move_geometry,
-    opening_plies=4,
     temperature_moves=8,
     training=dict(MIDDLE_TRAINING, temperature_moves=6),
     analysis_scale=8.0,

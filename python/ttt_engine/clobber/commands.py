@@ -9,10 +9,10 @@ import argparse
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 from ttt_engine.cli._files import board_error, read_board_text
+from ttt_engine.clobber import MAX_SIDE     # the package is loaded with its commands
 
 __all__ = ["add_parser", "run", "configure"]
 
-MAX_SIDE = 8
 EPILOG = ("Board files: one line per row of B, W and _ (cells may be space-separated), at "
           "most 8x8. Final board, winner and rounds go to stdout; per-move statistics to "
           "stderr.")

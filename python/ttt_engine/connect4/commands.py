@@ -10,15 +10,12 @@ that when it loses.  Positions in the shipped book answer at once; the others
 are solved (seconds in the opening)."""
 from __future__ import annotations
 
-from ttt_engine.cli import _files
-from ttt_engine.cli import _options as O
+from ttt_engine.cli import _files, _options as O
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 
-__all__ = ["add_parser", "run", "configure"]
+from ttt_engine._core.solvers.connect4.solve import MAX_THREADS   # loaded with the package
 
-# the solver's limit, written here so that building the parser does not load
-# the solver (a test keeps the two equal)
-MAX_THREADS = 8
+__all__ = ["add_parser", "run", "configure"]
 
 EPILOG = ("Positions are move strings of the test sets: one digit 1-7 per disc, the column "
           "from the left, from the empty board ('' or - for the empty board). Scores: 0 a "

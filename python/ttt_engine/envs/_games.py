@@ -20,8 +20,9 @@ def get(game):
 
 
 def game_key(game):
-    """The registry key of ``game`` (``ValueError`` listing the valid ones)."""
-    return get(game).key
+    """The registry key of ``game`` (``ValueError`` listing the valid ones); None:
+    the first game of the game list."""
+    return get(_registry.default_game(game)).key
 
 
 def env_name(game):

@@ -60,7 +60,7 @@ def _seeded_reset(agent, seed):
 class GameEnv(gym.Env):
     """One game against an opponent agent, from the learner's side.
 
-    ``GameEnv(game="ttt", opponent="random", agent_side=0, render_mode=None,
+    ``GameEnv(game=None, opponent="random", agent_side=0, render_mode=None,
     **game_options)``: ``opponent`` is an engine name of the game in the
     registry ``ttt_engine.games`` (``"random"``, ``"mcts"``, TTT's
     ``"perfect"``, ...) or any object with ``select_move(board)``;
@@ -74,7 +74,7 @@ class GameEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, game="ttt", opponent="random", agent_side=0, render_mode=None,
+    def __init__(self, game=None, opponent="random", agent_side=0, render_mode=None,
                  **game_options):
         self.game = _games.game_key(game)
         self._options = dict(game_options)
@@ -213,7 +213,7 @@ class GameEnv(gym.Env):
 class VectorGameEnv(gym.vector.VectorEnv):
     """``num_envs`` games over the batched C core (:class:`~ttt_engine.envs.BatchEnv`).
 
-    ``VectorGameEnv(game="ttt", num_envs=64, opponent="random", agent_side=0,
+    ``VectorGameEnv(game=None, num_envs=64, opponent="random", agent_side=0,
     seed=None, copy=True, **game_options)``:
 
     - ``opponent="random"`` (uniform, drawn in C) or ``"perfect"`` (TTT only:
@@ -233,7 +233,7 @@ class VectorGameEnv(gym.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, game="ttt", num_envs=64, opponent="random", agent_side=0, seed=None,
+    def __init__(self, game=None, num_envs=64, opponent="random", agent_side=0, seed=None,
                  copy=True, **game_options):
         self.game = _games.game_key(game)
         self.num_envs = check_int("num_envs", num_envs, min=1, max=1 << 24)

@@ -1,6 +1,6 @@
 """PettingZoo AEC environments, one per game (needs the ``[rl]`` extra).
 
-``env(game="ttt", render_mode=None, **game_options)`` returns the env with
+``env(game=None, render_mode=None, **game_options)`` returns the env with
 the rules of PettingZoo's classic wrappers built in: an illegal action ends
 the game with -1 for the mover and 0 for the other (``TerminateIllegalWrapper``),
 an action outside the action space is an error (``AssertOutOfBoundsWrapper``;
@@ -44,12 +44,12 @@ def pettingzoo_ttt_action(action):
     return 3 * (action % 3) + action // 3
 
 
-def env(game="ttt", render_mode=None, **game_options):
+def env(game=None, render_mode=None, **game_options):
     """The AEC env of ``game`` with the classic wrappers' rules built in."""
     return GameAECEnv(game=game, render_mode=render_mode, **game_options)
 
 
-def wrapped_env(game="ttt", render_mode=None, **game_options):
+def wrapped_env(game=None, render_mode=None, **game_options):
     """``raw_env`` inside PettingZoo's ``TerminateIllegalWrapper(-1)``,
     ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``."""
     e = raw_env(game=game, render_mode=render_mode, **game_options)
@@ -65,7 +65,7 @@ class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "ttt_engine_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, game="ttt", render_mode=None, **game_options):
+    def __init__(self, game=None, render_mode=None, **game_options):
         super().__init__()
         self._one_thread = _games.OneThread(type(self).__name__)
         self.game = _games.game_key(game)
@@ -178,7 +178,7 @@ class GameAECEnv(raw_env):
     """``raw_env`` with the rules of PettingZoo's classic wrappers built in
     (see the module docstring)."""
 
-    def __init__(self, game="ttt", render_mode=None, **game_options):
+    def __init__(self, game=None, render_mode=None, **game_options):
         super().__init__(game=game, render_mode=render_mode, **game_options)
         self._has_reset = False
 

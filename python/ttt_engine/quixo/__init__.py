@@ -480,7 +480,6 @@ GAME = Game(
     yardstick_source="ttt_engine.quixo.yardstick",
     move_geometry=_move_geometry,
     svg_decor=_svg_decor,
-    opening_plies=4,
     temperature_moves=12,
     training=dict(MIDDLE_TRAINING, temperature_moves=8),
     analysis_scale=200.0,

@@ -244,7 +244,7 @@ def refuse_unbounded(board, who, keywords=None):
         return
     if keywords is not None:
         raise ValueError(limit_needed(who, reason, keywords))
-    raise ValueError(f"{who}: {reason}; use ttt_engine.{board_game(board)}.solve(board, "
+    raise ValueError(f"{who}: {reason}; use ttt_engine.{games.board_game(board)}.solve(board, "
                      "max_nodes=..., time_limit=...), which answers 'unknown' when a "
                      "limit is hit")
 

@@ -20,7 +20,7 @@ import numpy as np
 from ttt_engine import _modelfile, _parallel, _util
 from ttt_engine._agent import no_budget
 from ttt_engine._core.learning.ttt import qlearning as _ql
-from ttt_engine._training import run_training
+from ttt_engine.ttt._training import run_training
 from ttt_engine._core.games.ttt.board import Board
 
 __all__ = ["QAgent", "EvalResult", "train", "evaluate", "FORMAT_VERSION", "DEFAULT_EPISODES"]

@@ -7,7 +7,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const S = {
-  games: {}, caps: {}, game: "ttt", options: {},
+  games: {}, caps: {}, game: null, options: {},
   moves: [], cursor: 0,          // all moves played, and how many are shown
   pos: null, human: 0,           // position shown; the human's side index
   selected: null, gen: 0, watching: false, pending: 0,
@@ -467,7 +467,7 @@ async function start() {
     o.value = g.key; o.textContent = g.title;
     $("#game").appendChild(o);
   }
-  setGame("ttt");
+  setGame(info.games[0].key);               // the first game of the game list
   $("#game").addEventListener("change", () => { setGame($("#game").value); newGame(); });
   $("#mode").addEventListener("change", () => {
     const watch = $("#mode").value === "watch";

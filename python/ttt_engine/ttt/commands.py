@@ -1,5 +1,6 @@
-"""``ttt-engine train``: train a Tic-Tac-Toe Q-learning model with a progress
-bar, save it and print a summary table (exact quality and sampled games)."""
+"""``ttt-engine train``, Tic-Tac-Toe's own command: train a Tic-Tac-Toe
+Q-learning model with a progress bar, save it and print a summary table (exact
+quality and sampled games)."""
 from __future__ import annotations
 
 import time
@@ -12,7 +13,7 @@ from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 from ttt_engine.cli._report import pct, table
 from ttt_engine.cli.console import Console
 
-__all__ = ["COMMAND", "add_parser", "run"]
+__all__ = ["COMMAND", "add_parser", "run", "configure"]
 
 COMMAND = O.Command(
     name="train",
@@ -97,7 +98,7 @@ def run(args):
     if args.out is not None:
         out = _files.check_output(args.out, "model file", force=args.force)
     else:
-        out = _files.check_output(model_path(), "model file", create_folder=console)
+        out = _files.check_output(model_path("ttt"), "model file", create_folder=console)
     episodes = options.get("episodes", DEFAULT_EPISODES)
     console.say(f"Training {episodes:,} episodes; the model goes to {out}.")
     t0 = time.perf_counter()
@@ -120,7 +121,12 @@ def run(args):
 
 
 def add_parser(subparsers):
-    p = O.add_command(subparsers, COMMAND, run)
+    """The ``train`` command (Tic-Tac-Toe's own: its registry entry's ``commands``)."""
+    return configure(O.add_command(subparsers, COMMAND, run))
+
+
+def configure(p):
+    """Add the training options to parser ``p``."""
     p.add_argument("--episodes", type=O.count(1, O.MAX_EPISODES), metavar="N",
                    help="training episodes (default: train()'s default)")
     p.add_argument("--alpha", type=O.real, help="learning rate in (0, 1] (default 0.1)")
