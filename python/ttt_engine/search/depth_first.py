@@ -9,7 +9,7 @@ import numbers
 import threading
 
 from ttt_engine import _registry as games
-from ttt_engine._util import RangeError, board_game, check_bool, check_int, check_seconds
+from ttt_engine._util import RangeError, check_bool, check_int, check_seconds
 from ttt_engine.search.common import (MAX_PLY, SearchResult, _check_board, _compiled_value_net,
                                       _dispatch, _OneSearchAtATime)
 
