@@ -444,3 +444,13 @@ def test_console_commands(tmp_path, capsys):
     assert "--force" in capsys.readouterr().err
     assert main(args + ["--force"]) == 0
     assert main(["valuenet", "train", "--data", str(tmp_path / "none"), "--out", net]) == 2
+
+
+@pytest.mark.parametrize("key", ["uttt", "connect4"])
+def test_the_shipped_value_networks_load_and_tell_the_side_to_move(key):
+    path = os.path.join(os.path.dirname(games.__file__), "networks", f"{key}_value.npz")
+    net = load(path, game=key)
+    assert net.features == SIZES[key][1] and net.hidden == 256
+    assert net.meta["positions"] > 10_000 and net.meta["history"]
+    b = games.get(key).new_board()
+    assert -0.5 < net.value(b) < 0.5                 # the start is open
