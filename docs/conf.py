@@ -207,11 +207,13 @@ def _resolve_alias(app, env, node, contnode):
         return None
     target, aliases = node["reftarget"], _aliases()
     candidates = [target]
-    for scope in (node.get("py:class"), node.get("py:module")):
-        if scope and node.get("py:module") and scope != node.get("py:module"):
-            scope = f"{node['py:module']}.{scope}"
-        if scope:
-            candidates.append(f"{scope}.{target}")
+    module = node.get("py:module") or ""
+    if node.get("py:class"):
+        candidates.append(f"{module}.{node['py:class']}.{target}" if module else
+                          f"{node['py:class']}.{target}")
+    while module:                      # the module, then the packages above it
+        candidates.append(f"{module}.{target}")
+        module = module.rpartition(".")[0]
     for name in candidates:
         head, tail = name, ""
         while head:
@@ -224,6 +226,29 @@ def _resolve_alias(app, env, node, contnode):
     return None
 
 
+def _napoleon_for_routines_and_classes(app):
+    """NumPy sections are read in the docstrings of functions, classes and modules only: the
+    docstring of a property or a constant opens with prose ("Size of the action space: 9"),
+    which napoleon would read as "type: description"."""
+    import inspect
+
+    from sphinx.ext import napoleon
+
+    listeners = app.events.listeners["autodoc-process-docstring"]
+    for listener in list(listeners):
+        if listener.handler is napoleon._process_docstring:
+            listeners.remove(listener)
+
+            def process(app, what, name, obj, options, lines):
+                own = getattr(type(obj), "__doc__", None)
+                if what == "data" and own and "\n".join(lines).strip() == inspect.cleandoc(own):
+                    lines[:] = []          # a constant has no docstring of its own
+                if what not in ("attribute", "property", "data"):
+                    napoleon._process_docstring(app, what, name, obj, options, lines)
+            app.connect("autodoc-process-docstring", process, priority=listener.priority)
+
+
 def setup(app):
+    app.connect("builder-inited", _napoleon_for_routines_and_classes)
     app.connect("builder-inited", _write_reference)
     app.connect("missing-reference", _resolve_alias)
