@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""The console examples of docs/cli.md, generated from real runs.
+"""The console examples of docs/cli.md and docs/cli-sessions.md, generated from real runs.
 
-    python docs/cli_examples.py            # run every example, rewrite its block in docs/cli.md
-    python docs/cli_examples.py --check    # run them and compare with docs/cli.md (exit 1 if
+    python docs/cli_examples.py            # run every example, rewrite its block in its page
+    python docs/cli_examples.py --check    # run them and compare with the pages (exit 1 if
                                            # an example drifted); tests/test_cli_docs.py runs this
 
 Each example is a fenced block after a ``<!-- example: NAME -->`` line.  The
@@ -25,7 +25,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DOC = os.path.join(HERE, "cli.md")
+#: the pages that hold examples (each example in one of them)
+DOCS = [os.path.join(HERE, "cli.md"), os.path.join(HERE, "cli-sessions.md")]
 CACHE_SHOWN = "~/.cache/ttt_engine"
 
 #: name -> (the command as shown, argv after ``ttt-engine``, stdin or None)
@@ -129,32 +130,36 @@ def mask(text):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
-                    help="compare with docs/cli.md instead of rewriting it")
+                    help="compare with the pages instead of rewriting them")
     args = ap.parse_args(argv)
-    with open(DOC, encoding="utf-8") as f:
-        doc = f.read()
-    found = {m.group(2) for m in _BLOCK.finditer(doc)}
-    missing = sorted(set(EXAMPLES) - found)
-    unknown = sorted(found - set(EXAMPLES))
-    if missing or unknown:
-        print(f"cli_examples: docs/cli.md lacks {missing} / has unknown {unknown}",
-              file=sys.stderr)
+    docs = {}
+    for path in DOCS:
+        with open(path, encoding="utf-8") as f:
+            docs[path] = f.read()
+    found = [m.group(2) for doc in docs.values() for m in _BLOCK.finditer(doc)]
+    missing = sorted(set(EXAMPLES) - set(found))
+    unknown = sorted(set(found) - set(EXAMPLES))
+    twice = sorted({name for name in found if found.count(name) > 1})
+    if missing or unknown or twice:
+        print(f"cli_examples: the pages lack {missing} / have unknown {unknown} / "
+              f"twice {twice}", file=sys.stderr)
         return 1
     blocks = generate()
     if args.check:
-        drifted = [m.group(2) for m in _BLOCK.finditer(doc)
+        drifted = [(path, m.group(2)) for path, doc in docs.items() for m in _BLOCK.finditer(doc)
                    if mask(m.group(3)) != mask(blocks[m.group(2)])]
-        for name in drifted:
-            print(f"cli_examples: the example {name!r} of docs/cli.md differs from a real run:"
-                  f"\n{blocks[name]}\n", file=sys.stderr)
+        for path, name in drifted:
+            print(f"cli_examples: the example {name!r} of docs/{os.path.basename(path)} differs "
+                  f"from a real run:\n{blocks[name]}\n", file=sys.stderr)
         if drifted:
             print("cli_examples: run `python docs/cli_examples.py` to regenerate them",
                   file=sys.stderr)
         return 1 if drifted else 0
-    new = _BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)] + "\n```", doc)
-    with open(DOC, "w", encoding="utf-8") as f:
-        f.write(new)
-    print(f"cli_examples: {len(blocks)} examples written to {DOC}")
+    for path, doc in docs.items():
+        new = _BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)] + "\n```", doc)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(new)
+    print(f"cli_examples: {len(blocks)} examples written to {', '.join(DOCS)}")
     return 0
 
 

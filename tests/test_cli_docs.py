@@ -1,4 +1,4 @@
-"""docs/cli.md shows real runs: docs/cli_examples.py runs every example again and
+"""docs/cli.md and docs/cli-sessions.md show real runs: docs/cli_examples.py runs every example again and
 compares (timings and rates aside), so the page cannot drift from the tool."""
 import os
 import subprocess

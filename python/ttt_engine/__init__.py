@@ -19,7 +19,7 @@ def _game_list(path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "_c
                                   "list.txt")):
     """The keys of the compiled layer's game list (``src/engine/games/list.txt``,
     installed beside the compiled modules), in its order: the one list of games
-    (the registry, :mod:`ttt_engine._registry`, and the attributes below follow it)."""
+    (the registry, ``ttt_engine._registry``, and the attributes below follow it)."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()

@@ -19,7 +19,7 @@ from ttt_engine import _game_list
 __all__ = ["GAMES", "get", "of_board", "game_list", "default_game", "board_game", "FactView", "LiveView"]
 
 def game_list():
-    """The keys of the game list, in its order (see :func:`ttt_engine._game_list`)."""
+    """The keys of the game list, in its order (see ``ttt_engine._game_list``)."""
     return _game_list()
 
 

@@ -23,17 +23,17 @@ VALUES = ("win", "loss", "draw", "unknown")
 class SolveResult:
     """Result of a game module's ``solve``.
 
-    value: ``"win"``, ``"loss"`` or ``"draw"`` for the side to move, or
-        ``"unknown"`` when a node or time limit stopped the search first.
-    winner: the winning side's symbol, ``"draw"``, or None when unknown.
-    best_move: a move that keeps the value (None for a loss, an unknown value
-        or a finished game).
-    plies: plies to the end under best play when the solver reports them
-        (None otherwise).
-    nodes: positions searched; seconds: wall time; tt_hits: table hits where
-        the solver counts them (else 0).
-    score: the exact score where the solver gives one (Connect Four: the
-        test-set convention, docs/connect4.md), else None.
+    - value: ``"win"``, ``"loss"`` or ``"draw"`` for the side to move, or
+      ``"unknown"`` when a node or time limit stopped the search first.
+    - winner: the winning side's symbol, ``"draw"``, or None when unknown.
+    - best_move: a move that keeps the value (None for a loss, an unknown value
+      or a finished game).
+    - plies: plies to the end under best play when the solver reports them
+      (None otherwise).
+    - nodes: positions searched; seconds: wall time; tt_hits: table hits where
+      the solver counts them (else 0).
+    - score: the exact score where the solver gives one (Connect Four: the
+      test-set convention, docs/connect4.md), else None.
     """
     value: str
     winner: object

@@ -3,10 +3,10 @@
 :func:`build` makes a game's suite with the game's own source (its registry
 entry's ``yardstick_source``: a module with ``build(seed=..., progress=...)``
 returning a :class:`~ttt_engine.yardstick.Suite`); the sources share
-:func:`sample_positions` (positions of random games and of a strong engine's
+``sample_positions`` (positions of random games and of a strong engine's
 games with a little randomness, each scored exactly by the game's scorer),
 :func:`compose` (a suite of the candidates, most of them critical) and
-:func:`phases_by_plies`.  :func:`build_suite` is the maker for a game with a
+``phases_by_plies``.  :func:`build_suite` is the maker for a game with a
 ``perfect`` engine with ``move_scores`` (Connect Four's source starts from it).
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = ["build", "build_suite", "compose", "phases_by_plies", "sample_positio
 def build(game, *, seed=1, progress=True, **kw):
     """A new suite of ``game`` (a registry key) from its ``yardstick_source``
     (``kw``: that source's own keywords; every source takes ``checkpoint=``, a
-    file from which a stopped build continues, see :func:`sample_positions`)."""
+    file from which a stopped build continues, see ``sample_positions``)."""
     g = _registry.get(game)
     if not g.yardstick_source:
         raise ValueError(f"{g.title} has no yardstick source (its registry entry's "
@@ -70,7 +70,7 @@ def compose(game, candidates, *, size, critical_share=0.65, seed=1, bounds=None,
     index into ``sources``, an index into ``options``), every critical one
     first (drawn with ``seed`` when there are more) and then others, no more
     than leave ``critical_share`` of the suite critical.  Phases by
-    :func:`phases_by_plies` (``bounds``)."""
+    ``phases_by_plies`` (``bounds``)."""
     rng = random.Random(seed)
     seen, crit, calm = set(), [], []
     for c in candidates:

@@ -48,7 +48,7 @@ def table(games=None, engines=None, *, simulations=1000, time=None, depth=None, 
           seed=1, progress=False):
     """Every registry engine (``engines``: only these names) of every game
     (``games``: only these keys) on the game's shipped suite, each given the
-    budgets it takes (:func:`engine_agent`): a list of :class:`Row`.  An
+    budgets it takes (``engine_agent``): a list of ``Row``.  An
     engine that cannot play the suite's boards (a network bound to another
     board) is a row with the reason.  ``sample``: that many positions of each
     suite, the same ones for every engine."""

@@ -4,7 +4,7 @@ An agent is any object with ``select_move(board) -> move`` and a ``name``;
 optionally ``reset(seed=None)`` (called by :func:`play_match` before each game)
 and a ``seed`` attribute.  The library's agents all have the three, take the
 budget keywords ``simulations=``, ``time=``, ``depth=``, ``seed=`` and pickle
-(see :mod:`ttt_engine._agent` and docs/agents.md).  Agents only use the board's verbs (``legal_moves``,
+(see ``ttt_engine._agent`` and docs/agents.md).  Agents only use the board's verbs (``legal_moves``,
 ``push``/``pop``, ``copy``, ``is_terminal``, ``winner``, ``to_move``) and the
 game-generic search in :mod:`ttt_engine.search`, so they play every game on the
 interface.  ``select_move`` never changes the board it is given.
@@ -152,7 +152,7 @@ class AlphaBetaAgent(_DepthFirstAgent):
     """Depth-limited alpha-beta (table, ordering) with the game's heuristic at
     the horizon; ``depth=None`` searches to the end (refused at the move,
     naming ``depth=`` and ``time=``, where no exhaustive search finishes:
-    :func:`ttt_engine.search.refuse_unbounded`); ``time`` (seconds)
+    :func:`ttt_engine.search.depth_first.refuse_unbounded`); ``time`` (seconds)
     switches to iterative deepening and plays the last completed depth's move
     (``time_limit``: deprecated name of ``time``).
     tt_size / tt_min_depth: table entries and the smallest remaining depth that
@@ -342,33 +342,34 @@ class AZAgent(Agent):
     """AlphaZero-style agent: :class:`ttt_engine.search.PUCT` guided by a
     network (or any evaluator), keeping its tree between moves.
 
-    network: a ``ttt_engine.network.Network``, a path to a saved one, any
-        evaluator callable, or None for the network that ships with the
-        package for the game (one for every game; chosen at the first move).
-    simulations / time: budget per move (either, both = whichever ends first,
-        neither = 800 simulations).  batch_size: leaves per network call
-        (virtual loss).  max_nodes: node arena of each tree (32 bytes a node,
-        twice: the tree and its re-rooting copy; pages touched only as the
-        tree grows; a full arena stops the tree growing).
-        c_puct: exploration constant.  playout_weight: weight
-        of random playouts in every leaf value, mixed_playouts: how many,
-        expand_after: the visits a leaf is valued by playouts alone before it
-        goes to the network, solver: MCTS-Solver proofs, playout: the
-        playouts' policy, "random" or "decisive", endgame: the exact endgame
-        solve from that many empty cells (UTTT, Connect Four; Clobber: stones left; one tree only), endgame_share:
-        the share of a timed move that solve may take, contempt: a draw's
-        value below 0 for the side that searches (see
-        :class:`ttt_engine.search.PUCT`).  For these nine, None takes the
-        settings the shipped network was measured with (``SHIPPED_SETTINGS``)
-        when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random", 0, 0.3, 0).  threads: that
-        many threads search at once, as ``parallel`` says: "root" (root
-        parallelism, as ``MCTSAgent``'s: that many trees, each with the whole
-        time budget or its share of the simulations, the root visits summed
-        to choose the move) or "tree" (one tree searched by every thread,
-        virtual losses keeping their leaves apart: ``PUCT(threads=...)``);
-        the evaluator is called from every thread (the numpy ``Network`` is
-        thread-safe).  seed: fixes the search (with a budget in simulations
-        and one thread, the same seed plays the same moves).
+    - network: a ``ttt_engine.network.Network``, a path to a saved one, any
+      evaluator callable, or None for the network that ships with the
+      package for the game (one for every game; chosen at the first move).
+    - simulations / time: budget per move (either, both = whichever ends first,
+      neither = 800 simulations).  batch_size: leaves per network call
+      (virtual loss).  max_nodes: node arena of each tree (32 bytes a node,
+      twice: the tree and its re-rooting copy; pages touched only as the
+      tree grows; a full arena stops the tree growing).
+      c_puct: exploration constant.  playout_weight: weight
+      of random playouts in every leaf value, mixed_playouts: how many,
+      expand_after: the visits a leaf is valued by playouts alone before it
+      goes to the network, solver: MCTS-Solver proofs, playout: the
+      playouts' policy, "random" or "decisive", endgame: the exact endgame
+      solve from that many empty cells (UTTT, Connect Four; Clobber: stones left; one tree only), endgame_share:
+      the share of a timed move that solve may take, contempt: a draw's
+      value below 0 for the side that searches (see
+      :class:`ttt_engine.search.PUCT`).  For these nine, None takes the
+      settings the shipped network was measured with (``SHIPPED_SETTINGS``)
+      when it plays, else ``DEFAULTS`` (8, 0, 1, 0, False, "random", 0, 0.3, 0).  threads: that
+      many threads search at once, as ``parallel`` says: "root" (root
+      parallelism, as ``MCTSAgent``'s: that many trees, each with the whole
+      time budget or its share of the simulations, the root visits summed
+      to choose the move) or "tree" (one tree searched by every thread,
+      virtual losses keeping their leaves apart: ``PUCT(threads=...)``);
+      the evaluator is called from every thread (the numpy ``Network`` is
+      thread-safe).  seed: fixes the search (with a budget in simulations
+      and one thread, the same seed plays the same moves).
+
     ``depth`` does not apply (None).  ``last_stats``: the last search's
     statistics (:attr:`ttt_engine.search.PUCT.stats`).  Playing needs only
     numpy; one move at a time per agent.

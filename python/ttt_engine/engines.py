@@ -191,10 +191,10 @@ def perfect_best(seed=None, simulations=None, time=None, threads=None):
 
 
 def standard(key, *own, best=None, network_best=False):
-    """The engines of the game ``key``: its own (``own``, :class:`Engine`
+    """The engines of the game ``key``: its own (``own``, ``Engine``
     entries), then those every game has -- MCTS, AlphaZero-style PUCT, the
     strongest engine (``best``; default: the one its facts describe, see
-    :func:`_best`, whose help says it is network-guided when ``network_best``)
+    ``_best``, whose help says it is network-guided when ``network_best``)
     and random moves."""
     specs = (*own,
              Engine("mcts", _MCTS_HELP, _mcts, SEARCH),

@@ -14,7 +14,7 @@ The games are the lines of the compiled layer's game list
 entry of game ``g`` is ``GAME`` in its public module ``ttt_engine.g``, which
 is imported when the entry is first asked for (as OpenSpiel, a game registers
 itself in its own file; nothing here names a game).  The lookups
-(``GAMES``, :func:`get`, :func:`of_board`) live in :mod:`ttt_engine._registry`,
+(``GAMES``, :func:`get`, :func:`of_board`) live in ``ttt_engine._registry``,
 the bottom of the package, so that any module may ask a game for its facts.
 
 Each :class:`Game` knows its title, its two sides in move order, its board
@@ -44,7 +44,7 @@ __all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board"
            "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
-#: does not use are refused by :meth:`Game.make_agent`).
+#: does not use are refused by :meth:`ttt_engine.games.Game.make_agent`).
 BUDGETS = ("simulations", "time", "depth")
 
 
@@ -165,7 +165,7 @@ class Game:
     #: progress=...) -> yardstick.Suite``; :func:`ttt_engine.yardstick.build`); None: none
     yardstick_source: str = None
     #: the text face: ``(parse, format, draw, legend, hint)`` functions of
-    #: ``(board, ...)`` (see :mod:`ttt_engine._game_text`); None: the generic face
+    #: ``(board, ...)`` (see ``ttt_engine._game_text``); None: the generic face
     text: tuple = None
     #: characters :meth:`from_string` strips from pasted text (None: all whitespace)
     text_strip: str = "\n"
@@ -179,7 +179,7 @@ class Game:
     marks_move_cell: bool = False
     #: ``(obs_shape, num_actions) -> [(obs_index, action_index), ...]``: the maps of
     #: the observation planes and the actions under which the rules are the same
-    #: (a rule of :mod:`ttt_engine._symmetry`), for self-play's data augmentation;
+    #: (a rule of ``ttt_engine._symmetry``), for self-play's data augmentation;
     #: None: none (the positions are trained on as they were played)
     symmetries: Callable = None
     #: observation planes that show the side to move's options (the PettingZoo
@@ -304,7 +304,7 @@ class Game:
 
     def draw(self, board, style=None, last_move=None, **notation):
         """The board as text.  ``style(text, *tags)`` may colour it (see
-        :mod:`ttt_engine._game_text`); ``last_move`` (a move code) is highlighted."""
+        ``ttt_engine._game_text``); ``last_move`` (a move code) is highlighted."""
         self._check_board(board)
         self._check_notation(notation)
         if style is not None and not callable(style):
@@ -379,7 +379,7 @@ class Game:
 
         The agent is bound to this game: a board of another game is refused
         at its ``select_move`` with one line naming both
-        (:func:`ttt_engine._agent.check_game`)."""
+        (``ttt_engine._agent.check_game``)."""
         engine = self.engines.get(name)
         if engine is None:
             raise ValueError(f"unknown {self.title} engine {name!r}; valid engines: "

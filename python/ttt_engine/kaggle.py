@@ -218,7 +218,7 @@ def connectx_agent(engine="perfect", *, margin=MARGIN, **budget):
     """A ConnectX agent ``agent(observation, configuration) -> column`` playing our
     Connect Four engine ``engine`` (a name of ``games.get("connect4").engines``; an
     unknown one is a ``ValueError`` listing them) with ``budget`` (``time=``,
-    ``simulations=``, ``depth=``, ``seed=`` as :meth:`Game.make_agent` takes them).
+    ``simulations=``, ``depth=``, ``seed=`` as :meth:`ttt_engine.games.Game.make_agent` takes them).
     See the module docstring.  The agent's ``stats`` holds its move times and late
     moves."""
     if not (isinstance(margin, (int, float)) and 0 <= margin < 60):

@@ -24,9 +24,9 @@ Two architectures (``architecture=``): ``"mlp"`` (the default, above) and
 observation is planes x rows x cols: a 3x3 convolution to ``channels``
 channels, ``blocks`` residual blocks of two 3x3 convolutions (ReLU, no batch
 normalisation, so the forward pass is a pure function of the weights), then a
-policy head (1x1 convolution to :data:`POLICY_PLANES` planes, dense to the
-actions) and a value head (1x1 convolution to :data:`VALUE_PLANES` planes,
-dense to :data:`VALUE_HIDDEN` units, dense to one, ``tanh``).  Its maps are
+policy head (1x1 convolution to ``POLICY_PLANES`` planes, dense to the
+actions) and a value head (1x1 convolution to ``VALUE_PLANES`` planes,
+dense to ``VALUE_HIDDEN`` units, dense to one, ``tanh``).  Its maps are
 channels-last (rows, cols, channels), its 3x3 kernels ``[3, 3, in, out]`` and
 the heads' dense layers read their planes flattened in that order.
 
@@ -194,7 +194,7 @@ class Network:
     Build one with :meth:`init` (random He initialisation) or :meth:`load`;
     the constructor takes the weights themselves (``params``: name -> array;
     an MLP's ``w0, b0, w1, b1, ..., wp, bp, wv, bv``, see :meth:`param_shapes`;
-    a conv network's :func:`conv_param_shapes`).  ``architecture`` is
+    a conv network's ``conv_param_shapes``).  ``architecture`` is
     ``"mlp"`` or ``"conv"`` (default: read from the weights' names).
 
     ``net(observations, legal_mask)``: ``observations`` int8 ``[B, *obs_shape]``

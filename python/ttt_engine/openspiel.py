@@ -297,7 +297,7 @@ def _bot_class():
 
 def make_bot(game, engine="best", **kw):
     """Our engine ``engine`` of ``game`` (a registry key; or an agent, given as ``engine``)
-    as a ``pyspiel.Bot``; ``kw`` are :meth:`Game.make_agent`'s keywords (budgets, seed)."""
+    as a ``pyspiel.Bot``; ``kw`` are :meth:`ttt_engine.games.Game.make_agent`'s keywords (budgets, seed)."""
     g = _game(game)
     conversion(g)
     agent = g.make_agent(engine, **kw) if isinstance(engine, str) else engine

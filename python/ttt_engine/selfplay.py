@@ -125,7 +125,7 @@ def _merge_stats(a, b):
 def symmetries(game, obs_shape, num_actions):
     """``[(obs_index, action_index), ...]`` for every symmetry ``game`` (a
     registry key) declares (its entry's ``symmetries``, a rule of
-    :mod:`ttt_engine._symmetry`), the identity first: ``obs_flat[:, obs_index]``
+    ``ttt_engine._symmetry``), the identity first: ``obs_flat[:, obs_index]``
     and ``policy[:, action_index]`` are the transformed position's planes and
     policy.  A game that declares none has the identity alone."""
     rule = _games.get(game).symmetries or _symmetry.identity
@@ -149,42 +149,43 @@ def selfplay(game, evaluator, games=64, simulations=100, *, parallel=None, seed=
     PUCT guided by ``evaluator`` at ``simulations`` per move; returns
     :class:`SelfPlayData`.
 
-    parallel: games in flight at once (default ``min(games, 256)``): the
-        evaluator sees up to that many positions per call.
-    temperature_moves: plies played in proportion to the visits (default per
-        game: ``DEFAULT_TEMPERATURE_MOVES``); later plies take the most visited.
-    c_puct, c_base, c_init, dirichlet_alpha, noise_fraction, playout_weight,
-    mixed_playouts, expand_after: as for :class:`ttt_engine.search.PUCT` (a
-        young leaf's playout visits count towards the move's simulations).
-    max_nodes: nodes per tree (default: enough for the simulations).
-    gumbel: Gumbel root search (Danihelka et al., ICLR 2022) instead of
-        visit counts and Dirichlet noise: at each move's root, ``gumbel_k``
-        actions are sampled without replacement (Gumbel-top-k on the
-        priors' logits), the simulations are shared among them by sequential
-        halving, the move played maximises g + logit + sigma(completed Q)
-        among the most visited, and the recorded policy is
-        softmax(logit + sigma(completed Q)); PUCT below the root, a fresh
-        tree every move.  ``temperature_moves`` and ``dirichlet_alpha`` do not
-        apply (the Gumbel noise explores).  Rules in docs/alphazero.md.
-    playout_cap_share, cheap_simulations: playout-cap randomisation (Wu,
-        KataGo, 2019): each move's search is full (``simulations``) with
-        probability ``playout_cap_share``, else cheap (``cheap_simulations``,
-        below ``simulations``, without root noise); only the positions
-        searched in full are recorded (the cheap moves only play).  The draw
-        of a move is seeded by the game's seed, its number and the ply.  1
-        (the default) searches every move in full.  Not with ``gumbel``.
-    executor, workers: play on a ``concurrent.futures.Executor`` in
-        ``workers`` parts (the evaluator must pickle).  A part is a pure
-        function of its arguments (its seed among them) that writes nothing,
-        so one played again (Dask reruns the tasks of a lost worker) gives the
-        same games; Ctrl-C or a failed part cancels the others.
-    progress: a progress bar over the games.
+    - parallel: games in flight at once (default ``min(games, 256)``): the
+      evaluator sees up to that many positions per call.
+    - temperature_moves: plies played in proportion to the visits (default per
+      game: ``DEFAULT_TEMPERATURE_MOVES``); later plies take the most visited.
+    - c_puct, c_base, c_init, dirichlet_alpha, noise_fraction, playout_weight,
+      mixed_playouts, expand_after: as for :class:`ttt_engine.search.PUCT` (a
+      young leaf's playout visits count towards the move's simulations).
+    - max_nodes: nodes per tree (default: enough for the simulations).
+    - gumbel: Gumbel root search (Danihelka et al., ICLR 2022) instead of
+      visit counts and Dirichlet noise: at each move's root, ``gumbel_k``
+      actions are sampled without replacement (Gumbel-top-k on the
+      priors' logits), the simulations are shared among them by sequential
+      halving, the move played maximises g + logit + sigma(completed Q)
+      among the most visited, and the recorded policy is
+      softmax(logit + sigma(completed Q)); PUCT below the root, a fresh
+      tree every move.  ``temperature_moves`` and ``dirichlet_alpha`` do not
+      apply (the Gumbel noise explores).  Rules in docs/alphazero.md.
+    - playout_cap_share, cheap_simulations: playout-cap randomisation (Wu,
+      KataGo, 2019): each move's search is full (``simulations``) with
+      probability ``playout_cap_share``, else cheap (``cheap_simulations``,
+      below ``simulations``, without root noise); only the positions
+      searched in full are recorded (the cheap moves only play).  The draw
+      of a move is seeded by the game's seed, its number and the ply.  1
+      (the default) searches every move in full.  Not with ``gumbel``.
+    - executor, workers: play on a ``concurrent.futures.Executor`` in
+      ``workers`` parts (the evaluator must pickle).  A part is a pure
+      function of its arguments (its seed among them) that writes nothing,
+      so one played again (Dask reruns the tasks of a lost worker) gives the
+      same games; Ctrl-C or a failed part cancels the others.
+    - progress: a progress bar over the games.
 
     A :class:`~ttt_engine.network.Network` (or any evaluator whose
     ``compiled`` attribute is a ``CompiledNetwork``) is not called: the
     whole self-play step (gather, forward pass, back-up, moves) runs in C
     without the GIL; an evaluator with a ``count(calls, evaluations,
     seconds)`` method is told what was evaluated.
+
     game_options: board options (e.g. ``rows=4, cols=5`` for Clobber).
     """
     g = _games.get(game) if isinstance(game, str) else game

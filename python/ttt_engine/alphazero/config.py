@@ -13,7 +13,7 @@ from ttt_engine.selfplay import check_playout_cap
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """Hyperparameters of a training run (see :data:`PRESETS` and docs/alphazero.md)."""
+    """Hyperparameters of a training run (see :data:`ttt_engine.alphazero.PRESETS` and docs/alphazero.md)."""
     hidden: tuple = (256, 256)          # hidden layer sizes of the MLP
     architecture: str = "mlp"           # "mlp" or "conv" (ttt_engine.network)
     channels: int = 32                  # the conv network's channels

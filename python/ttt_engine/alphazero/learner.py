@@ -1,6 +1,6 @@
 """The training step: the network's forward pass and loss in JAX, and the
 optimiser update (jit-compiled).  JAX and optax come from the ``[nn]`` extra,
-imported when first needed (:func:`_nn`), so importing this module needs only numpy."""
+imported when first needed (``_nn()``), so importing this module needs only numpy."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +31,7 @@ def _nn():
 
 def jax_forward(params, observations):
     """The network's forward pass in JAX: ``(logits [B, A], values [B])`` of
-    int8 ``observations`` ``[B, *obs_shape]``, equal to :class:`Network`'s
+    int8 ``observations`` ``[B, *obs_shape]``, equal to :class:`ttt_engine.network.Network`'s
     (of either architecture: a conv network's weights include ``w_stem``)."""
     if "w_stem" in params:
         return _jax_forward_conv(params, observations)

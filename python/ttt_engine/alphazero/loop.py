@@ -134,10 +134,10 @@ def train(game=None, *, out, time=None, iterations=None, resume=False, overwrite
     game : str
         A registry key (``ttt_engine.games.GAMES``), e.g. "uttt"; None: the
         first game of the game list (Tic-Tac-Toe).
-    out : path
+    out : str or os.PathLike
         The network file (a :class:`~ttt_engine.network.Network` model file),
         written at every checkpoint; the checkpoint and the metrics log go next
-        to it (:func:`run_paths`).  All three are checked before any work (a
+        to it (``run_paths``).  All three are checked before any work (a
         missing folder is refused, as by every writer: ``check_output_path``).
     time : float, optional
         Wall-time budget of this call in seconds (default: the preset's).
@@ -162,7 +162,7 @@ def train(game=None, *, out, time=None, iterations=None, resume=False, overwrite
         resumed run keeps its checkpoint's: a seed with it is a ``ValueError``.
     progress : bool
         A tqdm progress bar.
-    plot : path, optional
+    plot : str or os.PathLike, optional
         Write the learning curves (PNG, needs the ``[plot]`` extra) at the end.
     log : callable, optional
         ``log(record)`` after every iteration (the metrics record, a dict).
@@ -182,9 +182,16 @@ def train(game=None, *, out, time=None, iterations=None, resume=False, overwrite
         not on where they are played: ``workers=k`` gives the same run on any
         executor, and ``workers=1`` on an executor the same as none.
     **hyper
-        Overrides of the preset's hyperparameters (:class:`Config` fields).
+        Overrides of the preset's hyperparameters (:class:`ttt_engine.alphazero.Config` fields).
 
-    Returns a :class:`Training`.  Ctrl-C: the last complete iteration is
+    Returns
+    -------
+    Training
+        The run's record.
+
+    Notes
+    -----
+    Ctrl-C: the last complete iteration is
     checkpointed (when no SGD step was under way), then ``KeyboardInterrupt``
     propagates; the last complete checkpoint always survives.  The same when
     self-play fails on the executor (a cluster lost, a pool broken): its

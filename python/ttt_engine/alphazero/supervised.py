@@ -54,7 +54,7 @@ def fine_tune(network, train, held_out=None, *, epochs=8, learning_rate=1e-3,
     ``value_weight``); with ``held_out``, the network of the epoch with the
     lowest held-out policy cross-entropy is returned, else the last one.
 
-    Returns ``(network, history)``: a new :class:`Network` and one dict per
+    Returns ``(network, history)``: a new :class:`ttt_engine.network.Network` and one dict per
     epoch (``epoch``, and with ``held_out`` its ``policy_ce``, ``policy_kl``
     (cross-entropy minus the targets' entropy), ``top1`` (share of positions
     whose most likely action is the target's) and ``value_mse``; epoch 0 is

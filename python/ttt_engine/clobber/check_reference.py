@@ -20,8 +20,8 @@ independent components (Berlekamp, Conway, Guy: *Winning Ways*; Siegel:
   whose colour-swapped copy is congruent to another component);
 - with the mover as Left: if every component is <= 0 (Left moving first loses
   it) the sum is <= 0 and the mover loses; if every component is >= 0 (Right
-  moving first loses it) and one is |> 0 (Left moving first wins it), the
-  sum is |> 0 and the mover wins (component outcomes again by brute force).
+  moving first loses it) and one is ``|> 0`` (Left moving first wins it), the
+  sum is ``|> 0`` and the mover wins (component outcomes again by brute force).
 
 Positions are two masks from the mover's side, bit ``r * 8 + c``; stones in
 one-coloured groups are dropped (they can never move or be taken, since

@@ -74,23 +74,23 @@ class GameRecord:
 class ClobberAgent(SearchAgent):
     """A search agent: a search algorithm, a heuristic and a depth.
 
-    algorithm: one of ``ALGORITHMS``.
-    heuristic: ``"adaptive"`` (the choice by game phase, made at the
-        root each turn from the mover's family), ``"1"``/``"2"``/``"3"`` (the
-        mover's seed heuristic with that key: B1..B3 for B, W1..W3 for W), a
-        fixed name (``"pieces"``, ``"safe"``, ``"B2"``, ...; see
-        ``clobber.HEURISTICS``) or ``"adaptive-leaf"`` (the phase rule applied
-        at every leaf instead of once per turn).  Leaves are scored from the
-        mover's point of view (a fixed ``root_player``).
-    depth: plies (3 in the ``basic`` mode).
-    time: seconds per move; turns on iterative deepening (1, 2, ...
-        plies up to ``depth``; the last completed depth is played);
-        ``time_limit`` is its deprecated name.
-    seed: recorded (the searches are deterministic); ``simulations`` does
-        not apply (None).
-    tt_size: entries of the agent's own transposition table (``alphabeta-tt``);
-        the default 2**16 (1.5 MB) stays in cache, which on Clobber is faster
-        per node than a larger table (see docs/clobber.md).
+    - algorithm: one of ``ALGORITHMS``.
+    - heuristic: ``"adaptive"`` (the choice by game phase, made at the
+      root each turn from the mover's family), ``"1"``/``"2"``/``"3"`` (the
+      mover's seed heuristic with that key: B1..B3 for B, W1..W3 for W), a
+      fixed name (``"pieces"``, ``"safe"``, ``"B2"``, ...; see
+      ``clobber.HEURISTICS``) or ``"adaptive-leaf"`` (the phase rule applied
+      at every leaf instead of once per turn).  Leaves are scored from the
+      mover's point of view (a fixed ``root_player``).
+    - depth: plies (3 in the ``basic`` mode).
+    - time: seconds per move; turns on iterative deepening (1, 2, ...
+      plies up to ``depth``; the last completed depth is played);
+      ``time_limit`` is its deprecated name.
+    - seed: recorded (the searches are deterministic); ``simulations`` does
+      not apply (None).
+    - tt_size: entries of the agent's own transposition table (``alphabeta-tt``);
+      the default 2**16 (1.5 MB) stays in cache, which on Clobber is faster
+      per node than a larger table (see docs/clobber.md).
 
     ``last_stats``: the last move's value, move (also ``best_move``), nodes,
     seconds (also ``time``), depth and heuristic; ``last`` is its old name.
@@ -112,7 +112,7 @@ class ClobberAgent(SearchAgent):
 
     @property
     def last(self):
-        """Old name of :attr:`last_stats` (None before the first move)."""
+        """Old name of ``last_stats`` (None before the first move)."""
         return self.last_stats or None
 
     def _config(self):

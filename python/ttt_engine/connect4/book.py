@@ -548,7 +548,7 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
     book covers (for tests and partial books; lookups of other positions then
     miss and the engine searches).  ``part``: ``(I, N)`` solves only the
     I-th of N shares of the deepest level, in its own side file
-    (:func:`part_progress`), so N processes (one a core) split the work; a
+    (``part_progress``), so N processes (one a core) split the work; a
     run without ``part`` then takes every part's scores, solves what is left
     and writes the book.  Every run also takes the scores the other side
     files of ``out`` hold, and those the book already at ``out`` holds.

@@ -21,7 +21,7 @@ __all__ = ["PerfectAgent"]
 
 class PerfectAgent(_StreamAgent):
     """Exact Connect Four from any position, from the opening book while the
-    board's children are in it (``book``: a :class:`Book`, a path, None for
+    board's children are in it (``book``: a :class:`ttt_engine.connect4.book.Book`, a path, None for
     the shipped one, False for none), else by the solver on a ``table_mb``
     table, searched by ``threads`` threads (default: both cores of a machine
     with two or more; the moves do not depend on it).  It plays the best

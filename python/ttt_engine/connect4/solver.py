@@ -114,7 +114,7 @@ def _lower(bound):
 
 def solve(board, *, weak=False, time_limit=None, max_nodes=None,
           table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None):
-    """Solve ``board`` exactly: a :class:`SolveResult` whose ``value`` is
+    """Solve ``board`` exactly: a :class:`ttt_engine.ttt.SolveResult` whose ``value`` is
     ``"win"``/``"draw"``/``"loss"`` for the side to move (``"unknown"`` when
     ``time_limit`` seconds or ``max_nodes`` positions run out first), ``score``
     the exact score (None with ``weak=True``, which only separates win, draw
@@ -153,7 +153,7 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
 
 
 def result_of(board, score, move, nodes, seconds):
-    """The :class:`SolveResult` of an exact ``score`` of ``board`` (unfinished) and a
+    """The :class:`ttt_engine.ttt.SolveResult` of an exact ``score`` of ``board`` (unfinished) and a
     best ``move``, found with ``nodes`` positions in ``seconds``."""
     value = "win" if score > 0 else "loss" if score < 0 else "draw"
     me = _SIDES[board.ply % 2]

@@ -207,6 +207,7 @@ class GameEnv(gym.Env):
         return self._board.copy()
 
     def render(self):
+        """The board as ``render_mode`` asks: ``"ansi"`` returns the text, ``"human"`` prints it."""
         return _games.render(self._board, self.render_mode)
 
 

@@ -83,7 +83,7 @@ _solutions = {}
 
 
 def solution(size=3):
-    """The retrograde :class:`~ttt_engine._core.quixo_solve.Solution` of every
+    """The retrograde ``Solution`` of every
     ``size`` x ``size`` position (3 or 4; computed once per process: 4x4 takes
     about 10 s and 170 MB)."""
     from ttt_engine._core.solvers.quixo import solve as quixo_solve

@@ -4,7 +4,7 @@ reads it).
 
 Cubes never become blank again, so the positions without a blank cube and
 those with exactly one are closed under play and are solved backward on their
-own (the compiled :mod:`ttt_engine._core.solvers.quixo.tablebase`: index,
+own (the compiled ``ttt_engine._core.solvers.quixo.tablebase``: index,
 passes, threads).  Values are for the side to move: win, draw (endless play:
 the package's move cap plays no part here) or loss, with the plies to the end
 under optimal play (fastest win, slowest loss).
@@ -53,7 +53,7 @@ _DTYPES = {"val": np.uint8, "cnt": np.uint8, "dist0": np.uint16, "dist1": np.uin
 
 def default_path(size=5):
     """Where the console keeps the table: ``quixo-tablebase-5x5.tb`` in the
-    package's cache folder (:func:`ttt_engine._modelfile.cache_dir`)."""
+    package's cache folder (``ttt_engine._modelfile.cache_dir``)."""
     return os.path.join(_modelfile.cache_dir(), f"quixo-tablebase-{size}x{size}.tb")
 
 

@@ -23,8 +23,8 @@ PLAYOUTS = tuple(_mcts.PLAYOUTS)
 
 
 class _OneSearchAtATime:
-    """One search at a time per object (:class:`MCTS`, :class:`PUCT`,
-    :class:`ABSearcher`): whatever touches the tree or table runs as
+    """One search at a time per object (:class:`ttt_engine.search.MCTS`, :class:`ttt_engine.search.PUCT`,
+    :class:`ttt_engine.search.ABSearcher`): whatever touches the tree or table runs as
     ``self._exclusive(fn, *args)``; another thread calling meanwhile gets
     ``RuntimeError("this <_what> is already searching in another thread")``
     at once (never a wait, never a crash).  Separate objects search in
@@ -45,8 +45,8 @@ class _OneSearchAtATime:
 
 
 class _KeptTree(_OneSearchAtATime):
-    """A tree search that keeps its tree between moves (:class:`MCTS`,
-    :class:`PUCT`): ``_root`` is the position its tree was left at (None:
+    """A tree search that keeps its tree between moves (:class:`ttt_engine.search.MCTS`,
+    :class:`ttt_engine.search.PUCT`): ``_root`` is the position its tree was left at (None:
     nothing to keep), and ``_keep_child(move)`` keeps the subtree of the
     root's child reached by ``move`` in the compiled tree (tree.pxd's
     re-rooting, shared by both)."""
@@ -69,16 +69,16 @@ class _KeptTree(_OneSearchAtATime):
 class SearchResult:
     """Result of a depth-first search.
 
-    value: score from the side to move at the root (see :mod:`ttt_engine.search`).
-    best_move: a best root move (None at a finished position or depth 0).
-    pv: principal variation (best line), root move first.
-    nodes: positions visited (every call of the search, root included;
-        iterative deepening sums all iterations).
-    time: seconds.
-    depth: plies of the last completed iteration (``MAX_PLY`` = to the end).
-    exact: True when no horizon position influenced ``value``, or when the
-        value is a forced win/loss found within the depth: it is then the
-        game-theoretic value (with win distance).
+    - value: score from the side to move at the root (see :mod:`ttt_engine.search`).
+    - best_move: a best root move (None at a finished position or depth 0).
+    - pv: principal variation (best line), root move first.
+    - nodes: positions visited (every call of the search, root included;
+      iterative deepening sums all iterations).
+    - time: seconds.
+    - depth: plies of the last completed iteration (``MAX_PLY`` = to the end).
+    - exact: True when no horizon position influenced ``value``, or when the
+      value is a forced win/loss found within the depth: it is then the
+      game-theoretic value (with win distance).
     """
     value: float
     best_move: object

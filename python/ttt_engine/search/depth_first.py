@@ -155,19 +155,19 @@ def alphabeta(board, depth=None, *, heuristic=0, time_limit=None, ordering=True,
     """Negamax alpha-beta with a transposition table, move ordering and
     iterative deepening.
 
-    depth: plies to search; None searches to the end of the game (exact).
-    heuristic: the game's static-evaluation id used at the horizon (0 = default).
-    time_limit: seconds; enables iterative deepening (1, 2, ... plies) and
-        returns the last completed iteration (depth 1 always completes).
-    ordering: table move first, then history heuristic.  tt: use the table.
-    iterative: force iterative deepening on/off (default: on iff time_limit).
-    pvs: principal variation search (null windows after the first move); with
-        ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
-    searcher: an ``ttt_engine.search.ABSearcher`` to use instead of the shared one.
-    value_network: a value network (``CompiledValueNet``, or a ``ValueNetwork``)
-        as the horizon evaluation instead of ``heuristic``, updated from the
-        root's accumulator by each horizon node's feature change
-        (docs/valuenet.md); a board of another feature set is a ``ValueError``.
+    - depth: plies to search; None searches to the end of the game (exact).
+    - heuristic: the game's static-evaluation id used at the horizon (0 = default).
+    - time_limit: seconds; enables iterative deepening (1, 2, ... plies) and
+      returns the last completed iteration (depth 1 always completes).
+    - ordering: table move first, then history heuristic.  tt: use the table.
+    - iterative: force iterative deepening on/off (default: on iff time_limit).
+    - pvs: principal variation search (null windows after the first move); with
+      ``pvs=False, tt=False, ordering=False`` this is plain negamax alpha-beta.
+    - searcher: an ``ttt_engine.search.ABSearcher`` to use instead of the shared one.
+    - value_network: a value network (``CompiledValueNet``, or a ``ValueNetwork``)
+      as the horizon evaluation instead of ``heuristic``, updated from the
+      root's accumulator by each horizon node's feature change
+      (docs/valuenet.md); a board of another feature set is a ``ValueError``.
 
     With neither ``depth`` nor ``time_limit`` the search is exhaustive, and a
     position no exhaustive search finishes (``Board.exhaustive_limit``:
@@ -238,7 +238,7 @@ def refuse_unbounded(board, who, keywords=None):
     time_limit="), named by :func:`limit_needed`; None for an exact answer,
     whose message points to the game's ``solve``, which takes a node or time
     limit.  One check per call, before any search.  (A game may answer some
-    boards an exhaustive search cannot finish: see :func:`_exact_values`.)"""
+    boards an exhaustive search cannot finish: see ``_exact_values``.)"""
     reason = board.exhaustive_limit()
     if reason is None:
         return

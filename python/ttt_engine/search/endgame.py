@@ -69,7 +69,7 @@ def endgame_solve(who, board, endgame, limit, searcher=None, stop=None):
     ``limit`` None, a simulation budget, leaves it its bound of work), else
     alpha-beta (``limit`` None: 0.05 s).  A ``ValueError`` naming ``who``
     for a game without an endgame solve (``Game.endgame_cells``).
-    ``searcher``: the :class:`ABSearcher` of alpha-beta (None: this thread's);
+    ``searcher``: the :class:`ttt_engine.search.ABSearcher` of alpha-beta (None: this thread's);
     ``stop``: a shared stop flag that ends an alpha-beta solve early
     (unproven), for a solve in a thread that does not see Ctrl-C (a game's
     own solve ends at its limit)."""
@@ -97,7 +97,7 @@ def endgame_search(who, board, endgame, share, t, search_tree, won, searcher=Non
     solve's drawing move is played (among drawing moves the tree's gives a
     fallible opponent the most ways to go wrong; MCTS-Solver proves wins and
     losses but never draws).  A proven loss is left to the tree, for the same
-    reason.  ``searcher``: the :class:`ABSearcher` of the solves (None: this
+    reason.  ``searcher``: the :class:`ttt_engine.search.ABSearcher` of the solves (None: this
     thread's)."""
     exact, spent = endgame_solve(who, board, endgame, t * share if t else None, searcher)
     value = None if exact is None else exact.outcome

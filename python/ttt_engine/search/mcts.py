@@ -19,83 +19,83 @@ from ttt_engine._core.algorithms import mcts as _mcts
 class MCTS(_KeptTree):
     """Monte Carlo tree search (UCT) with a preallocated node arena and tree reuse.
 
-    c: exploration constant of UCB1 (default sqrt(2)).
-    max_nodes: arena size per tree (nodes of 32 bytes, allocated once, in huge
-        pages on Linux; a second arena of the same size is added at the first
-        tree reuse); when it is full the tree stops growing and simulations
-        continue from its leaves.
-    seed: RNG seed (None: random; see ``ttt_engine._util.resolve_seed``).
-    reuse: keep the subtree of the new position between searches.  ``search``
-        looks for the new board among the previous root's descendants up to
-        ``reuse_depth`` plies (matched by the game's hash and side to move);
-        ``advance(move)`` moves the root explicitly.
-    expand_after: a leaf is expanded once it has this many visits (0, the
-        default, expands on the first visit, as classic UCT does; a few visits
-        save arena space in games with many moves, e.g. Clobber).
-    solver: MCTS-Solver (off by default): finished games
-        prove their nodes, proofs propagate up (a move that wins for the side
-        to move proves a loss for the parent's mover; all moves losing proves a
-        win); selection plays proven wins and skips proven losses; the final
-        move is a proven win if there is one; the search stops once the root
-        is proven.  ``stats["root_proven"]``: +1 / -1 / 0 for the side to move.
-    threads: root parallelism.  ``threads=k`` keeps ``k`` independent trees
-        (each with ``max_nodes`` nodes and its own generator, seeded from
-        ``seed`` by ``ttt_engine._parallel.split_seeds``), searches them at
-        the same time in ``k`` threads without the GIL, and sums their root
-        statistics (visits, wins, proofs) to choose the move.  The budget is
-        shared: ``simulations`` is the total over the trees, ``time`` the wall
-        time.  Same seed and ``threads`` => same move with a simulation budget.
-        ``threads=1`` (default) is the single-tree search.  More threads than
-        the machine has cores are allowed (a warning, once per process).
-    playout: the simulation step.  ``"random"`` (default): the game's uniform
-        random playout (classic UCT).  ``"decisive"``: play a move that wins
-        at once when there is one, and never one that lets the opponent win at
-        once where that is cheap to see: Ultimate Tic-Tac-Toe (a big-board
-        line through a local board won now; anti-decisive: the board the move
-        sends the opponent to, or any board after a free move, holds no such
-        win for it) and Quixo (a move completing an own line wins, one
-        completing an opponent line is never played).  The registry lists the
-        playouts of each game (``Board.PLAYOUTS``, ``games.get(key).playouts``); asking for one a
-        game does not have is a ``ValueError`` at the search, naming the valid
-        ones.
-    endgame: the games with an exact endgame solve (``Game.endgame_cells``:
-        Ultimate Tic-Tac-Toe, Connect Four, Clobber; 0, the default, is off): once at
-        most this many cells are empty (in UTTT those of the open local boards;
-        Clobber counts the stones left),
-        each search first tries an exact solve (the game's own,
-        ``Game.endgame_solve``, else :func:`alphabeta`, iterative deepening)
-        for ``endgame_share`` of the move's time (with a simulation budget:
-        0.05 s, or the game's own solve's bound of work).  A proven win is played at once (the fastest; no tree
-        search).  In a proven draw the tree searches as usual and its move
-        stands if it draws too, else a drawing move is played (among drawing
-        moves the tree's gives a fallible opponent the most ways to go wrong;
-        MCTS-Solver proves wins and losses but never draws).  A proven loss is
-        left to the tree.  ``stats["endgame"]``: the proven value (+1, 0, -1)
-        or None.  A ``ValueError`` on another game.
-    prior: an evaluator (``evaluate(observations, legal_mask) -> (logits,
-        values)``, see :mod:`ttt_engine.evaluators`; e.g. a
-        ``ttt_engine.network.Network``) whose policy guides the tree where it
-        matters: a node is sent to it once it has ``prior_visits`` visits (the
-        root at once), ``prior_batch`` nodes per call, and from then on selects
-        its children by PUCT, ``mean + c_puct * P * sqrt(N) / (1 + n)``, with
-        the evaluator's softmax as ``P`` (a move not yet visited counts as a
-        draw); every other node keeps UCB1 and every simulation still ends in
-        a playout, so the search runs at nearly the speed of plain MCTS while
-        the network's knowledge steers its most visited part (progressive
-        bias in PUCT's form; the evaluator's values are not used).  The tree
-        keeps searching while a batch fills (the root is evaluated at once;
-        nodes still queued when the budget ends are dropped and queued again
-        by the next search).  None (default): plain UCT.
-    value_network: a value network scoring every new leaf instead of (or
-        mixed with) the playout: a ``CompiledValueNet``
-        (``ttt_engine._core.algorithms.valuenet``) or anything
-        ``CompiledValueNet.from_network`` takes (a ``ValueNetwork``); its
-        first layer is updated from the root's accumulator by the leaf's
-        feature change, in C without the GIL (docs/valuenet.md).  The leaf's
-        result is ``value_weight`` * the network's value (side to move) +
-        ``1 - value_weight`` * a playout's (1, the default: no playout).
-        Finished games and the solver's proofs keep their exact results.  A
-        board of another feature set is a ``ValueError`` at the search.
+    - c: exploration constant of UCB1 (default sqrt(2)).
+    - max_nodes: arena size per tree (nodes of 32 bytes, allocated once, in huge
+      pages on Linux; a second arena of the same size is added at the first
+      tree reuse); when it is full the tree stops growing and simulations
+      continue from its leaves.
+    - seed: RNG seed (None: random; see ``ttt_engine._util.resolve_seed``).
+    - reuse: keep the subtree of the new position between searches.  ``search``
+      looks for the new board among the previous root's descendants up to
+      ``reuse_depth`` plies (matched by the game's hash and side to move);
+      ``advance(move)`` moves the root explicitly.
+    - expand_after: a leaf is expanded once it has this many visits (0, the
+      default, expands on the first visit, as classic UCT does; a few visits
+      save arena space in games with many moves, e.g. Clobber).
+    - solver: MCTS-Solver (off by default): finished games
+      prove their nodes, proofs propagate up (a move that wins for the side
+      to move proves a loss for the parent's mover; all moves losing proves a
+      win); selection plays proven wins and skips proven losses; the final
+      move is a proven win if there is one; the search stops once the root
+      is proven.  ``stats["root_proven"]``: +1 / -1 / 0 for the side to move.
+    - threads: root parallelism.  ``threads=k`` keeps ``k`` independent trees
+      (each with ``max_nodes`` nodes and its own generator, seeded from
+      ``seed`` by ``ttt_engine._parallel.split_seeds``), searches them at
+      the same time in ``k`` threads without the GIL, and sums their root
+      statistics (visits, wins, proofs) to choose the move.  The budget is
+      shared: ``simulations`` is the total over the trees, ``time`` the wall
+      time.  Same seed and ``threads`` => same move with a simulation budget.
+      ``threads=1`` (default) is the single-tree search.  More threads than
+      the machine has cores are allowed (a warning, once per process).
+    - playout: the simulation step.  ``"random"`` (default): the game's uniform
+      random playout (classic UCT).  ``"decisive"``: play a move that wins
+      at once when there is one, and never one that lets the opponent win at
+      once where that is cheap to see: Ultimate Tic-Tac-Toe (a big-board
+      line through a local board won now; anti-decisive: the board the move
+      sends the opponent to, or any board after a free move, holds no such
+      win for it) and Quixo (a move completing an own line wins, one
+      completing an opponent line is never played).  The registry lists the
+      playouts of each game (``Board.PLAYOUTS``, ``games.get(key).playouts``); asking for one a
+      game does not have is a ``ValueError`` at the search, naming the valid
+      ones.
+    - endgame: the games with an exact endgame solve (``Game.endgame_cells``:
+      Ultimate Tic-Tac-Toe, Connect Four, Clobber; 0, the default, is off): once at
+      most this many cells are empty (in UTTT those of the open local boards;
+      Clobber counts the stones left),
+      each search first tries an exact solve (the game's own,
+      ``Game.endgame_solve``, else :func:`ttt_engine.search.alphabeta`, iterative deepening)
+      for ``endgame_share`` of the move's time (with a simulation budget:
+      0.05 s, or the game's own solve's bound of work).  A proven win is played at once (the fastest; no tree
+      search).  In a proven draw the tree searches as usual and its move
+      stands if it draws too, else a drawing move is played (among drawing
+      moves the tree's gives a fallible opponent the most ways to go wrong;
+      MCTS-Solver proves wins and losses but never draws).  A proven loss is
+      left to the tree.  ``stats["endgame"]``: the proven value (+1, 0, -1)
+      or None.  A ``ValueError`` on another game.
+    - prior: an evaluator (``evaluate(observations, legal_mask) -> (logits,
+      values)``, see :mod:`ttt_engine.evaluators`; e.g. a
+      ``ttt_engine.network.Network``) whose policy guides the tree where it
+      matters: a node is sent to it once it has ``prior_visits`` visits (the
+      root at once), ``prior_batch`` nodes per call, and from then on selects
+      its children by PUCT, ``mean + c_puct * P * sqrt(N) / (1 + n)``, with
+      the evaluator's softmax as ``P`` (a move not yet visited counts as a
+      draw); every other node keeps UCB1 and every simulation still ends in
+      a playout, so the search runs at nearly the speed of plain MCTS while
+      the network's knowledge steers its most visited part (progressive
+      bias in PUCT's form; the evaluator's values are not used).  The tree
+      keeps searching while a batch fills (the root is evaluated at once;
+      nodes still queued when the budget ends are dropped and queued again
+      by the next search).  None (default): plain UCT.
+    - value_network: a value network scoring every new leaf instead of (or
+      mixed with) the playout: a ``CompiledValueNet``
+      (``ttt_engine._core.algorithms.valuenet``) or anything
+      ``CompiledValueNet.from_network`` takes (a ``ValueNetwork``); its
+      first layer is updated from the root's accumulator by the leaf's
+      feature change, in C without the GIL (docs/valuenet.md).  The leaf's
+      result is ``value_weight`` * the network's value (side to move) +
+      ``1 - value_weight`` * a playout's (1, the default: no playout).
+      Finished games and the solver's proofs keep their exact results.  A
+      board of another feature set is a ``ValueError`` at the search.
 
     One search at a time per object: a second thread calling ``search`` (or
     ``advance``/``reset``) while one runs gets ``RuntimeError("this MCTS is

@@ -61,11 +61,11 @@ class PUCT(_KeptTree):
         (default 1; more playouts give a less noisy mixed value at a small
         cost: a playout takes about a microsecond).
     playout: the policy of those playouts (and of the uniform evaluator's), as
-        :class:`MCTS`'s: ``"random"`` (default) or ``"decisive"`` (a move that
+        :class:`ttt_engine.search.MCTS`'s: ``"random"`` (default) or ``"decisive"`` (a move that
         wins at once is played; in UTTT never one that lets the opponent win at
         once); a game without it is a ``ValueError`` at the search.
     endgame, endgame_share: the exact endgame solve (UTTT, Connect Four, Clobber), as
-        :class:`MCTS`'s (the same rule: a proven win played at once, a proven
+        :class:`ttt_engine.search.MCTS`'s (the same rule: a proven win played at once, a proven
         draw kept, ``stats["endgame"]`` the proven value or None).  With
         ``threads`` > 1 on a time budget the solve runs beside the tree, in a
         thread of its own, for up to ``endgame_share`` of the move's time
@@ -114,7 +114,7 @@ class PUCT(_KeptTree):
     and leaves the object usable (the tree is dropped).
 
     Pickles from its constructor arguments (the evaluator pickled with it):
-    the copy starts with an empty tree, as :class:`MCTS`.
+    the copy starts with an empty tree, as :class:`ttt_engine.search.MCTS`.
 
     >>> from ttt_engine import Board
     >>> from ttt_engine.evaluators import UniformEvaluator

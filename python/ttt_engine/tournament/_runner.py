@@ -29,6 +29,7 @@ class SerialExecutor(cf.Executor):
         self._shutdown = False
 
     def submit(self, fn, /, *args, **kwargs):
+        """Run ``fn(*args, **kwargs)`` now, in this thread; a finished ``Future`` of it."""
         with self._lock:
             if self._shutdown:
                 raise RuntimeError("cannot schedule new futures after shutdown")
@@ -48,7 +49,7 @@ class SerialExecutor(cf.Executor):
 
 
 def default_executor(workers=None):
-    """A local process pool (:func:`ttt_engine._parallel.process_pool`) with
+    """A local process pool (``ttt_engine._parallel.process_pool``) with
     ``workers`` processes (default: one per core); ``workers=1`` gives a
     :class:`SerialExecutor`."""
     if workers is None:

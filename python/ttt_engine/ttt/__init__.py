@@ -22,7 +22,7 @@ perft, random_playouts = _verbs.module_verbs(Board, "ttt", counts="9, 72, 504, .
 
 def solve(board, *, max_nodes=None, time_limit=None):
     """Exact value of ``board`` for the side to move (alpha-beta to the end: a
-    few thousand positions).  Returns a :class:`SolveResult`; ``value`` is
+    few thousand positions).  Returns a :class:`ttt_engine.ttt.SolveResult`; ``value`` is
     ``"unknown"`` only if ``max_nodes`` / ``time_limit`` (seconds) stopped it."""
     _verbs.check_board(board, Board, "ttt.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)

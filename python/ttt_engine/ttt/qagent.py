@@ -361,7 +361,10 @@ def train(episodes=DEFAULT_EPISODES, alpha=0.1, gamma=0.9, epsilon=0.7, epsilon_
     agent : QAgent or None
         Continue training this agent's table (in place) instead of a fresh one.
 
-    Returns the trained :class:`QAgent`.
+    Returns
+    -------
+    QAgent
+        The trained agent.
     """
     episodes = _util.check_int("episodes", episodes, min=0, max=_util.INT64_MAX)
     h = _validate_hyper(alpha, gamma, epsilon, epsilon_decay, epsilon_min, alpha_decay, alpha_min)

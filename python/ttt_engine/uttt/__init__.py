@@ -80,7 +80,7 @@ def solve(board, *, max_nodes=None, time_limit=None):
     """Value of ``board`` for the side to move by alpha-beta, deepened one ply at
     a time, within ``max_nodes`` positions (checked between iterations) and/or
     ``time_limit`` seconds: one of them is required, since the whole game is far
-    beyond reach.  Returns a :class:`SolveResult` whose ``value`` is
+    beyond reach.  Returns a :class:`ttt_engine.ttt.SolveResult` whose ``value`` is
     ``"unknown"`` when the limit is hit first; endgames solve exactly."""
     _verbs.check_board(board, Board, "uttt.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)

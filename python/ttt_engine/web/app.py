@@ -72,16 +72,16 @@ __all__ = ["Settings", "build_app", "BadRequest"]
 class Settings:
     """Server settings.
 
-    max_time: cap on an engine's thinking time per request (seconds), also the
-        guard on searches given no time; max_simulations: cap on MCTS / tree
-        simulations; max_depth: cap on search depth; workers: searches at once;
-    allowed_hosts: the Host header values accepted (None: any; ``serve`` sets
-        the loopback names when it listens on loopback);
-    learn_games: random games behind a value engine's table when none is saved;
-    queue: searches that may wait for a worker (more are refused with 503);
-    review_time: seconds per position of a game review by an engine with a time budget;
-    networks: (game key, network file) pairs: the network the ``az`` engine of
-        that game plays with instead of the shipped one.
+    - max_time: cap on an engine's thinking time per request (seconds), also the
+      guard on searches given no time; max_simulations: cap on MCTS / tree
+      simulations; max_depth: cap on search depth; workers: searches at once;
+    - allowed_hosts: the Host header values accepted (None: any; ``serve`` sets
+      the loopback names when it listens on loopback);
+    - learn_games: random games behind a value engine's table when none is saved;
+    - queue: searches that may wait for a worker (more are refused with 503);
+    - review_time: seconds per position of a game review by an engine with a time budget;
+    - networks: (game key, network file) pairs: the network the ``az`` engine of
+      that game plays with instead of the shipped one.
     """
     max_time: float = 10.0
     max_simulations: int = 2_000_000

@@ -99,7 +99,7 @@ def _short(text, n=20):
 
 
 def read_moves(game, board, text, partial=False):
-    """The moves of ``text`` (the game's move-list notation, :meth:`Game.read_moves`)
+    """The moves of ``text`` (the game's move-list notation, :meth:`ttt_engine.games.Game.read_moves`)
     played from ``board``; a one-line ``ValueError`` naming the first bad move.  With
     ``partial``: ``(moves, error)``, the moves of the longest part of ``text`` that
     reads and the reason the rest does not (None when all of it reads)."""
