@@ -293,6 +293,10 @@ def test_the_console_names_the_registry_games():
         for action in sub._actions:
             if "--game" in action.option_strings:
                 with_game += 1
+                if name == "kaggle run":     # the games Kaggle's arenas have, in registry order
+                    keys = list(games.GAMES)
+                    assert set(action.choices) <= set(keys), name
+                    continue
                 assert list(action.choices) == list(games.GAMES), name
     assert with_game >= 4
 

@@ -99,6 +99,11 @@ FACTS = {
                   lambda g, v: v is None or (isinstance(v, tuple) and len(v) == 2
                                              and all(callable(f) for f in v))),
     "long_solve": ("a function or None", lambda g, v: _optional_function(v)),
+    "yardstick_source": ("None or the name of a module of its package with build(seed=, "
+                         "progress=, ...)", lambda g, v: v is None or (
+                             isinstance(v, str) and v.startswith(f"ttt_engine.{g.key}.")
+                             and callable(getattr(__import__("importlib").import_module(v),
+                                                  "build", None)))),
     "openspiel": ("None or the name of a module of OpenSpiel facts",
                   lambda g, v: v is None or (isinstance(v, str) and _openspiel_facts(v))),
     "best_mcts": ("None or a dict of MCTS settings", lambda g, v: v is None or _settings(v)),

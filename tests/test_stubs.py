@@ -109,5 +109,6 @@ def test_stub_parameters_match(name):
         except (TypeError, ValueError):
             continue
         want = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
+        want += [a.arg for a in (fn.args.vararg, *fn.args.kwonlyargs, fn.args.kwarg) if a]
         got = [p for p in sig.parameters if p not in ("self", "cls")]
         assert got == want, f"{name}.Board.{fn.name}"
