@@ -14,7 +14,8 @@ the drawing is plain ASCII text.
 """
 from __future__ import annotations
 
-__all__ = ["plain", "GENERIC_TEXT", "mark", "boxes", "grid", "move_text", "placed_cell", "FILES"]
+__all__ = ["plain", "GENERIC_TEXT", "mark", "boxes", "grid", "move_text", "placed_cell", "fixed",
+           "FILES"]
 
 FILES = "abcdefgh"
 
@@ -56,6 +57,12 @@ def grid(style, cells, rows, cols, highlight=None, colours=()):
         lines.append(f"{num}  " + " ".join(shown) + f"  {style(str(r + 1), 'dim')}")
     lines.append(head)
     return "\n".join(lines)
+
+
+def fixed(text):
+    """A legend or prompt hint that is ``text`` whatever the board (a text face's
+    ``legend`` / ``hint`` function)."""
+    return lambda board: text
 
 
 def move_text(text, example):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ttt_engine._util import check_board as _check_board
 from ttt_engine._util import MAX_DEPTH, check_int, check_seconds
 
-__all__ = ["SolveResult", "bounded_solve", "check_board", "check_limits", "perft",
+__all__ = ["SolveResult", "bounded_solve", "check_board", "check_limits", "children", "perft",
            "random_playouts"]
 
 VALUES = ("win", "loss", "draw", "unknown")
@@ -74,6 +74,15 @@ MAX_NODES = 10**18
 def check_limits(max_nodes, time_limit):
     return (check_int("max_nodes", max_nodes, min=1, max=MAX_NODES, allow_none=True),
             check_seconds("time_limit", time_limit, allow_none=True))
+
+
+def children(board):
+    """``(move, child)`` for every legal move of ``board``, in its order: ``child`` a
+    copy of ``board`` with the move played (``board`` itself is not changed)."""
+    for m in board.legal_moves:
+        child = board.copy()
+        child.push(m)
+        yield m, child
 
 
 def perft(board, depth, cls, where):

@@ -18,15 +18,11 @@ def _draw(board, style, last):
     return "\n".join(lines)
 
 
-def _legend(board):
-    return ("A move is a column, numbered 1-7 from the left (the letters a-g are read too);\n"
-            "a move list is the columns in a row, e.g. 4453.\n"
-            "? lists the legal moves, q quits.")
-
-
-def _hint(board):
-    return "column 1-7"
+_LEGEND = ("A move is a column, numbered 1-7 from the left (the letters a-g are read too);\n"
+           "a move list is the columns in a row, e.g. 4453.\n"
+           "? lists the legal moves, q quits.")
 
 
 #: ``Game.text``: the generic parse and format (the board's own notation), this drawing
-TEXT = (_text.generic_parse, _text.generic_format, _draw, _legend, _hint)
+TEXT = (_text.generic_parse, _text.generic_format, _draw, _text.fixed(_LEGEND),
+        _text.fixed("column 1-7"))

@@ -358,9 +358,7 @@ def solved_move_values(board):
     sol = solution(board.size)
     me = board.to_move
     values = {}
-    for m in board.legal_moves:
-        child = board.copy()
-        child.push(m)
+    for m, child in _verbs.children(board):
         if child.is_terminal():
             w = child.winner
             v = 0.0 if w == "draw" else (WIN_SCORE - 1.0 if w == me else -(WIN_SCORE - 1.0))

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ttt_engine import _modelfile, _util
+from ttt_engine import _modelfile, _util, _verbs
 
 __all__ = ["Tablebase", "build", "default_path", "requirements", "installed", "MAGIC", "VERSION",
            "BLOCK", "DIST_CAP"]
@@ -491,9 +491,7 @@ class Tablebase:
             return None
         me = board.to_move
         out = {}
-        for m in board.legal_moves:
-            child = board.copy()
-            child.push(m)
+        for m, child in _verbs.children(board):
             if child.is_terminal():
                 out[m] = ("win", 1) if child.winner == me else ("loss", 1)
                 continue
@@ -614,7 +612,6 @@ def solve_result(board):
     """``quixo.solve``'s result for a 5x5 board from the installed table
     (:func:`installed`), or None when there is no table or the board has more
     than one blank cube: the value, a move that keeps it, the plies to the end."""
-    from ttt_engine import _verbs
     table = installed(board.size) if board.size == 5 else None
     if table is None:
         return None

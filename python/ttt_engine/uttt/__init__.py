@@ -158,14 +158,11 @@ def _draw(board, style, last):
     return "\n".join(lines)
 
 
-def _legend(board):
-    return ("Type moves as 'R, C': the row and column 0-8 of the 9x9 grid (e.g. 4, 5). A move "
-            "in cell (r, c)\nof a local board sends your opponent to local board (r, c); "
-            "* marks where you must play.\n? lists the legal moves, q quits.")
-
-
-def _hint(board):
-    return "R, C"
+_legend = _text.fixed(
+    "Type moves as 'R, C': the row and column 0-8 of the 9x9 grid (e.g. 4, 5). A move in cell "
+    "(r, c)\nof a local board sends your opponent to local board (r, c); * marks where you "
+    "must play.\n? lists the legal moves, q quits.")
+_hint = _text.fixed("R, C")
 
 
 # ---------------------------------------------------------------------------- picture

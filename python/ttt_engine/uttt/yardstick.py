@@ -39,9 +39,7 @@ def child_scores(board, searcher, cap=EARLIER_CAP):
     move's position (None when one is not solved within ``cap`` seconds)."""
     from ttt_engine import _verbs
     out = {}
-    for m in board.legal_moves:
-        child = board.copy()
-        child.push(m)
+    for m, child in _verbs.children(board):
         if child.is_terminal():
             w = child.winner
             out[int(m)] = 0 if w == "draw" else 9_999 if w == board.to_move else -9_999
