@@ -6,6 +6,7 @@ Furo theme needs no fonts or scripts from the internet, so the built site reads 
 Build: ``pip install ".[docs]"`` then ``python docs/build.py`` (strict: every warning,
 a broken link or a reference to a missing name, fails the build).
 """
+import glob
 import os
 import sys
 import types
@@ -13,7 +14,9 @@ import types
 HERE = os.path.dirname(os.path.abspath(__file__))
 # a source checkout built in place (python setup.py build_ext --inplace) documents itself;
 # an installed package is found as usual when python/ holds no build
-if os.path.exists(os.path.join(HERE, "..", "python", "ttt_engine", "_core", "games", "list.txt")):
+# (the compiled base board is the sign of a build in place: building a wheel leaves the
+# game list in python/ too, with no compiled module beside it)
+if glob.glob(os.path.join(HERE, "..", "python", "ttt_engine", "_core", "games", "board.*")):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 project = "ttt_engine"

@@ -356,7 +356,7 @@ def check_playable(agent, suite, idx):
                              f"{str(e).splitlines()[0]}") from None
 
 
-def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progress=False):
+def yardstick(agent, game=None, suite=None, *, sample=None, seed=0, progress=False):
     """How ``agent`` plays the positions of ``game``'s suite (``suite``: a
     :class:`Suite` or a path; default the shipped one): a :class:`Result` with
     the share of its moves that keep the game-theoretic value and the share
@@ -364,7 +364,11 @@ def yardstick(agent, game="connect4", suite=None, *, sample=None, seed=0, progre
     Wilson intervals, beside a random mover's exact expectation.  ``sample``:
     only that many positions, drawn with ``seed`` (the same ones for every
     agent).  ``progress``: a line on stderr as it goes.  An illegal move is a
-    ``ValueError`` naming the position and the move, and nothing is counted."""
+    ``ValueError`` naming the position and the move, and nothing is counted.  ``game``:
+    a registry key; default the game the agent was made for (``agent.game``), else the
+    first of the game list."""
+    if game is None:
+        game = getattr(agent, "game", None) or _registry.default_game()
     suite = _suite(game, suite)
     if not callable(getattr(agent, "select_move", None)):
         raise ValueError(f"agent must have select_move(board), got {type(agent).__name__}")

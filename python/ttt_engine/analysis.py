@@ -18,7 +18,7 @@ console's ``--verbose`` and the tournament records, through
 :func:`explain`) read that and nothing else of an agent; an agent without
 ``analyse`` is asked only for its move.  An agent from elsewhere builds its
 answer with :meth:`Analysis.of`.  The library's engines build theirs in
-:mod:`ttt_engine._explain`:
+``ttt_engine._explain``:
 
 - ``mcts`` / ``az``: the visits and mean value of each root move, from the
   same search ``select_move`` runs, and each move's line, the most visited

@@ -38,8 +38,8 @@ BUDGETS = {"simulations": "--simulations", "time": "--time", "depth": "--depth"}
 
 def add_parser(subparsers):
     p = O.add_command(subparsers, COMMAND, run)
-    p.add_argument("--game", choices=list(GAMES), default="ttt",
-                   help="which game (default: ttt)")
+    p.add_argument("--game", choices=list(GAMES), default=next(iter(GAMES)),
+                   help=f"which game (default: {next(iter(GAMES))}, the first of the game list)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--engine", metavar="ENGINE",
                       help="the engine to judge (default: the game's default engine)")

@@ -250,7 +250,7 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
     then says who plays the side to move after them); ``plies`` counts the
     entrants' moves only.  ``analysis``: each entrant's move is its own analysis's
     best (``agent.analyse``, :func:`ttt_engine.analysis.explain`), and the
-    record's ``"analysis"`` lists one :func:`move_analysis` per move.  This is what a tournament task runs for each of its games, so a
+    record's ``"analysis"`` lists one ``move_analysis`` per move.  This is what a tournament task runs for each of its games, so a
     reported failure can be replayed here from its seed."""
     sa, sb = (int(x >> np.uint64(1)) for x in
               np.random.SeedSequence(seed).generate_state(2, np.uint64))
@@ -468,7 +468,7 @@ def round_robin(game, entrants, games_per_pair, time_per_move=None, simulations=
     number is out of range).  ``progress`` also reports it on stderr.
     analysis: every move is the entrant's own analysis's best (the analysis
     protocol, ``agent.analyse``), and each game's record lists what the
-    mover thought of it (:func:`play_game`, :func:`move_analysis`: value, best
+    mover thought of it (:func:`play_game`, ``move_analysis``: value, best
     line, budget used), kept in ``out`` too.
     prepare: called once every argument and ``out`` are checked, before any
     game (work the games need, such as training an entrant's model, done only
