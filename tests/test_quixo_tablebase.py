@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 import pytest
 
+from conftest import PYDIR
 from ttt_engine.quixo import tablebase as qtb
 from ttt_engine import quixo
 from ttt_engine._core.solvers.quixo import tablebase as ctb
@@ -383,8 +384,8 @@ def test_room_is_checked_first(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- the console
 def run_cli(*args):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.join(os.path.dirname(__file__), "..", "python")] + sys.path))
+    # the package under test: installed in CI, the in-place build when developing
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PYDIR] + sys.path))
     return subprocess.run([sys.executable, "-m", "ttt_engine", "quixo", "tablebase", *args],
                           capture_output=True, text=True, env=env, timeout=300)
 
