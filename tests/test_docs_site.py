@@ -20,6 +20,8 @@ import pytest
 import ttt_engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: the folder holding the ttt_engine under test (installed in CI, python/ when built in place)
+PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(ttt_engine.__file__)))
 DOCS = os.path.join(ROOT, "docs")
 BUILD = os.path.join(DOCS, "build.py")
 #: the longest a guide page may be (the experiment records go to docs/results/)
@@ -28,7 +30,8 @@ GUIDE_LINES = 400
 
 def _env():
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "python"), env.get("PYTHONPATH", "")])
+    # the package under test: installed in CI, the in-place build when developing
+    env["PYTHONPATH"] = os.pathsep.join([PYDIR, env.get("PYTHONPATH", "")])
     return env
 
 
