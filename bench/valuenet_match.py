@@ -1,36 +1,68 @@
-"""A quick match: MCTS with the shipped UTTT value network at every new leaf against plain
-MCTS (a random playout a leaf), at equal time a move (docs/valuenet.md).
+"""A value-network MCTS against plain MCTS at equal time a move (docs/valuenet.md).
 
-    python bench/valuenet_match.py [--games 20] [--time 0.05] [--weights 1.0,0.5]
+The value side is ``MCTSAgent`` with ``--network`` at every new leaf (mixed
+with a playout when ``--value-weight`` < 1) and ``--settings`` over it; the
+other side is plain ``MCTSAgent`` (UCT, random playouts: the bar's opponent),
+or ``--opponent`` settings.  Every opening of a seeded suite is played twice
+with colours swapped (the tournament module), the games appended to ``--out``
+so an interrupted run resumes.
+
+    python bench/valuenet_match.py --game uttt --games 200 --time 0.1
+    python bench/valuenet_match.py --network uttt_value.npz --settings '{"c": 0.7}' --games 40
 """
+from __future__ import annotations
+
 import argparse
+import json
 import os
 import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from ttt_engine import valuenet  # noqa: E402
-from ttt_engine.agents import MCTSAgent, play_match  # noqa: E402
-from ttt_engine.uttt import Board  # noqa: E402
+from ttt_engine import games, valuenet
+from ttt_engine.agents import MCTSAgent
+from ttt_engine.tournament import Entrant, round_robin
 
-NETWORK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "ttt_engine",
-                       "networks", "uttt_value.npz")
+NETWORKS = os.path.join(os.path.dirname(os.path.abspath(valuenet.__file__)), "..", "networks")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--time", type=float, default=0.05)
-    p.add_argument("--weights", default="1.0,0.5")
-    args = p.parse_args()
-    net = valuenet.load(NETWORK)
-    for w in (float(x) for x in args.weights.split(",")):
-        a = MCTSAgent(time=args.time, seed=1, value_network=net, value_weight=w)
-        b = MCTSAgent(time=args.time, seed=2)
-        t = time.time()
-        r = play_match(a, b, games=args.games, board_factory=Board, seed=7)
-        print(f"value_weight {w}: {r} ({time.time() - t:.0f} s)", flush=True)
+def value_mcts(network, seed=None, time=None, simulations=None, **settings):
+    """``MCTSAgent`` with the value network file ``network`` at its leaves."""
+    return MCTSAgent(seed=seed, time=time, simulations=simulations,
+                     value_network=valuenet.load(network), **settings)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--game", default="uttt", choices=sorted(games.GAMES))
+    ap.add_argument("--network", default=None,
+                    help="value network file (default: the game's shipped one)")
+    ap.add_argument("--settings", default='{"solver": true}',
+                    help="MCTSAgent settings of the value side as JSON")
+    ap.add_argument("--opponent", default="{}",
+                    help="MCTSAgent settings of the other side as JSON (default: plain MCTS)")
+    ap.add_argument("--games", type=int, default=20, help="games (an even number)")
+    ap.add_argument("--time", type=float, default=0.1, help="seconds a move, each side")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None, help="JSON-lines file of the games (resumable)")
+    args = ap.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        ap.error(f"--games must be an even number >= 2, got {args.games}")
+    network = args.network or os.path.join(NETWORKS, f"{args.game}_value.npz")
+    if not os.path.isfile(network):
+        ap.error(f"--network: no such file: {network}")
+    try:
+        settings = json.loads(args.settings)
+        opponent = json.loads(args.opponent)
+    except json.JSONDecodeError as e:
+        ap.error(f"--settings/--opponent is not JSON: {e}")
+    entrants = [Entrant("value", value_mcts, dict(settings, network=os.path.abspath(network))),
+                Entrant("plain", MCTSAgent, opponent)]
+    r = round_robin(args.game, entrants, args.games, time_per_move=args.time, seed=args.seed,
+                    out=args.out, workers=1, openings=args.games // 2, progress=False)
+    print(f"\n{args.game}: MCTS with {os.path.basename(network)} {settings} against MCTS "
+          f"{opponent or '(plain)'}, {args.time} s a move")
+    print(r.markdown())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -222,7 +222,10 @@ def test_mcts_with_the_network_plays_legal_moves_and_repeats(weight, solver):
         moves.append(m.search(board, simulations=3000))
         st = m.stats
         assert st["simulations"] == 3000
-        assert sum(c["visits"] for c in st["children"]) == st["root_visits"]
+        # each child's first visit is its score at the root's expansion; the root
+        # counts its own first visit and the simulations that went down a child
+        assert sum(c["visits"] for c in st["children"]) == (
+            st["root_visits"] - 1 + len(st["children"]))
         assert all(-1.0 <= c["mean"] <= 1.0 for c in st["children"])
     assert moves[0] == moves[1] and moves[0] in board.legal_moves
     # the network's values are fractions: means that no +-1/0 playout count gives
@@ -340,3 +343,43 @@ def test_alphabeta_agent_with_the_network_pickles_and_plays():
     move = agent.select_move(board)
     assert move in board.legal_moves
     assert pickle.loads(pickle.dumps(agent)).select_move(board) == move
+
+
+def _first_player_value(net, board):
+    """The reference value of ``board`` for the player who moved into it (a
+    finished game: its exact result)."""
+    if board.is_terminal():
+        w = board.winner
+        return 0.0 if w is None else (1.0 if w != board.to_move else -1.0)
+    return -net.value(board)
+
+
+@pytest.mark.parametrize("key,opts", [("uttt", {}), ("connect4", {}),
+                                      ("clobber", {"rows": 5, "cols": 5}), ("quixo", {"size": 5})])
+def test_mcts_network_scores_the_leaf_itself_and_every_child(key, opts):
+    """Without ``score_children`` a simulation scores the new leaf itself
+    (not a random child of it): one simulation per child gives each child the
+    network's value of that child.  With it, the root's expansion alone gives
+    every child that value as its first visit."""
+    g = games.get(key)
+    feats = g.value_features
+    checked = 0
+    for board in positions(key, opts, 40, seed=21)[5::6]:
+        if board.is_terminal():
+            continue
+        F = feats.count(board)
+        net = CompiledValueNet(*random_weights(F, H=32, seed=F), feature_set_of(board))
+        n = len(board.legal_moves)
+        for score_children, sims in ((False, 1 + n), (True, 1)):
+            m = MCTS(seed=1, value_network=net, score_children=score_children)
+            m.search(board, simulations=sims)
+            children = m.stats["children"]
+            assert len(children) == n
+            for c in children:
+                child = board.copy()
+                child.push(c["move"])
+                assert c["visits"] == 1
+                # values are kept in steps of 1/256 (mcts.VALUE_UNIT)
+                assert c["mean"] == pytest.approx(_first_player_value(net, child), abs=0.003)
+                checked += 1
+    assert checked > 20

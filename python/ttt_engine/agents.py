@@ -235,7 +235,7 @@ class MCTSAgent(Agent):
     the share of a timed move that solve may take (default 0.3); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
-    ``prior_batch`` and ``c_puct``; ``value_network`` / ``value_weight``: a value network at the
+    ``prior_batch`` and ``c_puct``; ``value_network`` / ``value_weight`` / ``score_children``: a value network at the
     new leaves, mixed with playouts (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
@@ -250,7 +250,7 @@ class MCTSAgent(Agent):
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
                  prior_visits=16, prior_batch=16, c_puct=1.25, value_network=None,
-                 value_weight=1.0):
+                 value_weight=1.0, score_children=True):
         no_budget("MCTSAgent", depth=depth)
         self.prior = prior
         self._prior_key = None
@@ -266,7 +266,7 @@ class MCTSAgent(Agent):
                                   else _load_evaluator(prior),
                                   prior_visits=prior_visits, prior_batch=prior_batch,
                                   c_puct=c_puct, value_network=value_network,
-                                  value_weight=value_weight)
+                                  value_weight=value_weight, score_children=score_children)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -321,7 +321,7 @@ class MCTSAgent(Agent):
                 "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
                 "c_puct": m.c_puct, "value_network": m.value_network,
-                "value_weight": m.value_weight}
+                "value_weight": m.value_weight, "score_children": m.score_children}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):

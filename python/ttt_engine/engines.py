@@ -20,7 +20,7 @@ from ttt_engine import _parallel, games
 from ttt_engine.games import BEST_TIME, Engine
 from ttt_engine._util import check_seconds
 
-__all__ = ["standard", "alphabeta", "perfect", "BEST_TIME", "SEARCH", "DEPTH"]
+__all__ = ["standard", "alphabeta", "perfect", "valuenet", "BEST_TIME", "SEARCH", "DEPTH"]
 
 #: the budget keywords of a search by simulations or time, and by depth or time
 SEARCH = ("simulations", "time")
@@ -78,6 +78,42 @@ def alphabeta(default_depth, **fixed):
             depth = default_depth
         return AlphaBetaAgent(depth=depth, time=time, seed=seed, **fixed)
     return build
+
+
+def valuenet(key, search="mcts", **settings):
+    """The engine ``valuenet`` of the game ``key``: its shipped value network (or
+    ``network=`` a file or network of the game) scoring the leaves of MCTS
+    (``search="mcts"``: ``MCTSAgent`` with ``settings``, simulations or time a
+    move) or the horizon of alpha-beta (``search="alphabeta"``:
+    ``AlphaBetaAgent`` with ``settings``, depth or time), in C (numpy only at
+    run time; docs/valuenet.md)."""
+    if search not in ("mcts", "alphabeta"):
+        raise ValueError(f"search must be 'mcts' or 'alphabeta', got {search!r}")
+    mcts = search == "mcts"
+
+    def build(seed=None, simulations=None, time=None, depth=None, network=None, threads=1):
+        from ttt_engine import valuenet as vn
+        from ttt_engine.agents import AlphaBetaAgent, MCTSAgent
+        if network is None:
+            net = vn.shipped(key)
+        elif isinstance(network, (str, os.PathLike)):
+            net = vn.load(network, key)
+        else:
+            net = network
+        if mcts:
+            return MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                             value_network=net, **settings)
+        _parallel.check_threads(threads)
+        if depth is None and time is None:
+            depth = settings.get("depth", 4)
+        kw = {k: v for k, v in settings.items() if k != "depth"}
+        return AlphaBetaAgent(depth=depth, time=time, seed=seed, value_network=net, **kw)
+
+    what = ("MCTS with the shipped value network scoring every new leaf and its children "
+            "(simulations or time per move" if mcts else
+            "alpha-beta with the shipped value network at the horizon (depth or time per move")
+    return Engine("valuenet", what + "; network=PATH for another; docs/valuenet.md)", build,
+                  SEARCH if mcts else DEPTH, ("network", "threads"))
 
 
 def perfect(seed=None, randomize=True):
@@ -190,12 +226,16 @@ def perfect_best(seed=None, simulations=None, time=None, threads=None):
     return perfect(seed=seed)
 
 
-def standard(key, *own, best=None, network_best=False):
+def standard(key, *own, best=None, network_best=False, value_search=None):
     """The engines of the game ``key``: its own (``own``, ``Engine``
     entries), then those every game has -- MCTS, AlphaZero-style PUCT, the
     strongest engine (``best``; default: the one its facts describe, see
     ``_best``, whose help says it is network-guided when ``network_best``)
-    and random moves."""
+    and random moves; with ``value_search`` (the keywords of
+    :func:`valuenet`), the engine ``valuenet``: the game's shipped value
+    network inside that search."""
+    if value_search is not None:
+        own = (*own, valuenet(key, **value_search))
     specs = (*own,
              Engine("mcts", _MCTS_HELP, _mcts, SEARCH),
              Engine("az", _AZ_HELP, _az(key), SEARCH, _AZ_EXTRA),

@@ -94,6 +94,9 @@ class MCTS(_KeptTree):
       feature change, in C without the GIL (docs/valuenet.md).  The leaf's
       result is ``value_weight`` * the network's value (side to move) +
       ``1 - value_weight`` * a playout's (1, the default: no playout).
+      The network scores the leaf itself (no random child is played), and
+      with ``score_children`` (default) every child of an expansion gets the
+      network's value as its first visit, so selection ranks them at once.
       Finished games and the solver's proofs keep their exact results.  A
       board of another feature set is a ``ValueError`` at the search.
 
@@ -119,9 +122,11 @@ class MCTS(_KeptTree):
     def __init__(self, c=math.sqrt(2), max_nodes=1_000_000, seed=None, *, reuse=True,
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
-                 prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0):
+                 prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0,
+                 score_children=True):
         self.c = check_real("c", c, low=0)
         self.value_weight = check_real("value_weight", value_weight, low=0, high=1)
+        self.score_children = check_bool("score_children", score_children)
         self.value_network = _compiled_value_net(value_network)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
@@ -148,7 +153,7 @@ class MCTS(_KeptTree):
                        for s in _parallel.split_seeds(self.seed, self.threads)]
         if self.value_network is not None:
             for tree in self._trees:
-                tree.set_value_net(self.value_network, self.value_weight)
+                tree.set_value_net(self.value_network, self.value_weight, self.score_children)
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
@@ -161,7 +166,8 @@ class MCTS(_KeptTree):
             threads=self.threads, playout=self.playout, endgame=self.endgame,
             endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
             prior_batch=self.prior_batch, c_puct=self.c_puct,
-            value_network=self.value_network, value_weight=self.value_weight),))
+            value_network=self.value_network, value_weight=self.value_weight,
+            score_children=self.score_children),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""

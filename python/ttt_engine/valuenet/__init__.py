@@ -2,7 +2,8 @@
 binary features, trained by regression on the values of short searches.
 
 - :class:`ValueNetwork` (:mod:`.network`): the file, ``random``, the numpy
-  reference ``value(board)``; :func:`load`;
+  reference ``value(board)``; :func:`load`; :func:`shipped`, the game's
+  shipped network compiled for the searches (the ``valuenet`` engines);
 - :func:`features`: a board's active features, as its game declares them
   (``Game.value_features``);
 - :mod:`.labels`: positions from games of a search engine, each labelled with
@@ -13,7 +14,8 @@ binary features, trained by regression on the values of short searches.
 
 Console: ``ttt-engine valuenet label|train`` (``python -m ttt_engine.valuenet``).
 """
-__all__ = ["KIND", "VERSION", "ValueNetwork", "feature_set", "features", "load"]
+__all__ = ["KIND", "VERSION", "ValueNetwork", "feature_set", "features", "load", "shipped",
+           "shipped_path"]
 
 
 def __getattr__(name):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 
 import numpy as np
 
@@ -189,6 +190,43 @@ def _string(path, raw, key):
         raise ValueError(f"{path}: field {key!r} must be a string, got dtype {a.dtype} "
                          f"shape {a.shape}")
     return str(a.item())
+
+
+#: the compiled form of each shipped network, by (game, path, file stamp): read once per
+#: process, shared (read-only) by every agent of the game
+_SHIPPED = {}
+_SHIPPED_LOCK = threading.Lock()
+
+
+def shipped_path(game):
+    """Where the value network that ships for ``game`` (a registry key) lives."""
+    from ttt_engine import games
+    key = games.get(game).key
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "networks", f"{key}_value.npz")
+
+
+def shipped(game):
+    """The value network that ships for ``game``, compiled (int16 where its
+    weights fit); ``ValueError`` naming the file and how to reinstall where it
+    is missing or damaged."""
+    from ttt_engine import games
+    from ttt_engine._core.algorithms.valuenet import CompiledValueNet
+    g = games.get(game)
+    path = shipped_path(g.key)
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+        with _SHIPPED_LOCK:
+            hit = _SHIPPED.get((g.key, path))
+            if hit is None or hit[0] != stamp:
+                hit = (stamp, CompiledValueNet.from_network(load(path, g.key)))
+                _SHIPPED[g.key, path] = hit
+            return hit[1]
+    except (ValueError, OSError) as e:
+        raise ValueError(f"the value network that ships for {g.title} cannot be read "
+                         f"({path}: {str(e).removeprefix(path + ': ')}): reinstall the package "
+                         f"(pip install --force-reinstall ttt_engine)") from None
 
 
 def load(path, game=None):

@@ -45,6 +45,8 @@ cdef struct MTree:
     float value_weight
     char* vn_root           # the root's accumulator (refreshed by each run)
     char* vn_leaf           # the new leaf's (from the root's and their feature change)
+    char* vn_child          # a child's of the new leaf (``score_children``)
+    bint score_children     # an expansion scores every child: one visit of its value
     int32_t unit
     float inv_unit
     int32_t max_visits

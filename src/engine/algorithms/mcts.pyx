@@ -109,11 +109,38 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.guide = PRIOR_NONE
 
 
+cdef inline void score_children(MTree* t, const GameState* leaf, int32_t first,
+                                int n) noexcept nogil:
+    """Give each new child of ``leaf`` its first visit: the network's value
+    (a finished game: its result), each child's accumulator from the leaf's
+    (``t.vn_leaf``, already the leaf's) and the move's change.  Selection then
+    ranks the children by their values at once, instead of visiting each once
+    in move order first (the evaluations cost less than the visits)."""
+    cdef FeatureDiff d
+    cdef GameState child
+    cdef int k, status
+    cdef float v
+    cdef int32_t reward
+    for k in range(n):
+        child = leaf[0]
+        game_make(&child, t.nodes[first + k].move)
+        status = game_status(&child)
+        if status != GAME_ONGOING:
+            reward = status_reward(status, t.unit)
+        else:
+            v = vn_value_after(t.vnet, t.vn_child, t.vn_leaf, leaf, &child, &d)
+            reward = <int32_t>lrintf((v if game_to_move(&child) == 0 else -v) * <float>t.unit)
+        record(&t.nodes[first + k], reward, t.inv_unit)
+
+
 cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nogil:
     """Expansion: create every child of leaf ``node`` (position ``work``) in
-    one block and play a uniformly random one; return it.  Return ``node``
-    itself, unexpanded, when the arena has no room for the block or the leaf
-    has fewer than ``expand_after`` visits (the root always expands)."""
+    one block and play a uniformly random one (for its playout); return it.
+    With a value network no child is played: the network scores the leaf
+    itself (a random reply's position would score the leaf by an opponent's
+    blunder), and ``node`` is returned.  Return ``node`` itself, unexpanded,
+    when the arena has no room for the block or the leaf has fewer than
+    ``expand_after`` visits (the root always expands)."""
     cdef int moves[MAX_MOVES]
     cdef int n = 0, k, r, mover
     cdef int32_t first
@@ -128,6 +155,10 @@ cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nog
     t.nodes[node].nchildren = <uint8_t>n
     for k in range(n):
         node_init(&t.nodes[first + k], node, moves[k], mover)
+    if t.vnet != NULL:
+        if t.score_children:
+            score_children(t, work, first, n)
+        return node
     r = rng_below(&t.rng, n)
     game_make(work, moves[r])
     return first + r
@@ -152,13 +183,18 @@ cdef inline int32_t status_reward(int status, int32_t unit) noexcept nogil:
     return unit if status == GAME_WIN_FIRST else -unit
 
 
-cdef inline int32_t leaf_reward(const GameState* root, MTree* t, GameState* work) noexcept nogil:
-    """The reward for the first player (units of 1 / ``t.unit``) of a new
-    leaf ``work`` (game on): the value network's, mixed with a playout's
-    result when ``t.value_weight < 1`` (the playout plays on ``work``)."""
+cdef inline float leaf_value(const GameState* root, MTree* t, const GameState* work) noexcept nogil:
+    """The value network's value of the new leaf ``work`` (game on) for the
+    first player; ``t.vn_leaf`` becomes its accumulator."""
     cdef FeatureDiff d
     cdef float v = vn_value_after(t.vnet, t.vn_leaf, t.vn_root, root, work, &d)
-    cdef float r = v if game_to_move(work) == 0 else -v
+    return v if game_to_move(work) == 0 else -v
+
+
+cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
+    """The reward for the first player (units of 1 / ``t.unit``) of a new
+    leaf ``work`` whose network value is ``r``: mixed with a playout's result
+    when ``t.value_weight < 1`` (the playout plays on ``work``)."""
     cdef int status
     if t.value_weight < 1.0:
         status = policy_playout(work, &t.rng, t.playout)
@@ -219,7 +255,7 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     cdef MNode* ch
     cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
     cdef int status
-    cdef float bscore, sc, kexp
+    cdef float bscore, sc, kexp, netv
     # 1. selection
     while True:
         nd = &nodes[node]
@@ -256,16 +292,21 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     #    the leaf has fewer than ``expand_after`` visits; the root always expands)
     status = game_status(&work)
     if status == GAME_ONGOING:
-        leaf = node
-        node = expand(&work, t, node)
-        if node != leaf:
-            status = game_status(&work)
-        # 3. simulation (or the value network)
-        if status == GAME_ONGOING and t.vnet != NULL:
-            reward = leaf_reward(root, t, &work)
+        if t.vnet != NULL:
+            # 3. the value network scores the leaf itself (its accumulator is
+            # then ``t.vn_leaf``, from which an expansion scores the children)
+            netv = leaf_value(root, t, &work)
+            expand(&work, t, node)
+            reward = leaf_reward(t, &work, netv)
             status = -1
-        elif status == GAME_ONGOING:
-            status = policy_playout(&work, &t.rng, t.playout)
+        else:
+            leaf = node
+            node = expand(&work, t, node)
+            if node != leaf:
+                status = game_status(&work)
+            # 3. simulation
+            if status == GAME_ONGOING:
+                status = policy_playout(&work, &t.rng, t.playout)
     if status >= 0:
         reward = status_reward(status, t.unit)
     # 4. back-propagation (negamax: each node from its mover's side)
@@ -294,7 +335,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     cdef MNode* ch
     cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
     cdef int status = GAME_ONGOING
-    cdef float bscore, sc, kexp
+    cdef float bscore, sc, kexp, netv
     cdef bint proved = False, done = False
     cdef int8_t pr
     # 1. selection
@@ -347,19 +388,23 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             nd.proven = proof_of(status, nd.mover)
             proved = nd.proven != 0
         else:
-            leaf = node
-            node = expand(&work, t, node)
-            if node != leaf:
-                status = game_status(&work)
-                if status != GAME_ONGOING:
-                    nodes[node].proven = proof_of(status, nodes[node].mover)
-                    proved = nodes[node].proven != 0
-            # 3. simulation (or the value network)
-            if status == GAME_ONGOING and t.vnet != NULL:
-                reward = leaf_reward(root, t, &work)
+            if t.vnet != NULL:
+                # 3. the value network scores the leaf itself (see mcts_iterate)
+                netv = leaf_value(root, t, &work)
+                expand(&work, t, node)
+                reward = leaf_reward(t, &work, netv)
                 status = -1
-            elif status == GAME_ONGOING:
-                status = policy_playout(&work, &t.rng, t.playout)
+            else:
+                leaf = node
+                node = expand(&work, t, node)
+                if node != leaf:
+                    status = game_status(&work)
+                    if status != GAME_ONGOING:
+                        nodes[node].proven = proof_of(status, nodes[node].mover)
+                        proved = nodes[node].proven != 0
+                # 3. simulation
+                if status == GAME_ONGOING:
+                    status = policy_playout(&work, &t.rng, t.playout)
         if status >= 0:
             reward = status_reward(status, t.unit)
     # 4. back-propagation, carrying proofs upwards while they hold
@@ -445,6 +490,7 @@ cdef class MCTSTree(TreeArena):
         self.t.queue_len = self.t.queue_cap = 0
         self.t.vnet = NULL
         self.t.value_weight = 1.0
+        self.t.score_children = False
         self.t.unit = 1
         self.t.inv_unit = 1.0
         self.t.max_visits = MAX_VISITS
@@ -566,10 +612,12 @@ cdef class MCTSTree(TreeArena):
         return True
 
     # ------------------------------------------------ value network at the leaves
-    def set_value_net(self, CompiledValueNet net, float weight=1.0):
+    def set_value_net(self, CompiledValueNet net, float weight=1.0, bint score_children=True):
         """Score new leaves with ``net`` (``weight`` of the network's value,
         ``1 - weight`` of a playout's result), or by playouts alone with
-        ``net=None``.  The tree is cleared when its reward unit changes."""
+        ``net=None``; ``score_children``: an expansion gives every child its
+        network value as a first visit.  The tree is cleared when its reward
+        unit changes."""
         cdef unsigned char[::1] buf
         cdef size_t off
         if not 0.0 <= weight <= 1.0:
@@ -581,16 +629,18 @@ cdef class MCTSTree(TreeArena):
         self.t.inv_unit = 1.0 / <float>unit
         self.t.max_visits = MAX_VISITS // unit
         self.t.value_weight = weight
+        self.t.score_children = score_children
         if net is None:
             self.t.vnet = NULL
             self._vnet = self._vn_buf = None
             return
         if net is not self._vnet:
-            self._vn_buf = np.zeros(2 * net.net.acc_bytes + 64, dtype=np.uint8)
+            self._vn_buf = np.zeros(3 * net.net.acc_bytes + 64, dtype=np.uint8)
             buf = self._vn_buf
             off = (64 - (<size_t>&buf[0]) % 64) % 64       # cache-line aligned
             self.t.vn_root = <char*>&buf[0] + off
             self.t.vn_leaf = self.t.vn_root + net.net.acc_bytes
+            self.t.vn_child = self.t.vn_leaf + net.net.acc_bytes
             self._vnet = net
         self.t.vnet = &net.net
 
