@@ -12,7 +12,7 @@ import pytest
 
 from ttt_engine import games
 from ttt_engine.cli import main
-from ttt_engine.valuenet import ValueNetwork, features, load
+from ttt_engine.valuenet import ValueNetwork, features, labels, load
 from ttt_engine.valuenet import labels as L
 
 GAME_KEYS = ["ttt", "uttt", "connect4", "clobber", "quixo"]
@@ -444,6 +444,18 @@ def test_console_commands(tmp_path, capsys):
     assert "--force" in capsys.readouterr().err
     assert main(args + ["--force"]) == 0
     assert main(["valuenet", "train", "--data", str(tmp_path / "none"), "--out", net]) == 2
+
+
+@pytest.mark.parametrize("key,size", [("clobber", "3x3"), ("quixo", "3"), ("uttt", None)])
+def test_console_labels_every_game(tmp_path, capsys, key, size):
+    """The console's labelling runs for every game, whatever its labelling
+    search's settings (Clobber's name no playout policy)."""
+    out = str(tmp_path / key)
+    args = ["valuenet", "label", "--game", key, "--out", out, "--games", "1",
+            "--simulations", "20", "--games-per-chunk", "1"]
+    assert main(args + (["--size", size] if size else [])) == 0
+    assert f"Labelling {games.get(key).title}" in capsys.readouterr().out
+    assert len(labels.load_positions(out)[1]) > 0
 
 
 @pytest.mark.parametrize("key", ["uttt", "connect4"])

@@ -52,7 +52,7 @@ def run_label(args):
     except ValueError as e:
         raise CLIError(str(e), EXIT_USAGE) from None
     console.say(f"Labelling {game.title}: {args.games} games of MCTS-Solver "
-                f"({settings['search']['playout']} playouts) at {args.simulations} simulations "
+                f"({settings['search'].get('playout', 'random')} playouts) at {args.simulations} simulations "
                 f"a move -> {args.out}")
     with executor_for(args, console) as ex:
         try:
