@@ -86,14 +86,21 @@ def valuenet(key, search="mcts", **settings):
     (``search="mcts"``: ``MCTSAgent`` with ``settings``, simulations or time a
     move) or the horizon of alpha-beta (``search="alphabeta"``:
     ``AlphaBetaAgent`` with ``settings``, depth or time), in C (numpy only at
-    run time; docs/valuenet.md)."""
+    run time; docs/valuenet.md).  With ``exact_first`` (default) a game with
+    an exact solve (``Game.endgame_solve``) plays its exact move wherever that
+    solve proves the position in ``exact_share`` of the move's time
+    (:class:`ttt_engine.valuenet.agent.ExactFirstAgent`)."""
     if search not in ("mcts", "alphabeta"):
         raise ValueError(f"search must be 'mcts' or 'alphabeta', got {search!r}")
     mcts = search == "mcts"
+    exact_first = settings.pop("exact_first", True)
+    exact_share = settings.pop("exact_share", 0.3)
+    default_depth = settings.pop("depth", 4)
 
     def build(seed=None, simulations=None, time=None, depth=None, network=None, threads=1):
         from ttt_engine import valuenet as vn
         from ttt_engine.agents import AlphaBetaAgent, MCTSAgent
+        from ttt_engine.valuenet.agent import ExactFirstAgent
         if network is None:
             net = vn.shipped(key)
         elif isinstance(network, (str, os.PathLike)):
@@ -101,13 +108,17 @@ def valuenet(key, search="mcts", **settings):
         else:
             net = network
         if mcts:
-            return MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                             value_network=net, **settings)
-        _parallel.check_threads(threads)
-        if depth is None and time is None:
-            depth = settings.get("depth", 4)
-        kw = {k: v for k, v in settings.items() if k != "depth"}
-        return AlphaBetaAgent(depth=depth, time=time, seed=seed, value_network=net, **kw)
+            agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
+                              value_network=net, **settings)
+        else:
+            _parallel.check_threads(threads)
+            if depth is None and time is None:
+                depth = default_depth
+            agent = AlphaBetaAgent(depth=depth, time=time, seed=seed, value_network=net,
+                                   **settings)
+        if exact_first and games.get(key).endgame_solve is not None:
+            return ExactFirstAgent(agent, key, time=time, exact_share=exact_share)
+        return agent
 
     what = ("MCTS with the shipped value network scoring every new leaf and its children "
             "(simulations or time per move" if mcts else

@@ -1,0 +1,71 @@
+"""The ``valuenet`` engines: each game's shipped value network inside its
+search (MCTS or alpha-beta), after the game's exact answer where it has one."""
+import random
+
+import pytest
+
+from ttt_engine import games, valuenet
+from ttt_engine._core.algorithms.valuenet import feature_set_of
+from ttt_engine.valuenet.agent import ExactFirstAgent
+
+VALUE_GAMES = [k for k in games.GAMES if "valuenet" in games.get(k).engines]
+
+
+def _midgame(key, plies, seed):
+    g = games.get(key)
+    rng = random.Random(seed)
+    while True:
+        b = g.new_board()
+        for _ in range(plies):
+            if b.is_terminal():
+                break
+            b.push(rng.choice(b.legal_moves))
+        if not b.is_terminal():
+            return b
+
+
+def test_the_games_with_a_shipped_value_network_have_the_engine():
+    assert "uttt" in VALUE_GAMES and "connect4" in VALUE_GAMES
+    for key in VALUE_GAMES:
+        assert valuenet.shipped(key).feature_set == feature_set_of(games.get(key).new_board())
+
+
+@pytest.mark.parametrize("key", VALUE_GAMES)
+def test_valuenet_plays_legal_repeatable_moves(key):
+    g = games.get(key)
+    board = _midgame(key, 6, seed=3)
+    budget = ({"simulations": 300} if "simulations" in g.engines["valuenet"].budgets
+              else {"depth": 2})
+    moves = [g.make_agent("valuenet", seed=7, **budget).select_move(board.copy())
+             for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in board.legal_moves
+
+
+def test_connect4_plays_the_exact_move_where_the_solve_proves_it():
+    from ttt_engine import connect4
+    g = games.get("connect4")
+    checked = 0
+    for seed in range(6):
+        board = _midgame("connect4", 26, seed)
+        agent = g.make_agent("valuenet", seed=1, depth=1)
+        assert isinstance(agent, ExactFirstAgent)
+        move = agent.select_move(board)
+        assert agent.last_answer == "exact"
+        assert move in connect4.optimal_moves(board)[1]
+        checked += 1
+    assert checked == 6
+
+
+def test_exact_first_gives_the_search_the_rest_of_the_time():
+    g = games.get("connect4")
+    agent = g.make_agent("valuenet", seed=1, time=0.2)
+    assert agent.inner.time == pytest.approx(0.2 * (1 - agent.exact_share))
+    with pytest.raises(ValueError, match="exact_share"):
+        ExactFirstAgent(agent.inner, "connect4", time=0.1, exact_share=1.0)
+
+
+def test_another_games_network_is_one_clear_error(tmp_path):
+    g = games.get("connect4")
+    other = valuenet.shipped_path("uttt")
+    with pytest.raises(ValueError, match="Ultimate Tic-Tac-Toe"):
+        g.make_agent("valuenet", network=other)
