@@ -14,6 +14,7 @@ one comparison every poll, and takes the GIL only for the report itself.
 """
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ EVERY = 0.5
 LOG_EVERY = 10.0
 
 
-def _count(n):
+def count(n):
     """``n`` in at most four digits and a unit: 950, 12.3k, 4.56M, 1.23G."""
     for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if n >= size:
@@ -41,6 +42,13 @@ def clock(seconds):
     if s >= 3600:
         return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
     return f"{s // 60}:{s % 60:02d}"
+
+
+def fit(line):
+    """``line`` cut to the terminal's width: a line longer than the terminal
+    would wrap, and rewriting it in place would then leave its start behind."""
+    width = shutil.get_terminal_size((100, 24)).columns - 1
+    return line if len(line) <= width else line[:width - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,7 @@ class SolveProgress:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
     def __str__(self):
-        parts = [f"{_count(self.nodes)} nodes", f"{_count(self.nodes_per_second)}/s",
+        parts = [f"{count(self.nodes)} nodes", f"{count(self.nodes_per_second)}/s",
                  clock(self.seconds)]
         if self.stage:
             parts.append(self.stage)
@@ -138,7 +146,7 @@ class Reporter:
         now = time.perf_counter()
         line = f"{self.where}: {p}"
         if tty:
-            out.write("\r" + line + "\x1b[K" + ("\n" if p.done else ""))
+            out.write("\r" + fit(line) + "\x1b[K" + ("\n" if p.done else ""))
         elif p.done or self.last_line is None or now - self.last_line >= LOG_EVERY:
             out.write(line + "\n")
             self.last_line = now
@@ -173,3 +181,68 @@ def reporter(progress, where, stream=None):
         return Reporter(progress, where, stream)
     raise ValueError("progress must be True (a line on stderr), False or a callable "
                      f"taking a SolveProgress, got {progress!r}")
+
+
+class WorkLine:
+    """The line of a long job of ``total`` units (a book's positions): done of
+    total, the time so far, the time left at the pace so far, and what the
+    unit under way is doing; rewritten in place on a terminal (at most every
+    :data:`EVERY` seconds), a new line every ``log_every`` seconds elsewhere
+    (a log).  ``done`` units and ``seconds`` of earlier runs (a resumed job)
+    give the pace until this run has finished a unit of its own."""
+
+    def __init__(self, label, total, stream=None, done=0, seconds=0.0, log_every=30.0):
+        self.label, self.total, self.stream = label, total, stream
+        self.first_done, self.earlier = done, seconds
+        self.log_every = log_every
+        self.start = time.perf_counter()
+        self.shown = None
+        self.open = False            # a terminal line waits for its end
+
+    def _out(self):
+        return self.stream or sys.stderr
+
+    def _tty(self):
+        return getattr(self._out(), "isatty", lambda: False)()
+
+    def left(self, done):
+        """Seconds left at the pace of this run (else of the earlier runs), None
+        before any unit is timed."""
+        ran = done - self.first_done
+        if ran > 0:
+            return (time.perf_counter() - self.start) / ran * (self.total - done)
+        if self.first_done and self.earlier > 0:
+            return self.earlier / self.first_done * (self.total - done)
+        return None
+
+    def text(self, done, detail=""):
+        spent = self.earlier + time.perf_counter() - self.start
+        left = self.left(done)
+        pace = ("done" if done >= self.total else
+                "time left: known once one is done" if left is None
+                else f"about {clock(left)} left")
+        pct = 100.0 * done / self.total if self.total else 100.0
+        line = f"{self.label}: {done:,}/{self.total:,} ({pct:.1f}%), {clock(spent)}, {pace}"
+        return f"{line} | {detail}" if detail else line
+
+    def update(self, done, detail="", force=False):
+        """Show the line if one is due (``force``: now)."""
+        now = time.perf_counter()
+        due = self.shown is None or now - self.shown >= (EVERY if self._tty() else self.log_every)
+        if not (due or force):
+            return
+        self.shown = now
+        out = self._out()
+        if self._tty():
+            out.write("\r" + fit(self.text(done, detail)) + "\x1b[K")
+            self.open = True
+        else:
+            out.write(self.text(done, detail) + "\n")
+        out.flush()
+
+    def say(self, text):
+        """A line of its own (the terminal's progress line ended first)."""
+        out = self._out()
+        out.write(("\n" if self.open else "") + text + "\n")
+        self.open = False
+        out.flush()
