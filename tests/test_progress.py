@@ -5,6 +5,7 @@ inside every bound reported on the way, the counts never going back, the
 last report the result's node count); none of this depends on the clock.
 """
 import io
+import sys
 
 import pytest
 
@@ -199,3 +200,28 @@ def test_ctrl_c_in_a_book_solve_keeps_the_book_resumable(tmp_path, monkeypatch):
     monkeypatch.setattr(_progress.WorkLine, "update", real)
     again = connect4_book.generate(15, out, start=start, stream=io.StringIO(), table_mb=16)
     assert list(again.keys) == list(clean.keys) and list(again.scores) == list(clean.scores)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("mode", ["solve", "analyse"])
+def test_the_console_shows_the_search_on_a_terminal_only(monkeypatch, capsys, mode):
+    from ttt_engine.cli import main
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    assert main(["connect4", mode, "444333555"]) == 0
+    shown = tty.getvalue()
+    assert shown.startswith(f"\rconnect4.{mode}: ") and shown.endswith("done\x1b[K\n")
+    answer = capsys.readouterr().out
+    assert ("loss" in answer and "best column" in answer) if mode == "solve" \
+        else answer.count("column") == 7
+    tty.truncate(0)
+    tty.seek(0)
+    assert main(["connect4", mode, "444333555", "--quiet"]) == 0
+    assert tty.getvalue() == ""
+    monkeypatch.setattr("sys.stderr", io.StringIO())    # not a terminal: the answer alone
+    assert main(["connect4", mode, "444333555"]) == 0
+    assert sys.stderr.getvalue() == ""
