@@ -296,6 +296,9 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
         lo = lower
         if lo < hi:
             c.low, c.high, c.probe = lo, hi, lo
+            if c.owner != NULL and not report_now(c):
+                c.aborted = True
+                return ABORTED
             r = negamax(c, cur, mask, moves, lo, lo + 1)
             if c.aborted:
                 return ABORTED
