@@ -38,6 +38,20 @@ def test_connect4_solve_reports_its_bounds_on_the_way_to_the_score():
     assert reports[-1].stage == "solved"
 
 
+def test_threads_and_limits_report_as_one_search():
+    board = connect4.from_moves("444333555")
+    reports = []
+    r = connect4_solve.solve(board, progress=reports.append, table_mb=64, threads=2)
+    assert r.score == -2
+    _check_counts(reports, r.nodes)          # every thread's nodes
+    assert all(p.low <= -2 <= p.high for p in reports)
+    reports.clear()
+    r = connect4_solve.solve(board, progress=reports.append, table_mb=64, max_nodes=50_000)
+    assert r.value == "unknown"
+    _check_counts(reports, r.nodes)
+    assert reports[-1].stage == "stopped by the limit" and reports[-1].low is None
+
+
 def test_the_timed_reports_come_from_inside_the_search(monkeypatch):
     # with no pause between them, the search reports at every limit check
     # (1024 nodes): far more often than once a root search
