@@ -154,34 +154,42 @@ def finished(board):
     return make_result(board, value, None, 0, 0, 0.0)
 
 
-def bounded_solve(board, max_nodes=None, time_limit=None, searcher=None):
+def bounded_solve(board, max_nodes=None, time_limit=None, searcher=None, progress=False,
+                  where="solve"):
     """Alpha-beta, one more ply per iteration, until the value is exact or a
     limit is reached (``max_nodes`` is checked between iterations; the time
-    limit also stops an iteration in the middle).  Unbounded when both are None."""
-    from ttt_engine import search
-    if board.is_terminal():
-        return finished(board)
-    t0 = _time.perf_counter()
-    nodes = 0
-    depth = 0
-    while depth < search.MAX_PLY:
-        depth += 1
-        remaining = None
-        if time_limit is not None:
-            remaining = time_limit - (_time.perf_counter() - t0)
-            if remaining <= 0:
+    limit also stops an iteration in the middle).  Unbounded when both are None.
+    ``progress``: as every game's ``solve`` (``ttt_engine._progress``), a
+    report after each iteration, named ``where``."""
+    from ttt_engine import _progress, search
+    with _progress.reporter(progress, where) as rep:
+        if board.is_terminal():
+            rep.finish(0)
+            return finished(board)
+        t0 = _time.perf_counter()
+        nodes = 0
+        depth = 0
+        while depth < search.MAX_PLY:
+            depth += 1
+            remaining = None
+            if time_limit is not None:
+                remaining = time_limit - (_time.perf_counter() - t0)
+                if remaining <= 0:
+                    break
+            try:
+                r = search.alphabeta(board, depth, time_limit=remaining, iterative=False,
+                                     searcher=searcher)
+            except TimeoutError:
                 break
-        try:
-            r = search.alphabeta(board, depth, time_limit=remaining, iterative=False,
-                                 searcher=searcher)
-        except TimeoutError:
-            break
-        nodes += r.nodes
-        if r.exact:
-            value = {1: "win", 0: "draw", -1: "loss"}[r.outcome]
-            best = r.best_move if value != "loss" else None
-            return make_result(board, value, best, r.plies_to_end, nodes,
-                               _time.perf_counter() - t0)
-        if max_nodes is not None and nodes >= max_nodes:
-            break
-    return make_result(board, "unknown", None, None, nodes, _time.perf_counter() - t0)
+            nodes += r.nodes
+            if r.exact:
+                value = {1: "win", 0: "draw", -1: "loss"}[r.outcome]
+                best = r.best_move if value != "loss" else None
+                rep.finish(nodes, f"solved at depth {depth}: {value}")
+                return make_result(board, value, best, r.plies_to_end, nodes,
+                                   _time.perf_counter() - t0)
+            rep.report(nodes, f"depth {depth} searched")
+            if max_nodes is not None and nodes >= max_nodes:
+                break
+        rep.finish(nodes, "stopped by the limit")
+        return make_result(board, "unknown", None, None, nodes, _time.perf_counter() - t0)

@@ -4,7 +4,7 @@ The game is compiled (``ttt_engine._core.games.clobber.board``); this module is 
 Every game module has the same verbs: see ``docs/api.md``.
 """
 from ttt_engine import _game_text as _text
-from ttt_engine import _symmetry, _verbs, engines
+from ttt_engine import _progress, _symmetry, _verbs, engines
 from ttt_engine._util import check_int, check_output_path
 from ttt_engine._core.games.clobber.board import (
     DIRECTIONS, EXHAUSTIVE_STONES, HEURISTICS, MAX_SIDE, PLAYERS, SEED_HEURISTICS, Board,
@@ -46,7 +46,7 @@ def table_bits(board):
 
 
 def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=None,
-          **techniques):
+          progress=False, **techniques):
     """Exact value of ``board`` for the side to move (Clobber has no draws): a
     :class:`SolveResult` with ``value`` ``"win"``/``"loss"``, ``winner``, a
     winning ``best_move``, ``nodes``, ``tt_hits`` and ``seconds``; ``"unknown"``
@@ -65,9 +65,14 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     ``"unknown"``.
     Known: 2x3 is a loss for the mover, 3x3 and 4x4 are wins.  Without a
     limit, a board of more than :data:`SOLVE_STONES` stones is refused at once.
+    ``progress``: True shows the search on stderr (nodes, nodes a second, the
+    time so far, the depth of the search now and the deepest reached), a
+    callable receives a :class:`ttt_engine._progress.SolveProgress` about
+    twice a second and at the end (docs/clobber.md).
     """
     _verbs.check_board(board, Board, "clobber.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    _progress.reporter(progress, "clobber.solve")       # checked before any work
     stones = board.stones("B") + board.stones("W")
     if max_nodes is None and time_limit is None and stones > SOLVE_STONES \
             and not board.is_terminal():
@@ -81,8 +86,26 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     tt_bits = table_bits(board) if tt_bits is None else check_int("tt_bits", tt_bits, min=4,
                                                                     max=31)
     solver = Solver(tt_bits, db_bits=min(20, tt_bits))
-    r = solver.solve(board, max_nodes=max_nodes, time_limit=time_limit, **techniques)
-    value = "unknown" if r.win is None else ("win" if r.win else "loss")
+    raised = []
+
+    def report(nodes, depth, max_depth):
+        try:
+            rep.report(nodes, f"depth {depth} (deepest {max_depth})")
+        except BaseException as e:    # the solver stops as on Ctrl-C: raised below
+            raised.append(e)
+            raise
+
+    with _progress.reporter(progress, "clobber.solve") as rep:
+        try:
+            r = solver.solve(board, max_nodes=max_nodes, time_limit=time_limit,
+                             progress=report if rep.compiled is not None else None,
+                             report_every=_progress.EVERY, **techniques)
+        except KeyboardInterrupt:
+            if raised:
+                raise raised[0] from None
+            raise
+        value = "unknown" if r.win is None else ("win" if r.win else "loss")
+        rep.finish(r.nodes, "stopped by the limit" if r.win is None else f"solved: {value}")
     if certificate is not None and r.win is not None:
         from ttt_engine.clobber.cert import write_certificate
         from ttt_engine.clobber.check_reference import check_certificate

@@ -15,7 +15,7 @@ The board is compiled (``ttt_engine._core.games.connect4.board``); this module
 is its public face.  Every game module has the same verbs: see ``docs/api.md``;
 the game's page is ``docs/connect4.md``.
 """
-from ttt_engine import _symmetry, _verbs, engines
+from ttt_engine import _progress, _symmetry, _verbs, engines
 from ttt_engine.connect4 import solver as connect4_solve
 from ttt_engine._core.games.connect4.board import COLS, EXHAUSTIVE_PLIES, ROWS, Board
 from ttt_engine._verbs import SolveResult
@@ -45,79 +45,100 @@ def _book_of(book):
     raise ValueError(f"book must be True (the shipped book), False or a Book, got {book!r}")
 
 
+def _from_book(progress, where, score=None):
+    """The report of an answer the book gave (``progress`` checked first)."""
+    with _progress.reporter(progress, where) as rep:
+        rep.finish(0, "from the book", score, score)
+
+
 def solve(board, *, weak=False, time_limit=None, max_nodes=None,
-          table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True):
+          table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True, progress=False):
     """The exact solve of ``board``: see :func:`ttt_engine.connect4.solver.solve`.
 
     ``book``: a position the opening book holds (every position up to 8 discs in
     the shipped one) is answered from it at once (``nodes`` 0 when no search was
-    needed for its best column); ``False`` always searches."""
+    needed for its best column); ``False`` always searches.  ``progress``: True
+    shows the search on stderr, a callable receives its reports (as
+    :func:`ttt_engine.connect4.solver.solve`'s)."""
     found = _book_of(book)
     if found is not None and not weak:
         import time as _time
         start = _time.perf_counter()
         connect4_solve._check(board, "connect4.solve", time_limit, max_nodes, table_mb,
                               threads)           # every argument checked first
+        _progress.reporter(progress, "connect4.solve")
         score = found.score(board)
         if score is not None:
             col = found.best_column(board)
             nodes = 0
+            searched = False             # the search reports for itself
             if col is None:
                 scores = found.column_scores(board)
                 if scores is not None:
                     col = min((c for c in scores if scores[c] == score),
                               key=connect4_solve._solve.COLUMN_ORDER.index)
                 else:
+                    searched = True
                     _, ties = connect4_solve.optimal_moves(board, score=score,
                                                            time_limit=time_limit,
                                                            max_nodes=max_nodes,
-                                                           table_mb=table_mb, threads=threads)
+                                                           table_mb=table_mb, threads=threads,
+                                                           progress=progress)
                     col = None if not ties else min(ties,
                                                     key=connect4_solve._solve.COLUMN_ORDER.index)
+            if not searched:
+                _from_book(progress, "connect4.solve", score)
             return connect4_solve.result_of(board, score, col, nodes,
                                             _time.perf_counter() - start)
         bound = found.parent_bound(board)
         if bound is not None:     # a child of a book position: a known lower bound
             return connect4_solve.solve(board, time_limit=time_limit, max_nodes=max_nodes,
-                                        table_mb=table_mb, threads=threads, lower_bound=bound)
+                                        table_mb=table_mb, threads=threads, lower_bound=bound,
+                                        progress=progress)
     return connect4_solve.solve(board, weak=weak, time_limit=time_limit, max_nodes=max_nodes,
-                                table_mb=table_mb, threads=threads)
+                                table_mb=table_mb, threads=threads, progress=progress)
 
 
 def analyse(board, *, time_limit=None, max_nodes=None,
-            table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True):
+            table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True, progress=False):
     """``{column: score}`` of every legal column: see
     :func:`ttt_engine.connect4.solver.analyse`.  ``book``: where the opening book
     holds every child (positions up to 7 discs with the shipped one) the scores
-    come from it at once; ``False`` always searches."""
+    come from it at once; ``False`` always searches.  ``progress``: as
+    :func:`solve`'s."""
     found = _book_of(book)
     if found is not None:
         connect4_solve._check(board, "connect4.analyse", time_limit, max_nodes, table_mb,
                               threads)           # every argument checked first
+        _progress.reporter(progress, "connect4.analyse")
         scores = found.column_scores(board)
         if scores is not None:
+            _from_book(progress, "connect4.analyse")
             return scores
     return connect4_solve.analyse(board, time_limit=time_limit, max_nodes=max_nodes,
-                                  table_mb=table_mb, threads=threads)
+                                  table_mb=table_mb, threads=threads, progress=progress)
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
-                  table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True):
+                  table_mb=connect4_solve.DEFAULT_TABLE_MB, threads=1, book=True,
+                  progress=False):
     """``(score, columns)``: the exact score and every column keeping it: see
     :func:`ttt_engine.connect4.solver.optimal_moves`.  ``book``: the position's
     score (and, where it holds every child, the columns) from the opening book;
-    ``False`` always searches."""
+    ``False`` always searches.  ``progress``: as :func:`solve`'s."""
     found = _book_of(book)
     if found is not None and score is None:
         connect4_solve._check(board, "connect4.optimal_moves", time_limit, max_nodes, table_mb,
                               threads)           # every argument checked first
+        _progress.reporter(progress, "connect4.optimal_moves")
         score = found.score(board)
         scores = found.column_scores(board) if score is not None else None
         if scores is not None:
+            _from_book(progress, "connect4.optimal_moves", score)
             return score, sorted(c for c in scores if scores[c] == score)
     return connect4_solve.optimal_moves(board, score=score, time_limit=time_limit,
                                         max_nodes=max_nodes, table_mb=table_mb,
-                                        threads=threads)
+                                        threads=threads, progress=progress)
 
 
 #: The table of the endgame solves of the tree searches (``endgame=``): a 28-cell

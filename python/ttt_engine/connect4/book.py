@@ -45,7 +45,7 @@ import zlib
 
 import numpy as np
 
-from ttt_engine import _util
+from ttt_engine import _progress, _util
 from ttt_engine._core.games.connect4.board import Board as _Board
 
 __all__ = ["Book", "BookError", "FORMAT_VERSION", "MAGIC", "NO_COLUMN",
@@ -420,14 +420,6 @@ def _on_term():
     return signal.signal(signal.SIGTERM, _interrupt)
 
 
-def _bar(done, total, seconds, width=30):
-    frac = done / total if total else 1.0
-    fill = int(width * frac)
-    eta = seconds / done * (total - done) if done else float("nan")
-    return (f"\r[{'#' * fill}{'.' * (width - fill)}] {done:,}/{total:,} "
-            f"{100 * frac:5.1f}%  {seconds / 60:6.1f} min  eta {eta / 60:6.1f} min ")
-
-
 def parse_part(text):
     """``"I/N"`` -> ``(I, N)``, 1 <= I <= N <= 64, or a one-line ``ValueError``."""
     try:
@@ -511,9 +503,10 @@ def _parent_bounds(levels, base):
     return bounds
 
 
-def _write_partial(out, base, state, show, stream):
+def _write_partial(out, base, state, say):
     """Write ``out`` as the book so far: ``base``'s positions below the level
-    being solved and the level's solved ones, atomically."""
+    being solved and the level's solved ones, atomically; ``say``: where to
+    tell it (None: nowhere)."""
     solved = state.scores != state.UNSOLVED
     level = np.zeros(len(base.keys), dtype=bool)
     if len(state.keys):
@@ -526,10 +519,9 @@ def _write_partial(out, base, state, show, stream):
     book = Book(keys[order], scores[order], state.plies - 1, deepest=state.plies,
                 columns=columns[order])
     book.save(out)
-    if show:
-        print(f"\nwrote {out}: {len(book):,} positions, every one to {book.plies} discs "
-              f"and {int(solved.sum()):,} of the {len(state.keys):,} with {state.plies}",
-              file=stream, flush=True)
+    if say is not None:
+        say(f"wrote {out}: {len(book):,} positions, every one to {book.plies} discs "
+            f"and {int(solved.sum()):,} of the {len(state.keys):,} with {state.plies}")
     return book
 
 
@@ -599,9 +591,23 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
     base_seconds = state.seconds
     solved = 0
     write_partial = partial and part is None
+    total = int(share.sum())
+    done = total - len(todo)
+    # the pace of the earlier runs until this one has solved a position
+    line = _progress.WorkLine(f"book to {plies} discs", total, stream, done,
+                              base_seconds if resumed else 0.0) if show else None
+    say = line.say if show else None
+    if show:
+        line.update(done, force=True)
+
+    def report(p):                # the position under way, from its solve
+        bounds = f", score in [{p.low:+d}, {p.high:+d}]" if p.low is not None else ""
+        line.update(done, f"this one: {_progress.clock(p.seconds)}, "
+                    f"{_progress.count(p.nodes)} nodes{bounds}")
+
     old = _on_term()
     try:
-        for n, i in enumerate(todo):
+        for i in todo:
             if limit is not None and solved >= limit:
                 break
             key, known = int(keys[i]), int(state.scores[i])
@@ -609,7 +615,8 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
             known = None if known == state.UNSOLVED else known
             # a known score is its own lower bound: one null-window search
             r = connect4_solve.solve(board, table_mb=table_mb, keep_table=True,
-                                     lower_bound=bounds.get(key) if known is None else known)
+                                     lower_bound=bounds.get(key) if known is None else known,
+                                     progress=report if show else False)
             if known is not None and r.score != known:
                 raise BookError(f"the solver scores {r.score} a position the book scores "
                                 f"{known}: the book is wrong")
@@ -617,40 +624,39 @@ def generate(plies, out, *, start=None, progress=None, save_every=5.0,
             # kept for the canonical key's position (the board may be its mirror)
             state.columns[i] = r.best_move if board.hash() == key else 6 - r.best_move
             solved += 1
+            done += 1
+            if show:
+                line.update(done)
             now = time.monotonic()
             if now - last_save >= save_every:
                 state.seconds = base_seconds + now - t_run
                 state.save()
                 last_save = now
-                if show:
-                    done = int(share.sum()) - len(todo) + n + 1
-                    print(_bar(done, int(share.sum()), state.seconds), end="", file=stream,
-                          flush=True)
     except KeyboardInterrupt:
         state.seconds = base_seconds + time.monotonic() - t_run
         state.save()
         if write_partial:
-            _write_partial(out, base, state, show, stream)
+            _write_partial(out, base, state, say)
         if show:
-            print(f"\ninterrupted: progress saved in {progress}; run the same command "
-                  "again to resume", file=stream, flush=True)
+            say(f"interrupted: progress saved in {progress}; run the same command "
+                "again to resume")
         raise
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
     state.seconds = base_seconds + time.monotonic() - t_run
+    if show:
+        line.update(done, force=True)
     if part or state.todo().any():
         state.save()
         if show and part and not (state.todo() & share).any():
-            print(f"\npart {part[0]} of {part[1]} done; when every part is, the same "
-                  "command without the part writes the book", file=stream, flush=True)
-        return _write_partial(out, base, state, show, stream) if write_partial else None
+            say(f"part {part[0]} of {part[1]} done; when every part is, the same "
+                "command without the part writes the book")
+        return _write_partial(out, base, state, say) if write_partial else None
     book = _minimax(levels, keys, state.scores, state.columns)
     book.save(out)
     if show:
-        print(_bar(len(keys), len(keys), state.seconds) +
-              f"\nwrote {out}: {len(book):,} positions, {os.path.getsize(out):,} bytes",
-              file=stream, flush=True)
+        say(f"wrote {out}: {len(book):,} positions, {os.path.getsize(out):,} bytes")
     for path in {progress, whole, *_part_files(out)}:
         if os.path.exists(path):
             os.remove(path)

@@ -10,6 +10,8 @@ that when it loses.  Positions in the shipped book answer at once; the others
 are solved (seconds in the opening)."""
 from __future__ import annotations
 
+import sys
+
 from ttt_engine.cli import _files, _options as O
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError
 
@@ -35,6 +37,8 @@ def configure(p):
         sp.add_argument("--threads", type=O.count(1, MAX_THREADS), default=1, metavar="N",
                         help=f"threads searching one shared table (1-{MAX_THREADS}, "
                         "default 1; 2 uses both cores of a 2-core machine)")
+        sp.add_argument("--quiet", action="store_true",
+                        help="no progress line (shown on stderr when it is a terminal)")
     sb = sub.add_parser("book", help="generate the opening book (resumable, atomic)",
                         description="Score every unfinished position with at most N discs "
                         "exactly and write the book FILE. Progress is kept in "
@@ -98,21 +102,22 @@ def _score_words(ply, score):
     return f"{word} in {scores_to_plies(ply, score)} plies ({score:+d})"
 
 
-def _scores(board, limit, threads=1):
+def _scores(board, limit, threads=1, progress=False):
     """Every column's exact score: from the shipped book where it holds the
-    children, else by the solver."""
+    children, else by the solver (``progress``: its line on stderr)."""
     from ttt_engine import connect4
     from ttt_engine.connect4.book import shipped_book
     book = shipped_book()
     scores = book.column_scores(board) if book is not None else None
     if scores is None:
-        scores = connect4.analyse(board, time_limit=limit, threads=threads)
+        scores = connect4.analyse(board, time_limit=limit, threads=threads, progress=progress)
     return scores
 
 
-def _solved(board, limit, threads=1):
+def _solved(board, limit, threads=1, progress=False):
     """``(score, best column)``: from the shipped book where it holds the
-    position, else by the solver; ``(None, None)`` when the time runs out."""
+    position, else by the solver (``progress``: its line on stderr);
+    ``(None, None)`` when the time runs out."""
     from ttt_engine import connect4
     from ttt_engine.connect4.book import shipped_book
     from ttt_engine.connect4.solver import _solve
@@ -124,11 +129,11 @@ def _solved(board, limit, threads=1):
             ties = [c for c in scores if scores[c] == score]
         else:
             _, ties = connect4.optimal_moves(board, score=score, time_limit=limit,
-                                             threads=threads)
+                                             threads=threads, progress=progress)
         if ties is None:
             return None, None
         return score, min(ties, key=_solve.COLUMN_ORDER.index)
-    r = connect4.solve(board, time_limit=limit, threads=threads)
+    r = connect4.solve(board, time_limit=limit, threads=threads, progress=progress)
     return r.score, r.best_move
 
 
@@ -156,13 +161,15 @@ def run(args):
         from ttt_engine._util import game_over
         print(f"the game is over ({game_over(board.winner)})")
         return EXIT_OK
+    # the search's line on a terminal only: a log or a pipe gets the answer alone
+    progress = not args.quiet and sys.stderr.isatty()
     if args.mode == "analyse":
-        scores = _scores(board, args.time, args.threads)
+        scores = _scores(board, args.time, args.threads, progress)
         print(f"{side} to move, {board.ply} discs")
         for col in sorted(scores):
             print(f"  column {col + 1}: {_score_words(board.ply, scores[col])}")
         return EXIT_OK
-    score, move = _solved(board, args.time, args.threads)
+    score, move = _solved(board, args.time, args.threads, progress)
     if score is None:
         print(f"{side} to move: unknown (the time ran out)")
         return EXIT_OK

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from ttt_engine import _util, _verbs
+from ttt_engine import _progress, _util, _verbs
 from ttt_engine._core.games.connect4.board import Board
 from ttt_engine._core.solvers.connect4 import solve as _solve
 from ttt_engine._verbs import SolveResult
@@ -113,7 +113,8 @@ def _lower(bound):
 
 
 def solve(board, *, weak=False, time_limit=None, max_nodes=None,
-          table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None):
+          table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None,
+          progress=False):
     """Solve ``board`` exactly: a :class:`ttt_engine.ttt.SolveResult` whose ``value`` is
     ``"win"``/``"draw"``/``"loss"`` for the side to move (``"unknown"`` when
     ``time_limit`` seconds or ``max_nodes`` positions run out first), ``score``
@@ -129,18 +130,27 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
     its own position's score, whatever the root).  ``lower_bound``: an exact
     score the position is known to reach, such as minus a parent's exact
     score from a book (a child keeping its parent's score then solves in one
-    search); it is trusted, not checked, so only a proven bound may be given."""
+    search); it is trusted, not checked, so only a proven bound may be given.
+    ``progress``: True shows the search on stderr (nodes, nodes a second, the
+    time so far, the bounds proven on the score), a callable receives a
+    :class:`ttt_engine._progress.SolveProgress` about twice a second and
+    after each of the root's searches (docs/connect4.md)."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.solve", time_limit, max_nodes, table_mb, threads)
     lower = _lower(lower_bound)
     weak = _util.check_bool("weak", weak)
     keep_table = _util.check_bool("keep_table", keep_table)
-    if board.winner is not None:
-        return _finished(board, start)
-    score, move, nodes = _solve.solve_board(board, weak, max_nodes, time_limit,
-                                            table_mb, threads, keep=keep_table,
-                                            lower=lower)
+    with _progress.reporter(progress, "connect4.solve") as rep:
+        if board.winner is not None:
+            rep.finish(0)
+            return _finished(board, start)
+        score, move, nodes = _solve.solve_board(board, weak, max_nodes, time_limit,
+                                                table_mb, threads, keep=keep_table,
+                                                lower=lower, progress=rep.compiled,
+                                                progress_every=_progress.EVERY)
+        rep.finish(nodes, "solved" if score is not None else "stopped by the limit",
+                   score if not weak else None, score if not weak else None)
     seconds = time.perf_counter() - start
     if score is None:
         return SolveResult("unknown", None, None, None, nodes, seconds)
@@ -163,23 +173,31 @@ def result_of(board, score, move, nodes, seconds):
 
 
 def analyse(board, *, time_limit=None, max_nodes=None, table_mb=DEFAULT_TABLE_MB, threads=1,
-            keep_table=False):
+            keep_table=False, progress=False):
     """``{column: score}`` for every legal column of ``board``: the exact score
     for the side to move of playing it (a move that wins at once scores 22 - k,
     k the mover's disc count after it).  ``{}`` for a finished game; the
     columns not solved when ``time_limit`` / ``max_nodes`` run out are None.
-    ``keep_table``: as :func:`solve`'s."""
+    ``keep_table``, ``progress``: as :func:`solve`'s (the stage names the
+    column being solved, and the bounds are its score's)."""
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.analyse", time_limit, max_nodes, table_mb, threads)
-    if board.winner is not None:
-        return {}
-    return _solve.analyse_board(board, max_nodes, time_limit, table_mb, threads,
-                                _util.check_bool("keep_table", keep_table))[0]
+    keep_table = _util.check_bool("keep_table", keep_table)
+    with _progress.reporter(progress, "connect4.analyse") as rep:
+        if board.winner is not None:
+            rep.finish(0)
+            return {}
+        scores, nodes = _solve.analyse_board(board, max_nodes, time_limit, table_mb, threads,
+                                             keep_table, progress=rep.compiled,
+                                             progress_every=_progress.EVERY)
+        rep.finish(nodes, "every column" if None not in scores.values()
+                   else "stopped by the limit")
+    return scores
 
 
 def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
                   table_mb=DEFAULT_TABLE_MB, threads=1, keep_table=False, lower_bound=None,
-                  columns=None):
+                  columns=None, progress=False):
     """``(score, columns)``: the exact score of ``board`` for the side to move
     and every column that keeps it (the fastest wins, the draws, the slowest
     losses), sorted.  Faster than :func:`analyse` when only the best columns
@@ -190,7 +208,8 @@ def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
     :func:`solve`'s (a game's successive positions share much of their trees);
     ``lower_bound``: as :func:`solve`'s, when the score is not given.
     ``columns``: test only these columns (the others' scores known, say from a
-    book); the answer lists those of them that keep the score."""
+    book); the answer lists those of them that keep the score.  ``progress``:
+    as :func:`solve`'s."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(
         board, "connect4.optimal_moves", time_limit, max_nodes, table_mb, threads)
@@ -204,12 +223,16 @@ def optimal_moves(board, *, score=None, time_limit=None, max_nodes=None,
         only = 0
         for c in columns:
             only |= 1 << _util.check_int("a column", c, min=0, max=6)
-    if board.winner is not None:
-        return _finished(board, start).score, []
-    score, found, _ = _solve.optimal_columns_board(board, score, max_nodes, time_limit,
-                                                   table_mb, threads,
-                                                   _util.check_bool("keep_table", keep_table),
-                                                   lower=lower, only=only)
+    keep_table = _util.check_bool("keep_table", keep_table)
+    with _progress.reporter(progress, "connect4.optimal_moves") as rep:
+        if board.winner is not None:
+            rep.finish(0)
+            return _finished(board, start).score, []
+        score, found, nodes = _solve.optimal_columns_board(
+            board, score, max_nodes, time_limit, table_mb, threads, keep_table, lower=lower,
+            only=only, progress=rep.compiled, progress_every=_progress.EVERY)
+        rep.finish(nodes, "solved" if score is not None else "stopped by the limit",
+                   score, score)
     if columns is not None:
         return score, found
     if score is not None and not found:

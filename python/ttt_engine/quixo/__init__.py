@@ -31,7 +31,7 @@ import time
 
 from ttt_engine import _game_text as _text
 from ttt_engine.quixo import _files as _qfiles
-from ttt_engine import _symmetry, _verbs, engines
+from ttt_engine import _progress, _symmetry, _verbs, engines
 from ttt_engine.quixo import tablebase as _tablebase
 from ttt_engine._util import check_bool, check_int, check_real, check_choice, resolve_seed
 from ttt_engine._core.games.quixo.board import Board, move_to_str, parse_move, DEFAULT_MAX_PLIES
@@ -93,22 +93,29 @@ def solution(size=3):
     return _solutions[size]
 
 
-def solve(board, *, max_nodes=None, time_limit=None):
+def solve(board, *, max_nodes=None, time_limit=None, progress=False):
     """Value of ``board`` for the side to move: a :class:`SolveResult`.
 
     3x3 and 4x4: exact, from the retrograde solution (:func:`solution`; the
     move cap is ignored there: a draw is endless play); ``best_move`` keeps the
     value, ``plies`` is the distance to the end.  5x5: alpha-beta deepened one
     ply at a time, which needs ``max_nodes`` and/or ``time_limit`` (seconds);
-    ``value`` is ``"unknown"`` when the limit is hit first.
+    ``value`` is ``"unknown"`` when the limit is hit first.  ``progress``: True
+    shows the solve on stderr, a callable receives a
+    :class:`ttt_engine._progress.SolveProgress` (5x5: after each deepening;
+    3x3 and 4x4: when the retrograde solution is begun and done, the first
+    4x4 solve of a process taking about 10 s).
     """
     _verbs.check_board(board, Board, "quixo.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    _progress.reporter(progress, "quixo.solve")      # checked before any work
     if board.is_terminal():
-        return _verbs.finished(board)
+        return _verbs.bounded_solve(board, progress=progress, where="quixo.solve")
     if board.size == 5:
         exact = _tablebase.solve_result(board)     # at most one blank cube
         if exact is not None:
+            with _progress.reporter(progress, "quixo.solve") as rep:
+                rep.finish(0, "from the tablebase")
             return exact
         if max_nodes is None and time_limit is None:
             raise ValueError("quixo.solve on 5x5 needs a limit (max_nodes= and/or "
@@ -116,10 +123,15 @@ def solve(board, *, max_nodes=None, time_limit=None):
                              "positions (at most one blank cube) are solved exactly")
         from ttt_engine.search import ABSearcher
         return _verbs.bounded_solve(board, max_nodes, time_limit,
-                                    searcher=ABSearcher(1 << 20, ply_in_key=True))
+                                    searcher=ABSearcher(1 << 20, ply_in_key=True),
+                                    progress=progress, where="quixo.solve")
     import time as _time
     t0 = _time.perf_counter()
-    sol = solution(board.size)
+    with _progress.reporter(progress, "quixo.solve") as rep:
+        if board.size not in _solutions:
+            rep.report(0, f"the {board.size}x{board.size} retrograde solution")
+        sol = solution(board.size)
+        rep.finish(0, "from the retrograde solution")
     value, plies = sol.value(board)
     best = None
     if value != "loss":

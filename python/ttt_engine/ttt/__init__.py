@@ -20,13 +20,16 @@ __all__ = ["N_CELLS", "N_STATES", "Board", "SolveResult", "perft", "random_playo
 perft, random_playouts = _verbs.module_verbs(Board, "ttt", counts="9, 72, 504, ...")
 
 
-def solve(board, *, max_nodes=None, time_limit=None):
+def solve(board, *, max_nodes=None, time_limit=None, progress=False):
     """Exact value of ``board`` for the side to move (alpha-beta to the end: a
     few thousand positions).  Returns a :class:`ttt_engine.ttt.SolveResult`; ``value`` is
-    ``"unknown"`` only if ``max_nodes`` / ``time_limit`` (seconds) stopped it."""
+    ``"unknown"`` only if ``max_nodes`` / ``time_limit`` (seconds) stopped it.
+    ``progress``: True shows each deepening on stderr, a callable receives a
+    :class:`ttt_engine._progress.SolveProgress` after each (docs/api.md)."""
     _verbs.check_board(board, Board, "ttt.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
-    return _verbs.bounded_solve(board, max_nodes, time_limit)
+    return _verbs.bounded_solve(board, max_nodes, time_limit, progress=progress,
+                                where="ttt.solve")
 
 
 # ---------------------------------------------------------------------------- text face

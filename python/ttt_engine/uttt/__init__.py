@@ -7,7 +7,7 @@ import operator
 import warnings
 
 from ttt_engine import _game_text as _text
-from ttt_engine import _symmetry, _verbs, engines
+from ttt_engine import _progress, _symmetry, _verbs, engines
 from ttt_engine._core.games.uttt.board import (EXHAUSTIVE_CELLS, N_CELLS, Board, local_boards_text,
                                                parse_move)
 from ttt_engine._util import check_int
@@ -76,19 +76,23 @@ def _old_random_playouts(n_games, seed=None, board=None, threads=1):
     return r["first_wins"], r["second_wins"], r["draws"], r["plies"]
 
 
-def solve(board, *, max_nodes=None, time_limit=None):
+def solve(board, *, max_nodes=None, time_limit=None, progress=False):
     """Value of ``board`` for the side to move by alpha-beta, deepened one ply at
     a time, within ``max_nodes`` positions (checked between iterations) and/or
     ``time_limit`` seconds: one of them is required, since the whole game is far
     beyond reach.  Returns a :class:`ttt_engine.ttt.SolveResult` whose ``value`` is
-    ``"unknown"`` when the limit is hit first; endgames solve exactly."""
+    ``"unknown"`` when the limit is hit first; endgames solve exactly.
+    ``progress``: True shows each deepening on stderr, a callable receives a
+    :class:`ttt_engine._progress.SolveProgress` after each (docs/api.md)."""
     _verbs.check_board(board, Board, "uttt.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
+    _progress.reporter(progress, "uttt.solve")     # checked before the limit
     if max_nodes is None and time_limit is None:
         raise ValueError("uttt.solve needs a limit: Ultimate Tic-Tac-Toe cannot be solved "
                          "from arbitrary positions here; pass max_nodes= and/or time_limit= "
                          "(the value is 'unknown' if the limit is hit)")
-    return _verbs.bounded_solve(board, max_nodes, time_limit)
+    return _verbs.bounded_solve(board, max_nodes, time_limit, progress=progress,
+                                where="uttt.solve")
 
 
 def endgame_empty_cells(board):

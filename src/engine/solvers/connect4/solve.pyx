@@ -92,16 +92,34 @@ cdef struct Ctx:
     uint64_t path_check[SPLIT_PLIES]
     int path_alpha[SPLIT_PLIES]
     int path_beta[SPLIT_PLIES]
+    # progress (the main thread's search only): ``owner`` the ``_Search`` that
+    # reports (borrowed; NULL: no reports), at most every ``report_every``
+    # seconds from ``check_limits`` and after each of the root's null-window
+    # searches; the root's score is known to lie in [low, high], and the
+    # search under way tests whether it is above ``probe``
+    void* owner
+    double next_report
+    double report_every
+    int low
+    int high
+    int probe
 
 
 # ------------------------------------------------------------------ the search
 include "split.pxi"
 
 
+cdef bint report_now(Ctx* c) noexcept with gil:
+    """Hand the search's counts to its ``_Search``'s progress callable; False
+    when the callable raised (kept for the Python boundary: the search stops)."""
+    c.next_report = c.it.last_read + c.report_every
+    return (<object>c.owner)._report(c.nodes, c.low, c.high, c.probe)
+
+
 cdef bint check_limits(Ctx* c) noexcept nogil:
     """Every 1024 nodes, at the node limit, when ``interrupt_poll`` reports
     Ctrl-C or the stop flag, and once its clock read passes the deadline: the
-    limits, Ctrl-C and the stop flag, and with
+    limits, Ctrl-C and the stop flag, the progress report when one is due, and with
     other threads whether one of them has settled a split node on this
     thread's path (then it unwinds to that node)."""
     c.next_check = c.nodes + 1024
@@ -109,6 +127,9 @@ cdef bint check_limits(Ctx* c) noexcept nogil:
         c.next_check = c.max_nodes
     if c.nodes >= c.max_nodes or interrupt_poll(c.it) or (
             now_monotonic() >= c.deadline):
+        c.aborted = True
+        c.unwind_level = -1
+    elif c.owner != NULL and c.it.last_read >= c.next_report and not report_now(c):
         c.aborted = True
         c.unwind_level = -1
     elif c.shared and not c.aborted:
@@ -274,6 +295,10 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
     elif lower > lo:
         lo = lower
         if lo < hi:
+            c.low, c.high, c.probe = lo, hi, lo
+            if c.owner != NULL and not report_now(c):
+                c.aborted = True
+                return ABORTED
             r = negamax(c, cur, mask, moves, lo, lo + 1)
             if c.aborted:
                 return ABORTED
@@ -287,6 +312,10 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
             med = lo // 2
         elif med >= 0 and hi // 2 > med:
             med = hi // 2
+        c.low, c.high, c.probe = lo, hi, med
+        if c.owner != NULL and not report_now(c):
+            c.aborted = True
+            return ABORTED
         r = negamax(c, cur, mask, moves, med, med + 1)
         if c.aborted:
             return ABORTED
@@ -294,6 +323,7 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
             hi = r
         else:
             lo = r
+    c.low, c.high = lo, lo
     return lo
 
 
@@ -461,13 +491,19 @@ cdef void _prepare(_Tables t, int moves, bint shared, bint keep) noexcept:
 
 
 cdef class _Search:
-    """One thread's search context over a shared table."""
+    """One thread's search context over a shared table.  The main thread's
+    may report its progress (``watch``)."""
     cdef Ctx ctx
     cdef interrupt_t it
     cdef _Tables tables
     cdef object stop_array
     cdef int stop_flag
     cdef public int result
+    cdef object progress         # callable(nodes, low, high, probe, stage) or None
+    cdef object helpers          # the searches beside it (their nodes count too)
+    cdef object error            # what the progress callable raised
+    cdef public str stage        # what the search is finding: "solving", "best move", ...
+    cdef public bint flip        # a child of the root: its bounds are negated
 
     def __cinit__(self, _Tables tables, int helper, max_nodes, time_limit):
         self.tables = tables
@@ -482,11 +518,41 @@ cdef class _Search:
         self.ctx.unwind_level = -1
         self.ctx.shared = False
         self.ctx.it = &self.it
+        self.ctx.owner = NULL
+        self.ctx.low = self.ctx.high = self.ctx.probe = 0
         self.result = ABORTED
+        self.progress = None
+        self.error = None
+        self.stage = "solving"
+        self.flip = False
 
     @property
     def nodes(self):
         return self.ctx.nodes
+
+    def watch(self, progress, list helpers, double every):
+        """Report to ``progress(nodes, low, high, probe, stage)`` (None: no
+        reports) at most every ``every`` seconds while searching, and after
+        each of the root's null-window searches: ``nodes`` of every thread so
+        far, the score known to lie in [low, high], the search under way
+        testing whether it is above ``probe``."""
+        self.progress = progress
+        self.helpers = helpers
+        self.ctx.owner = <void*>self if progress is not None else NULL
+        self.ctx.report_every = every
+        self.ctx.next_report = now_monotonic() + every
+
+    def _report(self, nodes, int low, int high, int probe):
+        try:
+            for h in self.helpers:
+                nodes += (<_Search>h).ctx.nodes
+            if self.flip:
+                low, high, probe = -high, -low, -probe - 1
+            self.progress(nodes, low, high, probe, self.stage)
+            return True
+        except BaseException as e:       # raised at the Python boundary (``_run``)
+            self.error = e
+            return False
 
     def run_helper(self, uint64_t cur, uint64_t mask, int moves, bint weak, _Search main,
                    int lower):
@@ -515,6 +581,8 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
         threads.append(threading.Thread(target=h.run_helper,
                                         args=(cur, mask, moves, weak, main, lower), daemon=True))
     main.stop_flag = 0
+    if move:
+        main.ctx.low = main.ctx.high = main.ctx.probe = target
     interrupt_init(&main.it, 64, &main.stop_flag)
     try:
         for t in threads:
@@ -531,6 +599,9 @@ def _run(_Search main, list helpers, uint64_t cur, uint64_t mask, int moves, bin
         for t in threads:
             t.join()
     interrupt_finish(&main.it)
+    if main.error is not None:
+        error, main.error = main.error, None
+        raise error
     return None if r == ABORTED else r
 
 
@@ -540,9 +611,10 @@ cdef tuple _position(Board board):
 
 
 cdef tuple _searches(Board board, max_nodes, time_limit, uint64_t table_mb, int threads,
-                     bint keep):
+                     bint keep, progress=None, double every=0.5):
     """The table (taken: busy until the caller frees it), the position and the
-    main search with its helpers, as every solve below starts."""
+    main search with its helpers, as every solve below starts; the main
+    search reports to ``progress`` (``_Search.watch``)."""
     cdef _Tables tables = _take_table(table_mb)
     cdef _Search main
     cur, mask, moves = _position(board)
@@ -556,22 +628,27 @@ cdef tuple _searches(Board board, max_nodes, time_limit, uint64_t table_mb, int 
     _prepare(tables, moves, threads > 1, keep)
     tables.t.it = &main.it                 # a growing table's rehash polls them
     tables.t.deadline = main.ctx.deadline
+    main.watch(progress, helpers, every)
     return tables, cur, mask, moves, main, helpers
 
 
 def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
                 uint64_t table_mb=1024, int threads=1, bint with_move=True, bint keep=False,
-                lower=None):
+                lower=None, progress=None, double progress_every=0.5):
     """``(score, best move, nodes)`` of an ongoing board (checked by the caller):
     the score exact, or its sign only (-1, 0, 1) with ``weak``; None for the
     score and the move when a limit stopped the search (or ``with_move`` is
     False, for the move).  ``keep``: start from the table of the previous
     ``keep`` solve (an entry bounds its own position's score, whatever the root).
     ``lower``: a score the board is known to reach (it must be true: the
-    search trusts it), e.g. minus a parent's exact score; None for none."""
+    search trusts it), e.g. minus a parent's exact score; None for none.
+    ``progress``: called as ``progress(nodes, low, high, probe, stage)`` at
+    most every ``progress_every`` seconds and after each of the root's
+    null-window searches (``_Search.watch``); what it raises stops the search
+    and is raised here."""
     cdef _Tables tables
     tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
-                                                        threads, keep)
+                                                        threads, keep, progress, progress_every)
     move = None
     try:
         score = _run(main, helpers, cur, mask, moves, weak,
@@ -579,6 +656,7 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
         if weak and score is not None:
             score = (score > 0) - (score < 0)
         if score is not None and with_move:
+            main.stage = "best move"
             move = _run(main, [], cur, mask, moves, weak, score)
             if move is None:
                 score = None
@@ -590,20 +668,21 @@ def solve_board(Board board, bint weak=False, max_nodes=None, time_limit=None,
 
 def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=None,
                           uint64_t table_mb=1024, int threads=1, bint keep=False,
-                          lower=None, int only=0x7F):
+                          lower=None, int only=0x7F, progress=None, double progress_every=0.5):
     """``(score, columns, nodes)`` for an ongoing board: its exact score (solved
     unless given, e.g. from a book) and the sorted columns among ``only``
     (bits) that keep it; None for both when a limit stopped the search.
-    ``keep``, ``lower``: as ``solve_board``'s."""
+    ``keep``, ``lower``, ``progress``: as ``solve_board``'s."""
     cdef _Tables tables
     tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
-                                                        threads, keep)
+                                                        threads, keep, progress, progress_every)
     columns = None
     try:
         if score is None:
             score = _run(main, helpers, cur, mask, moves, False,
                          lower=NO_BOUND if lower is None else lower)
         if score is not None:
+            main.stage = "best columns"
             bits = _run(main, [], cur, mask, moves, False, score, True, only=only)
             if bits is None:
                 score = None
@@ -616,17 +695,19 @@ def optimal_columns_board(Board board, score=None, max_nodes=None, time_limit=No
 
 
 def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_mb=1024,
-                  int threads=1, bint keep=False):
+                  int threads=1, bint keep=False, progress=None, double progress_every=0.5):
     """``({column: exact score of playing it}, nodes)`` for an ongoing board;
-    None for the columns left when a limit stopped the search.  ``keep``: as
-    ``solve_board``'s."""
+    None for the columns left when a limit stopped the search.  ``keep``,
+    ``progress``: as ``solve_board``'s (the stage names the column, 1-7, and
+    the bounds are the column's score)."""
     cdef _Tables tables
     cdef _Search main
     cdef uint64_t cur, mask, m
     cdef int moves, col
     tables, cur, mask, moves, main, helpers = _searches(board, max_nodes, time_limit, table_mb,
-                                                        threads, keep)
+                                                        threads, keep, progress, progress_every)
     out = {}
+    main.flip = True
     try:
         for col in range(7):
             m = (mask + C4_BOTTOM) & column_bits(col)
@@ -637,6 +718,7 @@ def analyse_board(Board board, max_nodes=None, time_limit=None, uint64_t table_m
             elif moves + 1 == CELLS:
                 out[col] = 0
             else:
+                main.stage = f"column {col + 1}"
                 r = None if main.ctx.aborted else _run(main, helpers, cur ^ mask, mask | m,
                                                        moves + 1, False)
                 out[col] = None if r is None else -r
