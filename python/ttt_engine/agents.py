@@ -23,6 +23,7 @@ from ttt_engine._util import (check_bool, check_choice, check_depth, check_int, 
 from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
 from ttt_engine import _explain, games
+from ttt_engine.games import capped as _capped
 from ttt_engine import search as _search
 from ttt_engine.search import depth_first as _depth_first
 
@@ -685,9 +686,11 @@ class MatchResult:
 
     ``as_first`` / ``as_second``: (wins, draws, losses) of ``a`` when it moved
     first / second.  ``games``: list of (first_agent_name, winner label, plies);
-    a game stopped by ``max_plies`` has winner label ``"cap"`` and counts as a
-    draw.  ``think_time`` / ``moves``: seconds spent in ``select_move`` and
-    moves made, ``[a, b]``.
+    a game stopped by a move cap (``max_plies``, or the board's own: see
+    :func:`ttt_engine.games.capped`) has winner label ``"cap"`` and counts as a
+    draw; ``capped`` says how many of the ``draws`` these are (the others are
+    true draws).  ``think_time`` / ``moves``: seconds spent in ``select_move``
+    and moves made, ``[a, b]``.
     """
     wins: int = 0
     draws: int = 0
@@ -697,6 +700,12 @@ class MatchResult:
     games: list = field(default_factory=list)
     think_time: list = field(default_factory=lambda: [0.0, 0.0])
     moves: list = field(default_factory=lambda: [0, 0])
+    capped: int = 0
+
+    @property
+    def true_draws(self):
+        """Draws by the game's rules, not by a move cap."""
+        return self.draws - self.capped
 
     @property
     def total(self):
@@ -711,9 +720,10 @@ class MatchResult:
         return iter((self.wins, self.draws, self.losses))
 
     def __str__(self):
+        capped = f", {self.capped} of the draws capped" if self.capped else ""
         return (f"W/D/L {self.wins}/{self.draws}/{self.losses} "
                 f"(first {'/'.join(map(str, self.as_first))}, "
-                f"second {'/'.join(map(str, self.as_second))})")
+                f"second {'/'.join(map(str, self.as_second))}{capped})")
 
 
 def _reset(agent, seed):
@@ -793,7 +803,7 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
             result.moves[slot] += 1
             board.push(move)
             plies += 1
-        winner = board.winner if board.is_terminal() else "cap"
+        winner = board.winner if board.is_terminal() and not _capped(board) else "cap"
         if winner in (None, "draw", "cap"):
             k = 1
         elif winner == first_label:
@@ -808,6 +818,7 @@ def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None
             result.wins += 1
         elif k == 1:
             result.draws += 1
+            result.capped += winner == "cap"
         else:
             result.losses += 1
         result.games.append((getattr(players[0], "name", repr(players[0])),

@@ -41,7 +41,8 @@ from ttt_engine._util import check_board, unknown_options
 
 __all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board", "BUDGETS", "game_list",
            "default_game", "FactView",
-           "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
+           "unknown_options", "for_budget", "capped", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE",
+           "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
 #: does not use are refused by :meth:`ttt_engine.games.Game.make_agent`).
@@ -54,6 +55,15 @@ def for_budget(settings, timed):
     ``y`` when ``timed``, else ``x``; other values stay."""
     kind = "time" if timed else "simulations"
     return {k: v[kind] if isinstance(v, dict) else v for k, v in settings.items()}
+
+
+def capped(board):
+    """Did the game of ``board`` end at its move cap rather than by its rules?
+    The board answers (``Board.draw_truncates``: its game's draws cut a game
+    short, e.g. Quixo's ``max_plies``); False while the game is on, for a win
+    and for a true draw.  Match reports count these games apart from true draws."""
+    return bool(board.is_terminal() and board.winner == "draw"
+                and getattr(board, "draw_truncates", False))
 
 
 @dataclass(frozen=True)
