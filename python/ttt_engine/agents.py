@@ -26,6 +26,7 @@ from ttt_engine import _explain, games
 from ttt_engine.games import capped as _capped
 from ttt_engine import search as _search
 from ttt_engine.search import depth_first as _depth_first
+from ttt_engine.search import table as _table
 
 __all__ = ["RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent",
            "MinimaxAgent", "MatchResult", "play_match"]
@@ -241,18 +242,31 @@ class MCTSAgent(Agent):
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
+    ``tablebase``: read the game's endgame table first (``Game.table_value``;
+    :mod:`ttt_engine.search.table`): its move where it knows every move or a
+    win, no search; the search's move never one it knows to be worse than
+    another; the search alone where it knows nothing or is not installed.
+    ``last_answer``: ``"endgame table"`` or ``"search"``, who chose the last move.
     """
 
     def analyse(self, board, **live):
-        """Its tree's root moves (visits, values, lines), in live slices when timed."""
+        """Its tree's root moves (visits, values, lines), in live slices when
+        timed; the table's exact values where its endgame table chooses."""
+        view = self._table_view(board)
+        if view is not None and view.decided() is not None:
+            self.last_answer = _table.ANSWERED
+            return _table.table_analysis(self, board, view)
+        self.last_answer = "search"
         return _explain.tree_search(self, board, tree=self._mcts, **live)
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
                  prior_visits=16, prior_batch=16, c_puct=1.25, value_network=None,
-                 value_weight=1.0):
+                 value_weight=1.0, tablebase=False):
         no_budget("MCTSAgent", depth=depth)
+        self.tablebase = check_bool("tablebase", tablebase)
+        self.last_answer = None
         self.prior = prior
         self._prior_key = None
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
@@ -291,9 +305,19 @@ class MCTSAgent(Agent):
         """The most visited move after searching ``board`` within the budget (the tree kept
         for the next move); ``last_stats`` has the search's statistics."""
         require_moves(self, board)
+        view = self._table_view(board)
+        if view is not None and view.decided() is not None:
+            self.last_answer = _table.ANSWERED
+            return view.decided()
+        self.last_answer = "search"
         if self.prior is not None:
             self._check_prior(board)
-        return self._mcts.search(board, simulations=self.simulations, time=self.time)
+        move = self._mcts.search(board, simulations=self.simulations, time=self.time)
+        return move if view is None else view.overrule(move)
+
+    def _table_view(self, board):
+        """The endgame table's view of ``board`` with ``tablebase``, else None."""
+        return _table.table_view(board) if self.tablebase else None
 
     def _check_prior(self, board):
         """The shipped network of the board's game (``prior="shipped"``,
@@ -322,7 +346,7 @@ class MCTSAgent(Agent):
                 "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
                 "c_puct": m.c_puct, "value_network": m.value_network,
-                "value_weight": m.value_weight}
+                "value_weight": m.value_weight, "tablebase": self.tablebase}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):

@@ -153,6 +153,11 @@ class Game:
     #: ``board -> {move: exact score} or None``: exact move values for positions an
     #: exhaustive search cannot finish but the game answers otherwise (None: none)
     exact_values: Callable = None
+    #: ``board -> exact score or None``: a position's value for its side to move read
+    #: from an endgame table on disk, scored as ``search.move_values`` scores (None:
+    #: no table installed, or the board is not in it); ``best`` plays the table's
+    #: move where it knows every move or a win (``ttt_engine.search.table``).  None: none
+    table_value: Callable = None
     #: ``board -> int``: the cells that the exact endgame solve (``endgame=`` of
     #: MCTS and PUCT) counts, the ones its work grows with: the empty cells, or
     #: where those only grow (Clobber) the stones left; None: no such solve
