@@ -68,7 +68,7 @@ def test_best_plays_the_tables_move_and_searches_without_it(cache):
     # no table: the search answers
     plain = agent.select_move(board)
     assert agent.last_answer == "search" and agent.last_stats["simulations"] == 200
-    assert qtb.position_score(board) is None and table_view(board).known == {}
+    assert qtb.position_score(board) is None and table_view(board) is None
     # the table: every position a draw but one child, lost for O in 4 -> X wins in 5
     target = next(m for m in reversed(board.legal_moves) if m != plain)
     synthetic_5x5(qtb.default_path(5), {index_of(after(board, target)): 2 * 4 + 1})
@@ -88,7 +88,7 @@ def test_best_plays_the_tables_move_and_searches_without_it(cache):
 def test_a_win_one_move_before_the_table_is_played_at_once(cache):
     board = quiet_position(2, seed=2)
     assert qtb.position_score(board) is None            # two blank cubes: not in the table
-    assert table_view(board).known == {}                # no table yet: nothing is known
+    assert table_view(board) is None                    # no table yet: nothing is known
     synthetic_5x5(qtb.default_path(5), {})
     qtb._opened.clear()
     into = [m for m in board.legal_moves if sum(c == 0 for c in after(board, m).cells) == 1]

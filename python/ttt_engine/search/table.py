@@ -15,7 +15,8 @@ the game by its result):
   played at once (the fastest); otherwise the search chooses, and a move it
   chooses that the table knows to be worse than a known one (a loss where a
   known move draws) gives way to the best known move;
-- no move known, or no table: the search alone.
+- no position a move leads to in the table, or no table: the search alone,
+  as without one.
 """
 from __future__ import annotations
 
@@ -68,13 +69,14 @@ def _child_score(value):
 
 def table_view(board):
     """The :class:`TableView` of ``board`` (its game's ``table_value``), or
-    None when the game has no table or the game is over."""
+    None when the game has no table, the game is over, or the table holds no
+    position a move leads to (not installed, or too far from it)."""
     value = _registry.of_board(board).table_value
     if value is None or board.is_terminal():
         return None
     from ttt_engine.search import WIN_SCORE
     me = board.to_move
-    known = {}
+    known, found = {}, False
     for m in board.legal_moves:
         child = board.copy()
         child.push(m)
@@ -89,7 +91,9 @@ def table_view(board):
         v = value(child)
         if v is not None:
             known[m] = _child_score(v)
-    return TableView(known, len(known) == len(board.legal_moves))
+            found = True
+    # the rules alone (moves that end the game) are the search's: no table, no view
+    return TableView(known, len(known) == len(board.legal_moves)) if found else None
 
 
 def table_analysis(agent, board, view):
