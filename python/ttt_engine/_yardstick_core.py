@@ -357,6 +357,17 @@ def board_words(suite, variants):
     return " or ".join(", ".join(f"{k}={full[v][k]}" for k in keys) for v in sorted(variants))
 
 
+def _copy(agent):
+    """A copy of ``agent`` to ask which boards it plays, so that its own random
+    stream (and so its moves on the suite) is the same as without asking; the
+    agent itself where it does not copy."""
+    import copy
+    try:
+        return copy.deepcopy(agent)
+    except Exception:
+        return agent
+
+
 def _on_boards(agent, suite, idx, boards):
     """``(positions, words)``: the positions ``idx`` of ``suite`` on the boards
     ``boards`` names (``"playable"``: those ``agent`` plays, asked as
@@ -365,9 +376,10 @@ def _on_boards(agent, suite, idx, boards):
     variants = sorted({_variant(suite, i) for i in idx})
     if boards == "playable":
         keep, refused = [], None
+        probe = _copy(agent)
         for v in variants:
             try:
-                check_playable(agent, suite, [i for i in idx if _variant(suite, i) == v])
+                check_playable(probe, suite, [i for i in idx if _variant(suite, i) == v])
                 keep.append(v)
             except ValueError as e:
                 refused = refused or e
