@@ -88,3 +88,18 @@ def test_play_says_a_capped_draw(capsys):
     out = capsys.readouterr().out
     assert winner == "draw" and games.capped(table.last_board)   # no line in 6 random plies
     assert "Draw (the move cap was reached)." in out
+
+
+def test_tournament_console_says_how_many_games_were_capped(capsys):
+    from ttt_engine.cli import tournament as cli
+    from ttt_engine.cli.console import Console
+    from ttt_engine.tournament import TournamentResult
+    recs = [{"a": "p", "b": "q", "first": "p", "winner": None, "plies": 200, "capped": True},
+            {"a": "p", "b": "q", "first": "q", "winner": None, "plies": 40},
+            {"a": "p", "b": "q", "first": "p", "winner": "p", "plies": 30}]
+    res = TournamentResult(["p", "q"], 3, 1, recs, bootstrap=0)
+    assert res.wdl("p", "q") == (1, 2, 0) and res.capped("p", "q") == 1
+    args = SimpleNamespace(game="quixo", time=None, simulations=10, openings=None, games=3)
+    cli._report(Console.for_args(SimpleNamespace(color="never")), res, args)
+    out = capsys.readouterr().out
+    assert "| 1-2-0 (1 capped) |" in out and "1 of the games ended at the move cap" in out
