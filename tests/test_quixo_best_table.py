@@ -112,3 +112,22 @@ def test_the_search_never_plays_a_move_the_table_knows_is_worse():
     assert lost.decided() == 2                                 # the slowest loss
     won = TableView({1: w - 7, 2: w - 3, 3: 0.0}, complete=False)
     assert won.decided() == 2                                  # the fastest known win
+
+
+def test_best_plays_a_move_the_built_table_keeps(tmp_path, monkeypatch):
+    """With the real 5x5 table (``QUIXO_TABLEBASE`` or the default path; skipped
+    without one): on random positions of one blank cube, best's move is one of
+    the table's best moves (Tablebase.best_moves), chosen without a search."""
+    import os
+    path = os.environ.get("QUIXO_TABLEBASE") or qtb.default_path(5)
+    if not os.path.isfile(path):
+        pytest.skip(f"no built 5x5 tablebase at {path}")
+    table = qtb.Tablebase(path, 5, verify=False)
+    os.symlink(os.path.abspath(path), tmp_path / "quixo-tablebase-5x5.tb")
+    monkeypatch.setenv("TTT_ENGINE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(qtb, "_opened", {})
+    agent = best()
+    for seed in range(40):
+        board = quiet_position(1, seed=100 + seed)
+        assert agent.select_move(board) in table.best_moves(board)
+        assert agent.last_answer == "endgame table"
