@@ -59,24 +59,26 @@ def main():
     for x, y in itertools.combinations(range(len(engines)), 2):
         r = agents.play_match(engines[x], engines[y], games=a.games, board_factory=quixo.Board,
                               seed=a.seed + 17 * x + y)
-        score[x, y] = (r.wins, r.draws, r.losses)
-        score[y, x] = (r.losses, r.draws, r.wins)
-        print(f"  {names[x]} vs {names[y]}: W/D/L {r.wins}/{r.draws}/{r.losses}", flush=True)
+        score[x, y] = (r.wins, r.draws, r.losses, r.capped)
+        score[y, x] = (r.losses, r.draws, r.wins, r.capped)
+        print(f"  {names[x]} vs {names[y]}: {r}", flush=True)
     print(f"\n{a.games} games per pair, alternating first player, move cap 200; "
           f"total {time.perf_counter() - t0:.0f} s\n")
-    print("| row vs column | " + " | ".join(names) + " | total W/D/L | s/move |")
+    print("(cells W/D/L, then how many of the draws ended at the move cap)\n")
+    print("| row vs column | " + " | ".join(names) + " | total W/D/L (capped) | s/move |")
     print("|---" * (len(names) + 3) + "|")
     for i, e in enumerate(engines):
-        cells, tot = [], [0, 0, 0]
+        cells, tot = [], [0, 0, 0, 0]
         for j in range(len(engines)):
             if i == j:
                 cells.append("-")
                 continue
-            w, d, l = score[i, j]
-            tot = [tot[0] + w, tot[1] + d, tot[2] + l]
-            cells.append(f"{w}/{d}/{l}")
+            w, d, l, c = score[i, j]
+            tot = [t + x for t, x in zip(tot, (w, d, l, c))]
+            cells.append(f"{w}/{d}/{l} ({c})")
         spm = e.seconds / e.moves if e.moves else 0.0
-        print(f"| {e.name} | " + " | ".join(cells) + f" | {tot[0]}/{tot[1]}/{tot[2]} | {spm:.4f} |")
+        print(f"| {e.name} | " + " | ".join(cells)
+              + f" | {tot[0]}/{tot[1]}/{tot[2]} ({tot[3]}) | {spm:.4f} |")
 
 
 if __name__ == "__main__":

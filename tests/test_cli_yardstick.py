@@ -44,8 +44,11 @@ def test_bad_input_is_one_line(capsys, tmp_path):
     assert code == 2 and err.count("\n") == 1 and "choose from" in err
     code, _, err = run(capsys, "--game", "quixo", "--engine", "random", "--time", "1")
     assert code == 2 and "--time does not apply to the Quixo random engine" in err
-    code, _, err = run(capsys, "--game", "quixo", "--engine", "az", "--sample", "3")
-    assert code == 1 and err.count("\n") == 1 and "cannot play the suite's boards of size=4" in err
+    code, _, err = run(capsys, "--game", "quixo", "--engine", "heuristic", "--board", "size=7")
+    assert code == 2 and err.count("\n") == 1 and "no position of the quixo suite is on a " \
+        "board with size=7 (its boards: size=4 or size=5)" in err
+    code, _, err = run(capsys, "--game", "quixo", "--engine", "heuristic", "--board", "siz=5")
+    assert code == 2 and "--board takes board options as KEY=VALUE" in err
     bad = tmp_path / "s.npz"
     shutil.copy(yardstick.suite_path("connect4"), bad)
     code, _, err = run(capsys, "--game", "quixo", "--suite", str(bad))
@@ -58,3 +61,17 @@ def test_bad_input_is_one_line(capsys, tmp_path):
     assert code == 2 and "--out applies to --build" in err
     code, _, err = run(capsys, "--game", "ttt", "--build", "--sample", "3")
     assert code == 2 and "--build takes --out and --seed only" in err
+
+
+def test_an_engine_of_one_board_is_judged_on_that_boards_positions(capsys):
+    """The network plays 5x5 Quixo only: it is judged on the suite's 5x5
+    positions, and the report says so; --board picks those for any engine."""
+    code, out, err = run(capsys, "--game", "quixo", "--engine", "az", "--simulations", "2",
+                         "--sample", "5", "--quiet")
+    assert code == 0 and "(5 positions of the boards with size=5, " in out
+    code, out, err = run(capsys, "--game", "quixo", "--engine", "random", "--board", "size=4",
+                         "--sample", "5", "--quiet")
+    assert code == 0 and "(5 positions of the boards with size=4, " in out
+    code, out, err = run(capsys, "--game", "quixo", "--engine", "random", "--sample", "5",
+                         "--quiet")
+    assert code == 0 and "(5 positions, " in out            # every board: no words

@@ -73,6 +73,7 @@ FACTS = {
     "analysis_scale": ("a number > 0", lambda g, v: isinstance(v, (int, float))
                        and not isinstance(v, bool) and v > 0),
     "exact_values": ("a function or None", lambda g, v: _optional_function(v)),
+    "table_value": ("a function or None", lambda g, v: _optional_function(v)),
     "endgame_cells": ("a function or None", lambda g, v: _optional_function(v)),
     # the game's own endgame solve is used only where endgame_cells opens the policy
     "endgame_solve": ("a function or None, set only with endgame_cells",

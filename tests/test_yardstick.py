@@ -272,11 +272,45 @@ def test_table_covers_every_engine_and_perfect_play_scores_everything():
     assert "| perfect | its default | **100.0 / 100.0** |" in text
 
 
-def test_an_engine_that_cannot_play_the_boards_is_a_row_with_the_reason():
+def test_an_engine_of_one_board_is_judged_on_its_boards_positions_in_the_table():
     rows = yardstick.table(["quixo"], ["az", "random"], simulations=2, sample=5)
     az, rnd = rows
-    assert az.result is None and "cannot play the suite's boards of size=4" in az.reason
-    assert rnd.result.positions == 5
+    assert az.result.positions == 5 and az.result.boards == "size=5"
+    assert rnd.result.positions == 5 and rnd.result.boards == ""
+    from ttt_engine._yardstick_report import markdown
+    assert "| az | 2 simulations; on the 5 positions with size=5 |" in markdown(rows)
+    rows = yardstick.table(["quixo"], ["az"], simulations=2, sample=5, boards=None)
+    assert rows[0].result is None and "cannot play the suite's boards of size=4" in rows[0].reason
+
+
+def test_boards_picks_the_positions_an_agent_plays_or_the_options_asked():
+    from ttt_engine._yardstick_build import compose
+    g = games.get("quixo")
+    found = []
+    for v, opts in enumerate(({"size": 4}, {})):
+        b = g.new_board(**opts)
+        for first in b.legal_moves[:3]:
+            after = b.copy()
+            after.push(first)
+            scores = {int(m): 0 for m in after.legal_moves}
+            scores[int(after.legal_moves[0])] = -9990
+            found.append(((int(first),), scores, 0, v))
+    s = compose("quixo", found, size=len(found), options=({"size": 4}, {}))
+    assert sorted(s.variant) == [0, 0, 0, 1, 1, 1]
+    net = g.make_agent("az", simulations=2, seed=1)
+    r = yardstick.yardstick(net, suite=s, boards="playable")
+    assert r.positions == 3 and r.boards == "size=5" and "of the boards with size=5" in str(r)
+    assert yardstick.Result.from_dict(r.to_dict()).boards == "size=5"
+    h = g.make_agent("heuristic", seed=1)
+    assert yardstick.yardstick(h, suite=s, boards="playable").boards == ""
+    r4 = yardstick.yardstick(h, suite=s, boards={"size": 4})
+    assert r4.positions == 3 and r4.boards == "size=4"
+    assert yardstick.yardstick(h, suite=s, boards={"size": 5}, sample=2).positions == 2
+    with pytest.raises(ValueError, match="no position of the quixo suite is on a board with "
+                                         "size=3"):
+        yardstick.yardstick(h, suite=s, boards={"size": 3})
+    with pytest.raises(ValueError, match="boards must be None"):
+        yardstick.yardstick(h, suite=s, boards="some")
 
 
 def test_strength_curve_and_its_plot(tmp_path):

@@ -17,7 +17,7 @@ from ttt_engine import _registry, _util
 
 __all__ = ["Suite", "Share", "Result", "yardstick", "save", "load", "suite_path", "has_suite",
            "shipped_suite", "rebuild_hint", "wilson", "is_critical", "check_playable", "PHASES",
-           "FORMAT_VERSION"]
+           "FORMAT_VERSION", "board_words"]
 
 #: the phases of a game, by plies played (the suite's ``bounds`` split them)
 PHASES = ("opening", "middle", "end")
@@ -271,11 +271,14 @@ class Result:
     critical_keeps: dict = field(default_factory=dict)
     critical_optimal: dict = field(default_factory=dict)
     random: dict = field(default_factory=dict)
+    #: the boards judged when not all of the suite's: e.g. ``"size=5"``
+    boards: str = ""
 
     def to_dict(self):
         """The result as plain data (JSON): counts, not rates, so nothing is lost."""
         out = {"agent": self.agent, "game": self.game, "positions": self.positions,
-               "seconds": round(self.seconds, 1)}
+               "seconds": round(self.seconds, 1), **({"boards": self.boards} if self.boards
+                                                     else {})}
         for p in _ALL:
             out[p] = {"keeps": [self.keeps[p].k, self.keeps[p].n],
                       "optimal": [self.optimal[p].k, self.optimal[p].n]}
@@ -298,7 +301,8 @@ class Result:
                    d["positions"], d["seconds"],
                    {p: Share(*d[p]["critical_keeps"]) for p in _ALL} if crit else {},
                    {p: Share(*d[p]["critical_optimal"]) for p in _ALL} if crit else {},
-                   {p: tuple(d[p]["random"]) for p in _ALL} if crit else {})
+                   {p: tuple(d[p]["random"]) for p in _ALL} if crit else {},
+                   d.get("boards", ""))
 
     #: the head of the Markdown table whose rows :meth:`row` writes
     TABLE_HEAD = ("| agent | critical: keeps / optimal | random mover (exact) | "
@@ -320,8 +324,10 @@ class Result:
 
     def __str__(self):
         n_crit = self.critical_keeps["all"].n if self.critical_keeps else 0
-        lines = [f"{self.agent} on the {self.game} yardstick ({self.positions:,} positions, "
-                 f"{n_crit:,} critical; {self.seconds:.1f} s): share of moves, 95% interval"]
+        boards = f" of the boards with {self.boards}" if self.boards else ""
+        lines = [f"{self.agent} on the {self.game} yardstick ({self.positions:,} positions"
+                 f"{boards}, {n_crit:,} critical; {self.seconds:.1f} s): share of moves, 95% "
+                 "interval"]
         if self.critical_keeps:
             lines += ["critical positions (some move changes the outcome):",
                       f"  {'phase':8} {'n':>6}  {'keeps the value':24} {'optimal':24} "
@@ -336,6 +342,62 @@ class Result:
             k, o = self.keeps[p], self.optimal[p]
             lines.append(f"  {p:8} {k.n:6,}  {str(k):24} {o}")
         return "\n".join(lines)
+
+
+def _variant(suite, i):
+    return suite.variant[i] if suite.variant else 0
+
+
+def board_words(suite, variants):
+    """The boards of ``variants`` (indices into ``suite.options``) in words:
+    the options in which the suite's boards differ, e.g. ``"size=5"``."""
+    g = _registry.get(suite.game)
+    full = [{**g.options, **o} for o in suite.options]
+    keys = [k for k in full[0] if len({repr(f.get(k)) for f in full}) > 1]
+    return " or ".join(", ".join(f"{k}={full[v][k]}" for k in keys) for v in sorted(variants))
+
+
+def _copy(agent):
+    """A copy of ``agent`` to ask which boards it plays, so that its own random
+    stream (and so its moves on the suite) is the same as without asking; the
+    agent itself where it does not copy."""
+    import copy
+    try:
+        return copy.deepcopy(agent)
+    except Exception:
+        return agent
+
+
+def _on_boards(agent, suite, idx, boards):
+    """``(positions, words)``: the positions ``idx`` of ``suite`` on the boards
+    ``boards`` names (``"playable"``: those ``agent`` plays, asked as
+    :func:`check_playable` asks; a dict: those whose board options have these
+    values) and those boards in words ("" when they are all of the suite's)."""
+    variants = sorted({_variant(suite, i) for i in idx})
+    if boards == "playable":
+        keep, refused = [], None
+        probe = _copy(agent)
+        for v in variants:
+            try:
+                check_playable(probe, suite, [i for i in idx if _variant(suite, i) == v])
+                keep.append(v)
+            except ValueError as e:
+                refused = refused or e
+        if not keep:
+            raise refused
+    elif isinstance(boards, dict):
+        full = {**_registry.get(suite.game).options}
+        keep = [v for v in variants if all({**full, **suite.options[v]}.get(k) == x
+                                           for k, x in boards.items())]
+        if not keep:
+            asked = ", ".join(f"{k}={x}" for k, x in boards.items())
+            raise ValueError(f"no position of the {suite.game} suite is on a board with "
+                             f"{asked} (its boards: {board_words(suite, variants)})")
+    else:
+        raise ValueError(f"boards must be None (all), 'playable' or a dict of board options, "
+                         f"got {boards!r}")
+    words = board_words(suite, keep) if len(keep) < len(variants) else ""
+    return [i for i in idx if _variant(suite, i) in keep], words
 
 
 def check_playable(agent, suite, idx):
@@ -356,7 +418,8 @@ def check_playable(agent, suite, idx):
                              f"{str(e).splitlines()[0]}") from None
 
 
-def yardstick(agent, game=None, suite=None, *, sample=None, seed=0, progress=False):
+def yardstick(agent, game=None, suite=None, *, sample=None, seed=0, progress=False,
+              boards=None):
     """How ``agent`` plays the positions of ``game``'s suite (``suite``: a
     :class:`Suite` or a path; default the shipped one): a :class:`Result` with
     the share of its moves that keep the game-theoretic value and the share
@@ -366,16 +429,24 @@ def yardstick(agent, game=None, suite=None, *, sample=None, seed=0, progress=Fal
     agent).  ``progress``: a line on stderr as it goes.  An illegal move is a
     ``ValueError`` naming the position and the move, and nothing is counted.  ``game``:
     a registry key; default the game the agent was made for (``agent.game``), else the
-    first of the game list."""
+    first of the game list.  ``boards``: None, every position (an agent that cannot
+    play some of the suite's boards is refused); ``"playable"``, the positions on
+    the boards the agent plays (asked by a move on the first of each kind; e.g. a
+    network of the 5x5 Quixo board on the 5x5 part of a suite of 4x4 and 5x5
+    positions); or board options (``{"size": 5}``), the positions on such boards.
+    The sample is drawn from those positions; ``Result.boards`` names them."""
     if game is None:
         game = getattr(agent, "game", None) or _registry.default_game()
     suite = _suite(game, suite)
     if not callable(getattr(agent, "select_move", None)):
         raise ValueError(f"agent must have select_move(board), got {type(agent).__name__}")
     idx = list(range(len(suite)))
+    words = ""
+    if boards is not None:
+        idx, words = _on_boards(agent, suite, idx, boards)
     seed = _util.resolve_seed(seed)
     if sample is not None:
-        sample = _util.check_int("sample", sample, min=1, max=len(suite))
+        sample = _util.check_int("sample", sample, min=1, max=len(idx))
         idx = sorted(random.Random(seed).sample(idx, sample))
     check_playable(agent, suite, idx)
     counts = {kind: {p: [0, 0] for p in _ALL}
@@ -410,7 +481,7 @@ def yardstick(agent, game=None, suite=None, *, sample=None, seed=0, progress=Fal
     shares = {kind: {p: Share(*v) for p, v in c.items()} for kind, c in counts.items()}
     return Result(name, suite.game, shares["keeps"], shares["optimal"], len(idx),
                   time.perf_counter() - t0, shares["critical_keeps"],
-                  shares["critical_optimal"], suite.random_expectation(True, idx))
+                  shares["critical_optimal"], suite.random_expectation(True, idx), words)
 
 
 def _move_text(g, suite, i):

@@ -45,13 +45,16 @@ class Row:
 
 
 def table(games=None, engines=None, *, simulations=1000, time=None, depth=None, sample=None,
-          seed=1, progress=False):
+          seed=1, progress=False, boards="playable"):
     """Every registry engine (``engines``: only these names) of every game
     (``games``: only these keys) on the game's shipped suite, each given the
-    budgets it takes (``engine_agent``): a list of ``Row``.  An
-    engine that cannot play the suite's boards (a network bound to another
-    board) is a row with the reason.  ``sample``: that many positions of each
-    suite, the same ones for every engine."""
+    budgets it takes (``engine_agent``): a list of ``Row``.  ``boards``: as
+    :func:`~ttt_engine.yardstick.yardstick` takes it; by default an engine
+    that cannot play some of the suite's boards (a network bound to another
+    board) is judged on the boards it plays (its result's ``boards`` says
+    which), and one that plays none of them is a row with the reason.
+    ``sample``: that many positions of each suite (of the boards judged), the
+    same ones for every engine judged on the same boards."""
     keys = list(_registry.GAMES) if games is None else list(games)
     rows = []
     for key in keys:
@@ -64,7 +67,8 @@ def table(games=None, engines=None, *, simulations=1000, time=None, depth=None, 
             if progress:
                 print(f"{g.title}: {name} ({budget})", file=sys.stderr, flush=True)
             try:
-                r = yardstick(agent, game=key, sample=sample, seed=seed, progress=progress)
+                r = yardstick(agent, game=key, sample=sample, seed=seed, progress=progress,
+                              boards=boards)
             except ValueError as e:
                 if "cannot play the suite's boards" not in str(e):
                     raise
@@ -96,7 +100,9 @@ def markdown(rows):
                 out.append(f"| {r.engine} | {r.budget} | not measured: {why} | | | | | |")
                 continue
             cells = r.result.row().split(" | ")
-            out.append(f"| {r.engine} | {r.budget} | " + " | ".join(cells[1:]))
+            budget = r.budget + (f"; on the {r.result.positions:,} positions with "
+                                 f"{r.result.boards}" if r.result.boards else "")
+            out.append(f"| {r.engine} | {budget} | " + " | ".join(cells[1:]))
         out.append("")
     return "\n".join(out)
 

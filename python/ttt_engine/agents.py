@@ -11,20 +11,19 @@ interface.  ``select_move`` never changes the board it is given.
 """
 from __future__ import annotations
 
-import inspect
 import math
 import random
 import threading
-import time
-from dataclasses import dataclass, field
 
 from ttt_engine._util import (check_bool, check_choice, check_depth, check_int, check_real,
                               check_seconds, check_simulations, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
 from ttt_engine import _explain, games
+from ttt_engine._match import MatchResult, play_match
 from ttt_engine import search as _search
 from ttt_engine.search import depth_first as _depth_first
+from ttt_engine.search import table as _table
 
 __all__ = ["RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent",
            "MinimaxAgent", "MatchResult", "play_match"]
@@ -240,18 +239,31 @@ class MCTSAgent(Agent):
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
     (:attr:`ttt_engine.search.MCTS.stats`; ``stats`` is its old name).
+    ``tablebase``: read the game's endgame table first (``Game.table_value``;
+    :mod:`ttt_engine.search.table`): its move where it knows every move or a
+    win, no search; the search's move never one it knows to be worse than
+    another; the search alone where it knows nothing or is not installed.
+    ``last_answer``: ``"endgame table"`` or ``"search"``, who chose the last move.
     """
 
     def analyse(self, board, **live):
-        """Its tree's root moves (visits, values, lines), in live slices when timed."""
+        """Its tree's root moves (visits, values, lines), in live slices when
+        timed; the table's exact values where its endgame table chooses."""
+        view = self._table_view(board)
+        if view is not None and view.decided() is not None:
+            self.last_answer = _table.ANSWERED
+            return _table.table_analysis(self, board, view)
+        self.last_answer = "search"
         return _explain.tree_search(self, board, tree=self._mcts, **live)
 
     def __init__(self, simulations=None, time=None, c=math.sqrt(2), seed=None,
                  max_nodes=1_000_000, reuse=True, expand_after=0, solver=False, threads=1,
                  *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
                  prior_visits=16, prior_batch=16, c_puct=1.25, value_network=None,
-                 value_weight=1.0, score_children=True):
+                 value_weight=1.0, score_children=True, tablebase=False):
         no_budget("MCTSAgent", depth=depth)
+        self.tablebase = check_bool("tablebase", tablebase)
+        self.last_answer = None
         self.prior = prior
         self._prior_key = None
         self.simulations = check_simulations("simulations", simulations, allow_none=True)
@@ -290,9 +302,19 @@ class MCTSAgent(Agent):
         """The most visited move after searching ``board`` within the budget (the tree kept
         for the next move); ``last_stats`` has the search's statistics."""
         require_moves(self, board)
+        view = self._table_view(board)
+        if view is not None and view.decided() is not None:
+            self.last_answer = _table.ANSWERED
+            return view.decided()
+        self.last_answer = "search"
         if self.prior is not None:
             self._check_prior(board)
-        return self._mcts.search(board, simulations=self.simulations, time=self.time)
+        move = self._mcts.search(board, simulations=self.simulations, time=self.time)
+        return move if view is None else view.overrule(move)
+
+    def _table_view(self, board):
+        """The endgame table's view of ``board`` with ``tablebase``, else None."""
+        return _table.table_view(board) if self.tablebase else None
 
     def _check_prior(self, board):
         """The shipped network of the board's game (``prior="shipped"``,
@@ -321,7 +343,8 @@ class MCTSAgent(Agent):
                 "prior": self._prior_config(),
                 "prior_visits": m.prior_visits, "prior_batch": m.prior_batch,
                 "c_puct": m.c_puct, "value_network": m.value_network,
-                "value_weight": m.value_weight, "score_children": m.score_children}
+                "value_weight": m.value_weight, "score_children": m.score_children,
+                "tablebase": self.tablebase}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):
@@ -677,141 +700,3 @@ def _picklable_network(net):
     except Exception:
         return False
     return True
-
-
-@dataclass
-class MatchResult:
-    """Outcome of :func:`play_match`, from the first agent's (``a``) point of view.
-
-    ``as_first`` / ``as_second``: (wins, draws, losses) of ``a`` when it moved
-    first / second.  ``games``: list of (first_agent_name, winner label, plies);
-    a game stopped by ``max_plies`` has winner label ``"cap"`` and counts as a
-    draw.  ``think_time`` / ``moves``: seconds spent in ``select_move`` and
-    moves made, ``[a, b]``.
-    """
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    as_first: list = field(default_factory=lambda: [0, 0, 0])
-    as_second: list = field(default_factory=lambda: [0, 0, 0])
-    games: list = field(default_factory=list)
-    think_time: list = field(default_factory=lambda: [0.0, 0.0])
-    moves: list = field(default_factory=lambda: [0, 0])
-
-    @property
-    def total(self):
-        return self.wins + self.draws + self.losses
-
-    @property
-    def mean_move_time(self):
-        """Mean seconds per move ``(a, b)`` (0.0 for an agent that never moved)."""
-        return tuple(t / m if m else 0.0 for t, m in zip(self.think_time, self.moves))
-
-    def __iter__(self):   # wins, draws, losses = play_match(...)
-        return iter((self.wins, self.draws, self.losses))
-
-    def __str__(self):
-        return (f"W/D/L {self.wins}/{self.draws}/{self.losses} "
-                f"(first {'/'.join(map(str, self.as_first))}, "
-                f"second {'/'.join(map(str, self.as_second))})")
-
-
-def _reset(agent, seed):
-    reset = getattr(agent, "reset", None)
-    if reset is None:
-        return
-    try:
-        params = inspect.signature(reset).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if "seed" in params:
-        reset(seed=seed)
-    else:
-        reset()
-
-
-def _default_board():
-    return games.get(games.default_game()).new_board()
-
-
-def _match_board(board_factory):
-    """A board from ``board_factory``, or a ``TypeError`` saying what it gave."""
-    board = board_factory()
-    if not (hasattr(board, "to_move") and callable(getattr(board, "push", None))
-            and callable(getattr(board, "is_terminal", None))):
-        raise TypeError("board_factory must return a board (with to_move, push() and "
-                        f"is_terminal()), got {type(board).__name__}: {board!r:.40}")
-    return board
-
-
-def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None,
-               on_game=None):
-    """Play ``games`` games between agents ``a`` and ``b``, alternating who moves
-    first (``a`` first in even-numbered games), and return a :class:`MatchResult`
-    (W/D/L for ``a``).
-
-    board_factory: zero-argument callable giving a fresh starting board (any
-    game); default the first game of the game list (Tic-Tac-Toe).  seed: each game ``i`` resets both agents
-    (``reset(seed=...)`` if they accept a seed) with seeds drawn from it, so a
-    match is reproducible.  max_plies: stop a game after that many plies and
-    count it as a draw (for games that can cycle); None = no cap.
-    on_game: optional callable ``on_game(games_done, result)`` after each game
-    (progress bars).
-    """
-    games = check_int("games", games, min=0)
-    max_plies = check_int("max_plies", max_plies, min=1, allow_none=True)
-    if board_factory is None:
-        board_factory = _default_board
-    elif not callable(board_factory):
-        raise ValueError("board_factory must be a callable returning a fresh board")
-    for agent, label in ((a, "a"), (b, "b")):
-        if not callable(getattr(agent, "select_move", None)):
-            raise ValueError(f"agent {label} has no select_move(board) method")
-    if on_game is not None and not callable(on_game):
-        raise TypeError(f"on_game must be a callable on_game(games_done, result) or None, "
-                        f"got {type(on_game).__name__}")
-    # the first board is made and checked before any game is played
-    first = _match_board(board_factory) if games else None
-    rng = random.Random(resolve_seed(seed))
-    result = MatchResult()
-    for g in range(games):
-        _reset(a, rng.getrandbits(63))
-        _reset(b, rng.getrandbits(63))
-        board = first if g == 0 else board_factory()
-        first_label = board.to_move
-        players = (a, b) if g % 2 == 0 else (b, a)
-        plies = 0
-        while not board.is_terminal():
-            if max_plies is not None and plies >= max_plies:
-                break
-            # by the side to move, so games where a side may move twice work too
-            agent = players[0] if board.to_move == first_label else players[1]
-            t0 = time.perf_counter()
-            move = agent.select_move(board)
-            slot = 0 if agent is a else 1
-            result.think_time[slot] += time.perf_counter() - t0
-            result.moves[slot] += 1
-            board.push(move)
-            plies += 1
-        winner = board.winner if board.is_terminal() else "cap"
-        if winner in (None, "draw", "cap"):
-            k = 1
-        elif winner == first_label:
-            k = 0 if players[0] is a else 2
-        else:
-            k = 2 if players[0] is a else 0
-        if players[0] is a and players[1] is not a:
-            result.as_first[k] += 1
-        else:
-            result.as_second[k] += 1
-        if k == 0:
-            result.wins += 1
-        elif k == 1:
-            result.draws += 1
-        else:
-            result.losses += 1
-        result.games.append((getattr(players[0], "name", repr(players[0])),
-                             winner if winner is not None else "draw", plies))
-        if on_game is not None:
-            on_game(g + 1, result)
-    return result

@@ -192,7 +192,8 @@ def _best(key):
     """The strongest engine of the game ``key``, from its facts: the
     network-guided search where the game has ``best_az`` settings, else
     MCTS-Solver with its ``best_mcts`` settings (also where the shipped
-    network cannot be read: a damaged install, said once).
+    network cannot be read: a damaged install, said once), reading the game's
+    endgame table first where it has one (``table_value``: ``tablebase=True``).
 
     With ``best_az``: on a time budget both cores search its one tree (tree
     parallelism); on a simulation budget one thread, so that a seed fixes the
@@ -222,7 +223,8 @@ def _best(key):
             if threads is None:
                 threads = _default_threads(simulations is None)
             agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
-                              max_nodes=best_arena(time), **(game.best_mcts or {"solver": True}))
+                              max_nodes=best_arena(time), tablebase=game.table_value is not None,
+                              **(game.best_mcts or {"solver": True}))
         agent.name = "best(" + agent.name.split("(", 1)[1]
         return agent
     return build

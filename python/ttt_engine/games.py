@@ -41,7 +41,8 @@ from ttt_engine._util import check_board, unknown_options
 
 __all__ = ["GAMES", "Game", "Engine", "ValueTables", "Oracle", "get", "of_board", "BUDGETS", "game_list",
            "default_game", "FactView",
-           "unknown_options", "for_budget", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE", "BEST_TIME"]
+           "unknown_options", "for_budget", "capped", "BEST_MCTS", "BEST_AZ", "BEST_AZ_BESIDE",
+           "BEST_TIME"]
 
 #: The budget keywords every engine factory understands (the ones an engine
 #: does not use are refused by :meth:`ttt_engine.games.Game.make_agent`).
@@ -54,6 +55,15 @@ def for_budget(settings, timed):
     ``y`` when ``timed``, else ``x``; other values stay."""
     kind = "time" if timed else "simulations"
     return {k: v[kind] if isinstance(v, dict) else v for k, v in settings.items()}
+
+
+def capped(board):
+    """Did the game of ``board`` end at its move cap rather than by its rules?
+    The board answers (``Board.draw_truncates``: its game's draws cut a game
+    short, e.g. Quixo's ``max_plies``); False while the game is on, for a win
+    and for a true draw.  Match reports count these games apart from true draws."""
+    return bool(board.is_terminal() and board.winner == "draw"
+                and getattr(board, "draw_truncates", False))
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,11 @@ class Game:
     #: ``board -> {move: exact score} or None``: exact move values for positions an
     #: exhaustive search cannot finish but the game answers otherwise (None: none)
     exact_values: Callable = None
+    #: ``board -> exact score or None``: a position's value for its side to move read
+    #: from an endgame table on disk, scored as ``search.move_values`` scores (None:
+    #: no table installed, or the board is not in it); ``best`` plays the table's
+    #: move where it knows every move or a win (``ttt_engine.search.table``).  None: none
+    table_value: Callable = None
     #: ``board -> int``: the cells that the exact endgame solve (``endgame=`` of
     #: MCTS and PUCT) counts, the ones its work grows with: the empty cells, or
     #: where those only grow (Clobber) the stones left; None: no such solve

@@ -33,7 +33,10 @@ loss; where a game's scores carry no distance, ``info["distance"]`` False,
 every move that keeps the value is optimal).  Shares come with 95% Wilson
 intervals, by phase and overall.  Positions may be of boards other than the
 game's default (``Suite.options``, e.g. Quixo 4x4): an agent that cannot play
-one is refused with its reason before any move is counted.
+one is refused with its reason before any move is counted, or judged on the
+boards it plays (``boards="playable"``; the engine table's and the console's
+default) or on the boards asked (``boards={"size": 5}``), its result saying
+which (``Result.boards``).
 
 :func:`table` judges every registry engine of every game at stated budgets
 (``ttt-engine yardstick --game G --all``; docs/strength.md), and

@@ -73,7 +73,7 @@ def evaluate_network(network, *, simulations=100, games=10, mcts_simulations=800
                    board_factory=lambda: g.new_board(**network.board_options))
     n = max(1, r.wins + r.draws + r.losses)
     out = {"score": (r.wins + 0.5 * r.draws) / n, "wins": r.wins, "draws": r.draws,
-           "losses": r.losses, "opponent": f"mcts{mcts_simulations}"}
+           "losses": r.losses, "capped": r.capped, "opponent": f"mcts{mcts_simulations}"}
     from ttt_engine import yardstick
     if yardstick.has_suite(g.key) and not network.board_options and _suite_arrays(g.key)[0].size:
         out.update(policy_yardstick(network))

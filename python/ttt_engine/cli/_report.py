@@ -29,7 +29,8 @@ def analysis_text(analysis, elapsed):
     a search's statistics (:func:`format_stats`), else the value of its move."""
     best, stats = analysis.best, analysis.stats
     if best is not None and best.verdict and analysis.kind in ("exact", "agent"):
-        return format_stats({"exact": verdict_text(best.verdict)}, elapsed)
+        source = f" (from the {stats['answered']})" if "answered" in stats else ""
+        return format_stats({"exact": verdict_text(best.verdict) + source}, elapsed)
     if "simulations" in stats or "nodes" in stats or best is None or best.value is None:
         return format_stats(stats, elapsed)
     return format_stats({"Q" if analysis.kind == "q" else "value": best.value}, elapsed)

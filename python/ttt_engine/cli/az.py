@@ -124,7 +124,8 @@ def _eval_rows(scores):
                 ["worst case as O vs any player", scores["worst_o"]]]
     n = scores["wins"] + scores["draws"] + scores["losses"]
     rows = [[f"vs {scores['opponent']}: W/D/L ({n} games)",
-             f"{scores['wins']} / {scores['draws']} / {scores['losses']}"],
+             f"{scores['wins']} / {scores['draws']} / {scores['losses']}"
+             + (f" ({scores['capped']} capped)" if scores.get("capped") else "")],
             ["score", f"{scores['score']:.3f}"]]
     if "policy_keeps" in scores:
         rows += [["raw policy: keeps the value (yardstick)", f"{scores['policy_keeps']:.2%}"],

@@ -6,6 +6,7 @@ import os
 import sys
 import time
 
+from ttt_engine import games
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import build_agent
 from ttt_engine.cli._errors import EXIT_OK, EXIT_USAGE, CLIError, shorten
@@ -29,13 +30,15 @@ engine (--against) and print wins/draws/losses.""",
 
 
 def _play_games(game, start, agent_a, agent_b, n, a_side, bar=None, tally=None):
-    """Games from ``start`` where agent_a plays ``a_side``: (wins, draws, losses)
-    for agent_a; ``bar`` (a progress bar or None) advances after each game;
-    ``tally`` (a list of three, or None) is kept up to date after each game, so
-    an interrupted run can still report the games it finished."""
+    """Games from ``start`` where agent_a plays ``a_side``: (wins, draws, losses,
+    capped) for agent_a, ``capped`` the draws a move cap ended (counted in the
+    draws too; :func:`ttt_engine.games.capped`); ``bar`` (a progress bar or
+    None) advances after each game; ``tally`` (a list of four, or None) is kept
+    up to date after each game, so an interrupted run can still report the
+    games it finished."""
     b_side = game.sides[1] if a_side == game.sides[0] else game.sides[0]
     agents = {a_side: agent_a, b_side: agent_b}
-    wins = draws = losses = 0
+    wins = draws = losses = capped = 0
     for _ in range(n):
         board = start.copy()
         for agent in (agent_a, agent_b):
@@ -45,15 +48,16 @@ def _play_games(game, start, agent_a, agent_b, n, a_side, bar=None, tally=None):
             board.push(agents[board.to_move].select_move(board.copy()))
         if board.winner == "draw":
             draws += 1
+            capped += games.capped(board)
         elif board.winner == a_side:
             wins += 1
         else:
             losses += 1
         if tally is not None:
-            tally[:] = [wins, draws, losses]
+            tally[:] = [wins, draws, losses, capped]
         if bar is not None:
             bar.update(1)
-    return wins, draws, losses
+    return wins, draws, losses, capped
 
 
 def _progress_bar(total, desc, quiet):
@@ -94,9 +98,22 @@ def _sides(game, text):
     return [text.upper()]
 
 
-def _row(name, w, d, l):  # noqa: E741 - wins, draws, losses
+def _row(name, w, d, l, c=0):  # noqa: E741 - wins, draws, losses, capped
     n = w + d + l
-    return [name, f"{n:,}", f"{w:,}", f"{d:,}", f"{l:,}", pct(w, n), pct(d, n), pct(l, n)]
+    return [name, f"{n:,}", f"{w:,}", f"{d:,}", f"{l:,}", f"{c:,}", pct(w, n), pct(d, n),
+            pct(l, n)]
+
+
+#: the columns of the table: "capped" is the draws a move cap ended (of D)
+COLUMNS = ["player", "games", "W", "D", "L", "capped", "win%", "draw%", "loss%"]
+
+
+def _columns(start, rows):
+    """The table's columns and rows: the capped column where the game has a move
+    cap (the board says so: ``draw_truncates``) or a game was capped."""
+    if getattr(start, "draw_truncates", False) or any(r[5] != "0" for r in rows):
+        return COLUMNS, rows
+    return COLUMNS[:5] + COLUMNS[6:], [r[:5] + r[6:] for r in rows]
 
 
 def run(args):
@@ -119,7 +136,7 @@ def run(args):
     check_engine_options(game, [name, args.against], args)
     start = new_board(game, args)
     rows = []
-    total = [0, 0, 0]
+    total = [0, 0, 0, 0]
     t0 = time.perf_counter()
     bar = _progress_bar(args.games * len(sides), f"eval {game.key}", args.quiet)
     current = {}
@@ -129,27 +146,31 @@ def run(args):
         # hours of games are not thrown away: the table of those finished, then exit 130
         if bar is not None:
             bar.close()
-        tally = current.get("tally", [0, 0, 0])
+        tally = current.get("tally", [0, 0, 0, 0])
         if sum(tally):
             rows.append(_row(f"{current['label']} (interrupted)", *tally))
             total[:] = [t + x for t, x in zip(total, tally)]
         if rows:
-            _report(console, game, args, rows, total, t0,
-                    f"interrupted after {sum(total):,} of {args.games * len(sides):,} games")
+            _report(console, game, args, rows, total, t0, start,
+                    f"interrupted after {sum(total[:3]):,} of {args.games * len(sides):,} "
+                    "games")
         raise
     finally:
         if bar is not None:
             bar.close()
-    _report(console, game, args, rows, total, t0)
+    _report(console, game, args, rows, total, t0, start)
     return EXIT_OK
 
 
-def _report(console, game, args, rows, total, t0, note=None):
+def _report(console, game, args, rows, total, t0, start, note=None):
     if len(rows) > 1:
         rows.append(_row("total", *total))
     console.say(f"{game.title}: against {args.against}, {time.perf_counter() - t0:.2f} s"
                 + (f" ({note})" if note else ""))
-    console.say(table(rows, ["player", "games", "W", "D", "L", "win%", "draw%", "loss%"]))
+    columns, rows = _columns(start, rows)
+    console.say(table(rows, columns))
+    if "capped" in columns:
+        console.say("(capped: the draws that ended at the move cap, not by the rules)")
 
 
 def _evaluate(game, name, args, sides, start, console, bar, rows, total, current):
@@ -164,7 +185,7 @@ def _evaluate(game, name, args, sides, start, console, bar, rows, total, current
             player = build_agent(game, name, args, side_index, start, console)
             label = name
         opponent = build_agent(game, args.against, args, 1 - side_index, start, console)
-        current.update(label=f"{label} as {side}", tally=[0, 0, 0])
+        current.update(label=f"{label} as {side}", tally=[0, 0, 0, 0])
         wdl = _play_games(game, start, player, opponent, args.games, side, bar,
                           current["tally"])
         current.clear()

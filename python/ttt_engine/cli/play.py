@@ -9,6 +9,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ttt_engine import games
 from ttt_engine.cli import _files
 from ttt_engine.cli import _options as O
 from ttt_engine.cli._engines import CACHE_HELP, build_agent
@@ -54,6 +55,8 @@ class Table:
     verbose: bool = False
     #: the moves of the game being played (for ``--save``)
     moves: list = field(default_factory=list)
+    #: the last board of the last game played
+    last_board: object = None
 
     def draw(self, board, last=None):
         self.console.say(self.game.draw(board, self.console.style, last, **self.notation))
@@ -62,10 +65,11 @@ class Table:
         return self.game.move_to_str(board, move, **self.notation)
 
 
-def _result_line(winner, names, style):
-    """``names``: symbol -> display name."""
+def _result_line(winner, names, style, capped=False):
+    """``names``: symbol -> display name; ``capped``: the draw is the move cap's."""
     if winner == "draw":
-        return style("Draw.", "bold", "yellow")
+        return style("Draw (the move cap was reached)." if capped else "Draw.", "bold",
+                     "yellow")
     if winner is None:
         return "Game not finished."
     return style(f"{winner} wins: {names[winner]}.", "bold", "green")
@@ -91,7 +95,8 @@ def _engine_move(console, think, board, who):
 
 def play_one_game(table, agents, names, delay=0.0):
     """Play one game from ``table.start``; ``agents``: symbol -> agent (None for
-    the person at the console).  Returns the winner symbol (or "draw")."""
+    the person at the console).  Returns the winner symbol (or "draw"; the game's
+    last board is ``table.last_board``)."""
     console, style = table.console, table.console.style
     board = table.start.copy()
     table.moves = []
@@ -128,7 +133,8 @@ def play_one_game(table, agents, names, delay=0.0):
         table.moves.append(move)
         console.say()
         table.draw(board, last)
-    console.say(_result_line(board.winner, names, style))
+    table.last_board = board
+    console.say(_result_line(board.winner, names, style, games.capped(board)))
     return board.winner
 
 
@@ -273,7 +279,7 @@ def run(args):
                                      console)
         return cache[key]
 
-    score = {"you": 0, "them": 0, "draw": 0}
+    score = {"you": 0, "them": 0, "draw": 0, "capped": 0}
     you_label = f"{args.watch} (watched)" if watch else "you"
     them_label = opp_name if not watch or args.watch != opp_name else f"{opp_name} (opponent)"
     games_played = 0
@@ -290,12 +296,14 @@ def run(args):
         games_played += 1
         if winner == "draw":
             score["draw"] += 1
+            score["capped"] += games.capped(table.last_board)
         elif winner == you:
             score["you"] += 1
         else:
             score["them"] += 1
+        capped = f" ({score['capped']} at the move cap)" if score["capped"] else ""
         console.say(f"Score: {you_label} {score['you']}, {them_label} {score['them']}, "
-                    f"draws {score['draw']}")
+                    f"draws {score['draw']}{capped}")
         if args.games is not None:
             if games_played >= args.games:
                 return EXIT_OK

@@ -124,6 +124,9 @@ def _report(console, result, args):
                 f"{budget or 'engine defaults'}, seed {result.seed}; "
                 f"{result.games} games played:")
     console.say(result.markdown())
+    if result.capped_games:
+        console.say(f"({result.capped_games:,} of the games ended at the move cap: counted as "
+                    "draws, and shown apart as \"capped\" -- they are no draws by the rules)")
     if result.yardstick:
         first = next(iter(result.yardstick.values()))
         n, c = first.positions, first.critical_keeps["all"].n

@@ -54,6 +54,10 @@ def add_parser(subparsers):
                         "every engine)")
     p.add_argument("--seed", type=O.seed, default=1, help="engines' seed and the sample's "
                    "(default 1)")
+    p.add_argument("--board", metavar="OPTIONS",
+                   help="only the positions on boards with these options, e.g. size=5 "
+                        "(default: every board the engine plays; an engine bound to one "
+                        "board, such as a network, is judged on that board's positions)")
     g = p.add_argument_group("budget (an engine takes the ones it uses; the first it takes "
                              "of --simulations, --time, --depth)")
     g.add_argument("--time", type=O.seconds(), metavar="SECONDS", help="thinking time a move")
@@ -64,13 +68,34 @@ def add_parser(subparsers):
     return p
 
 
+def _boards(game, text):
+    """``--board`` as board options (``"size=5"`` -> ``{"size": 5}``), else
+    ``"playable"``; a malformed one is a usage error."""
+    if text is None:
+        return "playable"
+    import ast
+    out = {}
+    for part in text.split(","):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in game.options:
+            raise CLIError(f"--board takes board options as KEY=VALUE[,KEY=VALUE] with keys "
+                           f"among {', '.join(game.options) or 'none'}, got {text!r:.40}",
+                           EXIT_USAGE)
+        try:
+            out[key] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            out[key] = value.strip()
+    return out
+
+
 def _budget(args):
     return {k: getattr(args, k) for k in BUDGETS if getattr(args, k) is not None}
 
 
 def _build(game, args):
     from ttt_engine import yardstick
-    if args.suite or args.sample or _budget(args):
+    if args.suite or args.sample or _budget(args) or args.board:
         raise CLIError("--build takes --out and --seed only", EXIT_USAGE)
     out = args.out or yardstick.suite_path(game.key)
     from ttt_engine._util import check_output_path
@@ -106,9 +131,15 @@ def run(args):
     if suite is None:
         yardstick.shipped_suite(game.key)         # missing or damaged: one line, at once
     budget = _budget(args)
+    boards = _boards(game, args.board)
     if args.all:
-        rows = table([game.key], **{k: budget.get(k) for k in BUDGETS}, sample=args.sample,
-                     seed=args.seed, progress=not args.quiet)
+        try:
+            rows = table([game.key], **{k: budget.get(k) for k in BUDGETS}, sample=args.sample,
+                         seed=args.seed, progress=not args.quiet, boards=boards)
+        except ValueError as e:
+            if "no position of the" not in str(e):
+                raise
+            raise CLIError(str(e), EXIT_USAGE) from None
         print(markdown(rows), flush=True)
         return EXIT_OK
     name = resolve_engine(game, args.engine or game.default_engine, "--engine").name
@@ -118,7 +149,12 @@ def run(args):
             raise CLIError(f"{BUDGETS[key]} does not apply to the {game.title} {name} engine "
                            f"(it takes {', '.join(takes) or 'no budget'})", EXIT_USAGE)
     agent, words = engine_agent(game.key, name, seed=args.seed, **budget)
-    r = yardstick.yardstick(agent, game=game.key, suite=suite, sample=args.sample,
-                            seed=args.seed, progress=not args.quiet)
+    try:
+        r = yardstick.yardstick(agent, game=game.key, suite=suite, sample=args.sample,
+                                seed=args.seed, progress=not args.quiet, boards=boards)
+    except ValueError as e:
+        if "no position of the" not in str(e) and "cannot play the suite's boards" not in str(e):
+            raise
+        raise CLIError(str(e), EXIT_USAGE) from None
     print(dataclasses.replace(r, agent=f"{name} ({words})"), flush=True)
     return EXIT_OK

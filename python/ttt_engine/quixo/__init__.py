@@ -494,6 +494,7 @@ GAME = Game(
     training=dict(MIDDLE_TRAINING, temperature_moves=8),
     analysis_scale=200.0,
     exact_values=solved_move_values,
+    table_value=_tablebase.position_score,
     long_solve=lambda board: ("4x4 Quixo is solved by a retrograde pass of many minutes: use "
                               "ttt_engine.quixo.solution(4) once, in Python")
     if board.size == 4 else None,

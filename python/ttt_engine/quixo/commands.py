@@ -124,7 +124,7 @@ def run(args):
                                                     resolve_seed(args.seed))
         dt = time.perf_counter() - t0
         print(f"{n:,} random games in {dt:.3f} s: {n / dt:,.0f} games/s; "
-              f"X {xw:,} O {ow:,} draws {dr:,}; mean length {plies / n:.2f}", flush=True)
+              f"X {xw:,} O {ow:,} draws at the move cap {dr:,}; mean length {plies / n:.2f}", flush=True)
     except ValueError as e:
         raise CLIError(str(e), EXIT_USAGE) from None
     return EXIT_OK

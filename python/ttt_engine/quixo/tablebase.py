@@ -628,3 +628,23 @@ def solved_move_values(board):
     """``{move: score}`` of a 5x5 board from the installed table, or None."""
     table = installed(board.size) if board.size == 5 else None
     return None if table is None else table.move_values(board)
+
+
+def position_score(board):
+    """The exact score of ``board`` for its side to move from the installed
+    5x5 table (:func:`installed`), scored as ``search.move_values`` scores (a
+    win in ``p`` plies ``WIN_SCORE - p``, 0 a draw, a loss ``-(WIN_SCORE -
+    p)``; a distance beyond the table's cap counts as its cap), or None: no
+    table installed, another size, a finished game or more than one blank cube.
+    The game's ``table_value`` (what ``best`` reads before it searches)."""
+    if board.size != 5 or board.is_terminal():
+        return None
+    table = installed(5)
+    got = None if table is None else table.value_at(*table._masks(board))
+    if got is None or got[0] is None:
+        return None
+    from ttt_engine.search import WIN_SCORE
+    value, plies = got
+    plies = DIST_CAP + 1 if plies is None else plies
+    return 0.0 if value == "draw" else float(WIN_SCORE - plies if value == "win"
+                                             else -(WIN_SCORE - plies))

@@ -16,7 +16,7 @@ class TournamentResult:
 
     names: entrants in order.  records: one dict per game (``a``, ``b``,
     ``game``, ``seed``, ``first``, ``winner`` (a name, or None for a draw),
-    ``plies``, ``seconds``).  errors: failed tasks (empty after a clean run).
+    ``plies``, ``seconds``; ``capped`` True for a draw by a move cap).  errors: failed tasks (empty after a clean run).
     yardstick: None, or ``{name: ttt_engine.yardstick.Result}`` of every
     entrant on the game's exact yardstick suite (``round_robin(yardstick=N)``).
     """
@@ -58,6 +58,28 @@ class TournamentResult:
         else:
             v = c[{"first": 0, "second": 1}[colour], i, j]
         return tuple(int(x) for x in v)
+
+    def capped(self, a, b):
+        """How many of the draws between ``a`` and ``b`` a move cap ended (the
+        rest are true draws)."""
+        i, j = (self._index(x, w) for x, w in ((a, "a"), (b, "b")))
+        return int(self._capped[i, j])
+
+    @property
+    def capped_games(self):
+        """How many of all the games a move cap ended (drawn, not by the rules)."""
+        return int(self._capped.sum()) // 2
+
+    @functools.cached_property
+    def _capped(self):
+        idx = {name: i for i, name in enumerate(self.names)}
+        c = np.zeros((len(self.names),) * 2, dtype=np.int64)
+        for r in self.records:
+            if r.get("capped") and r["winner"] is None:
+                i, j = idx[r["a"]], idx[r["b"]]
+                c[i, j] += 1
+                c[j, i] += 1
+        return c
 
     def _index(self, name, what):
         try:
@@ -110,8 +132,8 @@ class TournamentResult:
         return self.ratings()
 
     def markdown(self):
-        """The W-D-L table (row's result against the column; first/second in
-        brackets), score and Elo with its interval, as Markdown; with a
+        """The W-D-L table (row's result against the column, with the draws a
+        move cap ended in brackets), score and Elo with its interval, as Markdown; with a
         yardstick, each entrant's share of moves that keep the value (with its
         95% interval) and of optimal moves on the critical positions (where some
         move changes the outcome), beside a random mover's exact expectation."""
@@ -131,7 +153,9 @@ class TournamentResult:
                     cells.append("")
                     continue
                 w, d, l = self.wdl(a, b)
-                cells.append(f"{w}-{d}-{l}" if w + d + l else "")
+                c = self.capped(a, b)
+                cells.append((f"{w}-{d}-{l}" + (f" ({c} capped)" if c else ""))
+                             if w + d + l else "")
             s = scores[a]
             ci = r.interval_text(i)
             ci = f" {ci}" if ci else ""
@@ -162,8 +186,9 @@ class TournamentResult:
         """A JSON-able dict of the tables, scores and ratings."""
         r = self.rating
         return {"names": list(self.names), "games_per_pair": self.games_per_pair,
-                "seed": self.seed, "games": self.games,
+                "seed": self.seed, "games": self.games, "capped_games": self.capped_games,
                 "table": {f"{a} vs {b}": list(v) for (a, b), v in self.table.items()},
+                "capped": {f"{a} vs {b}": self.capped(a, b) for (a, b) in self.table},
                 "by_colour": {f"{a} vs {b}": {k: list(x) for k, x in v.items()}
                               for (a, b), v in self.table_by_colour.items()},
                 "scores": self.scores,

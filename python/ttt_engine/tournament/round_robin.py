@@ -246,7 +246,8 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
               a_first=True, max_plies=None, opening=None, analysis=False):
     """Play one game between :class:`Entrant` ``a`` and ``b`` from ``seed`` and
     return its record (a dict: ``winner`` is an entrant name or None for a
-    draw).  ``opening``: moves played first, by neither entrant (``a_first``
+    draw; ``capped`` True when the draw is a move cap's: ``max_plies`` or the
+    board's own, :func:`ttt_engine.games.capped`).  ``opening``: moves played first, by neither entrant (``a_first``
     then says who plays the side to move after them); ``plies`` counts the
     entrants' moves only.  ``analysis``: each entrant's move is its own analysis's
     best (``agent.analyse``, :func:`ttt_engine.analysis.explain`), and the
@@ -280,8 +281,8 @@ def play_game(game, a, b, seed, *, options=None, simulations=None, time_per_move
         name = first if winner == first_side else second
     rec = {"a": a.name, "b": b.name, "first": first, "winner": name, "plies": plies,
            "seconds": round(time.perf_counter() - t0, 4)}
-    if not board.is_terminal():
-        rec["capped"] = True
+    if not board.is_terminal() or games.capped(board):
+        rec["capped"] = True        # a draw by a move cap, not by the rules
     if analysis:
         rec["analysis"] = notes
     return rec
