@@ -142,7 +142,9 @@ GAME = Game(
                "for iterative deepening)", engines.alphabeta(None), engines.DEPTH),
         best=Engine("best", "the strongest engine here: perfect play (exact alpha-beta; "
                     "a budget is accepted and not needed)", engines.perfect_best,
-                    engines.SEARCH, ("threads",))),
+                    engines.SEARCH, ("threads",)),
+        # one ply: the network's values of the children decide (docs/valuenet.md)
+        value_search=dict(search="alphabeta", depth=1)),
     default_engine="perfect", notation=("zero_based",),
     text=(_parse, _format, _draw, _legend, _hint),
     yardstick_source="ttt_engine.ttt.yardstick",
