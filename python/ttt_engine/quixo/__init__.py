@@ -484,7 +484,8 @@ GAME = Game(
         Engine("heuristic", "one ply: a win, never a loss when avoidable, else the "
                "best line count", _heuristic),
         Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
-               "iterative deepening)", engines.alphabeta(3, tt_min_depth=1), engines.DEPTH)),
+               "iterative deepening)", engines.alphabeta(3, tt_min_depth=1), engines.DEPTH),
+        value_search=dict(search="mcts", solver=True)),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
     yardstick_source="ttt_engine.quixo.yardstick",
