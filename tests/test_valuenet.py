@@ -458,11 +458,11 @@ def test_console_labels_every_game(tmp_path, capsys, key, size):
     assert len(labels.load_positions(out)[1]) > 0
 
 
-@pytest.mark.parametrize("key", ["uttt", "connect4"])
+@pytest.mark.parametrize("key", sorted(SIZES))
 def test_the_shipped_value_networks_load_and_tell_the_side_to_move(key):
     path = os.path.join(os.path.dirname(games.__file__), "networks", f"{key}_value.npz")
     net = load(path, game=key)
-    assert net.features == SIZES[key][1] and net.hidden == 256
-    assert net.meta["positions"] > 10_000 and net.meta["history"]
+    assert net.features == SIZES[key][1] and net.hidden >= 64
+    assert net.meta["positions"] > 4_000 and net.meta["history"]
     b = games.get(key).new_board()
     assert -0.5 < net.value(b) < 0.5                 # the start is open
