@@ -327,7 +327,8 @@ def test_save_is_atomic_and_refuses_a_folder(tmp_path):
 def test_labelling_is_reproducible_and_independent_of_chunking(tmp_path):
     a = L.label_game("uttt", {}, 300, 11, 8)
     assert a == L.label_game("uttt", {}, 300, 11, 8)
-    moves, values, exact = a
+    moves, values, exact, branches = a
+    assert branches == []
     assert len(moves) == len(values) == len(exact) and all(-1 <= v <= 1 for v in values)
     assert L.label_game("uttt", {}, 300, 12, 8)[0] != moves
     L.label(tmp_path / "one", "ttt", 4, 300, seed=3, games_per_chunk=4, progress=False)
@@ -346,6 +347,34 @@ def test_labelling_is_reproducible_and_independent_of_chunking(tmp_path):
             assert list(np.flatnonzero(z["features"][i])) == ref_ttt(b.to_string())
 
 
+def test_branch_labels_positions_off_the_played_line(tmp_path):
+    """``branch``: each played position also gives one position 1..branch
+    random plies off the line, labelled by the same search; the chunk keeps
+    them after the game's own positions, flagged ``off_line``, with the
+    features of a board reached that way."""
+    moves, values, exact, branches = L.label_game("ttt", {}, 300, 5, 0, branch=2)
+    assert branches and len(branches) <= len(moves)
+    for ply, off, value, proven in branches:
+        line = games.get("ttt").new_board()
+        for m in moves[:ply]:
+            line.push(m)
+        assert 1 <= len(off.moves) - ply <= 2 and off.moves[:ply] == line.moves
+        assert -1 <= value <= 1 and not off.is_terminal()
+    out = tmp_path / "b"
+    L.label(out, "ttt", 3, 300, seed=3, games_per_chunk=3, progress=False, branch=2)
+    with np.load(out / "chunk-00000.npz") as z:
+        off, game = z["off_line"], z["position_game"]
+        assert (~off).sum() == len(z["moves"]) and off.any()
+        for j in range(3):                  # each game's own positions, then its branches
+            mine = off[game == j]
+            assert not mine[:(~mine).sum()].any()
+    # a run keeps its branch setting: another one is refused, the same resumes
+    with pytest.raises(ValueError, match="branch=2"):
+        L.label(out, "ttt", 3, 300, seed=3, games_per_chunk=3, progress=False)
+    assert L.label(out, "ttt", 6, 300, seed=3, games_per_chunk=3, progress=False,
+                   branch=2) == 2
+
+
 def test_labelling_on_worker_processes_gives_the_same_labels(tmp_path):
     L.label(tmp_path / "serial", "ttt", 4, 200, seed=5, games_per_chunk=2, progress=False)
     L.label(tmp_path / "pool", "ttt", 4, 200, seed=5, games_per_chunk=1, workers=2,
@@ -356,7 +385,7 @@ def test_labelling_on_worker_processes_gives_the_same_labels(tmp_path):
 
 def test_labels_are_exact_where_the_game_ends():
     for seed in range(20):                 # random games until one is won
-        moves, values, exact = L.label_game("ttt", {}, 2000, seed, 9)
+        moves, values, exact, _ = L.label_game("ttt", {}, 2000, seed, 9)
         b = games.get("ttt").new_board()
         for m in moves:
             b.push(m)

@@ -48,19 +48,23 @@ def run_label(args):
                        "folder of chunk files)", EXIT_USAGE)
     try:
         settings = labels.run_settings(args.game, args.simulations, args.seed or 0,
-                                       args.opening, args.games_per_chunk, options)
+                                       args.opening, args.games_per_chunk, options,
+                                       branch=args.branch)
     except ValueError as e:
         raise CLIError(str(e), EXIT_USAGE) from None
     console.say(f"Labelling {game.title}: {args.games} games of MCTS-Solver "
-                f"({settings['search'].get('playout', 'random')} playouts) at {args.simulations} simulations "
-                f"a move -> {args.out}")
+                f"({settings['search'].get('playout', 'random')} playouts) at {args.simulations} "
+                f"simulations a move"
+                + (f", and a position up to {args.branch} random plies off each played one"
+                   if args.branch else "") + f" -> {args.out}")
     with executor_for(args, console) as ex:
         try:
             n = labels.label(args.out, args.game, args.games, args.simulations,
                              seed=settings["seed"], opening=settings["opening"],
                              games_per_chunk=settings["games_per_chunk"], options=options,
                              executor=ex, workers=args.workers or 1, force=args.force,
-                             time_limit=args.time, progress=not args.quiet)
+                             time_limit=args.time, progress=not args.quiet,
+                             branch=settings["branch"])
         except ValueError as e:
             raise CLIError(str(e), EXIT_USAGE) from None
         except KeyboardInterrupt:
@@ -149,6 +153,9 @@ def configure(p):
                         "default twice the game's opening plies)")
     a.add_argument("--games-per-chunk", type=O.count(1, 1 << 20), default=8, metavar="N",
                    help="games per chunk file (default 8)")
+    a.add_argument("--branch", type=O.count(0, 1000), default=0, metavar="N",
+                   help="also label, from every played position, one position 1..N random "
+                        "plies off the played line (the kind a search's leaves are; default 0)")
     a.add_argument("--size", metavar="RxC|N", help="board size (Clobber RxC, Quixo N)")
     a.add_argument("--time", type=O.seconds(), metavar="SECONDS",
                    help="start no new chunk after this many seconds")

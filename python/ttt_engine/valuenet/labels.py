@@ -22,7 +22,9 @@ kept), more ``games`` extend a run.  A chunk holds:
   the other) and ``offsets`` (int64 [G+1]): the games, replayable from the start;
 - per position: ``position_game`` (int32, index into the chunk's games),
   ``position_ply`` (int32), ``features`` (uint8 [N, F], dense 0/1),
-  ``labels`` (float32 [N]), ``exact`` (bool [N]);
+  ``labels`` (float32 [N]), ``exact`` (bool [N]), ``off_line`` (bool [N]:
+  a position off the played line, ``branch`` random plies at most from the
+  position of its ply; after the game's own positions);
 - ``seconds`` (float64): the time the chunk took.
 """
 from __future__ import annotations
@@ -43,7 +45,9 @@ RUN_FILE = "run.json"
 _CHUNK = re.compile(r"chunk-([0-9]{5,})\.npz")
 #: the settings that make a run: an existing folder must match them to be resumed
 IDENTITY = ("game", "options", "simulations", "seed", "opening", "games_per_chunk", "search",
-            "features")
+            "features", "branch")
+#: settings a run made before they existed reads with these values
+DEFAULTS = {"branch": 0}
 
 
 def search_settings(game_key):
@@ -72,10 +76,17 @@ def _root_value(stats):
     return sum(c["visits"] * c["mean"] for c in children) / visits, False
 
 
-def label_game(game_key, options, simulations, seed, opening, search=None, max_nodes=None):
-    """Play one game and label its positions: ``(moves, labels, exact)``: the
-    moves from the start, and for the position before each move its value for
-    the side to move and whether that value is exact."""
+def label_game(game_key, options, simulations, seed, opening, search=None, max_nodes=None,
+               branch=0):
+    """Play one game and label its positions: ``(moves, labels, exact,
+    branches)``: the moves from the start, and for the position before each
+    move its value for the side to move and whether that value is exact.  With
+    ``branch`` > 0, each position also gives one position 1 to ``branch``
+    uniformly random plies off the played line, labelled by the same search
+    (``branches``: ``(ply, board, label, exact)`` for each that is not over):
+    a search's leaves lie mostly off the line good play takes, after moves
+    that good play would not make, and a network trained only on the played
+    line does not know them."""
     from ttt_engine import games
     from ttt_engine.search import MCTS
     game = games.get(game_key)
@@ -86,8 +97,18 @@ def label_game(game_key, options, simulations, seed, opening, search=None, max_n
     if max_nodes is None:
         max_nodes = max(50_000, 2 * simulations)
     mcts = MCTS(seed=int(rng.integers(0, 1 << 63)), max_nodes=max_nodes, **settings)
-    moves, labels, exact = [], [], []
+    moves, labels, exact, branches = [], [], [], []
     while not board.is_terminal():
+        if branch:
+            off = board.copy()
+            for _ in range(int(rng.integers(1, branch + 1))):
+                if off.is_terminal():
+                    break
+                legal = off.legal_moves
+                off.push(legal[int(rng.integers(0, len(legal)))])
+            if not off.is_terminal():
+                mcts.search(off, simulations=simulations)
+                branches.append((len(moves), off, *_root_value(mcts.stats)))
         move = mcts.search(board, simulations=simulations)
         value, proven = _root_value(mcts.stats)
         labels.append(value)
@@ -97,7 +118,7 @@ def label_game(game_key, options, simulations, seed, opening, search=None, max_n
             move = legal[int(rng.integers(0, len(legal)))]
         board.push(move)
         moves.append(int(move))
-    return moves, labels, exact
+    return moves, labels, exact, branches
 
 
 def game_seed(seed, i):
@@ -119,15 +140,20 @@ def _label_chunk(task):
     first = chunk * per
     seeds = [game_seed(settings["seed"], i) for i in range(first, first + per)]
     game_index, all_moves, offsets = [], [], [0]
-    pos_game, pos_ply, labels, exact, feats = [], [], [], [], []
+    pos_game, pos_ply, labels, exact, feats, off_line = [], [], [], [], [], []
+
+    def row_of(board):
+        row = np.zeros(count, dtype=np.uint8)
+        row[vf.active(board)] = 1
+        return row
+
     for j, seed in enumerate(seeds):
-        moves, values, proven = label_game(key, options, settings["simulations"], seed,
-                                                  settings["opening"], settings["search"])
+        moves, values, proven, branches = label_game(
+            key, options, settings["simulations"], seed, settings["opening"],
+            settings["search"], branch=settings.get("branch", 0))
         board = game.new_board(**options)
         for move in moves:
-            row = np.zeros(count, dtype=np.uint8)
-            row[vf.active(board)] = 1
-            feats.append(row)
+            feats.append(row_of(board))
             board.push(move)
         game_index.append(first + j)
         all_moves += moves
@@ -136,6 +162,14 @@ def _label_chunk(task):
         pos_ply += range(len(moves))
         labels += values
         exact += proven
+        off_line += [False] * len(moves)
+        for ply, off, value, exact_off in branches:      # after the game's own positions
+            feats.append(row_of(off))
+            pos_game.append(j)
+            pos_ply.append(ply)
+            labels.append(value)
+            exact.append(exact_off)
+            off_line.append(True)
     return dict(game_index=np.array(game_index, dtype=np.int64),
                 moves=np.array(all_moves, dtype=np.int32),
                 offsets=np.array(offsets, dtype=np.int64),
@@ -144,6 +178,7 @@ def _label_chunk(task):
                 features=np.array(feats, dtype=np.uint8).reshape(-1, count),
                 labels=np.array(labels, dtype=np.float32),
                 exact=np.array(exact, dtype=bool),
+                off_line=np.array(off_line, dtype=bool),
                 seconds=np.float64(time.perf_counter() - start))
 
 
@@ -207,13 +242,15 @@ def read_settings(out):
         raise ValueError(f"{out}: not a labelling run (no {RUN_FILE})") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not readable as a labelling run's settings ({e})") from None
+    if isinstance(settings, dict):
+        settings = {**DEFAULTS, **settings}
     if not isinstance(settings, dict) or not all(k in settings for k in IDENTITY):
         raise ValueError(f"{path}: not a labelling run's settings (fields missing)")
     return settings
 
 
 def run_settings(game_key, simulations, seed=0, opening=None, games_per_chunk=8, options=None,
-                 search=None):
+                 search=None, branch=0):
     """The settings of a labelling run, checked (see :func:`label`)."""
     from ttt_engine import games
     game = games.get(game_key)
@@ -229,23 +266,25 @@ def run_settings(game_key, simulations, seed=0, opening=None, games_per_chunk=8,
             "games_per_chunk": _util.check_int("games_per_chunk", games_per_chunk, min=1,
                                                max=1 << 20),
             "search": dict(search or search_settings(game.key)),
-            "features": game.value_features.name(board)}
+            "features": game.value_features.name(board),
+            "branch": _util.check_int("branch", branch, min=0, max=1000)}
 
 
 def label(out, game_key, games, simulations, *, seed=0, opening=None, games_per_chunk=8,
           options=None, search=None, executor=None, workers=1, force=False, time_limit=None,
-          progress=True, log=None):
+          progress=True, log=None, branch=0):
     """Label positions of ``games`` games into the run folder ``out`` (resuming
     it: the chunks on disk are kept); ``time_limit`` seconds: submit no new chunk
     after it.  ``search``: the labelling MCTS's keywords (default
     :func:`search_settings`); the next round of an iterated training passes the
     settings of a search that uses the previous round's network.  ``executor``: any ``concurrent.futures`` executor (a Dask
     cluster's), else ``workers`` local processes (1: in this process).
-    ``log(text)``: a line per finished chunk.  Returns the number of chunks on
-    disk."""
+    ``log(text)``: a line per finished chunk.  ``branch``: also label, from
+    each position, one position up to that many random plies off the played
+    line (see :func:`label_game`).  Returns the number of chunks on disk."""
     from ttt_engine.tournament._runner import run_tasks
     settings = run_settings(game_key, simulations, seed, opening, games_per_chunk, options,
-                            search)
+                            search, branch)
     games = _util.check_int("games", games, min=1, max=1 << 40)
     run = LabelRun(out, settings)
     done = run.prepare(force=force)
