@@ -5,7 +5,9 @@
    onto the parent's accumulator, the value), popping back up; ns/evaluation,
    float32 and int16 accumulators, H = 256.  Bar: <= 150 ns (>= 6.6 M/s).
 2. MCTS with the network at every new leaf (``value_weight=1``, no playout)
-   from the UTTT start: simulations/s on one thread (bar >= 500k), and
+   from the UTTT start, every child of an expansion scored (the default) and
+   the leaf alone (``score_children=False``): simulations/s on one thread
+   (bar >= 500k), and
    ``threads=2`` / ``threads=1`` (bar >= 1.8x; in wall time meaningful only
    on an idle machine with two cores; the processor-time figure, simulations
    per processor second of two threads against one's, shows what two free
@@ -51,16 +53,19 @@ def eval_ns(quantised, evals=EVALS, depth=8):
     return seconds / n * 1e9, cpu / n * 1e9
 
 
-def mcts_rate(threads, net=None):
+def mcts_rate(threads, net=None, score_children=True):
     """Simulations per wall-clock second of a fresh UTTT search from the start
     with the network at every new leaf (bench_threads.py's measurement)."""
-    return bench_threads.mcts_rate(threads, value_network=net)
+    if net is None:
+        return bench_threads.mcts_rate(threads)
+    return bench_threads.mcts_rate(threads, value_network=net, score_children=score_children)
 
 
-def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1):
+def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1, score_children=True):
     """Simulations per processor second (the process's processor time, all
     its threads: a loaded machine's wall time counts other programs' turns)."""
-    m = MCTS(seed=3, max_nodes=bench_threads.NODES, value_network=net, threads=threads)
+    m = MCTS(seed=3, max_nodes=bench_threads.NODES, value_network=net, threads=threads,
+             score_children=score_children)
     b = uttt.Board()
     m.search(b, simulations=sims)
     m.reset()
@@ -104,10 +109,11 @@ def main():
                   f"{wall:.1f} ns wall; processor runs "
                   f"{', '.join(f'{r[1]:.1f}' for r in runs)}", flush=True)
     if "mcts1" in args.part:
-        for name, net in (("playout", None), ("float32", network(False)),
-                          ("int16", network(True))):
-            runs = [mcts_cpu_rate(net) for _ in range(args.repeats)]
-            walls = [mcts_rate(1, net) for _ in range(args.repeats)]
+        int16 = network(True)
+        for name, net, sc in (("playout", None, True), ("float32", network(False), True),
+                              ("int16", int16, True), ("int16_leaf_only", int16, False)):
+            runs = [mcts_cpu_rate(net, score_children=sc) for _ in range(args.repeats)]
+            walls = [mcts_rate(1, net, score_children=sc) for _ in range(args.repeats)]
             out[f"mcts1_{name}"] = {"cpu": statistics.median(runs),
                                     "wall": statistics.median(walls)}
             print(f"MCTS 1 thread, {name}: median {statistics.median(runs):,.0f} sims per "

@@ -1,5 +1,5 @@
 """The match runner: :func:`play_match` between two agents of any game, its
-:class:`MatchResult` (re-exported by :mod:`ttt_engine.agents`, where they are
+:class:`~ttt_engine.agents.MatchResult` (re-exported by :mod:`ttt_engine.agents`, where they are
 documented for users)."""
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def _match_board(board_factory):
 def play_match(a, b, games=100, board_factory=None, seed=None, *, max_plies=None,
                on_game=None):
     """Play ``games`` games between agents ``a`` and ``b``, alternating who moves
-    first (``a`` first in even-numbered games), and return a :class:`MatchResult`
+    first (``a`` first in even-numbered games), and return a :class:`~ttt_engine.agents.MatchResult`
     (W/D/L for ``a``).
 
     board_factory: zero-argument callable giving a fresh starting board (any

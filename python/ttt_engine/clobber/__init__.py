@@ -67,7 +67,7 @@ def solve(board, *, max_nodes=None, time_limit=None, tt_bits=None, certificate=N
     limit, a board of more than :data:`SOLVE_STONES` stones is refused at once.
     ``progress``: True shows the search on stderr (nodes, nodes a second, the
     time so far, the depth of the search now and the deepest reached), a
-    callable receives a :class:`ttt_engine._progress.SolveProgress` about
+    callable receives a ``SolveProgress`` (``ttt_engine._progress``) about
     twice a second and at the end (docs/clobber.md).
     """
     _verbs.check_board(board, Board, "clobber.solve")

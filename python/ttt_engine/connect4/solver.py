@@ -133,7 +133,7 @@ def solve(board, *, weak=False, time_limit=None, max_nodes=None,
     search); it is trusted, not checked, so only a proven bound may be given.
     ``progress``: True shows the search on stderr (nodes, nodes a second, the
     time so far, the bounds proven on the score), a callable receives a
-    :class:`ttt_engine._progress.SolveProgress` about twice a second and
+    ``SolveProgress`` (``ttt_engine._progress``) about twice a second and
     after each of the root's searches (docs/connect4.md)."""
     start = time.perf_counter()
     time_limit, max_nodes, table_mb, threads = _check(

@@ -102,7 +102,7 @@ def solve(board, *, max_nodes=None, time_limit=None, progress=False):
     ply at a time, which needs ``max_nodes`` and/or ``time_limit`` (seconds);
     ``value`` is ``"unknown"`` when the limit is hit first.  ``progress``: True
     shows the solve on stderr, a callable receives a
-    :class:`ttt_engine._progress.SolveProgress` (5x5: after each deepening;
+    ``SolveProgress`` (``ttt_engine._progress``) (5x5: after each deepening;
     3x3 and 4x4: when the retrograde solution is begun and done, the first
     4x4 solve of a process taking about 10 s).
     """

@@ -97,7 +97,7 @@ def table_view(board):
 
 
 def table_analysis(agent, board, view):
-    """The :class:`Analysis` of a move the table decided (``view.decided()``):
+    """The :class:`~ttt_engine.analysis.Analysis` of a move the table decided (``view.decided()``):
     every known move with its exact verdict, kind ``"exact"``, ``stats``
     saying the table answered."""
     game = _registry.of_board(board)

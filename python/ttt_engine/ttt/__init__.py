@@ -25,7 +25,7 @@ def solve(board, *, max_nodes=None, time_limit=None, progress=False):
     few thousand positions).  Returns a :class:`ttt_engine.ttt.SolveResult`; ``value`` is
     ``"unknown"`` only if ``max_nodes`` / ``time_limit`` (seconds) stopped it.
     ``progress``: True shows each deepening on stderr, a callable receives a
-    :class:`ttt_engine._progress.SolveProgress` after each (docs/api.md)."""
+    ``SolveProgress`` (``ttt_engine._progress``) after each (docs/api.md)."""
     _verbs.check_board(board, Board, "ttt.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
     return _verbs.bounded_solve(board, max_nodes, time_limit, progress=progress,

@@ -83,7 +83,7 @@ def solve(board, *, max_nodes=None, time_limit=None, progress=False):
     beyond reach.  Returns a :class:`ttt_engine.ttt.SolveResult` whose ``value`` is
     ``"unknown"`` when the limit is hit first; endgames solve exactly.
     ``progress``: True shows each deepening on stderr, a callable receives a
-    :class:`ttt_engine._progress.SolveProgress` after each (docs/api.md)."""
+    ``SolveProgress`` (``ttt_engine._progress``) after each (docs/api.md)."""
     _verbs.check_board(board, Board, "uttt.solve")
     max_nodes, time_limit = _verbs.check_limits(max_nodes, time_limit)
     _progress.reporter(progress, "uttt.solve")     # checked before the limit

@@ -50,7 +50,7 @@ class ExactFirstAgent:
 
     def analyse(self, board, **live):
         """The inner search's analysis (the exact answer, where there is one,
-        is what :meth:`select_move` plays)."""
+        is what ``select_move`` plays)."""
         return self.inner.analyse(board, **live)
 
     def reset(self, seed=None):
