@@ -167,6 +167,18 @@ cdef inline int32_t leaf_reward(const GameState* root, MTree* t, GameState* work
     return <int32_t>lrintf(r * <float>t.unit)
 
 
+cdef inline int32_t leaf_outcome(const GameState* root, MTree* t, GameState* work,
+                                 int status) noexcept nogil:
+    """The reward of the new leaf ``work`` (its ``status``): a finished game's
+    result, else the value network's (when the tree has one), else a
+    playout's."""
+    if status == GAME_ONGOING:
+        if t.vnet != NULL:
+            return leaf_reward(root, t, work)
+        status = policy_playout(work, &t.rng, t.playout)
+    return status_reward(status, t.unit)
+
+
 cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct,
                                  bint solver) noexcept nogil:
     """PUCT at a node whose children carry priors: the child maximising
@@ -260,14 +272,8 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
         node = expand(&work, t, node)
         if node != leaf:
             status = game_status(&work)
-        # 3. simulation (or the value network)
-        if status == GAME_ONGOING and t.vnet != NULL:
-            reward = leaf_reward(root, t, &work)
-            status = -1
-        elif status == GAME_ONGOING:
-            status = policy_playout(&work, &t.rng, t.playout)
-    if status >= 0:
-        reward = status_reward(status, t.unit)
+    # 3. simulation (or the value network)
+    reward = leaf_outcome(root, t, &work, status)
     # 4. back-propagation (negamax: each node from its mover's side)
     while node >= 0:
         record(&nodes[node], reward, t.inv_unit)
@@ -354,14 +360,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
                 if status != GAME_ONGOING:
                     nodes[node].proven = proof_of(status, nodes[node].mover)
                     proved = nodes[node].proven != 0
-            # 3. simulation (or the value network)
-            if status == GAME_ONGOING and t.vnet != NULL:
-                reward = leaf_reward(root, t, &work)
-                status = -1
-            elif status == GAME_ONGOING:
-                status = policy_playout(&work, &t.rng, t.playout)
-        if status >= 0:
-            reward = status_reward(status, t.unit)
+        # 3. simulation (or the value network)
+        reward = leaf_outcome(root, t, &work, status)
     # 4. back-propagation, carrying proofs upwards while they hold
     while node >= 0:
         nd = &nodes[node]
