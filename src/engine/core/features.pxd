@@ -96,24 +96,25 @@ cdef struct Stones:
     int rows, cols          # the size the feature set's name carries; 0 x 0: a fixed board
 
 
-cdef inline void diff_stones(FeatureDiff* d, const Stones* a, const Stones* b) noexcept nogil:
-    """The change from position a to b (of the same size)."""
+cdef inline void diff_stones(FeatureDiff* d, uint64_t a0, uint64_t a1, int ta, uint64_t b0,
+                             uint64_t b1, int tb, int n, int stride, int ka, int kb,
+                             int kc) noexcept nogil:
+    """The change from position a (X's and O's bitboards, side to move) to b, of
+    ``n`` cells read through the map (stride, ka, kb, kc); the dispatch passes a
+    ``Stones``' fields, constants of the game's where the board has one size."""
     diff_clear(d)
-    diff_bits_mapped(d, a.x, b.x, 0, b.stride, b.ka, b.kb, b.kc)
-    diff_bits_mapped(d, a.o, b.o, b.cells, b.stride, b.ka, b.kb, b.kc)
-    diff_flag(d, a.to_move, b.to_move, 2 * b.cells)
+    diff_bits_mapped(d, a0, b0, 0, stride, ka, kb, kc)
+    diff_bits_mapped(d, a1, b1, n, stride, ka, kb, kc)
+    diff_flag(d, ta, tb, 2 * n)
 
 
-cdef inline int list_stones(int32_t* out, const Stones* s) noexcept nogil:
+cdef inline int list_stones(int32_t* out, uint64_t m0, uint64_t m1, int to_move, int n,
+                            int stride, int ka, int kb, int kc) noexcept nogil:
     """The active features of a position, ascending; returns how many."""
     cdef FeatureDiff d
-    cdef Stones empty = s[0]
     cdef int i, j
     cdef int32_t f
-    empty.x = 0
-    empty.o = 0
-    empty.to_move = 0
-    diff_stones(&d, &empty, s)
+    diff_stones(&d, 0, 0, 0, m0, m1, to_move, n, stride, ka, kb, kc)
     for i in range(d.nadd):          # insertion sort into ``out``
         f = d.add[i]
         j = i - 1
