@@ -167,15 +167,12 @@ cdef inline int32_t leaf_reward(const GameState* root, MTree* t, GameState* work
     return <int32_t>lrintf(r * <float>t.unit)
 
 
-cdef inline int32_t leaf_outcome(const GameState* root, MTree* t, GameState* work,
-                                 int status) noexcept nogil:
-    """The reward of the new leaf ``work`` (its ``status``): a finished game's
-    result, else the value network's (when the tree has one), else a
-    playout's."""
+cdef inline int32_t leaf_value(const GameState* root, MTree* t, GameState* work,
+                               int status) noexcept nogil:
+    """The reward of the new leaf ``work`` once simulated: a finished game's
+    result (``status``; a playout's end), else the value network's."""
     if status == GAME_ONGOING:
-        if t.vnet != NULL:
-            return leaf_reward(root, t, work)
-        status = policy_playout(work, &t.rng, t.playout)
+        return leaf_reward(root, t, work)
     return status_reward(status, t.unit)
 
 
@@ -273,7 +270,9 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
         if node != leaf:
             status = game_status(&work)
     # 3. simulation (or the value network)
-    reward = leaf_outcome(root, t, &work, status)
+    if status == GAME_ONGOING and t.vnet == NULL:
+        status = policy_playout(&work, &t.rng, t.playout)
+    reward = leaf_value(root, t, &work, status)
     # 4. back-propagation (negamax: each node from its mover's side)
     while node >= 0:
         record(&nodes[node], reward, t.inv_unit)
@@ -361,7 +360,9 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
                     nodes[node].proven = proof_of(status, nodes[node].mover)
                     proved = nodes[node].proven != 0
         # 3. simulation (or the value network)
-        reward = leaf_outcome(root, t, &work, status)
+        if status == GAME_ONGOING and t.vnet == NULL:
+            status = policy_playout(&work, &t.rng, t.playout)
+        reward = leaf_value(root, t, &work, status)
     # 4. back-propagation, carrying proofs upwards while they hold
     while node >= 0:
         nd = &nodes[node]
