@@ -47,8 +47,9 @@ def _make_mirror():
 
 
 class _Game:
-    """One line of the game list: its folder name and state struct, and which
-    contract functions its own headers define (``own``)."""
+    """One line of the game list: its folder name and state struct, which
+    contract functions its own headers define (``own``), and whether its
+    features are stones (``stones``)."""
 
     def __init__(self, name, state, first, contract):
         self.name = name
@@ -56,13 +57,18 @@ class _Game:
         self.Board = state[:-len("State")] + "Board" if state.endswith("State") else state + "Board"
         self.branch = "if" if first else "elif"
         folder = os.path.join(SRC, "games", name)
-        text = ""
-        for header in ("rules", "actions"):
+        text = {}
+        for header in ("rules", "actions", "features"):
             path = os.path.join(folder, header + ".pxd")
+            text[header] = ""
             if os.path.exists(path):
                 with open(path, encoding="utf-8") as f:
-                    text += f.read()
-        self.own = set(re.findall(rf"^cdef inline [\w ]+?\b{re.escape(name)}_(\w+)\(", text, re.M))
+                    text[header] = f.read()
+        defined = rf"^cdef inline [\w ]+?\b{re.escape(name)}_(\w+)\("
+        self.own = set(re.findall(defined, text["rules"] + text["actions"], re.M))
+        # the value network's features: the game's stones (core/features.pxd reads
+        # them), or its own three feature functions
+        self.stones = "feature_stones" in re.findall(defined, text["features"], re.M)
         # the arguments each contract function passes on: its parameter names
         self.args = {fn: ", ".join(p.split()[-1].lstrip("*") for p in params.split(",") if p.strip())
                      for _, _, fn, params, _, _ in contract}

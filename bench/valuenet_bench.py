@@ -86,6 +86,14 @@ def alphabeta_rate(key, depth, net=None, **opts):
     return r.nodes / (time.process_time() - t)
 
 
+def wall_and_cpu(measure, repeats):
+    """``measure() -> (wall, processor)`` run ``repeats`` times: ``{"wall": median,
+    "cpu": median}`` and the processor figures of the runs."""
+    runs = [measure() for _ in range(repeats)]
+    return ({"wall": statistics.median(r[0] for r in runs),
+             "cpu": statistics.median(r[1] for r in runs)}, [r[1] for r in runs])
+
+
 AB_CASES = [("connect4", 9, {}, "connect4-v1", 85), ("clobber", 6, {"rows": 6, "cols": 5},
                                                       "clobber-6x5-v1", 61)]
 
@@ -100,25 +108,22 @@ def main():
     out = {"load_average": os.getloadavg()}
     if "eval" in args.part:
         for q in (False, True):
-            runs = [eval_ns(q) for _ in range(args.repeats)]
             key = f"eval_ns_{'int16' if q else 'float32'}"
-            wall = statistics.median(r[0] for r in runs)
-            cpu = statistics.median(r[1] for r in runs)
-            out[key] = {"wall": wall, "cpu": cpu}
-            print(f"{key}: median {cpu:.1f} ns of processor time ({1e3 / cpu:.2f} M/s), "
-                  f"{wall:.1f} ns wall; processor runs "
-                  f"{', '.join(f'{r[1]:.1f}' for r in runs)}", flush=True)
+            out[key], cpus = wall_and_cpu(lambda: eval_ns(q), args.repeats)
+            print(f"{key}: median {out[key]['cpu']:.1f} ns of processor time "
+                  f"({1e3 / out[key]['cpu']:.2f} M/s), {out[key]['wall']:.1f} ns wall; "
+                  f"processor runs {', '.join(f'{c:.1f}' for c in cpus)}", flush=True)
     if "mcts1" in args.part:
         int16 = network(True)
         for name, net, sc in (("playout", None, True), ("float32", network(False), True),
                               ("int16", int16, True), ("int16_leaf_only", int16, False)):
-            runs = [mcts_cpu_rate(net, score_children=sc) for _ in range(args.repeats)]
-            walls = [mcts_rate(1, net, score_children=sc) for _ in range(args.repeats)]
-            out[f"mcts1_{name}"] = {"cpu": statistics.median(runs),
-                                    "wall": statistics.median(walls)}
-            print(f"MCTS 1 thread, {name}: median {statistics.median(runs):,.0f} sims per "
-                  f"processor s ({', '.join(f'{r:,.0f}' for r in runs)}); "
-                  f"{statistics.median(walls):,.0f} sims per wall s", flush=True)
+            m, cpus = wall_and_cpu(lambda: (mcts_rate(1, net, score_children=sc),
+                                            mcts_cpu_rate(net, score_children=sc)),
+                                   args.repeats)
+            out[f"mcts1_{name}"] = m
+            print(f"MCTS 1 thread, {name}: median {m['cpu']:,.0f} sims per processor s "
+                  f"({', '.join(f'{c:,.0f}' for c in cpus)}); {m['wall']:,.0f} sims per wall s",
+                  flush=True)
     if "threads" in args.part:
         for name, net in (("playout", None), ("int16", network(True)),
                           ("float32", network(False))):

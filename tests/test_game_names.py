@@ -69,8 +69,6 @@ ONE_GAME_STILL = {
     "tournament/sweep.py": "the Q-learning sweep of Tic-Tac-Toe beside the generic sweep",
     # PettingZoo's classic Tic-Tac-Toe numbers its cells column by column
     "envs/pettingzoo.py": "pettingzoo_ttt_action, the classic Tic-Tac-Toe's cell order",
-    # Kaggle's ConnectX is Connect Four, and its Game Arena names its environments itself
-    "kaggle.py": "the ConnectX agent (Kaggle's Connect Four) and the arena's environment names",
 }
 
 

@@ -21,6 +21,21 @@ def _board(moves):
     return cells
 
 
+def test_the_games_facts_make_the_tables():
+    """Each game's own environment (its entry's ``kaggle`` module) and Game Arena
+    name (its OpenSpiel facts' ``ARENA``) make the tables, and the own module's
+    names are the generic module's."""
+    from ttt_engine.connect4 import kaggle as connectx
+    assert kaggle.ENVIRONMENTS == {"connect4": "connectx", "uttt": "open_spiel_ultimate_tic_tac_toe",
+                                   "clobber": "open_spiel_clobber"}
+    assert kaggle.ARENA == {"connect4": "open_spiel_connect_four",
+                            "uttt": "open_spiel_ultimate_tic_tac_toe", "clobber": "open_spiel_clobber"}
+    assert kaggle.connectx_agent is connectx.connectx_agent and kaggle.STANDARD is connectx.STANDARD
+    from ttt_engine.kaggle import connectx_board  # noqa: F401 - the old import path
+    with pytest.raises(AttributeError, match="no attribute 'connectx_nothing'"):
+        kaggle.connectx_nothing  # noqa: B018
+
+
 @pytest.fixture(scope="module")
 def perfect():
     return kaggle.connectx_agent("perfect", seed=1)

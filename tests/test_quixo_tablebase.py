@@ -235,6 +235,44 @@ def test_interrupted_build_resumes(built, tmp_path, monkeypatch):
         qtb.build(path, size=3, progress=False, resume=True)
 
 
+def test_build_resumes_after_every_pass(built, tmp_path, monkeypatch):
+    """Stopped after any pass of either class (its first pass, one of its levels),
+    the build resumes from the checkpoint to the same table, and every pass runs
+    once in all: the stages of the two classes follow each other."""
+    real = ctb.Builder
+    passes = []
+
+    class Counting(real):
+        def run(self, kind, t=0, threads=1, monitor=None, noblank=True):
+            passes.append((kind, t, noblank))
+            return real.run(self, kind, t, threads, monitor, noblank)
+
+    monkeypatch.setattr(ctb, "Builder", Counting)
+    qtb.build(str(tmp_path / "whole.tb"), size=3, threads=1, progress=False)
+    whole = list(passes)
+    kinds = [k for k, _, _ in whole]
+    assert kinds[0] == ctb.INIT0 and kinds.count(ctb.INIT0) == kinds.count(ctb.INIT1) == 1
+    assert kinds.index(ctb.INIT1) > kinds.index(ctb.LEVEL0)
+    assert all(k == ctb.LEVEL1 for k in kinds[kinds.index(ctb.INIT1) + 1:])
+    for stop in range(1, len(whole)):
+        passes.clear()
+
+        class Stopping(Counting):
+            def run(self, kind, t=0, threads=1, monitor=None, noblank=True):
+                if len(passes) == stop:
+                    raise KeyboardInterrupt
+                return Counting.run(self, kind, t, threads, monitor, noblank)
+
+        monkeypatch.setattr(ctb, "Builder", Stopping)
+        path = str(tmp_path / f"r{stop}.tb")
+        with pytest.raises(KeyboardInterrupt):
+            qtb.build(path, size=3, threads=1, progress=False, checkpoint_seconds=0)
+        monkeypatch.setattr(ctb, "Builder", Counting)
+        qtb.build(path, size=3, threads=1, progress=False, resume=True)
+        assert passes == whole, stop
+        assert qtb.Tablebase(path, 3).header["crc32"] == built[3].header["crc32"], stop
+
+
 def test_probe_and_best_moves(built):
     table = built[4]
     sol = quixo.solution(4)

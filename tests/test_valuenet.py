@@ -229,6 +229,26 @@ def test_symmetries_map_features_to_the_features_of_the_image(key):
         assert mapped == sorted(tuple(x) for x in _images(key, b))
 
 
+@pytest.mark.parametrize("key", GAME_KEYS)
+def test_symmetries_are_the_ones_the_game_declares(key, monkeypatch):
+    """The features' symmetries come from the game's one declaration (its entry's
+    ``symmetries``, which self-play reads too): as many as it gives, and none beyond
+    the identity when the game declares none."""
+    import dataclasses
+
+    from ttt_engine import _registry, _symmetry
+    from ttt_engine.selfplay import symmetries
+    g = games.get(key)
+    b = random_positions(key, 1, 2, **SIZES[key][0])[0]
+    declared = symmetries(key, b.observation_shape, b.num_actions)
+    assert len(g.value_features.symmetries(b)) == len(declared) > 1
+    entries = _registry.GAMES._entries          # the loaded entries (g is among them)
+    monkeypatch.setitem(entries, key, dataclasses.replace(g, symmetries=None))
+    assert g.value_features.symmetries(b).tolist() == [list(range(g.value_features.count(b)))]
+    monkeypatch.setitem(entries, key, dataclasses.replace(g, symmetries=_symmetry.identity))
+    assert len(g.value_features.symmetries(b)) == 1
+
+
 # ------------------------------------------------------------- the file
 def _dense_value(net, active):
     x = np.zeros(net.num_features)

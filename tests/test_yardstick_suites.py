@@ -63,45 +63,54 @@ LINES3 = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 
           (2, 4, 6)]
 
 
-def ttt_value(cells, player, memo):
-    """(value, plies) for ``player`` to move: plain negamax, fastest win, slowest loss."""
-    key = (cells, player)
-    if key not in memo:
-        best = None
-        for m in range(9):
-            if cells[m]:
-                continue
-            child = cells[:m] + (player,) + cells[m + 1:]
-            if any(all(child[c] == player for c in ln) for ln in LINES3):
-                cand = (1, 1)
-            elif all(child):
-                cand = (0, 1)
-            else:
-                v, p = ttt_value(child, 3 - player, memo)
-                cand = (-v, p + 1)
-            if best is None or _stored(*cand) > _stored(*best):
-                best = cand
-        memo[key] = best
-    return memo[key]
+class TTT:
+    """Tic-Tac-Toe from the rules: 9 cells, row by row; three in a line win; a full
+    board without one is a draw."""
+
+    def __init__(self, cells=(0,) * 9, player=1, over=None):
+        self.cells, self.player, self.over = cells, player, over
+
+    def legal(self):
+        return [] if self.over is not None else [m for m in range(9) if not self.cells[m]]
+
+    def play(self, m):
+        cells = self.cells[:m] + (self.player,) + self.cells[m + 1:]
+        over = self.player if any(all(cells[c] == self.player for c in ln) for ln in LINES3) \
+            else 0 if all(cells) else None
+        return TTT(cells, 3 - self.player, over)
+
+    def key(self):
+        return self.cells, self.player
+
+
+def negamax(state, memo):
+    """(value, plies) for the side to move of an unfinished ``state`` (a game from
+    the rules: ``legal()``, ``play(m)``, ``over``, ``key()``): plain negamax,
+    fastest win, slowest loss."""
+    k = state.key()
+    if k not in memo:
+        memo[k] = max((move_value(state, m, memo) for m in state.legal()),
+                      key=lambda cand: _stored(*cand))
+    return memo[k]
+
+
+def move_value(state, m, memo):
+    """(value, plies) of the move ``m`` for the side to move of ``state``."""
+    child = state.play(m)
+    if child.over is not None:
+        return (0, 1) if child.over == 0 else (1, 1)
+    v, p = negamax(child, memo)
+    return -v, p + 1
 
 
 def test_tic_tac_toe_scores_match_plain_negamax():
     suite, memo = suite_of("ttt"), {}
     for i in _sample(suite, 300):
-        cells, player = (0,) * 9, 1
+        state = TTT()
         for m in suite.lines[i]:
-            cells = cells[:m] + (player,) + cells[m + 1:]
-            player = 3 - player
+            state = state.play(m)
         for m, stored in suite.scores[i].items():
-            child = cells[:m] + (player,) + cells[m + 1:]
-            if any(all(child[c] == player for c in ln) for ln in LINES3):
-                want = _stored(1, 1)
-            elif all(child):
-                want = 0
-            else:
-                v, p = ttt_value(child, 3 - player, memo)
-                want = _stored(-v, p + 1)
-            assert stored == want, (suite.lines[i], m)
+            assert stored == _stored(*move_value(state, m, memo)), (suite.lines[i], m)
 
 
 # ---------------------------------------------------------------------------- Ultimate Tic-Tac-Toe
@@ -159,24 +168,6 @@ class UTTT:
         return (tuple(self.cells), self.forced if not self.local[self.forced] else None)
 
 
-def uttt_value(state, memo):
-    """(value, plies) for the side to move of an unfinished ``state``."""
-    k = state.key()
-    if k not in memo:
-        best = None
-        for m in state.legal():
-            child = state.play(m)
-            if child.over is not None:
-                cand = (0, 1) if child.over == 0 else (1, 1)
-            else:
-                v, p = uttt_value(child, memo)
-                cand = (-v, p + 1)
-            if best is None or _stored(*cand) > _stored(*best):
-                best = cand
-        memo[k] = best
-    return memo[k]
-
-
 def test_uttt_scores_match_plain_negamax():
     suite = suite_of("uttt")
     empty = [sum(1 for m in range(81) if not suite.board(i).cells[m]) for i in range(len(suite))]
@@ -188,13 +179,7 @@ def test_uttt_scores_match_plain_negamax():
         assert state.legal() == sorted(board.legal_moves)
         memo = {}
         for m, stored in suite.scores[i].items():
-            child = state.play(m)
-            if child.over is not None:
-                want = 0 if child.over == 0 else _stored(1, 1)
-            else:
-                v, p = uttt_value(child, memo)
-                want = _stored(-v, p + 1)
-            assert stored == want, (suite.lines[i], m)
+            assert stored == _stored(*move_value(state, m, memo)), (suite.lines[i], m)
 
 
 # ---------------------------------------------------------------------------- Clobber

@@ -241,6 +241,12 @@ class Game:
     #: ``ValueFeatures`` (feature-set name, count, active features, symmetries);
     #: None: the game has no value network
     value_features: object = None
+    #: the module of the game's own Kaggle environment (:mod:`ttt_engine.kaggle`; Connect
+    #: Four's ConnectX): ``ENVIRONMENT`` and ``CONFIGURATION`` (its name and a match's
+    #: configuration), ``agent(engine, **budget)`` and ``EXPORTS`` (the names
+    #: ``ttt_engine.kaggle`` exports from it); None: the game has none (the Game Arena's
+    #: environment of an OpenSpiel game is its OpenSpiel facts' ``ARENA``)
+    kaggle: str = None
 
     @property
     def module(self):

@@ -1,23 +1,14 @@
-"""Kaggle agents: ConnectX (Connect Four) and the Game Arena's OpenSpiel games (the
-``kaggle`` extra: ``pip install "ttt_engine[kaggle]"``).
+"""Kaggle agents: a game's own environment (ConnectX for Connect Four) and the Game
+Arena's OpenSpiel games (the ``kaggle`` extra: ``pip install "ttt_engine[kaggle]"``).
 
 >>> from ttt_engine import kaggle
 >>> agent = kaggle.connectx_agent("perfect")
 >>> agent({"board": [0] * 42, "mark": 1}, {"columns": 7, "rows": 6, "inarow": 4})
 3
 
-:func:`connectx_agent` returns ``agent(observation, configuration) -> column`` for
-``kaggle_environments.make("connectx")``: ``observation.board`` is the 42 cells row
-by row from the top (0 empty, 1 the first player, 2 the second), ``observation.mark``
-the side to move.  Each move is searched in a worker thread and given
-``actTimeout`` minus :data:`MARGIN` seconds (an engine on a time budget gets
-``time=`` within that); a move not ready by then is replaced by a quick legal
-column (a win, else a block, else the most central), so the agent never times out
-or plays an illegal column.  Only the standard board (7 columns, 6 rows, four in a
-row) is played; another configuration, a malformed board, a finished game or a mark
-that does not match the discs is one line ``connectx agent: error: ...`` on stderr
-(Kaggle's log of the agent) and a legal column whenever one exists: the agent never
-raises mid-episode.
+:func:`connectx_agent` (and :func:`connectx_board`, :data:`STANDARD`) come from the
+module of the game's own Kaggle environment (its registry entry's ``kaggle``:
+ConnectX is :mod:`ttt_engine.connect4.kaggle`, which says more).
 
 :func:`arena_agent` returns ``agent(observation, configuration) -> {"submission":
 action}`` for the Game Arena's OpenSpiel environments
@@ -33,19 +24,21 @@ run``).  docs/arenas.md has a session and the measured move times.
 """
 from __future__ import annotations
 
+import functools
+import importlib
 import sys
 import threading
 import time
 
 from ttt_engine import games
 
-__all__ = ["connectx_agent", "arena_agent", "run_matches", "ENVIRONMENTS", "MARGIN",
-           "DEFAULT_TIME", "STANDARD", "INSTALL"]
+# ENVIRONMENTS, ARENA and the names of a game's own environment (connectx_agent,
+# STANDARD): from the games' entries, through __getattr__
+__all__ = ["connectx_agent", "arena_agent", "run_matches", "ENVIRONMENTS", "MARGIN",  # noqa: F822
+           "DEFAULT_TIME", "STANDARD", "INSTALL", "ARENA"]
 
 INSTALL = ("kaggle-environments is not installed: pip install 'ttt_engine[kaggle]' (or "
            "kaggle-environments)")
-#: ConnectX's standard configuration, the only one played
-STANDARD = {"columns": 7, "rows": 6, "inarow": 4}
 #: seconds of ``actTimeout`` kept back from every move: the environment's clock of a move
 #: exceeded the agent's own by at most 16 ms over 40 ConnectX episodes on a loaded machine
 #: (docs/arenas.md); the rest covers the quick column and a late thread switch
@@ -55,11 +48,42 @@ OVERAGE_RESERVE = 5.0
 OVERAGE_SHARE = 0.2
 #: seconds a move of an engine on a time budget gets when no budget is given
 DEFAULT_TIME = 1.0
-#: the Kaggle environment of each game that has one
-ENVIRONMENTS = {"connect4": "connectx", "uttt": "open_spiel_ultimate_tic_tac_toe",
-                "clobber": "open_spiel_clobber"}
-ARENA = {"connect4": "open_spiel_connect_four", "uttt": "open_spiel_ultimate_tic_tac_toe",
-         "clobber": "open_spiel_clobber"}
+
+
+def _own(game):
+    """The module of ``game``'s own Kaggle environment (its entry's ``kaggle``), or None."""
+    g = games.get(game)
+    return importlib.import_module(g.kaggle) if g.kaggle else None
+
+
+@functools.cache
+def _tables():
+    """``({key: environment}, {key: Game Arena environment})`` from the games' entries:
+    a game's own environment, else its Game Arena one (its OpenSpiel facts' ``ARENA``)."""
+    from ttt_engine import openspiel
+    environments, arena = {}, {}
+    for key in games.GAMES:
+        g = games.get(key)
+        name = getattr(openspiel.conversion(g), "ARENA", None) if g.openspiel else None
+        if name:
+            arena[key] = name
+        own = _own(key)
+        if own or name:
+            environments[key] = own.ENVIRONMENT if own else name
+    return environments, arena
+
+
+def __getattr__(name):
+    """:data:`ENVIRONMENTS` (the Kaggle environment of each game that has one),
+    :data:`ARENA` (the Game Arena's of each game in it), and the names a game's own
+    Kaggle module exports here (:func:`connectx_agent`, ...)."""
+    if name in ("ENVIRONMENTS", "ARENA"):
+        return _tables()[name == "ARENA"]
+    for key in games.GAMES:
+        own = _own(key)
+        if own is not None and name in own.EXPORTS:
+            return getattr(own, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _log(who, message):
@@ -136,126 +160,6 @@ class _Mover:
         return box["move"]
 
 
-# ------------------------------------------------------------------ ConnectX
-def _fours(grid, r, c, ch):
-    """Would ``ch`` at (r, c) of ``grid`` (rows of text) make four in a row?"""
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        n = 1
-        for sign in (1, -1):
-            rr, cc = r + sign * dr, c + sign * dc
-            while 0 <= rr < 6 and 0 <= cc < 7 and grid[rr][cc] == ch:
-                n += 1
-                rr, cc = rr + sign * dr, cc + sign * dc
-        if n >= 4:
-            return True
-    return False
-
-
-def _quick_column(board):
-    """A legal column at once: a win, else a block of the opponent's win, else the most
-    central."""
-    cols = sorted(board.legal_moves, key=lambda c: abs(c - 3))
-    grid = board.to_string().split("/")             # rows from the top
-    me = board.to_move
-    for ch in (me, "O" if me == "X" else "X"):
-        for c in cols:
-            r = max(r for r in range(6) if grid[r][c] == ".")
-            if _fours(grid, r, c, ch):
-                return c
-    return cols[0]
-
-
-def _open_columns(cells, columns=7):
-    """Columns whose top cell is empty (from a flat row-major list, row 0 the top)."""
-    return [c for c in range(columns) if c < len(cells) and cells[c] == 0]
-
-
-def _central(columns):
-    return min(columns, key=lambda c: abs(c - 3)) if columns else 0
-
-
-def connectx_board(observation, configuration=None):
-    """Our Connect Four board of a ConnectX observation; ``ValueError`` saying what is
-    wrong with it (a size other than 7x6 with four in a row, a malformed board, a
-    finished game, a mark that does not match the discs)."""
-    from ttt_engine.connect4 import Board
-    if configuration is not None:
-        conf = {k: _get(configuration, k, v) for k, v in STANDARD.items()}
-        if conf != STANDARD:
-            raise ValueError(f"ConnectX {conf['columns']}x{conf['rows']} with {conf['inarow']} "
-                             "in a row: only the standard 7x6, four in a row, is played")
-    cells = _get(observation, "board")
-    if not isinstance(cells, (list, tuple)) or len(cells) != 42:
-        raise ValueError(f"observation.board must be a list of 42 cells, got "
-                         f"{type(cells).__name__}{'' if not hasattr(cells, '__len__') else f' of {len(cells)}'}")
-    if any(isinstance(v, bool) or v not in (0, 1, 2) for v in cells):
-        raise ValueError("observation.board cells must be 0, 1 or 2")
-    for c in range(7):
-        column = [cells[r * 7 + c] for r in range(6)]
-        top = next((r for r, v in enumerate(column) if v), 6)
-        if any(v == 0 for v in column[top:]):
-            raise ValueError(f"observation.board: column {c + 1} has a disc above an empty cell")
-    x, o = cells.count(1), cells.count(2)
-    if x - o not in (0, 1):
-        raise ValueError(f"observation.board has {x} discs of mark 1 and {o} of mark 2")
-    text = "/".join("".join(".XO"[cells[r * 7 + c]] for c in range(7)) for r in range(6))
-    try:
-        board = Board.from_string(text)
-    except ValueError as e:
-        raise ValueError(f"observation.board is not a Connect Four position: {e}") from None
-    if board.is_terminal():
-        raise ValueError(f"the game is over ({board.winner if board.winner == 'draw' else board.winner + ' won'}): "
-                         "there is no move to make")
-    mark = _get(observation, "mark")
-    expected = 1 if x == o else 2
-    if mark != expected:
-        raise ValueError(f"observation.mark is {mark!r} but the discs ({x} of mark 1, {o} of "
-                         f"mark 2) say mark {expected} is to move")
-    return board
-
-
-def connectx_agent(engine="perfect", *, margin=MARGIN, **budget):
-    """A ConnectX agent ``agent(observation, configuration) -> column`` playing our
-    Connect Four engine ``engine`` (a name of ``games.get("connect4").engines``; an
-    unknown one is a ``ValueError`` listing them) with ``budget`` (``time=``,
-    ``simulations=``, ``depth=``, ``seed=`` as :meth:`ttt_engine.games.Game.make_agent` takes them).
-    See the module docstring.  The agent's ``stats`` holds its move times and late
-    moves."""
-    if not (isinstance(margin, (int, float)) and 0 <= margin < 60):
-        raise ValueError(f"margin must be seconds in [0, 60), got {margin!r}")
-    agent = _build("connect4", engine, budget)
-    mover = _Mover(agent)
-    who = "connectx agent"
-
-    def act(observation, configuration):
-        try:
-            board = connectx_board(observation, configuration)
-        except (ValueError, TypeError, AttributeError) as e:
-            _log(who, e)
-            cells = _get(observation, "board")
-            open_cols = _open_columns(cells if isinstance(cells, (list, tuple)) else [])
-            return _central(open_cols)
-        try:
-            seconds = _seconds(observation, configuration, margin)
-            move = mover.move(board, seconds)
-            if move is None:
-                move = _quick_column(board)
-                _log(who, f"the {engine} move was not ready within {seconds:.2f} s: played "
-                          f"column {move + 1}")
-            elif move not in board.legal_moves:
-                _log(who, f"the {engine} engine chose column {move!r}, not legal: played "
-                          "another")
-                move = _quick_column(board)
-            return int(move)
-        except Exception as e:          # noqa: BLE001 - an agent must not crash mid-episode
-            _log(who, f"{type(e).__name__}: {e}")
-            return _quick_column(board)
-
-    act.stats = mover
-    act.engine = agent
-    return act
-
-
 # ------------------------------------------------------------------ Game Arena
 def arena_agent(game, engine="best", *, margin=MARGIN, **budget):
     """A Game Arena agent ``agent(observation, configuration) -> {"submission": action}``
@@ -315,18 +219,26 @@ def arena_agent(game, engine="best", *, margin=MARGIN, **budget):
 
 
 # ------------------------------------------------------------------ matches
-def _make_env(name):
+def _make_env(game):
+    """``game``'s Kaggle environment (:data:`ENVIRONMENTS`), for a match."""
     try:
         from kaggle_environments import make
     except ImportError:
         raise ImportError(INSTALL) from None
-    conf = {} if name == "connectx" else {"includeLegalActions": True}
-    return make(name, configuration=conf)
+    own = _own(game)
+    conf = own.CONFIGURATION if own else {"includeLegalActions": True}
+    return make(_tables()[0][game], configuration=conf)
 
 
-def _opponent(game, env_name, opponent, seed, budget):
+def _agent(game, engine, **budget):
+    """Our agent of ``engine`` for ``game``'s environment: its own, else the Game Arena's."""
+    own = _own(game)
+    return own.agent(engine, **budget) if own else arena_agent(game, engine, **budget)
+
+
+def _opponent(game, opponent, seed, budget):
     """A built-in agent name of the environment, or our agent of engine ``opponent``."""
-    builtin = set(_make_env(env_name).agents)
+    builtin = set(_make_env(game).agents)
     if opponent in builtin:
         return opponent, None
     g = games.get(game)
@@ -334,9 +246,7 @@ def _opponent(game, env_name, opponent, seed, budget):
         raise ValueError(f"unknown opponent {opponent!r}; valid: the environment's "
                          f"{', '.join(sorted(builtin))}, or an engine of ours: "
                          f"{', '.join(g.engines)}")
-    make = connectx_agent if env_name == "connectx" else \
-        (lambda e, **kw: arena_agent(game, e, **kw))
-    agent = make(opponent, seed=seed, **budget)
+    agent = _agent(game, opponent, seed=seed, **budget)
     return agent, agent
 
 
@@ -350,22 +260,18 @@ def run_matches(game, engine, opponent, episodes, *, seed=0, budget=None,
     ``result`` (win / draw / loss / ``error``), ``status`` (ours, the opponent's),
     ``steps``, ``worst_move`` (our slowest move, seconds), ``late`` (moves not ready
     in time)."""
-    if game not in ENVIRONMENTS:
+    environments = _tables()[0]
+    if game not in environments:
         raise ValueError(f"no Kaggle environment here for {games.get(game).title}; games: "
-                         f"{', '.join(ENVIRONMENTS)}")
-    env_name = ENVIRONMENTS[game]
+                         f"{', '.join(environments)}")
     budget, opponent_budget = dict(budget or {}), dict(opponent_budget or {})
     records = []
     for i in range(episodes):
         ours_first = i % 2 == 0
-        if env_name == "connectx":
-            ours = connectx_agent(engine, seed=seed + i, **budget)
-            times = ours.stats.times
-        else:
-            ours = arena_agent(game, engine, seed=seed + i, **budget)
-            times = ours.times
-        other, _ = _opponent(game, env_name, opponent, seed + 10_000 + i, opponent_budget)
-        env = _make_env(env_name)
+        ours = _agent(game, engine, seed=seed + i, **budget)
+        times = ours.times
+        other, _ = _opponent(game, opponent, seed + 10_000 + i, opponent_budget)
+        env = _make_env(game)
         agents = [ours, other] if ours_first else [other, ours]
         steps = env.run(agents)
         last = steps[-1]

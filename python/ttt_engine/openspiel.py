@@ -11,7 +11,8 @@ True
 The games OpenSpiel has are the ones whose registry entry names a conversion
 (``Game.openspiel``, the game's own module of OpenSpiel facts: its game's short
 name, the parameters of a board's options, the actions of a move, a position
-without history); a game without one is refused with one line ("OpenSpiel has no
+without history; and ``ARENA``, Kaggle's Game Arena environment of the game where
+it has one: :mod:`ttt_engine.kaggle`); a game without one is refused with one line ("OpenSpiel has no
 Quixo").  :func:`differences` names the rules differences of each game.
 
 A board whose moves (``board.moves``) were played from a new board becomes

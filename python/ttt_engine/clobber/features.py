@@ -12,8 +12,7 @@ import re
 
 import numpy as np
 
-from ttt_engine.valuenet._featureset import (ValueFeatures, cell_permutations_to_features,
-                                             grid_symmetries)
+from ttt_engine.valuenet._featureset import ValueFeatures, stone_symmetries
 
 
 def _shape(board):
@@ -48,10 +47,5 @@ def options(text):
     return None if m is None else {"rows": int(m.group(1)), "cols": int(m.group(2))}
 
 
-def _symmetries(board):
-    rows, cols = _shape(board)
-    return cell_permutations_to_features(grid_symmetries(rows, cols), [0, rows * cols], 1)
-
-
 VALUE_FEATURES = ValueFeatures(name=name, count=count, active=features, options=options,
-                               symmetries=_symmetries)
+                               symmetries=stone_symmetries)

@@ -11,6 +11,8 @@ at the top and the directions up, right, down, left.
 from ttt_engine.clobber import MAX_SIDE, Board, move_from_squares, move_squares
 
 NAME = "clobber"
+#: the Kaggle Game Arena's environment of the game
+ARENA = "open_spiel_clobber"
 DIFFERENCES = ("the same rules; our rows x cols is OpenSpiel's rows x columns (our default "
                "6x5, OpenSpiel's 5x6), and the first player (our B, OpenSpiel's o) holds a1 "
                "at the start in both")

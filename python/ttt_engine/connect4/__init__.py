@@ -220,5 +220,6 @@ GAME = Game(
            "cli.connect4": "ttt_engine.connect4.commands"},
     symmetries=_symmetry.columns,
     openspiel="ttt_engine.connect4.openspiel",
+    kaggle="ttt_engine.connect4.kaggle",
     value_features=VALUE_FEATURES,
 )

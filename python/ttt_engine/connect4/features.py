@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ttt_engine.valuenet._featureset import ValueFeatures, cell_permutations_to_features
+from ttt_engine.valuenet._featureset import ValueFeatures, stone_symmetries
 
 NAME = "connect4-v1"
 COUNT = 85
@@ -27,12 +27,6 @@ def features(board):
     return np.array(sorted(out), dtype=np.int32)
 
 
-def _symmetries(board):
-    r, k = np.divmod(np.arange(ROWS * COLS), COLS)
-    cells = np.array([r * COLS + k, r * COLS + COLS - 1 - k])
-    return cell_permutations_to_features(cells, [0, ROWS * COLS], 1)
-
-
 VALUE_FEATURES = ValueFeatures(
     name=lambda board: NAME, count=lambda board: COUNT, active=features,
-    options=lambda name: {} if name == NAME else None, symmetries=_symmetries)
+    options=lambda name: {} if name == NAME else None, symmetries=stone_symmetries)

@@ -10,6 +10,8 @@ import json
 from ttt_engine.connect4 import COLS, ROWS, Board
 
 NAME = "connect_four"
+#: the Kaggle Game Arena's environment of the game
+ARENA = "open_spiel_connect_four"
 DIFFERENCES = ("the same rules on the 7x6 board, four in a row (OpenSpiel's other sizes are "
                "not ours); actions are the columns 0-6, as our moves")
 _STANDARD = {"columns": COLS, "rows": ROWS, "x_in_row": 4}

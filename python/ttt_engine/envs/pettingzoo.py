@@ -198,14 +198,9 @@ class GameAECEnv(raw_env):
             EnvLogger.error_render_before_reset()
         return super().render()
 
-    def step(self, action):
-        """Play ``action`` for ``agent_selection``: an illegal one ends the game with
-        -1 for its player, as PettingZoo's classic wrappers; one out of range is a
-        ``ValueError``."""
-        with self._one_thread:
-            return self._checked_step(action)
-
-    def _checked_step(self, action):
+    def _step(self, action):
+        """:meth:`raw_env.step`, but an illegal action ends the game with -1 for its
+        player, as PettingZoo's classic wrappers; one out of range is a ``ValueError``."""
         if not self._has_reset:
             raise ValueError(NOT_STARTED)
         if not self.agents:
@@ -234,4 +229,4 @@ class GameAECEnv(raw_env):
             self._accumulate_rewards()
             self._deads_step_first()
             return
-        super().step(a)
+        super()._step(a)

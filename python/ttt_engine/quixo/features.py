@@ -11,8 +11,7 @@ import re
 
 import numpy as np
 
-from ttt_engine.valuenet._featureset import (ValueFeatures, cell_permutations_to_features,
-                                             grid_symmetries)
+from ttt_engine.valuenet._featureset import ValueFeatures, stone_symmetries
 
 
 def name(board):
@@ -40,10 +39,5 @@ def options(text):
     return {"size": int(m.group(1))}
 
 
-def _symmetries(board):
-    s = board.size
-    return cell_permutations_to_features(grid_symmetries(s, s), [0, s * s], 1)
-
-
 VALUE_FEATURES = ValueFeatures(name=name, count=count, active=features, options=options,
-                               symmetries=_symmetries)
+                               symmetries=stone_symmetries)

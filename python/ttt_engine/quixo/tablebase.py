@@ -241,32 +241,28 @@ def build(path=None, *, size=5, resume=False, threads=2, progress=True,
     if resume:
         report.say(f"resuming the {size}x{size} tablebase from {ckpt} "
                    f"({state['stage']}, level {state['t']}, {_hms(state['seconds'])} spent)")
-    if state["stage"] == "init0":
-        run(tb.INIT0, "no blank cube: first pass")
-        state.update(stage="level0", t=1)
-        save(force=True)
-    while state["stage"] == "level0":
-        t = state["t"]
-        w, lo = run(tb.LEVEL0, f"no blank cube: level {t}", t)
-        state["t"] = t + 1
-        if w + lo == 0:
-            state.update(stage="init1", maxd0=t, levels0=t)
+    # the no-blank class, then the one-blank class: a first pass, then levels
+    # until one resolves nothing (a one-blank level t also resolves no-blank
+    # positions up to the no-blank class's longest distance, maxd0)
+    for c, label, first, level, following in ((0, "no blank cube", tb.INIT0, tb.LEVEL0, "init1"),
+                                              (1, "one blank cube", tb.INIT1, tb.LEVEL1, "done")):
+        if state["stage"] == f"init{c}":
+            run(first, f"{label}: first pass")
+            state.update(stage=f"level{c}", t=1)
             save(force=True)
-        else:
-            save()
-    if state["stage"] == "init1":
-        run(tb.INIT1, "one blank cube: first pass")
-        state.update(stage="level1", t=1)
-        save(force=True)
-    while state["stage"] == "level1":
-        t = state["t"]
-        w, lo = run(tb.LEVEL1, f"one blank cube: level {t}", t, noblank=t <= state["maxd0"])
-        builder.swap()
-        state["t"] = t + 1
-        if w + lo == 0 and t >= state["maxd0"]:
-            state.update(stage="done", levels1=t)
-        else:
-            save()
+        while state["stage"] == f"level{c}":
+            t = state["t"]
+            w, lo = run(level, f"{label}: level {t}", t, noblank=c == 0 or t <= state["maxd0"])
+            if c == 1:
+                builder.swap()
+            state["t"] = t + 1
+            if w + lo == 0 and t >= state["maxd0"]:
+                state.update({"stage": following, f"levels{c}": t})
+                if c == 0:
+                    state["maxd0"] = t
+                    save(force=True)
+            else:
+                save()
     state["seconds"] = time.monotonic() - t0
     report.say(f"solved in {_hms(state['seconds'])}; writing {path}")
     header = _write_table(path, size, arrays, state, threads)

@@ -2,15 +2,14 @@
 
 Cells are the board's own, 0-8 row by row from the top-left (``Board.cells``,
 the move codes of ``Board.push``).  X (the first to move) on cell ``c`` ->
-``c``; O on ``c`` -> ``9 + c``; O to move -> ``18``.  The 8 symmetries of the
-square act on the cells.
+``c``; O on ``c`` -> ``9 + c``; O to move -> ``18``.  The game's symmetries
+(the 8 of the square) act on the cells.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ttt_engine.valuenet._featureset import (ValueFeatures, cell_permutations_to_features,
-                                             grid_symmetries)
+from ttt_engine.valuenet._featureset import ValueFeatures, stone_symmetries
 
 NAME = "ttt-v1"
 COUNT = 19
@@ -26,10 +25,6 @@ def features(board):
     return np.array(out, dtype=np.int32)
 
 
-def _symmetries(board):
-    return cell_permutations_to_features(grid_symmetries(3, 3), [0, 9], 1)
-
-
 VALUE_FEATURES = ValueFeatures(
     name=lambda board: NAME, count=lambda board: COUNT, active=features,
-    options=lambda name: {} if name == NAME else None, symmetries=_symmetries)
+    options=lambda name: {} if name == NAME else None, symmetries=stone_symmetries)

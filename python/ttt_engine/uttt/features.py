@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ttt_engine.valuenet._featureset import ValueFeatures, grid_symmetries
+from ttt_engine.valuenet._featureset import ValueFeatures, cell_symmetries
 
 NAME = "uttt-v1"
 COUNT = 199
@@ -39,10 +39,14 @@ def features(board):
 
 
 def _symmetries(board):
-    cells = grid_symmetries(9, 9)
-    big = grid_symmetries(3, 3)
-    rows = [np.concatenate([p, 81 + p, 162 + q, 171 + q, 180 + q, 189 + q, [198]])
-            for p, q in zip(cells, big)]
+    cells = cell_symmetries(board)
+    # a local board goes where its centre cell goes
+    centres = np.array([9 * (3 * (b // 3) + 1) + 3 * (b % 3) + 1 for b in range(9)])
+    rows = []
+    for p in cells:
+        image = p[centres]
+        q = 3 * (image // 27) + (image % 9) // 3
+        rows.append(np.concatenate([p, 81 + p, 162 + q, 171 + q, 180 + q, 189 + q, [198]]))
     return np.array(rows, dtype=np.int32)
 
 

@@ -16,6 +16,8 @@ without a history from the start is reached by a move order found backwards
 from ttt_engine.uttt import Board
 
 NAME = "ultimate_tic_tac_toe"
+#: the Kaggle Game Arena's environment of the game
+ARENA = "open_spiel_ultimate_tic_tac_toe"
 DIFFERENCES = ("the same rules with tiebreak=False (OpenSpiel has no tiebreak: a game with "
                "no line of local boards is a draw); a free move is two actions (the local "
                "board, then the cell), a forced one the cell")

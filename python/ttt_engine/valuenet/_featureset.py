@@ -15,7 +15,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["ValueFeatures", "grid_symmetries", "cell_permutations_to_features"]
+__all__ = ["ValueFeatures", "cell_symmetries", "cell_permutations_to_features",
+           "stone_symmetries"]
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,19 @@ class ValueFeatures:
     symmetries: Callable
 
 
-def grid_symmetries(rows, cols):
-    """The symmetries of a ``rows x cols`` grid as cell permutations (an ``int32
-    [S, rows*cols]`` array, ``perm[s, c]`` the image of cell ``c = cols*r + k``
-    under symmetry ``s``, identity first): the 8 of the square when ``rows ==
-    cols``, else the 4 of the rectangle (identity, the two mirrors, the half turn)."""
-    r, c = np.divmod(np.arange(rows * cols), cols)
-    maps = [(r, c), (r, cols - 1 - c), (rows - 1 - r, c), (rows - 1 - r, cols - 1 - c)]
-    if rows == cols:
-        n = rows - 1
-        maps += [(c, r), (c, n - r), (n - c, r), (n - c, n - r)]
-    return np.array([rr * cols + cc for rr, cc in maps], dtype=np.int32)
+def cell_symmetries(board):
+    """The symmetries ``board``'s game declares (its entry's ``symmetries``, the rule
+    that self-play's data augmentation reads too) as cell permutations: an ``int32
+    [S, h*w]`` array, ``perm[s, c]`` the image of cell ``c`` of the board's ``h x w``
+    observation planes (row by row) under symmetry ``s``, identity first; the
+    identity alone for a game that declares none."""
+    from ttt_engine import _registry, _symmetry
+    planes, h, w = board.observation_shape
+    rule = _registry.of_board(board).symmetries or _symmetry.identity
+    # the rule gives the transformed plane as ``new[i] = old[map[i]]``: cell
+    # ``map[i]`` goes to ``i``, the inverse of the image of each cell
+    return np.array([np.argsort(obs[:h * w]) for obs, _ in rule((planes, h, w), board.num_actions)],
+                    dtype=np.int32)
 
 
 def cell_permutations_to_features(cell_perms, blocks, fixed):
@@ -61,3 +64,11 @@ def cell_permutations_to_features(cell_perms, blocks, fixed):
         row.append(np.arange(len(blocks) * n, len(blocks) * n + fixed, dtype=np.int32))
         rows.append(np.concatenate(row))
     return np.array(rows, dtype=np.int32)
+
+
+def stone_symmetries(board):
+    """The feature permutations of a stone game's features (X on cell ``c`` -> ``c``,
+    O on ``c`` -> ``N + c`` for the ``N`` cells of :func:`cell_symmetries`, then one
+    feature no symmetry moves: O to move) under its declared symmetries."""
+    perms = cell_symmetries(board)
+    return cell_permutations_to_features(perms, [0, perms.shape[1]], 1)

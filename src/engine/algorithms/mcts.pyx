@@ -191,6 +191,17 @@ cdef inline float leaf_value(const GameState* root, MTree* t, const GameState* w
     return v if game_to_move(work) == 0 else -v
 
 
+cdef inline int32_t network_leaf(const GameState* root, MTree* t, GameState* work,
+                                 int32_t node) noexcept nogil:
+    """The reward of the new leaf ``node`` (position ``work``, game on) with
+    the value network: its own value (``t.vn_leaf`` becomes its accumulator,
+    from which the expansion scores every child with ``score_children``), the
+    leaf expanded, a playout mixed in when ``value_weight`` < 1."""
+    cdef float r = leaf_value(root, t, work)
+    expand(work, t, node)
+    return leaf_reward(t, work, r)
+
+
 cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
     """The reward for the first player (units of 1 / ``t.unit``) of a new
     leaf ``work`` whose network value is ``r``: mixed with a playout's result
@@ -255,7 +266,7 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     cdef MNode* ch
     cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
     cdef int status
-    cdef float bscore, sc, kexp, netv
+    cdef float bscore, sc, kexp
     # 1. selection
     while True:
         nd = &nodes[node]
@@ -293,11 +304,8 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     status = game_status(&work)
     if status == GAME_ONGOING:
         if t.vnet != NULL:
-            # 3. the value network scores the leaf itself (its accumulator is
-            # then ``t.vn_leaf``, from which an expansion scores the children)
-            netv = leaf_value(root, t, &work)
-            expand(&work, t, node)
-            reward = leaf_reward(t, &work, netv)
+            # 3. the value network scores the leaf itself
+            reward = network_leaf(root, t, &work, node)
             status = -1
         else:
             leaf = node
@@ -335,7 +343,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     cdef MNode* ch
     cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
     cdef int status = GAME_ONGOING
-    cdef float bscore, sc, kexp, netv
+    cdef float bscore, sc, kexp
     cdef bint proved = False, done = False
     cdef int8_t pr
     # 1. selection
@@ -389,10 +397,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             proved = nd.proven != 0
         else:
             if t.vnet != NULL:
-                # 3. the value network scores the leaf itself (see mcts_iterate)
-                netv = leaf_value(root, t, &work)
-                expand(&work, t, node)
-                reward = leaf_reward(t, &work, netv)
+                # 3. the value network scores the leaf itself
+                reward = network_leaf(root, t, &work, node)
                 status = -1
             else:
                 leaf = node

@@ -29,7 +29,10 @@ from ttt_engine._core.algorithms.game_features cimport (
 import math
 import re
 import numpy as np
+cimport numpy as cnp
 from ttt_engine._util import INT64_MAX, check_int, resolve_seed
+
+cnp.import_array()
 game_init_tables()   # every game's lookup tables
 
 #: The smallest accumulator unit a quantised network may have (a weight's
@@ -69,6 +72,11 @@ def _features(GameBoard board):
     cdef int32_t buf[FEATURES_MAX]
     cdef int n = game_features(&board.state, buf)
     return np.array([buf[i] for i in range(n)], dtype=np.int32)
+
+
+cdef void* _data(cnp.ndarray a):
+    """Where the C-contiguous array ``a`` keeps its elements (alive as long as ``a``)."""
+    return cnp.PyArray_DATA(a)
 
 
 def _array(name, value, shape, what):
@@ -144,12 +152,9 @@ cdef class CompiledValueNet:
         self.net.b2 = float(b2a)
         self.net.quantised = self.quantised
         self.q1 = self.q2 = 0
-        cdef float[:, ::1] w1v = self._w1
-        cdef float[::1] b1v = self._b1
-        cdef float[::1] w2v = self._w2
-        self.net.w1 = &w1v[0, 0]
-        self.net.b1 = &b1v[0]
-        self.net.w2 = &w2v[0]
+        self.net.w1 = <float*>_data(self._w1)
+        self.net.b1 = <float*>_data(self._b1)
+        self.net.w2 = <float*>_data(self._w2)
         self.net.acc_bytes = hp * (2 if self.quantised else 4)
         if self.quantised:
             self._quantise(what)
@@ -177,12 +182,9 @@ cdef class CompiledValueNet:
         self._b1q = np.ascontiguousarray(np.rint(b1 * q1).astype(np.int16))
         self._w2q = np.ascontiguousarray(np.rint(w2 * q2).astype(np.int16))
         self.q1, self.q2 = int(q1), int(q2)
-        cdef int16_t[:, ::1] w1v = self._w1q
-        cdef int16_t[::1] b1v = self._b1q
-        cdef int16_t[::1] w2v = self._w2q
-        self.net.w1q = &w1v[0, 0]
-        self.net.b1q = &b1v[0]
-        self.net.w2q = &w2v[0]
+        self.net.w1q = <int16_t*>_data(self._w1q)
+        self.net.b1q = <int16_t*>_data(self._b1q)
+        self.net.w2q = <int16_t*>_data(self._w2q)
         self.net.q1 = <int16_t>q1
         self.net.out_scale = <float>(1.0 / (q1 * q2))
 

@@ -83,14 +83,25 @@ cdef inline int list_bits(uint64_t m, int32_t base, int32_t* out) noexcept nogil
 
 
 # The stone games (Tic-Tac-Toe, Connect Four, Clobber, Quixo): X's stone on
-# cell c -> c, O's -> n + c, O to move -> 2n, with the cells of two
-# bitboards read through ``diff_bits_mapped``'s map (stride, a, b, c;
-# ``64, 0, 1, 0`` when bit i is cell i).
+# cell c -> c, O's -> n + c, O to move -> 2n.  Such a game declares only its
+# ``<game>_feature_stones`` (its ``Stones``), and the generated dispatch
+# (algorithms/game_features.pxd) reads the features through the functions below.
+
+cdef struct Stones:
+    uint64_t x              # X's (the first player's) stones, a bit a cell
+    uint64_t o              # O's
+    int to_move
+    int cells               # n, the board's cells
+    int stride, ka, kb, kc  # bit i is cell (i // stride) * ka + (i % stride) * kb + kc
+    int rows, cols          # the size the feature set's name carries; 0 x 0: a fixed board
+
 
 cdef inline void diff_stones(FeatureDiff* d, uint64_t a0, uint64_t a1, int ta, uint64_t b0,
                              uint64_t b1, int tb, int n, int stride, int ka, int kb,
                              int kc) noexcept nogil:
-    """The change from position a (X's and O's bitboards, side to move) to b."""
+    """The change from position a (X's and O's bitboards, side to move) to b, of
+    ``n`` cells read through the map (stride, ka, kb, kc); the dispatch passes a
+    ``Stones``' fields, constants of the game's where the board has one size."""
     diff_clear(d)
     diff_bits_mapped(d, a0, b0, 0, stride, ka, kb, kc)
     diff_bits_mapped(d, a1, b1, n, stride, ka, kb, kc)
@@ -112,3 +123,9 @@ cdef inline int list_stones(int32_t* out, uint64_t m0, uint64_t m1, int to_move,
             j -= 1
         out[j + 1] = f
     return d.nadd
+
+
+cdef inline int shape_stones(const Stones* s, int* rows, int* cols) noexcept nogil:
+    """F = 2n + 1; and the board's rows and columns (0 x 0: a fixed board)."""
+    rows[0], cols[0] = s.rows, s.cols
+    return 2 * s.cells + 1

@@ -209,6 +209,28 @@ cdef inline void quixo_push(uint32_t* mover, uint32_t* other, int n, int k) noex
     other[0] = (o & keep) | (((o & seg) << shl) >> shr)
 
 
+cdef inline int quixo_move_outcomes(uint32_t me, uint32_t opp, int n) noexcept nogil:
+    """What the moves of the side to move (cubes ``me``; the opponent's
+    ``opp``) do at once: -1 when one of them completes a line of the mover's
+    own and none of the opponent's (it wins), else how many moves complete no
+    opponent line (the others lose at once)."""
+    cdef int k, f, nonlosing = 0
+    cdef uint32_t m, o
+    for k in range(qx_nall[n]):
+        if qx_src[n][k] & opp:
+            continue
+        m = me
+        o = opp
+        quixo_push(&m, &o, n, k)
+        f = quixo_line_flags(m, o, n)
+        if f & 2:
+            continue                  # an opponent line: this move loses
+        if f & 1:
+            return -1                 # only an own line: it wins
+        nonlosing += 1
+    return nonlosing
+
+
 cdef inline void quixo_make_index(QuixoState* s, int k) noexcept nogil:
     """Play shape ``k`` for the side to move (caller guarantees legality)."""
     cdef int p = s.to_move, n = s.n

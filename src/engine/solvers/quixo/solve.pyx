@@ -29,7 +29,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from libc.stdlib cimport malloc, calloc, free
 from ttt_engine._core.games.quixo.rules cimport (
     qx_nall, qx_src, qx_seg, qx_keep, qx_dest, qx_shl, qx_shr, qx_full, qx_code,
-    quixo_line_flags, quixo_push, quixo_init_tables,
+    quixo_line_flags, quixo_move_outcomes, quixo_init_tables,
 )
 from ttt_engine._core.games.quixo.board cimport Board
 from ttt_engine._core.core.interrupt cimport (
@@ -74,6 +74,17 @@ cdef class Solution:
     cdef inline int64_t index(self, uint32_t me, uint32_t opp) noexcept nogil:
         return <int64_t>self.t3[me] + 2 * <int64_t>self.t3[opp]
 
+    cdef tuple answer(self, int64_t i):
+        """``value`` of slot ``i``; ``(None, None)`` when it is no position."""
+        cdef uint8_t v = self.val[i]
+        if v == V_WIN:
+            return ("win", int(self.dist[i]))
+        if v == V_LOSS:
+            return ("loss", int(self.dist[i]))
+        if v == V_UNKNOWN:
+            return ("draw", None)
+        return (None, None)
+
     def value(self, Board board):
         """(``"win"``/``"loss"``/``"draw"`` for the side to move, plies to the end
         under optimal play or None for a draw).  ``ValueError`` if the game on
@@ -83,15 +94,10 @@ cdef class Solution:
         if board.state.status:
             raise ValueError(f"the game is over ({_over(board.winner)})")
         cdef int p = board.state.to_move
-        cdef int64_t i = self.index(board.state.bb[p], board.state.bb[p ^ 1])
-        v = self.val[i]
-        if v == V_WIN:
-            return ("win", int(self.dist[i]))
-        if v == V_LOSS:
-            return ("loss", int(self.dist[i]))
-        if v == V_UNKNOWN:
-            return ("draw", None)
-        raise ValueError("terminal position")
+        answer = self.answer(self.index(board.state.bb[p], board.state.bb[p ^ 1]))
+        if answer[0] is None:
+            raise ValueError("terminal position")
+        return answer
 
     def value_of(self, uint32_t me, uint32_t opp):
         """``value`` of the position given as masks from the side to move
@@ -100,15 +106,7 @@ cdef class Solution:
         cdef uint32_t full = qx_full[self.size]
         if (me | opp) & ~full or me & opp:
             raise ValueError("masks out of the board or overlapping")
-        cdef int64_t i = self.index(me, opp)
-        v = self.val[i]
-        if v == V_WIN:
-            return ("win", int(self.dist[i]))
-        if v == V_LOSS:
-            return ("loss", int(self.dist[i]))
-        if v == V_UNKNOWN:
-            return ("draw", None)
-        return (None, None)
+        return self.answer(self.index(me, opp))
 
     @property
     def start(self):
@@ -131,14 +129,14 @@ cdef class Solution:
 cdef int _solve(Solution S, int n, interrupt_t* it) noexcept nogil:
     """Retrograde analysis; 0 when done, -1 if it does not converge, -2 when
     ``it`` reports an interrupt."""
-    cdef int N = n * n, k, nall = qx_nall[n], f, c, t, changed
+    cdef int N = n * n, k, nall = qx_nall[n], c, t, changed
     cdef uint32_t full = qx_full[n], me, opp, comp, sub, m2, o2, nm, no, segp, seg, src
     cdef int64_t i, j, slots = S.slots
     cdef uint8_t* val = S.val
     cdef uint16_t* dist = S.dist
     cdef uint8_t* cnt = S.cnt
     cdef uint32_t* t3 = S.t3
-    cdef int nonlosing, win
+    cdef int nonlosing
     cdef uint16_t dme[6561]
     cdef uint16_t dop[6561]
     # T3 table
@@ -161,27 +159,12 @@ cdef int _solve(Solution S, int n, interrupt_t* it) noexcept nogil:
                 val[i] = V_INVALID
                 S.terminal += 1
             else:
-                nonlosing = 0
-                win = 0
-                for k in range(nall):
-                    if qx_src[n][k] & opp:
-                        continue
-                    m2 = me
-                    o2 = opp
-                    quixo_push(&m2, &o2, n, k)
-                    f = quixo_line_flags(m2, o2, n)
-                    if f & 2:
-                        continue          # completes an opponent line: loses at once
-                    if f & 1:
-                        win = 1
-                    nonlosing += 1
-                cnt[i] = <uint8_t>nonlosing
-                if win:
-                    val[i] = V_WIN
+                nonlosing = quixo_move_outcomes(me, opp, n)
+                if nonlosing <= 0:
+                    val[i] = V_WIN if nonlosing < 0 else V_LOSS
                     dist[i] = 1
-                elif nonlosing == 0:
-                    val[i] = V_LOSS
-                    dist[i] = 1
+                else:
+                    cnt[i] = <uint8_t>nonlosing
             if sub == 0:
                 break
             sub = (sub - 1) & comp

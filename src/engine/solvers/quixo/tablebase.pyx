@@ -46,7 +46,7 @@ result does not depend on the number of threads.
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from ttt_engine._core.games.quixo.rules cimport (
     qx_nall, qx_src, qx_seg, qx_keep, qx_dest, qx_shl, qx_shr, qx_full,
-    quixo_line_flags, quixo_push, quixo_init_tables,
+    quixo_line_flags, quixo_push, quixo_move_outcomes, quixo_init_tables,
 )
 from ttt_engine._core.core.interrupt cimport (
     interrupt_t, interrupt_init, interrupt_poll, interrupt_discard,
@@ -156,8 +156,8 @@ cdef int64_t init_chunk(Tab* T, int64_t lo, int64_t hi, int64_t* res, interrupt_
     """First pass over positions ``lo .. hi - 1`` of one class: no position,
     win in 1, loss in 1 (every move completes an opponent line), else the
     count of moves that do neither.  Returns -1 when interrupted."""
-    cdef int n = T.n, k, f, nall = qx_nall[T.n], nonlosing, win, b
-    cdef uint32_t me, opp, m2, o2
+    cdef int n = T.n, nonlosing, win, b
+    cdef uint32_t me, opp
     cdef int64_t i, base = 0 if lo < T.nb else T.nb
     for i in range(lo, hi):
         if interrupt_poll(it):
@@ -166,22 +166,9 @@ cdef int64_t init_chunk(Tab* T, int64_t lo, int64_t hi, int64_t* res, interrupt_
         if quixo_line_flags(me, opp, n):
             tb_claim(T.val, i, V_NONE)
             continue
-        nonlosing = 0
-        win = 0
-        for k in range(nall):
-            if qx_src[n][k] & opp:
-                continue
-            m2 = me
-            o2 = opp
-            quixo_push(&m2, &o2, n, k)
-            f = quixo_line_flags(m2, o2, n)
-            if f & 2:
-                continue              # an opponent line: this move loses
-            if f & 1:
-                win = 1               # only an own line: it wins
-                break
-            nonlosing += 1
-        if win or nonlosing == 0:
+        nonlosing = quixo_move_outcomes(me, opp, n)
+        win = nonlosing < 0
+        if nonlosing <= 0:
             tb_claim(T.val, i, V_WIN if win else V_LOSS)
             res[0 if win else 1] += 1
             set_dist(T, i, 1)
