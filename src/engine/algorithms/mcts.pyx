@@ -202,6 +202,28 @@ cdef inline int32_t network_leaf(const GameState* root, MTree* t, GameState* wor
     return leaf_reward(t, work, r)
 
 
+cdef inline int leaf_outcome(const GameState* root, MTree* t, GameState* work, int32_t* node,
+                             int32_t* reward, bint* over) noexcept nogil:
+    """Expansion and simulation of the new leaf ``node[0]`` (position
+    ``work``, game on).  With the value network: ``reward[0]`` is the leaf's
+    (:func:`network_leaf`) and -1 is returned.  Else the leaf is expanded and
+    a random child played (``node[0]`` becomes it; ``over[0]``: that child's
+    game is over), then a playout: the finished game's status is returned."""
+    cdef int32_t leaf = node[0]
+    cdef int status = GAME_ONGOING
+    over[0] = False
+    if t.vnet != NULL:
+        reward[0] = network_leaf(root, t, work, leaf)
+        return -1
+    node[0] = expand(work, t, leaf)
+    if node[0] != leaf:
+        status = game_status(work)
+        over[0] = status != GAME_ONGOING
+    if status == GAME_ONGOING:
+        status = policy_playout(work, &t.rng, t.playout)
+    return status
+
+
 cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
     """The reward for the first player (units of 1 / ``t.unit``) of a new
     leaf ``work`` whose network value is ``r``: mixed with a playout's result
@@ -264,7 +286,8 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
     cdef MNode* ch
-    cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
+    cdef int32_t node = 0, first, k, end, best, reward = 0
+    cdef bint over = False
     cdef int status
     cdef float bscore, sc, kexp
     # 1. selection
@@ -303,18 +326,8 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     #    the leaf has fewer than ``expand_after`` visits; the root always expands)
     status = game_status(&work)
     if status == GAME_ONGOING:
-        if t.vnet != NULL:
-            # 3. the value network scores the leaf itself
-            reward = network_leaf(root, t, &work, node)
-            status = -1
-        else:
-            leaf = node
-            node = expand(&work, t, node)
-            if node != leaf:
-                status = game_status(&work)
-            # 3. simulation
-            if status == GAME_ONGOING:
-                status = policy_playout(&work, &t.rng, t.playout)
+        # 3. simulation (or the value network)
+        status = leaf_outcome(root, t, &work, &node, &reward, &over)
     if status >= 0:
         reward = status_reward(status, t.unit)
     # 4. back-propagation (negamax: each node from its mover's side)
@@ -341,7 +354,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     cdef MNode* nodes = t.nodes
     cdef MNode* nd
     cdef MNode* ch
-    cdef int32_t node = 0, first, k, end, best, leaf, reward = 0
+    cdef int32_t node = 0, first, k, end, best, reward = 0
+    cdef bint over = False
     cdef int status = GAME_ONGOING
     cdef float bscore, sc, kexp
     cdef bint proved = False, done = False
@@ -396,21 +410,11 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             nd.proven = proof_of(status, nd.mover)
             proved = nd.proven != 0
         else:
-            if t.vnet != NULL:
-                # 3. the value network scores the leaf itself
-                reward = network_leaf(root, t, &work, node)
-                status = -1
-            else:
-                leaf = node
-                node = expand(&work, t, node)
-                if node != leaf:
-                    status = game_status(&work)
-                    if status != GAME_ONGOING:
-                        nodes[node].proven = proof_of(status, nodes[node].mover)
-                        proved = nodes[node].proven != 0
-                # 3. simulation
-                if status == GAME_ONGOING:
-                    status = policy_playout(&work, &t.rng, t.playout)
+            # 3. simulation (or the value network)
+            status = leaf_outcome(root, t, &work, &node, &reward, &over)
+            if over:        # the child the expansion played ends the game: a proof
+                nodes[node].proven = proof_of(status, nodes[node].mover)
+                proved = nodes[node].proven != 0
         if status >= 0:
             reward = status_reward(status, t.unit)
     # 4. back-propagation, carrying proofs upwards while they hold

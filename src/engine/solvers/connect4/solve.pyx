@@ -275,6 +275,20 @@ cdef inline bint wins_now(uint64_t cur, uint64_t mask) noexcept nogil:
     return (connect4_winning_cells(cur, mask) & (mask + C4_BOTTOM) & C4_CELLS) != 0
 
 
+cdef inline int null_window(Ctx* c, uint64_t cur, uint64_t mask, int moves, int lo, int hi,
+                            int probe) noexcept nogil:
+    """Is the score above ``probe``?  One null-window search ``(probe, probe +
+    1)`` with the bounds known so far (``lo``, ``hi``) reported first where a
+    progress report is due; ABORTED when a limit or the report stops it."""
+    cdef int r
+    c.low, c.high, c.probe = lo, hi, probe
+    if c.owner != NULL and not report_now(c):
+        c.aborted = True
+        return ABORTED
+    r = negamax(c, cur, mask, moves, probe, probe + 1)
+    return ABORTED if c.aborted else r
+
+
 cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
                     int lower=NO_BOUND) noexcept nogil:
     """The score of an ongoing position (ABORTED when a limit stops it); for a
@@ -295,12 +309,8 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
     elif lower > lo:
         lo = lower
         if lo < hi:
-            c.low, c.high, c.probe = lo, hi, lo
-            if c.owner != NULL and not report_now(c):
-                c.aborted = True
-                return ABORTED
-            r = negamax(c, cur, mask, moves, lo, lo + 1)
-            if c.aborted:
+            r = null_window(c, cur, mask, moves, lo, hi, lo)
+            if r == ABORTED:
                 return ABORTED
             if r <= lo:
                 return lo
@@ -312,12 +322,8 @@ cdef int solve_root(Ctx* c, uint64_t cur, uint64_t mask, int moves, bint weak,
             med = lo // 2
         elif med >= 0 and hi // 2 > med:
             med = hi // 2
-        c.low, c.high, c.probe = lo, hi, med
-        if c.owner != NULL and not report_now(c):
-            c.aborted = True
-            return ABORTED
-        r = negamax(c, cur, mask, moves, med, med + 1)
-        if c.aborted:
+        r = null_window(c, cur, mask, moves, lo, hi, med)
+        if r == ABORTED:
             return ABORTED
         if r <= med:
             hi = r
