@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from ttt_engine import games, valuenet
 from ttt_engine.agents import MCTSAgent
@@ -30,6 +29,14 @@ def value_mcts(network, seed=None, time=None, simulations=None, **settings):
                      value_network=valuenet.load(network), **settings)
 
 
+def even(text):
+    """An even number of games >= 2 (each opening with both colours)."""
+    n = int(text)
+    if n < 2 or n % 2:
+        raise argparse.ArgumentTypeError(f"must be an even number >= 2, got {n}")
+    return n
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default="uttt", choices=sorted(games.GAMES))
@@ -39,13 +46,11 @@ def main(argv=None):
                     help="MCTSAgent settings of the value side as JSON")
     ap.add_argument("--opponent", default="{}",
                     help="MCTSAgent settings of the other side as JSON (default: plain MCTS)")
-    ap.add_argument("--games", type=int, default=20, help="games (an even number)")
+    ap.add_argument("--games", type=even, default=20, help="games (an even number)")
     ap.add_argument("--time", type=float, default=0.1, help="seconds a move, each side")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="JSON-lines file of the games (resumable)")
     args = ap.parse_args(argv)
-    if args.games < 2 or args.games % 2:
-        ap.error(f"--games must be an even number >= 2, got {args.games}")
     network = args.network or os.path.join(NETWORKS, f"{args.game}_value.npz")
     if not os.path.isfile(network):
         ap.error(f"--network: no such file: {network}")
@@ -56,13 +61,12 @@ def main(argv=None):
         ap.error(f"--settings/--opponent is not JSON: {e}")
     entrants = [Entrant("value", value_mcts, dict(settings, network=os.path.abspath(network))),
                 Entrant("plain", MCTSAgent, opponent)]
-    r = round_robin(args.game, entrants, args.games, time_per_move=args.time, seed=args.seed,
-                    out=args.out, workers=1, openings=args.games // 2, progress=False)
-    print(f"\n{args.game}: MCTS with {os.path.basename(network)} {settings} against MCTS "
-          f"{opponent or '(plain)'}, {args.time} s a move")
-    print(r.markdown())
-    return 0
+    table = round_robin(args.game, entrants, args.games, time_per_move=args.time,
+                        seed=args.seed, out=args.out, workers=1, openings=args.games // 2,
+                        progress=False).markdown()
+    return print(f"\n{args.game}: MCTS with {os.path.basename(network)} {settings} against "
+                 f"MCTS {opponent or '(plain)'}, {args.time} s a move\n{table}") or 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -176,6 +176,17 @@ def game_over(winner):
     return "draw" if winner == "draw" else f"{winner} won"
 
 
+def takes_keyword(fn, name):
+    """Can ``fn`` be called with the keyword ``name`` (named, or ``**kwargs``)?
+    False where its signature cannot be read (a builtin)."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def check_bool(name, value):
     """``value`` as a bool if it is True or False (numpy's bools too); a
     ``ValueError`` otherwise, so "no", 0 or 2 are not read as a choice."""

@@ -41,14 +41,13 @@ evaluation bar of ``ttt-engine serve`` draw.
 """
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import asdict, dataclass, field, replace
 
 from ttt_engine import _registry
 from ttt_engine._agent import check_game
 from ttt_engine._svg import board_svg, move_geometry
-from ttt_engine._util import check_int, check_real
+from ttt_engine._util import check_int, check_real, takes_keyword
 
 __all__ = ["MoveRow", "Analysis", "analyse", "explain", "move_geometry", "CLOSE", "LINES", "outlook",
            "MoveNote", "review", "position_value", "MISTAKE", "BLUNDER"]
@@ -308,7 +307,7 @@ def explain(agent, board, *, on_update=None, stop=None):
         rows = [MoveRow(m, game.move_to_str(board, m)) for m in board.legal_moves]
         return Analysis(game.key, who, "move", board.to_move, board.copy(), tuple(rows), best)
     kw = {k: v for k, v in (("on_update", on_update), ("stop", stop))
-          if v is not None and _takes(own, k)}
+          if v is not None and takes_keyword(own, k)}
     a = own(board.copy(), **kw)
     if not isinstance(a, Analysis):
         raise TypeError(f"{who}.analyse(board) must return a ttt_engine.analysis.Analysis, "
@@ -319,12 +318,6 @@ def explain(agent, board, *, on_update=None, stop=None):
     return a
 
 
-def _takes(fn, keyword):
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 # ---------------------------------------------------------------------------- game review
 #: A move that lowers its side's winning chance ((1 + score) / 2) by this much is a mistake ...

@@ -30,7 +30,6 @@ made again on a resumed run; with simulation budgets it comes out the same).
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import pickle
 import time
@@ -40,7 +39,8 @@ import numpy as np
 
 from ttt_engine import games
 from ttt_engine import yardstick as _yardstick
-from ttt_engine._util import check_bool, check_int, check_seconds, check_simulations, resolve_seed
+from ttt_engine._util import (check_bool, check_int, check_seconds, check_simulations,
+                               resolve_seed, takes_keyword)
 from ttt_engine.analysis import explain
 from ttt_engine.tournament._runner import (
     check_executor,
@@ -210,12 +210,6 @@ def _make_board(game, options):
     return game(**options)
 
 
-def _accepts(fn, name):
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _build(game, entrant, seed, budget):
@@ -231,13 +225,13 @@ def _build(game, entrant, seed, budget):
         agent = pickle.loads(pickle.dumps(a))
         reset = getattr(agent, "reset", None)
         if reset is not None:
-            reset(seed=seed) if _accepts(reset, "seed") else reset()
+            reset(seed=seed) if takes_keyword(reset, "seed") else reset()
         return agent
     kw = dict(entrant.kwargs)
     for key, value in (("simulations", budget[0]), ("time", budget[1])):
-        if value is not None and key not in kw and _accepts(a, key):
+        if value is not None and key not in kw and takes_keyword(a, key):
             kw[key] = value
-    if "seed" not in kw and _accepts(a, "seed"):
+    if "seed" not in kw and takes_keyword(a, "seed"):
         kw["seed"] = seed
     return a(**kw)
 
