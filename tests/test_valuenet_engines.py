@@ -68,7 +68,7 @@ def test_another_games_network_is_one_clear_error(tmp_path):
     g = games.get("connect4")
     other = valuenet.shipped_path("uttt")
     with pytest.raises(ValueError, match="Ultimate Tic-Tac-Toe"):
-        g.make_agent("valuenet", network=other)
+        g.make_agent("valuenet", value_network=other)
 
 
 def test_the_shipped_tic_tac_toe_network_alone_keeps_the_value():

@@ -82,7 +82,7 @@ def alphabeta(default_depth, **fixed):
 
 def valuenet(key, search="mcts", **settings):
     """The engine ``valuenet`` of the game ``key``: its shipped value network (or
-    ``network=`` a file or network of the game) scoring the leaves of MCTS
+    ``value_network=`` a file or network of the game) scoring the leaves of MCTS
     (``search="mcts"``: ``MCTSAgent`` with ``settings``, simulations or time a
     move) or the horizon of alpha-beta (``search="alphabeta"``:
     ``AlphaBetaAgent`` with ``settings``, depth or time), in C (numpy only at
@@ -97,16 +97,17 @@ def valuenet(key, search="mcts", **settings):
     exact_share = settings.pop("exact_share", 0.3)
     default_depth = settings.pop("depth", 4)
 
-    def build(seed=None, simulations=None, time=None, depth=None, network=None, threads=1):
+    def build(seed=None, simulations=None, time=None, depth=None, value_network=None,
+              threads=1):
         from ttt_engine import valuenet as vn
         from ttt_engine.agents import AlphaBetaAgent, MCTSAgent
         from ttt_engine.valuenet.agent import ExactFirstAgent
-        if network is None:
+        if value_network is None:
             net = vn.shipped(key)
-        elif isinstance(network, (str, os.PathLike)):
-            net = vn.load(network, key)
+        elif isinstance(value_network, (str, os.PathLike)):
+            net = vn.load(value_network, key)
         else:
-            net = network
+            net = value_network
         if mcts:
             agent = MCTSAgent(simulations=simulations, time=time, seed=seed, threads=threads,
                               value_network=net, **settings)
@@ -123,8 +124,8 @@ def valuenet(key, search="mcts", **settings):
     what = ("MCTS with the shipped value network scoring every new leaf and its children "
             "(simulations or time per move" if mcts else
             "alpha-beta with the shipped value network at the horizon (depth or time per move")
-    return Engine("valuenet", what + "; network=PATH for another; docs/valuenet.md)", build,
-                  SEARCH if mcts else DEPTH, ("network", "threads"))
+    return Engine("valuenet", what + "; value_network=PATH for another; docs/valuenet.md)",
+                  build, SEARCH if mcts else DEPTH, ("value_network", "threads"))
 
 
 def perfect(seed=None, randomize=True):
@@ -247,11 +248,11 @@ def standard(key, *own, best=None, network_best=False, value_search=None):
     and random moves; with ``value_search`` (the keywords of
     :func:`valuenet`), the engine ``valuenet``: the game's shipped value
     network inside that search."""
-    if value_search is not None:
-        own = (*own, valuenet(key, **value_search))
+    learned = () if value_search is None else (valuenet(key, **value_search),)
     specs = (*own,
              Engine("mcts", _MCTS_HELP, _mcts, SEARCH),
              Engine("az", _AZ_HELP, _az(key), SEARCH, _AZ_EXTRA),
+             *learned,
              best or Engine("best", _BEST_AZ_HELP if network_best else _BEST_HELP, _best(key),
                             SEARCH, ("threads", "network") if network_best else ("threads",)),
              Engine("random", _RANDOM_HELP, _random))
