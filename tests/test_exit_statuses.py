@@ -108,6 +108,18 @@ def test_an_existing_output_needs_force(cli_env, tmp_path, args, what):
     assert out.read_bytes() != b"keep me\n"
 
 
+def test_an_existing_book_file_needs_force(cli_env, tmp_path):
+    """The opening book's --out follows the same rule (refused before any solve);
+    --partial reads the file back on purpose and is not refused."""
+    out = tmp_path / "book.bin"
+    out.write_text("keep me\n")
+    _error(run(["connect4", "book", "--plies", "1", "--out", str(out)], cli_env), 2,
+           "book file", "exists: --force replaces it")
+    assert out.read_text() == "keep me\n"
+    r = run(["connect4", "book", "--plies", "1", "--out", str(out), "--partial"], cli_env)
+    assert "exists: --force" not in r.stderr
+
+
 def test_bad_options_are_2(cli_env):
     _error(run(["play", "--games", "0"], cli_env), 2, "--games")
     _error(run(["play", "--game", "chess"], cli_env), 2, "chess")

@@ -57,6 +57,7 @@ def configure(p):
                     "by level N a run at a time: a run that stops before the level is "
                     "complete (Ctrl-C, a kill, --limit) writes FILE as the book so far, "
                     "which the engine uses and the next run resumes from")
+    O.add_force(sb)
     sb.add_argument("--limit", type=O.count(0, 10**9), default=None, metavar="K",
                     help="stop after solving K positions (0: only gather the parts' "
                     "progress; with --partial, into FILE)")
@@ -142,7 +143,10 @@ def run(args):
     if args.mode == "book":
         from ttt_engine.connect4 import book as connect4_book
         # the book and its side file are checked before any position is solved
-        _files.check_output(args.out, "book file")
+        # the one overwrite rule, except where the book is read back on purpose
+        # (--partial deepens it; --part writes only its own progress file)
+        _files.check_output(args.out, "book file",
+                            force=None if args.partial or args.part else args.force)
         progress = (connect4_book.part_progress(args.out, args.part) if args.part
                     else f"{args.out}.progress.npz")
         _files.check_output(progress, "progress file")

@@ -43,6 +43,9 @@ from ttt_engine._core.algorithms.valuenet cimport (
     CompiledValueNet, vn_refresh_state, vn_value_after,
 )
 from ttt_engine._core.core.features cimport FeatureDiff
+from ttt_engine._core.algorithms.mcts_rewards cimport (
+    record, status_reward, score_children, leaf_value, leaf_reward,
+)
 from libc.math cimport lrintf
 from libc.math cimport expf
 from libc.stdint cimport uint8_t, uint16_t
@@ -109,30 +112,6 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.guide = PRIOR_NONE
 
 
-cdef inline void score_children(MTree* t, const GameState* leaf, int32_t first,
-                                int n) noexcept nogil:
-    """Give each new child of ``leaf`` its first visit: the network's value
-    (a finished game: its result), each child's accumulator from the leaf's
-    (``t.vn_leaf``, already the leaf's) and the move's change.  Selection then
-    ranks the children by their values at once, instead of visiting each once
-    in move order first (the evaluations cost less than the visits)."""
-    cdef FeatureDiff d
-    cdef GameState child
-    cdef int k, status
-    cdef float v
-    cdef int32_t reward
-    for k in range(n):
-        child = leaf[0]
-        game_make(&child, t.nodes[first + k].move)
-        status = game_status(&child)
-        if status != GAME_ONGOING:
-            reward = status_reward(status, t.unit)
-        else:
-            v = vn_value_after(t.vnet, t.vn_child, t.vn_leaf, leaf, &child, &d)
-            reward = <int32_t>lrintf((v if game_to_move(&child) == 0 else -v) * <float>t.unit)
-        record(&t.nodes[first + k], reward, t.inv_unit)
-
-
 cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nogil:
     """Expansion: create every child of leaf ``node`` (position ``work``) in
     one block and play a uniformly random one (for its playout); return it.
@@ -162,33 +141,6 @@ cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nog
     r = rng_below(&t.rng, n)
     game_make(work, moves[r])
     return first + r
-
-
-cdef inline void record(MNode* nd, int32_t reward, float inv_unit) noexcept nogil:
-    """Back-propagation at one node: one more visit with ``reward`` for the
-    first player (in units of 1 / ``MTree.unit``), scored from the node's
-    mover's side (negamax)."""
-    cdef float inv
-    nd.visits += 1
-    nd.wsum += reward if nd.mover == 0 else -reward
-    inv = 1.0 / <float>nd.visits
-    nd.mean = <float>nd.wsum * inv * inv_unit
-    nd.isq = sqrtf(inv)
-
-
-cdef inline int32_t status_reward(int status, int32_t unit) noexcept nogil:
-    """A finished game's reward for the first player: +unit, -unit, 0 for a draw."""
-    if status == GAME_DRAW:
-        return 0
-    return unit if status == GAME_WIN_FIRST else -unit
-
-
-cdef inline float leaf_value(const GameState* root, MTree* t, const GameState* work) noexcept nogil:
-    """The value network's value of the new leaf ``work`` (game on) for the
-    first player; ``t.vn_leaf`` becomes its accumulator."""
-    cdef FeatureDiff d
-    cdef float v = vn_value_after(t.vnet, t.vn_leaf, t.vn_root, root, work, &d)
-    return v if game_to_move(work) == 0 else -v
 
 
 cdef inline int32_t network_leaf(const GameState* root, MTree* t, GameState* work,
@@ -222,18 +174,6 @@ cdef inline int leaf_outcome(const GameState* root, MTree* t, GameState* work, i
     if status == GAME_ONGOING:
         status = policy_playout(work, &t.rng, t.playout)
     return status
-
-
-cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
-    """The reward for the first player (units of 1 / ``t.unit``) of a new
-    leaf ``work`` whose network value is ``r``: mixed with a playout's result
-    when ``t.value_weight < 1`` (the playout plays on ``work``)."""
-    cdef int status
-    if t.value_weight < 1.0:
-        status = policy_playout(work, &t.rng, t.playout)
-        r = t.value_weight * r + (1.0 - t.value_weight) * (
-            0.0 if status == GAME_DRAW else (1.0 if status == GAME_WIN_FIRST else -1.0))
-    return <int32_t>lrintf(r * <float>t.unit)
 
 
 cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct,

@@ -1,0 +1,78 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""MCTS's rewards (mcts.pyx): the back-propagation step at one node, a
+finished game's result, and the value network's scores of a new leaf and of
+its children (``MTree.vnet``), a playout mixed in where ``value_weight`` < 1.
+Rewards are for the first player, in units of 1 / ``MTree.unit``."""
+from libc.stdint cimport int32_t
+from libc.math cimport sqrtf, lrintf
+from ttt_engine._core.algorithms.game cimport (
+    GameState, GAME_ONGOING, GAME_WIN_FIRST, GAME_DRAW, game_to_move, game_make, game_status,
+)
+from ttt_engine._core.algorithms.nodes cimport MNode
+from ttt_engine._core.algorithms.mcts cimport MTree
+from ttt_engine._core.algorithms.policy_playout cimport policy_playout
+from ttt_engine._core.algorithms.valuenet cimport vn_value_after
+from ttt_engine._core.core.features cimport FeatureDiff
+
+
+cdef inline void record(MNode* nd, int32_t reward, float inv_unit) noexcept nogil:
+    """Back-propagation at one node: one more visit with ``reward`` for the
+    first player (in units of 1 / ``MTree.unit``), scored from the node's
+    mover's side (negamax)."""
+    cdef float inv
+    nd.visits += 1
+    nd.wsum += reward if nd.mover == 0 else -reward
+    inv = 1.0 / <float>nd.visits
+    nd.mean = <float>nd.wsum * inv * inv_unit
+    nd.isq = sqrtf(inv)
+
+
+cdef inline int32_t status_reward(int status, int32_t unit) noexcept nogil:
+    """A finished game's reward for the first player: +unit, -unit, 0 for a draw."""
+    if status == GAME_DRAW:
+        return 0
+    return unit if status == GAME_WIN_FIRST else -unit
+
+
+cdef inline float leaf_value(const GameState* root, MTree* t, const GameState* work) noexcept nogil:
+    """The value network's value of the new leaf ``work`` (game on) for the
+    first player; ``t.vn_leaf`` becomes its accumulator."""
+    cdef FeatureDiff d
+    cdef float v = vn_value_after(t.vnet, t.vn_leaf, t.vn_root, root, work, &d)
+    return v if game_to_move(work) == 0 else -v
+
+
+cdef inline void score_children(MTree* t, const GameState* leaf, int32_t first,
+                                int n) noexcept nogil:
+    """Give each new child of ``leaf`` its first visit: the network's value
+    (a finished game: its result), each child's accumulator from the leaf's
+    (``t.vn_leaf``, already the leaf's) and the move's change.  Selection then
+    ranks the children by their values at once, instead of visiting each once
+    in move order first (the evaluations cost less than the visits)."""
+    cdef FeatureDiff d
+    cdef GameState child
+    cdef int k, status
+    cdef float v
+    cdef int32_t reward
+    for k in range(n):
+        child = leaf[0]
+        game_make(&child, t.nodes[first + k].move)
+        status = game_status(&child)
+        if status != GAME_ONGOING:
+            reward = status_reward(status, t.unit)
+        else:
+            v = vn_value_after(t.vnet, t.vn_child, t.vn_leaf, leaf, &child, &d)
+            reward = <int32_t>lrintf((v if game_to_move(&child) == 0 else -v) * <float>t.unit)
+        record(&t.nodes[first + k], reward, t.inv_unit)
+
+
+cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
+    """The reward for the first player (units of 1 / ``t.unit``) of a new
+    leaf ``work`` whose network value is ``r``: mixed with a playout's result
+    when ``t.value_weight < 1`` (the playout plays on ``work``)."""
+    cdef int status
+    if t.value_weight < 1.0:
+        status = policy_playout(work, &t.rng, t.playout)
+        r = t.value_weight * r + (1.0 - t.value_weight) * (
+            0.0 if status == GAME_DRAW else (1.0 if status == GAME_WIN_FIRST else -1.0))
+    return <int32_t>lrintf(r * <float>t.unit)
