@@ -34,7 +34,7 @@ def test_all_engines_make_one_table(capsys):
     assert code == 0
     rows = [x for x in out.splitlines() if x.startswith("| ") and "---" not in x][1:]
     assert [x.split(" | ")[0][2:] for x in rows] == ["perfect", "q", "alphabeta", "mcts", "az",
-                                                      "best", "random"]
+                                                      "valuenet", "best", "random"]
     perfect = rows[0].split(" | ")
     assert perfect[2] == "**100.0 / 100.0**"
 

@@ -456,7 +456,7 @@ def _reference_legal(board):
 REGISTRY_CASES = registry_row(
     sides=("B", "W"),
     options={"rows": 6, "cols": 5},
-    engines=["alphabeta", "minimax", "mcts", "az", "best", "random"],
+    engines=["alphabeta", "minimax", "mcts", "az", "valuenet", "best", "random"],
     ships_network=True,
     sample_move="a1-a2", syntax="b3-b4",
     from_string_kw=lambda board: {"to_move": board.to_move},

@@ -287,7 +287,8 @@ def test_registry_entry():
     text = GAME.draw(board_of([3, 3]))
     assert "1 2 3 4 5 6 7" in text and text.count("X") == 1 and text.count("O") == 1
     assert "1-7" in GAME.legend(b) and "a-g" in GAME.legend(b) and GAME.prompt_hint(b) == "column 1-7"
-    assert set(GAME.engines) == {"perfect", "random", "mcts", "alphabeta", "best", "az"}
+    assert set(GAME.engines) == {"perfect", "random", "mcts", "alphabeta", "best", "az",
+                                 "valuenet"}
     assert GAME.default_engine == "best"
     assert "ttt_engine/ConnectFour-v0" in ttt_engine.envs.gymnasium.ENV_IDS
 
@@ -461,7 +462,7 @@ def _reference_legal(board):
 #: Connect Four's row of the generic tests (tests/test_games.py, test_registry.py,
 #: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
 REGISTRY_CASES = registry_row(
-    engines=["perfect", "alphabeta", "mcts", "az", "best", "random"],
+    engines=["perfect", "alphabeta", "mcts", "az", "valuenet", "best", "random"],
     # perfect answers the opening from its book, which ships once generated
     # (docs/connect4.md); without it the start is solved for hours
     # (tests/test_connect4_book.py tests it)

@@ -130,7 +130,22 @@ FACTS = {
                   isinstance(m, str) and m.startswith(f"ttt_engine.{g.key}.")
                   for m in v.values())),
     "value_features": ("None or a ValueFeatures", lambda g, v: v is None or _value_features(g, v)),
+    "kaggle": ("None or the name of a module of its package with ENVIRONMENT, CONFIGURATION, "
+               "agent and EXPORTS", lambda g, v: v is None or _kaggle_module(g, v)),
 }
+
+
+def _kaggle_module(g, name):
+    """``name`` is a module of the game's package with what ``ttt_engine.kaggle``
+    reads (its environment's name and configuration, the agent, the exports)."""
+    import importlib
+    if not (isinstance(name, str) and name.startswith(f"ttt_engine.{g.key}.")):
+        return False
+    m = importlib.import_module(name)
+    return (isinstance(getattr(m, "ENVIRONMENT", None), str)
+            and isinstance(getattr(m, "CONFIGURATION", None), dict)
+            and callable(getattr(m, "agent", None))
+            and all(hasattr(m, x) for x in getattr(m, "EXPORTS", ())))
 
 
 def _openspiel_facts(name):

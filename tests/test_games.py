@@ -222,7 +222,7 @@ def test_same_seed_same_moves():
 def test_engine_bad_input():
     g = games.get("clobber")
     with pytest.raises(ValueError,
-                       match="valid engines: alphabeta, minimax, mcts, az, best, random"):
+                       match="valid engines: alphabeta, minimax, mcts, az, valuenet, best, random"):
         g.make_agent("perfect")
     with pytest.raises(ValueError, match="does not take simulations"):
         g.make_agent("alphabeta", simulations=10)

@@ -528,7 +528,7 @@ def _reference_legal(board):
 #: test_properties.py; the fields: conftest.REGISTRY_FIELDS)
 REGISTRY_CASES = registry_row(
     options={"size": 5, "max_plies": 200},
-    engines=["greedy", "heuristic", "alphabeta", "mcts", "az", "best", "random"],
+    engines=["greedy", "heuristic", "alphabeta", "mcts", "az", "valuenet", "best", "random"],
     trained_engines=["greedy"],
     ships_network=True,
     sample_move="a1R",

@@ -21,7 +21,7 @@ def _reference_legal(board):
 
 #: Tic-Tac-Toe's row of the generic tests (conftest.REGISTRY_FIELDS)
 REGISTRY_CASES = registry_row(
-    engines=["perfect", "q", "alphabeta", "mcts", "az", "best", "random"],
+    engines=["perfect", "q", "alphabeta", "mcts", "az", "valuenet", "best", "random"],
     trained_engines=["q"],
     ships_network=True,
     sample_move="5",

@@ -569,7 +569,7 @@ def _reference_legal(board):
 #: test_registry.py, test_properties.py; the fields: conftest.REGISTRY_FIELDS)
 REGISTRY_CASES = registry_row(
     options={"tiebreak": False},
-    engines=["treeq", "sarsa", "mcts", "az", "best", "random"],
+    engines=["treeq", "sarsa", "mcts", "az", "valuenet", "best", "random"],
     ships_network=True,
     sample_move="4, 4",
     syntax="'R, C'",

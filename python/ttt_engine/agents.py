@@ -27,6 +27,9 @@ from ttt_engine.search import table as _table
 
 __all__ = ["RandomAgent", "PerfectAgent", "MCTSAgent", "AZAgent", "AlphaBetaAgent",
            "MinimaxAgent", "MatchResult", "play_match"]
+# the match runner lives in _match.py; users import it from here, where it is documented
+for _obj in (MatchResult, play_match):
+    _obj.__module__ = __name__
 
 
 class _StreamAgent(Agent):

@@ -6,7 +6,7 @@ Arena's OpenSpiel games (the ``kaggle`` extra: ``pip install "ttt_engine[kaggle]
 >>> agent({"board": [0] * 42, "mark": 1}, {"columns": 7, "rows": 6, "inarow": 4})
 3
 
-:func:`connectx_agent` (and :func:`connectx_board`, :data:`STANDARD`) come from the
+:func:`connectx_agent` (and ``connectx_board``, :data:`STANDARD`) come from the
 module of the game's own Kaggle environment (its registry entry's ``kaggle``:
 ConnectX is :mod:`ttt_engine.connect4.kaggle`, which says more).
 

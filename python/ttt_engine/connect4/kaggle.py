@@ -11,7 +11,7 @@ it, and exports :func:`connectx_agent`, :func:`connectx_board` and :data:`STANDA
 ``kaggle_environments.make("connectx")``: ``observation.board`` is the 42 cells row
 by row from the top (0 empty, 1 the first player, 2 the second), ``observation.mark``
 the side to move.  Each move is searched in a worker thread and given
-``actTimeout`` minus :data:`MARGIN` seconds (an engine on a time budget gets
+``actTimeout`` minus :data:`ttt_engine.kaggle.MARGIN` seconds (an engine on a time budget gets
 ``time=`` within that); a move not ready by then is replaced by a quick legal
 column (a win, else a block, else the most central), so the agent never times out
 or plays an illegal column.  Only the standard board (7 columns, 6 rows, four in a
