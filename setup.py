@@ -153,8 +153,11 @@ def _output_dir(module):
 
 
 def _jobs():
-    """``TTT_ENGINE_BUILD_JOBS``: modules cythonized and compiled at a time (0: serial)."""
-    return int(os.environ.get("TTT_ENGINE_BUILD_JOBS", "0"))
+    """``TTT_ENGINE_BUILD_JOBS``: modules cythonized and compiled at a time (0 or 1:
+    serial); default two where the machine has two cores (a wheel build of every
+    module, serial, is most of an install's time)."""
+    default = min(2, os.cpu_count() or 1)
+    return int(os.environ.get("TTT_ENGINE_BUILD_JOBS", str(default)))
 
 
 class _BuildExt(build_ext):
@@ -189,7 +192,7 @@ def _extensions():
         language_level=3,
         annotate=bool(os.environ.get("TTT_ENGINE_ANNOTATE")),
         compiler_directives={"embedsignature": True},
-        nthreads=_jobs(),
+        nthreads=_jobs() if _jobs() > 1 else 0,
     )
 
 
