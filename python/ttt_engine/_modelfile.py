@@ -40,6 +40,25 @@ def cache_dir():
     return os.path.join(base, "ttt_engine")
 
 
+#: how to mend a damaged install (a shipped file missing or unreadable)
+REINSTALL = "reinstall the package (pip install --force-reinstall ttt_engine)"
+
+
+def read_once(cache, lock, key, path, load):
+    """``load(path)`` read once per process for ``(key, path)``, and again only
+    when the file changes on disk (its mtime and size): ``cache`` maps ``(key,
+    path) -> (stamp, object)`` under ``lock``; every caller shares the one
+    object.  ``OSError`` / ``ValueError`` of the read pass through."""
+    st = os.stat(path)
+    stamp = (st.st_mtime_ns, st.st_size)
+    with lock:
+        hit = cache.get((key, path))
+        if hit is None or hit[0] != stamp:
+            hit = (stamp, load(path))
+            cache[key, path] = hit
+        return hit[1]
+
+
 def model_path(game_key, engine="q"):
     """The cache file of a learned engine's model (``ttt-q.npz``: the model
     ``play --opponent q`` loads and ``train`` writes by default)."""

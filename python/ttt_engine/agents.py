@@ -19,7 +19,7 @@ from ttt_engine._util import (check_bool, check_choice, check_depth, check_int, 
                               check_seconds, check_simulations, resolve_seed)
 from ttt_engine._agent import Agent, SearchAgent, no_budget, require_moves
 
-from ttt_engine import _explain, games
+from ttt_engine import _explain, _modelfile, games
 from ttt_engine._match import MatchResult, play_match
 from ttt_engine import search as _search
 from ttt_engine.search import depth_first as _depth_first
@@ -606,7 +606,7 @@ class PolicyAgent(Agent):
 SHIPPED_SETTINGS = games.FactView("network_settings")
 
 
-REINSTALL = "reinstall the package (pip install --force-reinstall ttt_engine)"
+REINSTALL = _modelfile.REINSTALL
 
 
 def shipped_path(key):
@@ -660,20 +660,12 @@ def load_shipped(game):
 
     The file is read once per process (again only if it changes on disk):
     every agent of the game shares the one object, so treat it as read-only."""
-    import os
     from ttt_engine import network as _network
     path = shipped_network(game)
     key = games.get(game).key
     try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-        with _SHIPPED_LOCK:
-            hit = _SHIPPED_CACHE.get((key, path))
-            if hit is not None and hit[0] == stamp:
-                return hit[1]
-            net = _network.Network.load(path, key)
-            _SHIPPED_CACHE[key, path] = (stamp, net)
-            return net
+        return _modelfile.read_once(_SHIPPED_CACHE, _SHIPPED_LOCK, key, path,
+                                    lambda p: _network.Network.load(p, key))
     except (ValueError, OSError) as e:
         raise ValueError(f"the network that ships for {games.get(game).title} cannot be "
                          f"read ({path}: {str(e).removeprefix(path + ': ')}): {REINSTALL}") \

@@ -215,18 +215,12 @@ def shipped(game):
     g = games.get(game)
     path = shipped_path(g.key)
     try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-        with _SHIPPED_LOCK:
-            hit = _SHIPPED.get((g.key, path))
-            if hit is None or hit[0] != stamp:
-                hit = (stamp, CompiledValueNet.from_network(load(path, g.key)))
-                _SHIPPED[g.key, path] = hit
-            return hit[1]
+        return _modelfile.read_once(_SHIPPED, _SHIPPED_LOCK, g.key, path,
+                                    lambda p: CompiledValueNet.from_network(load(p, g.key)))
     except (ValueError, OSError) as e:
         raise ValueError(f"the value network that ships for {g.title} cannot be read "
-                         f"({path}: {str(e).removeprefix(path + ': ')}): reinstall the package "
-                         f"(pip install --force-reinstall ttt_engine)") from None
+                         f"({path}: {str(e).removeprefix(path + ': ')}): "
+                         f"{_modelfile.REINSTALL}") from None
 
 
 def load(path, game=None):
