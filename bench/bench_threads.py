@@ -26,15 +26,29 @@ from ttt_engine.games import BEST_MCTS, get as get_game
 from ttt_engine.search import MCTS
 
 SIMS = 400_000          # per call, over all trees
-NODES = 2_000_000       # per tree: the trees never fill up
+#: per tree: an expansion keeps every child, about nine nodes a simulation, so
+#: SIMS need about 3.6M nodes (checked: a full arena's simulations expand
+#: nothing and ran about twice as fast; the figures of 2M-node trees compared a
+#: filled tree, threads=1, with two unfilled ones)
+NODES = 6_000_000
 PLAYOUTS = 400_000
 AZ_SECONDS = 0.5        # the network-guided preset's search time per measurement
 
 
-def mcts_rate(threads, sims=SIMS, seed=3, **settings):
+def check_unfilled(m):
+    """A tree whose arena filled up does cheap simulations from then on (no
+    expansion): its rate would not be the search's.  Refuse the measurement."""
+    full = [t.nodes_used for t in m._trees if t.nodes_used >= m.max_nodes - 1024]
+    if full:
+        raise RuntimeError(f"a tree filled its arena ({full[0]:,} of {m.max_nodes:,} nodes): "
+                           "the rate would count simulations without expansion; "
+                           "give more max_nodes or fewer simulations")
+
+
+def mcts_rate(threads, sims=SIMS, seed=3, max_nodes=NODES, **settings):
     """Simulations per wall-clock second of one fresh UTTT search from the start
     (``settings``: further MCTS keywords, e.g. the ``best`` preset's)."""
-    m = MCTS(seed=seed, max_nodes=NODES, threads=threads, **settings)
+    m = MCTS(seed=seed, max_nodes=max_nodes, threads=threads, **settings)
     b = uttt.Board()
     # fault the arenas' pages in outside the timing: a first search of this size
     # also pays the kernel for its huge pages (zeroing, compaction), which two
@@ -45,6 +59,7 @@ def mcts_rate(threads, sims=SIMS, seed=3, **settings):
     m.search(b, simulations=sims)
     dt = time.perf_counter() - t
     assert m.stats["simulations"] == sims
+    check_unfilled(m)
     return sims / dt
 
 

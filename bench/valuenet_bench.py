@@ -71,7 +71,9 @@ def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1, score_children=T
     m.reset()
     t = time.process_time()
     m.search(b, simulations=sims)
-    return sims / (time.process_time() - t)
+    dt = time.process_time() - t
+    bench_threads.check_unfilled(m)
+    return sims / dt
 
 
 def alphabeta_rate(key, depth, net=None, **opts):
