@@ -350,7 +350,7 @@ def _first_player_value(net, board):
     finished game: its exact result)."""
     if board.is_terminal():
         w = board.winner
-        return 0.0 if w is None else (1.0 if w != board.to_move else -1.0)
+        return 0.0 if w in (None, "draw") else (1.0 if w != board.to_move else -1.0)
     return -net.value(board)
 
 
@@ -383,3 +383,48 @@ def test_mcts_network_scores_the_leaf_itself_and_every_child(key, opts):
                 assert c["mean"] == pytest.approx(_first_player_value(net, child), abs=0.003)
                 checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize("key,opts", [("uttt", {}), ("connect4", {}),
+                                      ("clobber", {"rows": 5, "cols": 5}), ("quixo", {"size": 5})])
+def test_mcts_leaf_from_children_backs_up_the_best_child(key, opts):
+    """With ``leaf_from_children`` a new leaf's reward is its best child's
+    value (one ply of minimax), not its own: after two simulations the child
+    the second one chose (the best first visit) holds its own value and the
+    negated best value among its children."""
+    g = games.get(key)
+    checked = 0
+    for board in positions(key, opts, 40, seed=23)[4::5]:
+        if board.is_terminal():
+            continue
+        F = g.value_features.count(board)
+        net = CompiledValueNet(*random_weights(F, H=32, seed=F + 1), feature_set_of(board))
+        m = MCTS(seed=1, value_network=net, leaf_from_children=True)
+        m.search(board, simulations=2)
+        (c,) = [c for c in m.stats["children"] if c["visits"] == 2]
+        child = board.copy()
+        child.push(c["move"])
+        if child.is_terminal():
+            continue
+        below = []
+        for move in child.legal_moves:
+            grandchild = child.copy()
+            grandchild.push(move)
+            below.append(_first_player_value(net, grandchild))
+        own = _first_player_value(net, child)
+        assert c["mean"] == pytest.approx((own - max(below)) / 2, abs=0.003)
+        # the plain design backs up the child's own value again
+        plain = MCTS(seed=1, value_network=net)
+        plain.search(board, simulations=2)
+        (p,) = [p for p in plain.stats["children"] if p["visits"] == 2]
+        assert p["move"] == c["move"] and p["mean"] == pytest.approx(own, abs=0.003)
+        checked += 1
+    assert checked >= 5
+
+
+def test_leaf_from_children_needs_score_children():
+    net = CompiledValueNet(*random_weights(199, H=16, seed=3), "uttt-v1")
+    with pytest.raises(ValueError, match="leaf_from_children=True needs score_children=True"):
+        MCTS(value_network=net, score_children=False, leaf_from_children=True)
+    with pytest.raises(ValueError, match="leaf_from_children"):
+        MCTS(value_network=net, leaf_from_children="yes")

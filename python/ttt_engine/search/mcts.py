@@ -96,7 +96,9 @@ class MCTS(_KeptTree):
       ``1 - value_weight`` * a playout's (1, the default: no playout).
       The network scores the leaf itself (no random child is played), and
       with ``score_children`` (default) every child of an expansion gets the
-      network's value as its first visit, so selection ranks them at once.
+      network's value as its first visit, so selection ranks them at once;
+      with ``leaf_from_children`` as well, the new leaf's reward is its best
+      child's value (one ply of minimax) instead of its own.
       Finished games and the solver's proofs keep their exact results.  A
       board of another feature set is a ``ValueError`` at the search.
 
@@ -123,10 +125,14 @@ class MCTS(_KeptTree):
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
                  prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0,
-                 score_children=True):
+                 score_children=True, leaf_from_children=False):
         self.c = check_real("c", c, low=0)
         self.value_weight = check_real("value_weight", value_weight, low=0, high=1)
         self.score_children = check_bool("score_children", score_children)
+        self.leaf_from_children = check_bool("leaf_from_children", leaf_from_children)
+        if self.leaf_from_children and not self.score_children:
+            raise ValueError("leaf_from_children=True needs score_children=True "
+                             "(the leaf's value comes from its scored children)")
         self.value_network = _compiled_value_net(value_network)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
@@ -153,7 +159,8 @@ class MCTS(_KeptTree):
                        for s in _parallel.split_seeds(self.seed, self.threads)]
         if self.value_network is not None:
             for tree in self._trees:
-                tree.set_value_net(self.value_network, self.value_weight, self.score_children)
+                tree.set_value_net(self.value_network, self.value_weight, self.score_children,
+                                   self.leaf_from_children)
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
@@ -167,7 +174,7 @@ class MCTS(_KeptTree):
             endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
             prior_batch=self.prior_batch, c_puct=self.c_puct,
             value_network=self.value_network, value_weight=self.value_weight,
-            score_children=self.score_children),))
+            score_children=self.score_children, leaf_from_children=self.leaf_from_children),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""

@@ -47,6 +47,7 @@ cdef struct MTree:
     char* vn_leaf           # the new leaf's (from the root's and their feature change)
     char* vn_child          # a child's of the new leaf (``score_children``)
     bint score_children     # an expansion scores every child: one visit of its value
+    bint leaf_from_children # the leaf's reward: its best child's value (one ply of minimax)
     int32_t unit
     float inv_unit
     int32_t max_visits

@@ -112,14 +112,16 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.guide = PRIOR_NONE
 
 
-cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nogil:
+cdef inline int32_t expand(GameState* work, MTree* t, int32_t node,
+                           int32_t* best_child=NULL) noexcept nogil:
     """Expansion: create every child of leaf ``node`` (position ``work``) in
     one block and play a uniformly random one (for its playout); return it.
     With a value network no child is played: the network scores the leaf
     itself (a random reply's position would score the leaf by an opponent's
     blunder), and ``node`` is returned.  Return ``node`` itself, unexpanded,
     when the arena has no room for the block or the leaf has fewer than
-    ``expand_after`` visits (the root always expands)."""
+    ``expand_after`` visits (the root always expands).  ``best_child``: with
+    every child scored, the best one's reward (``score_children``) goes there."""
     cdef int moves[MAX_MOVES]
     cdef int n = 0, k, r, mover
     cdef int32_t first
@@ -136,7 +138,9 @@ cdef inline int32_t expand(GameState* work, MTree* t, int32_t node) noexcept nog
         node_init(&t.nodes[first + k], node, moves[k], mover)
     if t.vnet != NULL:
         if t.score_children:
-            score_children(t, work, first, n)
+            k = score_children(t, work, first, n)
+            if best_child != NULL:
+                best_child[0] = k
         return node
     r = rng_below(&t.rng, n)
     game_make(work, moves[r])
@@ -150,7 +154,10 @@ cdef inline int32_t network_leaf(const GameState* root, MTree* t, GameState* wor
     from which the expansion scores every child with ``score_children``), the
     leaf expanded, a playout mixed in when ``value_weight`` < 1."""
     cdef float r = leaf_value(root, t, work)
-    expand(work, t, node)
+    cdef int32_t best = 2 * t.unit
+    expand(work, t, node, &best)
+    if t.leaf_from_children and best != 2 * t.unit:
+        r = <float>best * t.inv_unit
     return leaf_reward(t, work, r)
 
 
@@ -441,6 +448,7 @@ cdef class MCTSTree(TreeArena):
         self.t.vnet = NULL
         self.t.value_weight = 1.0
         self.t.score_children = False
+        self.t.leaf_from_children = False
         self.t.unit = 1
         self.t.inv_unit = 1.0
         self.t.max_visits = MAX_VISITS
@@ -562,12 +570,15 @@ cdef class MCTSTree(TreeArena):
         return True
 
     # ------------------------------------------------ value network at the leaves
-    def set_value_net(self, CompiledValueNet net, float weight=1.0, bint score_children=True):
+    def set_value_net(self, CompiledValueNet net, float weight=1.0, bint score_children=True,
+                      bint leaf_from_children=False):
         """Score new leaves with ``net`` (``weight`` of the network's value,
         ``1 - weight`` of a playout's result), or by playouts alone with
         ``net=None``; ``score_children``: an expansion gives every child its
-        network value as a first visit.  The tree is cleared when its reward
-        unit changes."""
+        network value as a first visit; ``leaf_from_children`` (with
+        ``score_children``): a new leaf's reward is its best child's value, one
+        ply of minimax, instead of its own.  The tree is cleared when its
+        reward unit changes."""
         cdef unsigned char[::1] buf
         cdef size_t off
         if not 0.0 <= weight <= 1.0:
@@ -580,6 +591,7 @@ cdef class MCTSTree(TreeArena):
         self.t.max_visits = MAX_VISITS // unit
         self.t.value_weight = weight
         self.t.score_children = score_children
+        self.t.leaf_from_children = leaf_from_children and score_children
         if net is None:
             self.t.vnet = NULL
             self._vnet = self._vn_buf = None

@@ -42,18 +42,21 @@ cdef inline float leaf_value(const GameState* root, MTree* t, const GameState* w
     return v if game_to_move(work) == 0 else -v
 
 
-cdef inline void score_children(MTree* t, const GameState* leaf, int32_t first,
-                                int n) noexcept nogil:
+cdef inline int32_t score_children(MTree* t, const GameState* leaf, int32_t first,
+                                   int n) noexcept nogil:
     """Give each new child of ``leaf`` its first visit: the network's value
     (a finished game: its result), each child's accumulator from the leaf's
     (``t.vn_leaf``, already the leaf's) and the move's change.  Selection then
     ranks the children by their values at once, instead of visiting each once
-    in move order first (the evaluations cost less than the visits)."""
+    in move order first (the evaluations cost less than the visits).  Returns
+    the best child's reward for the leaf's side to move, as a reward for the
+    first player (one ply of minimax: the leaf's value as its children see it)."""
     cdef FeatureDiff d
     cdef GameState child
     cdef int k, status
     cdef float v
-    cdef int32_t reward
+    cdef int32_t reward, best = -2 * t.unit
+    cdef int mover = game_to_move(leaf)
     for k in range(n):
         child = leaf[0]
         game_make(&child, t.nodes[first + k].move)
@@ -64,6 +67,9 @@ cdef inline void score_children(MTree* t, const GameState* leaf, int32_t first,
             v = vn_value_after(t.vnet, t.vn_child, t.vn_leaf, leaf, &child, &d)
             reward = <int32_t>lrintf((v if game_to_move(&child) == 0 else -v) * <float>t.unit)
         record(&t.nodes[first + k], reward, t.inv_unit)
+        if (reward if mover == 0 else -reward) > best:
+            best = reward if mover == 0 else -reward
+    return best if mover == 0 else -best
 
 
 cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
