@@ -428,3 +428,81 @@ def test_leaf_from_children_needs_score_children():
         MCTS(value_network=net, score_children=False, leaf_from_children=True)
     with pytest.raises(ValueError, match="leaf_from_children"):
         MCTS(value_network=net, leaf_from_children="yes")
+
+
+def _check_minimax(tree, net, board, path):
+    """Every child's minimax value below ``path`` against the reference:
+    a frontier child's network value (a finished game: its result), an
+    expanded one's minus the best of its children's.  Returns the children's
+    reference values and how many nodes were checked."""
+    values, checked = [], 0
+    for move, _visits, _mean, proven, mm in tree.children_of(path, minimax=True):
+        child = board.copy()
+        child.push(move)
+        if tree.children_of(path + [move]):
+            below, n = _check_minimax(tree, net, child, path + [move])
+            want, checked = -max(below), checked + n
+        else:
+            want = _first_player_value(net, child)
+        assert proven == 0
+        assert mm == pytest.approx(want, abs=0.004), (path, move)
+        values.append(want)
+        checked += 1
+    return values, checked
+
+
+@pytest.mark.parametrize("key,opts", [("uttt", {}), ("connect4", {}),
+                                      ("clobber", {"rows": 5, "cols": 5})])
+def test_implicit_minimax_values_equal_the_reference(key, opts):
+    """With ``minimax_weight`` every node keeps the minimax value of the
+    network's values at its subtree's frontier: checked node by node against
+    a negamax over the numpy reference's values, after a search and again
+    after the tree was kept below the next position (compacted)."""
+    g = games.get(key)
+    board = positions(key, opts, 12, seed=5)[6]
+    F = g.value_features.count(board)
+    net = CompiledValueNet(*random_weights(F, H=32, seed=F + 2), feature_set_of(board))
+    m = MCTS(seed=2, value_network=net, minimax_weight=0.4, leaf_from_children=True)
+    m.search(board, simulations=150)
+    tree = m._trees[0]
+    _, checked = _check_minimax(tree, net, board, [])
+    assert checked > 150
+    # two plies on: the tree is kept below the new position and compacted
+    for _ in range(2):
+        board.push(max(m.stats["children"], key=lambda c: c["visits"])["move"])
+        m.search(board, simulations=40)
+    assert m.stats["reused"]
+    _, checked = _check_minimax(tree, net, board, [])
+    assert checked > 40
+
+
+def test_minimax_weight_changes_the_search_and_repeats():
+    net = CompiledValueNet(*random_weights(199, H=32, seed=9), "uttt-v1")
+    board = positions("uttt", {}, 10, seed=1)[8]
+    runs = {}
+    for w in (0.0, 0.7, 0.7):
+        m = MCTS(seed=3, value_network=net, minimax_weight=w)
+        m.search(board, simulations=800)
+        runs.setdefault(w, []).append([(c["move"], c["visits"]) for c in m.stats["children"]])
+    assert runs[0.7][0] == runs[0.7][1]
+    assert runs[0.7][0] != runs[0.0][0]
+    agent = MCTSAgent(simulations=200, seed=1, value_network=net, minimax_weight=0.5)
+    move = agent.select_move(board)
+    assert move in board.legal_moves
+    assert pickle.loads(pickle.dumps(agent)).select_move(board) == move
+
+
+def test_minimax_weight_bad_input_is_one_clear_value_error():
+    net = CompiledValueNet(*random_weights(199, H=16, seed=3), "uttt-v1")
+    for kw, msg in (({"minimax_weight": 1.5}, "minimax_weight"),
+                    ({"minimax_weight": 0.5}, "needs a value_network"),
+                    ({"minimax_weight": 0.5, "value_network": net, "value_weight": 0.5},
+                     "value_weight=1"),
+                    ({"minimax_weight": 0.5, "value_network": net, "score_children": False},
+                     "score_children=True")):
+        with pytest.raises(ValueError, match=msg):
+            MCTS(**kw)
+    m = MCTS(value_network=net)
+    m.search(positions("uttt", {}, 4, seed=1)[3], simulations=10)
+    with pytest.raises(ValueError, match="keeps no minimax values"):
+        m._trees[0].children_of([], minimax=True)

@@ -99,6 +99,10 @@ class MCTS(_KeptTree):
       network's value as its first visit, so selection ranks them at once;
       with ``leaf_from_children`` as well, the new leaf's reward is its best
       child's value (one ply of minimax) instead of its own.
+      ``minimax_weight`` > 0 (with ``score_children``, ``value_weight`` 1):
+      implicit minimax backups (Lanctot et al. 2014): every node keeps the
+      minimax value of the network's values at its subtree's frontier, and
+      selection ranks a child by ``(1 - w) * mean + w * minimax``.
       Finished games and the solver's proofs keep their exact results.  A
       board of another feature set is a ``ValueError`` at the search.
 
@@ -125,7 +129,7 @@ class MCTS(_KeptTree):
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
                  prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0,
-                 score_children=True, leaf_from_children=False):
+                 score_children=True, leaf_from_children=False, minimax_weight=0.0):
         self.c = check_real("c", c, low=0)
         self.value_weight = check_real("value_weight", value_weight, low=0, high=1)
         self.score_children = check_bool("score_children", score_children)
@@ -133,6 +137,11 @@ class MCTS(_KeptTree):
         if self.leaf_from_children and not self.score_children:
             raise ValueError("leaf_from_children=True needs score_children=True "
                              "(the leaf's value comes from its scored children)")
+        self.minimax_weight = check_real("minimax_weight", minimax_weight, low=0, high=1)
+        if self.minimax_weight > 0 and (value_network is None or not self.score_children
+                                        or self.value_weight != 1):
+            raise ValueError("minimax_weight > 0 needs a value_network with score_children=True "
+                             "and value_weight=1 (the minimax values are the network's)")
         self.value_network = _compiled_value_net(value_network)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
@@ -160,7 +169,7 @@ class MCTS(_KeptTree):
         if self.value_network is not None:
             for tree in self._trees:
                 tree.set_value_net(self.value_network, self.value_weight, self.score_children,
-                                   self.leaf_from_children)
+                                   self.leaf_from_children, self.minimax_weight)
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
@@ -174,7 +183,8 @@ class MCTS(_KeptTree):
             endgame_share=self.endgame_share, prior=self.prior, prior_visits=self.prior_visits,
             prior_batch=self.prior_batch, c_puct=self.c_puct,
             value_network=self.value_network, value_weight=self.value_weight,
-            score_children=self.score_children, leaf_from_children=self.leaf_from_children),))
+            score_children=self.score_children, leaf_from_children=self.leaf_from_children,
+            minimax_weight=self.minimax_weight),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""

@@ -48,6 +48,12 @@ cdef struct MTree:
     char* vn_child          # a child's of the new leaf (``score_children``)
     bint score_children     # an expansion scores every child: one visit of its value
     bint leaf_from_children # the leaf's reward: its best child's value (one ply of minimax)
+    # Implicit minimax backups (Lanctot et al. 2014; off while NULL): each
+    # node's minimax value over the network values of the tree's frontier,
+    # for its mover, one float per node; selection ranks a child by
+    # (1 - minimax_weight) * mean + minimax_weight * minimax.
+    float* minimax
+    float minimax_weight
     int32_t unit
     float inv_unit
     int32_t max_visits
@@ -65,4 +71,5 @@ cdef class MCTSTree(TreeArena):
     cdef MTree t
     cdef object _queue_buf, _obs_buf, _mask_buf   # numpy arrays behind t.queue / obs / mask
     cdef object _vnet, _vn_buf                      # the CompiledValueNet, its accumulators
+    cdef object _minimax_buf                        # numpy array behind t.minimax
     cdef int _compact(self, int32_t new_root) except -1

@@ -45,6 +45,7 @@ from ttt_engine._core.algorithms.valuenet cimport (
 from ttt_engine._core.core.features cimport FeatureDiff
 from ttt_engine._core.algorithms.mcts_rewards cimport (
     record, status_reward, score_children, leaf_value, leaf_reward,
+    minimax_backup, selection_value, minimax_rebuild,
 )
 from libc.math cimport lrintf
 from libc.math cimport expf
@@ -259,7 +260,7 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
             if ch.visits == 0:
                 best = k
                 break
-            sc = ch.mean + kexp * ch.isq
+            sc = selection_value(t, ch, k) + kexp * ch.isq
             # start fetching every candidate's child block while the scan
             # goes on: deep blocks are cold, and the next level needs one
             if ch.first_child >= 0:
@@ -280,6 +281,7 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     # 4. back-propagation (negamax: each node from its mover's side)
     while node >= 0:
         record(&nodes[node], reward, t.inv_unit)
+        minimax_backup(t, node)
         node = nodes[node].parent
 
 
@@ -336,7 +338,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
                 if ch.visits == 0:
                     best = k
                     break
-                sc = ch.mean + kexp * ch.isq
+                sc = selection_value(t, ch, k) + kexp * ch.isq
                 if sc > bscore:
                     bscore = sc
                     best = k
@@ -380,6 +382,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             proved = pr != 0
         elif proved and nd.proven == 0:
             proved = False
+        minimax_backup(t, node)
         node = nd.parent
 
 
@@ -449,6 +452,8 @@ cdef class MCTSTree(TreeArena):
         self.t.value_weight = 1.0
         self.t.score_children = False
         self.t.leaf_from_children = False
+        self.t.minimax = NULL
+        self.t.minimax_weight = 0.0
         self.t.unit = 1
         self.t.inv_unit = 1.0
         self.t.max_visits = MAX_VISITS
@@ -498,14 +503,17 @@ cdef class MCTSTree(TreeArena):
             out.append(row + (self.t.nodes[k].proven,) if proofs else row)
         return out
 
-    def children_of(self, path):
+    def children_of(self, path, bint minimax=False):
         """``[(move, visits, mean, proven), ...]`` for the children of the node
         reached from the root by the moves of ``path``, in move order (``mean``
         and ``proven`` for the player who made the child's move, as
         ``root_children``); ``[]`` if that node is unexpanded, None if the
-        path leaves the tree."""
+        path leaves the tree.  ``minimax``: each child's implicit minimax
+        value (for the same player) as a fifth element."""
         cdef int32_t node = 0, k
         cdef MNode* nd
+        if minimax and self.t.minimax == NULL:
+            raise ValueError("this tree keeps no minimax values (minimax_weight is 0)")
         if self.t.used == 0:
             return None
         for m in path:
@@ -524,6 +532,7 @@ cdef class MCTSTree(TreeArena):
         return [(self.t.nodes[k].move, self.t.nodes[k].visits,
                  <double>self.t.nodes[k].wsum / self.t.nodes[k].visits / self.t.unit
                  if self.t.nodes[k].visits else 0.0, self.t.nodes[k].proven)
+                + ((self.t.minimax[k],) if minimax else ())
                 for k in range(nd.first_child, nd.first_child + nd.nchildren)]
 
     @property
@@ -571,18 +580,27 @@ cdef class MCTSTree(TreeArena):
 
     # ------------------------------------------------ value network at the leaves
     def set_value_net(self, CompiledValueNet net, float weight=1.0, bint score_children=True,
-                      bint leaf_from_children=False):
+                      bint leaf_from_children=False, float minimax_weight=0.0):
         """Score new leaves with ``net`` (``weight`` of the network's value,
         ``1 - weight`` of a playout's result), or by playouts alone with
         ``net=None``; ``score_children``: an expansion gives every child its
         network value as a first visit; ``leaf_from_children`` (with
         ``score_children``): a new leaf's reward is its best child's value, one
-        ply of minimax, instead of its own.  The tree is cleared when its
-        reward unit changes."""
+        ply of minimax, instead of its own; ``minimax_weight`` > 0 (with
+        ``score_children`` and ``weight`` 1): implicit minimax backups, each
+        node's minimax value over its subtree's network values mixed into
+        selection with that weight.  The tree is cleared when its reward unit
+        or the minimax setting changes."""
+        cdef float[::1] mm
         cdef unsigned char[::1] buf
         cdef size_t off
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"value_weight must be in [0, 1], got {weight!r}")
+        if not 0.0 <= minimax_weight <= 1.0:
+            raise ValueError(f"minimax_weight must be in [0, 1], got {minimax_weight!r}")
+        if minimax_weight > 0 and (net is None or not score_children or weight != 1.0):
+            raise ValueError("minimax_weight > 0 needs a value network with score_children=True "
+                             "and value_weight=1 (the minimax values are the network's)")
         unit = 1 if net is None else VALUE_UNIT
         if unit != self.t.unit:
             self.t.used = 0
@@ -592,6 +610,17 @@ cdef class MCTSTree(TreeArena):
         self.t.value_weight = weight
         self.t.score_children = score_children
         self.t.leaf_from_children = leaf_from_children and score_children
+        if (minimax_weight > 0) != (self.t.minimax != NULL):
+            self.t.used = 0
+        if minimax_weight > 0:
+            if self._minimax_buf is None:
+                self._minimax_buf = np.zeros(self.t.cap, dtype=np.float32)
+            mm = self._minimax_buf
+            self.t.minimax = &mm[0]
+        else:
+            self.t.minimax = NULL
+            self._minimax_buf = None
+        self.t.minimax_weight = minimax_weight
         if net is None:
             self.t.vnet = NULL
             self._vnet = self._vn_buf = None
@@ -701,6 +730,8 @@ cdef class MCTSTree(TreeArena):
                 raise MemoryError("cannot allocate the MCTS compaction arena")
         with nogil:
             tree_keep(&self.t.nodes, &self.t.alt, &self.t.used, new_root)
+            if self.t.minimax != NULL:
+                minimax_rebuild(&self.t)
         return 0
 
 
@@ -732,7 +763,6 @@ cdef void install_priors(GameState* s, MTree* t, const float* logits) noexcept n
             t.nodes[first + k].prior = <uint16_t>max(1.0, e[k] / total * 65535.0 + 0.5)
         t.nodes[node].guide = PRIOR_READY
     t.queue_len = 0
-
 
 
 def mcts_search(MCTSTree tree, GameBoard board, simulations, time_limit,

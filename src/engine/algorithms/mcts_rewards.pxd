@@ -57,6 +57,7 @@ cdef inline int32_t score_children(MTree* t, const GameState* leaf, int32_t firs
     cdef float v
     cdef int32_t reward, best = -2 * t.unit
     cdef int mover = game_to_move(leaf)
+    cdef int32_t parent = t.nodes[first].parent
     for k in range(n):
         child = leaf[0]
         game_make(&child, t.nodes[first + k].move)
@@ -69,7 +70,55 @@ cdef inline int32_t score_children(MTree* t, const GameState* leaf, int32_t firs
         record(&t.nodes[first + k], reward, t.inv_unit)
         if (reward if mover == 0 else -reward) > best:
             best = reward if mover == 0 else -reward
+        if t.minimax != NULL:
+            t.minimax[first + k] = <float>(reward if mover == 0 else -reward) * t.inv_unit
+    if t.minimax != NULL:
+        t.minimax[parent] = -<float>best * t.inv_unit
     return best if mover == 0 else -best
+
+
+cdef inline float minimax_of(const MTree* t, int32_t node) noexcept nogil:
+    """An expanded node's minimax value for its mover: minus the best of its
+    children's for theirs (a proven child: its proof, +1 or -1)."""
+    cdef const MNode* nodes = t.nodes
+    cdef int32_t k, first = nodes[node].first_child
+    cdef float v, best = -2.0
+    for k in range(first, first + nodes[node].nchildren):
+        v = <float>nodes[k].proven if nodes[k].proven != 0 else t.minimax[k]
+        if v > best:
+            best = v
+    return -best
+
+
+cdef inline void minimax_backup(MTree* t, int32_t node) noexcept nogil:
+    """Back-propagation of the minimax value at one node on the way up (the
+    children below it on the path are already updated)."""
+    if t.minimax != NULL and t.nodes[node].first_child >= 0:
+        t.minimax[node] = minimax_of(t, node)
+
+
+cdef inline float selection_value(const MTree* t, const MNode* ch, int32_t k) noexcept nogil:
+    """The value selection ranks child ``k`` by: its mean, mixed with its
+    minimax value under implicit minimax backups."""
+    if t.minimax == NULL:
+        return ch.mean
+    return ch.mean + t.minimax_weight * (t.minimax[k] - ch.mean)
+
+
+cdef inline void minimax_rebuild(MTree* t) noexcept nogil:
+    """Every node's minimax value again after the tree was compacted (kept
+    below a new root): children lie after their parents, so one backward
+    sweep; a frontier node's value is its mean (its network value or a
+    finished game's result: minimax search runs with ``value_weight`` 1)."""
+    cdef int32_t n = t.used - 1
+    while n >= 0:
+        if t.nodes[n].first_child >= 0:
+            t.minimax[n] = minimax_of(t, n)
+        elif t.nodes[n].proven != 0:
+            t.minimax[n] = <float>t.nodes[n].proven
+        else:
+            t.minimax[n] = t.nodes[n].mean
+        n -= 1
 
 
 cdef inline int32_t leaf_reward(MTree* t, GameState* work, float r) noexcept nogil:
