@@ -429,6 +429,37 @@ def test_labelling_resumes_and_refuses_another_run(tmp_path):
                    progress=False) == 1
 
 
+def test_labelling_with_a_network_is_the_next_round(tmp_path):
+    """``network``: the positions are labelled by the search with that value
+    network (TTT's, fitted to every exact value: the empty board's label is
+    its value, a draw, where a playout search's is not); the run records the
+    file's identity and refuses to resume once the file changed."""
+    shipped = os.path.join(os.path.dirname(L.__file__), "..", "networks", "ttt_value.npz")
+    net_file = tmp_path / "ttt_value.npz"
+    net_file.write_bytes(open(shipped, "rb").read())
+    ident = L.network_identity(net_file, "ttt")
+    moves, values, exact, _ = L.label_game("ttt", {}, 30, 4, 0, search=L.NETWORK_SEARCH,
+                                           network=ident)
+    assert abs(values[0]) < 0.1
+    assert L.label_game("ttt", {}, 30, 4, 0, search=L.NETWORK_SEARCH,
+                        network=ident) == (moves, values, exact, [])
+    assert abs(L.label_game("ttt", {}, 30, 4, 0)[1][0]) > 0.1      # playouts
+    out = tmp_path / "run"
+    assert L.label(out, "ttt", 4, 30, seed=1, games_per_chunk=2, progress=False,
+                   network=net_file) == 2
+    settings = L.read_settings(out)
+    assert settings["network"] == ident and settings["search"] == L.NETWORK_SEARCH
+    with pytest.raises(ValueError, match="network=.*, not None"):
+        L.label(out, "ttt", 6, 30, seed=1, games_per_chunk=2, progress=False)
+    net_file.write_bytes(open(shipped, "rb").read() + b"\0")     # another file now
+    with pytest.raises(ValueError, match="network="):
+        L.label(out, "ttt", 6, 30, seed=1, games_per_chunk=2, progress=False,
+                network=net_file)
+    other = os.path.join(os.path.dirname(shipped), "uttt_value.npz")
+    with pytest.raises(ValueError, match="not for Tic-Tac-Toe"):
+        L.label(tmp_path / "x", "ttt", 2, 30, progress=False, network=other)
+
+
 # ------------------------------------------------------------- training
 @pytest.fixture(scope="module")
 def ttt_labels(tmp_path_factory):

@@ -49,12 +49,13 @@ def run_label(args):
     try:
         settings = labels.run_settings(args.game, args.simulations, args.seed or 0,
                                        args.opening, args.games_per_chunk, options,
-                                       branch=args.branch)
-    except ValueError as e:
+                                       branch=args.branch, network=args.network)
+    except (ValueError, OSError) as e:
         raise CLIError(str(e), EXIT_USAGE) from None
+    what = (f"the value network {args.network}" if args.network else
+            f"{settings['search'].get('playout', 'random')} playouts")
     console.say(f"Labelling {game.title}: {args.games} games of MCTS-Solver "
-                f"({settings['search'].get('playout', 'random')} playouts) at {args.simulations} "
-                f"simulations a move"
+                f"({what}) at {args.simulations} simulations a move"
                 + (f", and a position up to {args.branch} random plies off each played one"
                    if args.branch else "") + f" -> {args.out}")
     with executor_for(args, console) as ex:
@@ -64,7 +65,7 @@ def run_label(args):
                              games_per_chunk=settings["games_per_chunk"], options=options,
                              executor=ex, workers=args.workers or 1, force=args.force,
                              time_limit=args.time, progress=not args.quiet,
-                             branch=settings["branch"])
+                             branch=settings["branch"], network=args.network)
         except ValueError as e:
             raise CLIError(str(e), EXIT_USAGE) from None
         except KeyboardInterrupt:
@@ -156,6 +157,9 @@ def configure(p):
     a.add_argument("--branch", type=O.count(0, 1000), default=0, metavar="N",
                    help="also label, from every played position, one position 1..N random "
                         "plies off the played line (the kind a search's leaves are; default 0)")
+    a.add_argument("--network", type=O.path, metavar="PATH",
+                   help="a value network file of the game: its search labels the positions "
+                        "(the next round of an iterated training; default: playouts)")
     a.add_argument("--size", metavar="RxC|N", help="board size (Clobber RxC, Quixo N)")
     a.add_argument("--time", type=O.seconds(), metavar="SECONDS",
                    help="start no new chunk after this many seconds")

@@ -44,10 +44,14 @@ __all__ = ["LabelRun", "label_game", "label", "load_positions", "search_settings
 RUN_FILE = "run.json"
 _CHUNK = re.compile(r"chunk-([0-9]{5,})\.npz")
 #: the settings that make a run: an existing folder must match them to be resumed
-IDENTITY = ("game", "options", "simulations", "seed", "opening", "games_per_chunk", "search",
-            "features", "branch")
+IDENTITY = ("game", "options", "simulations", "seed", "opening", "games_per_chunk", "network",
+            "search", "features", "branch")
 #: settings a run made before they existed reads with these values
-DEFAULTS = {"branch": 0}
+DEFAULTS = {"branch": 0, "network": None}
+#: the labelling search with a network (an iterated round): MCTS-Solver with
+#: the network at the leaves and their children, each leaf valued by its best
+#: child, implicit minimax backups (the design measured strongest on UTTT)
+NETWORK_SEARCH = {"solver": True, "leaf_from_children": True, "minimax_weight": 0.6}
 
 
 def search_settings(game_key):
@@ -61,6 +65,35 @@ def search_settings(game_key):
         return dict(game.best_mcts)
     board = game.new_board()
     return {"solver": True, "playout": "decisive" if "decisive" in board.PLAYOUTS else "random"}
+
+
+def network_identity(path, game_key):
+    """``{"path", "sha256"}`` of a network file of game ``game_key`` (loaded
+    once to check it: another game's or a damaged file is its clear error)."""
+    import hashlib
+    from ttt_engine import valuenet
+    path = os.path.abspath(os.fspath(path))
+    valuenet.load(path, game_key)
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return {"path": path, "sha256": digest}
+
+
+_networks = {}
+
+
+def _labelling_network(network, game_key):
+    """The compiled network of a run's ``network`` setting, read once per
+    process; a file that changed since the run began is refused."""
+    key = (network["path"], network["sha256"])
+    if key not in _networks:
+        from ttt_engine.search.common import _compiled_value_net
+        if network_identity(network["path"], game_key) != network:
+            raise ValueError(f"{network['path']} changed since this labelling run began; "
+                             "label with the file the run was started with, or start a new run")
+        from ttt_engine import valuenet
+        _networks[key] = _compiled_value_net(valuenet.load(network["path"], game_key))
+    return _networks[key]
 
 
 def _root_value(stats):
@@ -77,7 +110,7 @@ def _root_value(stats):
 
 
 def label_game(game_key, options, simulations, seed, opening, search=None, max_nodes=None,
-               branch=0):
+               branch=0, network=None):
     """Play one game and label its positions: ``(moves, labels, exact,
     branches)``: the moves from the start, and for the position before each
     move its value for the side to move and whether that value is exact.  With
@@ -86,7 +119,8 @@ def label_game(game_key, options, simulations, seed, opening, search=None, max_n
     (``branches``: ``(ply, board, label, exact)`` for each that is not over):
     a search's leaves lie mostly off the line good play takes, after moves
     that good play would not make, and a network trained only on the played
-    line does not know them."""
+    line does not know them.  ``network`` (``network_identity``'s): the
+    search scores its leaves with that value network (an iterated round)."""
     from ttt_engine import games
     from ttt_engine.search import MCTS
     game = games.get(game_key)
@@ -94,6 +128,8 @@ def label_game(game_key, options, simulations, seed, opening, search=None, max_n
     rng = np.random.default_rng(seed)
     random_plies = int(rng.integers(0, opening + 1))
     settings = dict(search or search_settings(game_key))
+    if network is not None:
+        settings["value_network"] = _labelling_network(network, game_key)
     if max_nodes is None:
         max_nodes = max(50_000, 2 * simulations)
     mcts = MCTS(seed=int(rng.integers(0, 1 << 63)), max_nodes=max_nodes, **settings)
@@ -150,7 +186,8 @@ def _label_chunk(task):
     for j, seed in enumerate(seeds):
         moves, values, proven, branches = label_game(
             key, options, settings["simulations"], seed, settings["opening"],
-            settings["search"], branch=settings.get("branch", 0))
+            settings["search"], branch=settings.get("branch", 0),
+            network=settings.get("network"))
         board = game.new_board(**options)
         for move in moves:
             feats.append(row_of(board))
@@ -250,7 +287,7 @@ def read_settings(out):
 
 
 def run_settings(game_key, simulations, seed=0, opening=None, games_per_chunk=8, options=None,
-                 search=None, branch=0):
+                 search=None, branch=0, network=None):
     """The settings of a labelling run, checked (see :func:`label`)."""
     from ttt_engine import games
     game = games.get(game_key)
@@ -265,14 +302,16 @@ def run_settings(game_key, simulations, seed=0, opening=None, games_per_chunk=8,
             "seed": int(_util.resolve_seed(seed)), "opening": opening,
             "games_per_chunk": _util.check_int("games_per_chunk", games_per_chunk, min=1,
                                                max=1 << 20),
-            "search": dict(search or search_settings(game.key)),
+            "search": dict(search or (NETWORK_SEARCH if network is not None
+                                      else search_settings(game.key))),
             "features": game.value_features.name(board),
-            "branch": _util.check_int("branch", branch, min=0, max=1000)}
+            "branch": _util.check_int("branch", branch, min=0, max=1000),
+            "network": None if network is None else network_identity(network, game.key)}
 
 
 def label(out, game_key, games, simulations, *, seed=0, opening=None, games_per_chunk=8,
           options=None, search=None, executor=None, workers=1, force=False, time_limit=None,
-          progress=True, log=None, branch=0):
+          progress=True, log=None, branch=0, network=None):
     """Label positions of ``games`` games into the run folder ``out`` (resuming
     it: the chunks on disk are kept); ``time_limit`` seconds: submit no new chunk
     after it.  ``search``: the labelling MCTS's keywords (default
@@ -281,10 +320,13 @@ def label(out, game_key, games, simulations, *, seed=0, opening=None, games_per_
     cluster's), else ``workers`` local processes (1: in this process).
     ``log(text)``: a line per finished chunk.  ``branch``: also label, from
     each position, one position up to that many random plies off the played
-    line (see :func:`label_game`).  Returns the number of chunks on disk."""
+    line (see :func:`label_game`).  ``network``: a value network file of the
+    game whose search (``NETWORK_SEARCH`` unless ``search`` says otherwise)
+    labels the positions: the next round of an iterated training.  Returns
+    the number of chunks on disk."""
     from ttt_engine.tournament._runner import run_tasks
     settings = run_settings(game_key, simulations, seed, opening, games_per_chunk, options,
-                            search, branch)
+                            search, branch, network)
     games = _util.check_int("games", games, min=1, max=1 << 40)
     run = LabelRun(out, settings)
     done = run.prepare(force=force)
