@@ -485,7 +485,7 @@ GAME = Game(
                "best line count", _heuristic),
         Engine("alphabeta", "alpha-beta with a table (depth, default 3; time for "
                "iterative deepening)", engines.alphabeta(3, tt_min_depth=1), engines.DEPTH),
-        value_search=dict(search="mcts", solver=True)),
+        value_search=dict(search="mcts")),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
     yardstick_source="ttt_engine.quixo.yardstick",

@@ -204,7 +204,7 @@ GAME = Game(
                engines.SEARCH),
         Engine("sarsa", "Sarsa on the tree (simulations or time per move)",
                _tree("SarsaAgent"), engines.SEARCH),
-        network_best=True, value_search=dict(search="mcts", solver=True)),
+        network_best=True, value_search=dict(search="mcts")),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
     yardstick_source="ttt_engine.uttt.yardstick",

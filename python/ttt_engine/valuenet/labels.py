@@ -38,6 +38,7 @@ import numpy as np
 
 from ttt_engine import _util
 from ttt_engine._parallel import _splitmix64
+from ttt_engine.engines import NETWORK_MCTS
 
 __all__ = ["LabelRun", "label_game", "label", "load_positions", "search_settings", "RUN_FILE"]
 
@@ -48,10 +49,9 @@ IDENTITY = ("game", "options", "simulations", "seed", "opening", "games_per_chun
             "search", "features", "branch")
 #: settings a run made before they existed reads with these values
 DEFAULTS = {"branch": 0, "network": None}
-#: the labelling search with a network (an iterated round): MCTS-Solver with
-#: the network at the leaves and their children, each leaf valued by its best
-#: child, implicit minimax backups (the design measured strongest on UTTT)
-NETWORK_SEARCH = {"solver": True, "leaf_from_children": True, "minimax_weight": 0.6}
+#: the labelling search with a network (an iterated round): the ``valuenet``
+#: engines' MCTS (``engines.NETWORK_MCTS``)
+NETWORK_SEARCH = NETWORK_MCTS
 
 
 def search_settings(game_key):
