@@ -7,7 +7,8 @@ or ``--opponent`` settings, or an engine of the game's registry (``--against
 best``).  ``--exact-first`` puts the game's exact solve before the value side's
 search (``ExactFirstAgent``, as the ``valuenet`` engine does); ``--engine
 valuenet`` plays the ``valuenet`` engine with ``--network`` instead, built with
-``--settings`` (``engines.valuenet``'s: ``search``, ``depth``, ``exact_share``).  Every opening of a seeded suite is played twice
+``--settings`` (``engines.valuenet``'s: ``search``, ``depth``, ``exact_share``;
+and ``exact_untimed``: the exact solve bounded by positions, not time).  Every opening of a seeded suite is played twice
 with colours swapped (the tournament module), the games appended to ``--out``
 so an interrupted run resumes.
 
@@ -43,12 +44,19 @@ def exact_first_value_mcts(network, game, seed=None, time=None, simulations=None
                                       **settings), game, time=time)
 
 
-def valuenet_engine(network, game, seed=None, time=None, simulations=None, **settings):
+def valuenet_engine(network, game, seed=None, time=None, simulations=None, exact_untimed=False,
+                    **settings):
     """The ``valuenet`` engine of ``game`` with the network file ``network``,
-    built with ``settings`` (:func:`ttt_engine.engines.valuenet`'s)."""
+    built with ``settings`` (:func:`ttt_engine.engines.valuenet`'s).  With
+    ``exact_untimed`` the game's exact solve comes first bounded by its
+    positions, not by the move's time (a ceiling: perfect play wherever that
+    bound reaches), and the engine gets the whole move when it fails."""
     from ttt_engine import engines
-    return engines.valuenet(game, **settings).build(seed=seed, time=time, simulations=simulations,
-                                                    value_network=network)
+    if exact_untimed:
+        settings["exact_first"] = False
+    build = engines.valuenet(game, **settings).factory
+    agent = build(seed=seed, time=time, simulations=simulations, value_network=network)
+    return ExactFirstAgent(agent, game, time=None) if exact_untimed else agent
 
 
 def even(text):
