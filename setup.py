@@ -48,8 +48,9 @@ def _make_mirror():
 
 class _Game:
     """One line of the game list: its folder name and state struct, which
-    contract functions its own headers define (``own``), and whether its
-    features are stones (``stones``)."""
+    contract functions its own headers define (``own``), whether its
+    features are stones (``stones``) and whether it numbers its feature set
+    (``feature_version``; else version 1)."""
 
     def __init__(self, name, state, first, contract):
         self.name = name
@@ -68,7 +69,9 @@ class _Game:
         self.own = set(re.findall(defined, text["rules"] + text["actions"], re.M))
         # the value network's features: the game's stones (core/features.pxd reads
         # them), or its own three feature functions
-        self.stones = "feature_stones" in re.findall(defined, text["features"], re.M)
+        features = re.findall(defined, text["features"], re.M)
+        self.stones = "feature_stones" in features
+        self.feature_version = "feature_version" in features
         # the arguments each contract function passes on: its parameter names
         self.args = {fn: ", ".join(p.split()[-1].lstrip("*") for p in params.split(",") if p.strip())
                      for _, _, fn, params, _, _ in contract}

@@ -81,12 +81,13 @@ t = clock(); m.search(connect4.Board(), simulations=500_000); dt = clock() - t
 rate = 500_000 / dt""",
     "alpha-beta clobber 6x5 depth 8, int16 value network (nodes/s)": """
 import numpy as np
-from ttt_engine import clobber, search
+from ttt_engine import clobber, games, search
 from ttt_engine._core.algorithms.valuenet import CompiledValueNet
 rng = np.random.default_rng(0)
-net = CompiledValueNet(rng.normal(0, 0.1, (61, 256)), rng.normal(0.3, 0.2, 256),
-                       rng.normal(0, 0.1, 256), 0.0, "clobber-6x5-v1", quantised=True)
 b = clobber.Board(6, 5)
+vf = games.get("clobber").value_features
+net = CompiledValueNet(rng.normal(0, 0.1, (vf.count(b), 256)), rng.normal(0.3, 0.2, 256),
+                       rng.normal(0, 0.1, 256), 0.0, vf.name(b), quantised=True)
 t = clock(); r = search.alphabeta(b, 8, value_network=net); dt = clock() - t
 rate = r.nodes / dt""",
     "Quixo 4x4 retrograde solve (positions/s)": """

@@ -97,7 +97,7 @@ def wall_and_cpu(measure, repeats):
 
 
 AB_CASES = [("connect4", 9, {}, "connect4-v1", 85), ("clobber", 6, {"rows": 6, "cols": 5},
-                                                      "clobber-6x5-v1", 61)]
+                                                      "clobber-6x5-v2", 399)]
 
 
 def main():

@@ -18,7 +18,7 @@ from ttt_engine.valuenet import labels as L
 GAME_KEYS = ["ttt", "uttt", "connect4", "clobber", "quixo"]
 SIZES = {"ttt": ({}, "ttt-v1", 19), "uttt": ({}, "uttt-v1", 199),
          "connect4": ({}, "connect4-v1", 85), "clobber": ({"rows": 6, "cols": 5},
-                                                          "clobber-6x5-v1", 61),
+                                                          "clobber-6x5-v2", 399),
          "quixo": ({"size": 5}, "quixo-5x5-v1", 51)}
 
 
@@ -78,7 +78,29 @@ def ref_connect4(text):
 
 
 def ref_clobber(text, to_move):
-    return _sides([ch for r in text.split("\n") for ch in r.split()], "B", "W", to_move == "W")
+    """Contacts: each stone with its count of orthogonal enemies, each adjacent
+    pair holding a stone of each side (left or upper cell first), W to move."""
+    grid = [r.split() for r in text.split("\n")]
+    rows, cols = len(grid), len(grid[0])
+    n = rows * cols
+    enemy = {"B": "W", "W": "B"}
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            if grid[r][c] in enemy:
+                k = sum(0 <= r + dr < rows and 0 <= c + dc < cols
+                        and grid[r + dr][c + dc] == enemy[grid[r][c]]
+                        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+                out.append((5 * "BW".index(grid[r][c]) + k) * n + cols * r + c)
+    pairs = [((r, c), (r, c + 1)) for r in range(rows) for c in range(cols - 1)] + \
+            [((r, c), (r + 1, c)) for r in range(rows - 1) for c in range(cols)]
+    for e, ((r1, c1), (r2, c2)) in enumerate(pairs):
+        first, second = grid[r1][c1], grid[r2][c2]
+        if first in enemy and second == enemy[first]:
+            out.append(10 * n + 2 * e + (first == "W"))
+    if to_move == "W":
+        out.append(10 * n + 2 * len(pairs))
+    return sorted(out)
 
 
 def ref_quixo(text, to_move):
@@ -115,7 +137,7 @@ def test_every_game_declares_its_feature_set(key):
     vf = g.value_features
     assert vf.name(b) == name and vf.count(b) == count
     assert vf.options(name) == options
-    assert vf.options(name.replace("v1", "v2")) is None
+    assert vf.options(name[:-1] + str(int(name[-1]) + 1)) is None
     assert ValueNetwork.random(key, hidden=8, **options).num_features == count
 
 
@@ -152,7 +174,9 @@ def test_hand_made_positions_of_the_other_games():
     c4 = games.get("connect4").from_string("......./......./......./......./......./X.....O")
     assert list(features(c4)) == [35, 42 + 41]                # bottom row, X on a, O on g
     cl = games.get("clobber").Board.from_string("B W\nW _", to_move="W")
-    assert list(features(cl)) == [0, 4 + 1, 4 + 2, 8]
+    # B on 0 with 2 enemies, W on 1 and 2 with one each; B-W on the edges 0-1
+    # (horizontal 0) and 0-2 (vertical 2, after the 2 horizontal ones); W to move
+    assert list(features(cl)) == [2 * 4 + 0, 6 * 4 + 1, 6 * 4 + 2, 40 + 0, 40 + 4, 48]
     q = games.get("quixo").Board.from_string(" O XXO                 X ", to_move="X")
     assert list(features(q)) == [3, 4, 23, 25 + 1, 25 + 5]
 
@@ -331,7 +355,7 @@ def test_another_game_damaged_and_other_files_are_refused(tmp_path):
     with pytest.raises(ValueError, match="for Ultimate Tic-Tac-Toe, not Connect Four"):
         net.value(games.get("connect4").new_board())
     small = ValueNetwork.random("clobber", hidden=4, rows=6, cols=5)
-    with pytest.raises(ValueError, match="clobber-6x5-v1; the board's is clobber-5x5-v1"):
+    with pytest.raises(ValueError, match="clobber-6x5-v2; the board's is clobber-5x5-v2"):
         small.value(games.get("clobber").new_board(rows=5, cols=5))
 
 

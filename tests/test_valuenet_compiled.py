@@ -19,8 +19,8 @@ CASES = [
     ("ttt", {}, "ttt-v1", 19),
     ("uttt", {}, "uttt-v1", 199),
     ("connect4", {}, "connect4-v1", 85),
-    ("clobber", {"rows": 6, "cols": 5}, "clobber-6x5-v1", 61),
-    ("clobber", {"rows": 4, "cols": 4}, "clobber-4x4-v1", 33),
+    ("clobber", {"rows": 6, "cols": 5}, "clobber-6x5-v2", 399),
+    ("clobber", {"rows": 4, "cols": 4}, "clobber-4x4-v2", 209),
     ("quixo", {"size": 5}, "quixo-5x5-v1", 51),
     ("quixo", {"size": 4}, "quixo-4x4-v1", 33),
 ]
@@ -54,9 +54,8 @@ def reference_features(key, board):
         feats += [198] if o_to_move else []
         return sorted(feats)
     if key == "clobber":
-        text = [ch for ch in board.to_string() if ch in "BW_"]
-        marks = ("B", "W")
-    elif key == "quixo":
+        return clobber_reference(board)
+    if key == "quixo":
         text = list(board.to_string())
         marks = ("X", "O")
     else:
@@ -66,6 +65,38 @@ def reference_features(key, board):
     feats = [c for c in range(n) if text[c] == marks[0]] + \
             [n + c for c in range(n) if text[c] == marks[1]]
     feats += [2 * n] if o_to_move else []
+    return sorted(feats)
+
+
+def clobber_reference(board):
+    """Clobber's contacts (docs/valuenet.md), from the board's text: every
+    stone with its count of orthogonal enemies; every orthogonally adjacent
+    pair of cells (the horizontal ones, then the vertical) holding a B and a W,
+    by which of the two holds the B; W to move."""
+    grid = [row.split() for row in board.to_string().splitlines()]
+    rows, cols = len(grid), len(grid[0])
+    n = rows * cols
+    feats = []
+    for r in range(rows):
+        for c in range(cols):
+            me = grid[r][c]
+            if me == "_":
+                continue
+            enemies = 0
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if 0 <= rr < rows and 0 <= cc < cols and grid[rr][cc] not in ("_", me):
+                    enemies += 1
+            feats.append(((0 if me == "B" else 5) + enemies) * n + r * cols + c)
+    edge = 0
+    for cells in ([((r, c), (r, c + 1)) for r in range(rows) for c in range(cols - 1)],
+                  [((r, c), (r + 1, c)) for r in range(rows - 1) for c in range(cols)]):
+        for (r1, c1), (r2, c2) in cells:
+            pair = grid[r1][c1] + grid[r2][c2]
+            if pair in ("BW", "WB"):
+                feats.append(10 * n + 2 * edge + (pair == "WB"))
+            edge += 1
+    if board.to_move == "W":
+        feats.append(10 * n + 2 * edge)
     return sorted(feats)
 
 
@@ -150,6 +181,20 @@ def test_incremental_equals_fresh_over_long_walks(key, opts, fs, F, quantised):
         assert maxdiff <= 1e-5
 
 
+@pytest.mark.parametrize("quantised", [False, True])
+def test_clobber_contacts_on_the_full_8x8_board(quantised):
+    """The largest board: its columns fill the bitboards' rows (no empty
+    column between one row's last cell and the next row's first)."""
+    F = 865
+    w1, b1, w2, b2 = random_weights(F, seed=8, scale=0.05)
+    net = CompiledValueNet(w1, b1, w2, b2, "clobber-8x8-v2", quantised=quantised)
+    for board in positions("clobber", {"rows": 8, "cols": 8}, 120, seed=8):
+        assert net.features(board).tolist() == clobber_reference(board)
+    n, maxdiff, same = net.walk(games.get("clobber").new_board(rows=8, cols=8), 5000, seed=8,
+                                max_ply=80)
+    assert n == 5000 and maxdiff <= (0.0 if quantised else 1e-5)
+
+
 def test_walk_from_midgame_and_every_hidden_size():
     board = positions("uttt", {}, 30, seed=3)[-1]
     for H in (1, 15, 17, 64):
@@ -193,8 +238,8 @@ def test_bad_input_is_one_clear_value_error():
     with pytest.raises(ValueError, match="has 150 input features, its boards have 199"):
         short.value(games.get("uttt").new_board())
     # a clobber network of another size
-    cl = CompiledValueNet(*random_weights(61, H=16), "clobber-6x5-v1")
-    with pytest.raises(ValueError, match="'clobber-4x4-v1'"):
+    cl = CompiledValueNet(*random_weights(399, H=16), "clobber-6x5-v2")
+    with pytest.raises(ValueError, match="'clobber-4x4-v2'"):
         cl.value(games.get("clobber").new_board(rows=4, cols=4))
 
 

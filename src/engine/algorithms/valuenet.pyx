@@ -16,7 +16,7 @@ the weights (``quantisation_step``: a bound, measured in the tests).
 from libc.stdint cimport int16_t, int32_t, uint64_t
 from libc.string cimport memcmp
 from libc.time cimport clock, clock_t, CLOCKS_PER_SEC
-from ttt_engine._core.core.features cimport FeatureDiff, FEATURES_MAX
+from ttt_engine._core.core.features cimport FeatureDiff, FEATURES_MAX, FEATURE_COUNT_MAX
 from ttt_engine._core.core.rng cimport rng_t, rng_seed, rng_below
 from ttt_engine._core.core.clock cimport now_monotonic
 from ttt_engine._core.algorithms.game cimport (
@@ -24,7 +24,7 @@ from ttt_engine._core.algorithms.game cimport (
 )
 from ttt_engine._core.algorithms.game cimport game_init_tables
 from ttt_engine._core.algorithms.game_features cimport (
-    game_key, game_feature_shape, game_features,
+    game_key, game_feature_shape, game_feature_version, game_features,
 )
 import math
 import re
@@ -47,8 +47,8 @@ _NAME = re.compile(r"^([a-z][a-z0-9_]*)(?:-(\d+)x(\d+))?-v(\d+)$")
 
 
 def feature_set_of(board):
-    """The feature-set name of ``board``: ``<key>-v1``, or
-    ``<key>-<R>x<C>-v1`` for a game with sizes (docs/valuenet.md)."""
+    """The feature-set name of ``board``: ``<key>-v<version>``, or
+    ``<key>-<R>x<C>-v<version>`` for a game with sizes (docs/valuenet.md)."""
     try:
         return _feature_set(board)
     except TypeError:
@@ -60,7 +60,8 @@ def _feature_set(GameBoard board):
     cdef int rows = 0, cols = 0
     game_feature_shape(&board.state, &rows, &cols)
     key = (<bytes>game_key(&board.state)).decode()
-    return f"{key}-{rows}x{cols}-v1" if rows else f"{key}-v1"
+    version = game_feature_version(&board.state)
+    return f"{key}-{rows}x{cols}-v{version}" if rows else f"{key}-v{version}"
 
 
 def _num_features(GameBoard board):
@@ -106,7 +107,7 @@ cdef class CompiledValueNet:
 
     ``CompiledValueNet(w1, b1, w2, b2, feature_set, quantised=False)``:
     ``w1`` (F, H), ``b1`` (H,), ``w2`` (H,), ``b2`` a number; ``feature_set``
-    the name of the inputs (``"uttt-v1"``, ``"clobber-6x5-v1"``, ...), which
+    the name of the inputs (``"uttt-v1"``, ``"clobber-6x5-v2"``, ...), which
     a board must have (``feature_set_of(board)``) to be evaluated.
     ``quantised``: int16 accumulator (see the module's docstring), else float32.
 
@@ -123,15 +124,15 @@ cdef class CompiledValueNet:
         what = "value network"
         if not isinstance(feature_set, str) or not _NAME.match(feature_set):
             raise ValueError(f"{what}: feature_set must be a name like 'uttt-v1' or "
-                             f"'clobber-6x5-v1', got {feature_set!r}")
+                             f"'clobber-6x5-v2', got {feature_set!r}")
         w1a = np.asarray(w1) if not isinstance(w1, np.ndarray) else w1
         if getattr(w1a, "ndim", 0) != 2 or w1a.shape[0] < 1 or w1a.shape[1] < 1:
             raise ValueError(f"{what}: w1 must be a 2-d array (features, hidden), got shape "
                              f"{getattr(w1a, 'shape', None)}")
         F, H = int(w1a.shape[0]), int(w1a.shape[1])
-        if F > FEATURES_MAX:
+        if F > FEATURE_COUNT_MAX:
             raise ValueError(f"{what}: w1 has {F} feature rows, more than any game has "
-                             f"({FEATURES_MAX})")
+                             f"({FEATURE_COUNT_MAX})")
         w1a = _array("w1", w1a, (F, H), what)
         b1a = _array("b1", b1, (H,), what)
         w2a = _array("w2", w2, (H,), what)
