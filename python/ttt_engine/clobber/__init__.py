@@ -234,7 +234,7 @@ GAME = Game(
                engines.DEPTH, ("heuristic",)),
         Engine("minimax", "plain minimax, no pruning (depth, default 3)",
                _search("minimax"), engines.DEPTH, ("heuristic",)),
-        network_best=True, value_search=dict(search="alphabeta", depth=6)),
+        network_best=True, value_search=dict(search="alphabeta", depth=6, exact_share=0.8)),
     default_engine="best",
     text=(_parse, _format, _draw, _legend, _hint),
     yardstick_source="ttt_engine.clobber.yardstick",
