@@ -74,8 +74,8 @@ import numpy as np
 from ttt_engine import connect4, search
 from ttt_engine._core.algorithms.valuenet import CompiledValueNet
 rng = np.random.default_rng(0)
-net = CompiledValueNet(rng.normal(0, 0.1, (85, 256)), rng.normal(0.3, 0.2, 256),
-                       rng.normal(0, 0.1, 256), 0.0, "connect4-v1", quantised=True)
+net = CompiledValueNet(rng.normal(0, 0.1, (183, 256)), rng.normal(0.3, 0.2, 256),
+                       rng.normal(0, 0.1, 256), 0.0, "connect4-v2", quantised=True)
 m = search.MCTS(seed=1, value_network=net)
 t = clock(); m.search(connect4.Board(), simulations=500_000); dt = clock() - t
 rate = 500_000 / dt""",

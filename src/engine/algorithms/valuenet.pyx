@@ -47,8 +47,8 @@ _NAME = re.compile(r"^([a-z][a-z0-9_]*)(?:-(\d+)x(\d+))?-v(\d+)$")
 
 
 def feature_set_of(board):
-    """The feature-set name of ``board``: ``<key>-v1``, or
-    ``<key>-<R>x<C>-v1`` for a game with sizes (docs/valuenet.md)."""
+    """The feature-set name of ``board``: ``<key>-v<version>``, or
+    ``<key>-<R>x<C>-v<version>`` for a game with sizes (docs/valuenet.md)."""
     try:
         return _feature_set(board)
     except TypeError:
@@ -57,15 +57,15 @@ def feature_set_of(board):
 
 
 def _feature_set(GameBoard board):
-    cdef int rows = 0, cols = 0
-    game_feature_shape(&board.state, &rows, &cols)
+    cdef int rows = 0, cols = 0, version = 0
+    game_feature_shape(&board.state, &rows, &cols, &version)
     key = (<bytes>game_key(&board.state)).decode()
-    return f"{key}-{rows}x{cols}-v1" if rows else f"{key}-v1"
+    return f"{key}-{rows}x{cols}-v{version}" if rows else f"{key}-v{version}"
 
 
 def _num_features(GameBoard board):
-    cdef int rows, cols
-    return game_feature_shape(&board.state, &rows, &cols)
+    cdef int rows, cols, version
+    return game_feature_shape(&board.state, &rows, &cols, &version)
 
 
 def _features(GameBoard board):

@@ -82,7 +82,7 @@ cdef inline int list_bits(uint64_t m, int32_t base, int32_t* out) noexcept nogil
     return n
 
 
-# The stone games (Tic-Tac-Toe, Connect Four, Clobber, Quixo): X's stone on
+# The stone games (Tic-Tac-Toe, Clobber, Quixo): X's stone on
 # cell c -> c, O's -> n + c, O to move -> 2n.  Such a game declares only its
 # ``<game>_feature_stones`` (its ``Stones``), and the generated dispatch
 # (algorithms/game_features.pxd) reads the features through the functions below.
@@ -108,13 +108,11 @@ cdef inline void diff_stones(FeatureDiff* d, uint64_t a0, uint64_t a1, int ta, u
     diff_flag(d, ta, tb, 2 * n)
 
 
-cdef inline int list_stones(int32_t* out, uint64_t m0, uint64_t m1, int to_move, int n,
-                            int stride, int ka, int kb, int kc) noexcept nogil:
-    """The active features of a position, ascending; returns how many."""
-    cdef FeatureDiff d
+cdef inline int list_sorted(const FeatureDiff* d, int32_t* out) noexcept nogil:
+    """The features ``d`` adds, ascending, into ``out`` (a position's list: its
+    change from the position of no feature); returns how many."""
     cdef int i, j
     cdef int32_t f
-    diff_stones(&d, 0, 0, 0, m0, m1, to_move, n, stride, ka, kb, kc)
     for i in range(d.nadd):          # insertion sort into ``out``
         f = d.add[i]
         j = i - 1
@@ -125,7 +123,15 @@ cdef inline int list_stones(int32_t* out, uint64_t m0, uint64_t m1, int to_move,
     return d.nadd
 
 
-cdef inline int shape_stones(const Stones* s, int* rows, int* cols) noexcept nogil:
-    """F = 2n + 1; and the board's rows and columns (0 x 0: a fixed board)."""
-    rows[0], cols[0] = s.rows, s.cols
+cdef inline int list_stones(int32_t* out, uint64_t m0, uint64_t m1, int to_move, int n,
+                            int stride, int ka, int kb, int kc) noexcept nogil:
+    """The active features of a position, ascending; returns how many."""
+    cdef FeatureDiff d
+    diff_stones(&d, 0, 0, 0, m0, m1, to_move, n, stride, ka, kb, kc)
+    return list_sorted(&d, out)
+
+
+cdef inline int shape_stones(const Stones* s, int* rows, int* cols, int* version) noexcept nogil:
+    """F = 2n + 1; the board's rows and columns (0 x 0: a fixed board); version 1."""
+    rows[0], cols[0], version[0] = s.rows, s.cols, 1
     return 2 * s.cells + 1

@@ -14,9 +14,10 @@ from ttt_engine._core.core.bits cimport bits_ctz64
 from ttt_engine._core.games.uttt.rules cimport UTTTState, uttt_bc_move, uttt_move_board, uttt_move_cell
 
 
-cdef inline int uttt_feature_shape(const UTTTState* s, int* rows, int* cols) noexcept nogil:
-    """F; and 0 x 0: a fixed board, whose feature set's name has no size."""
-    rows[0], cols[0] = 0, 0
+cdef inline int uttt_feature_shape(const UTTTState* s, int* rows, int* cols,
+                                   int* version) noexcept nogil:
+    """F; 0 x 0 (a fixed board, whose feature set's name has no size); version 1."""
+    rows[0], cols[0], version[0] = 0, 0, 1
     return 199
 
 
