@@ -71,6 +71,22 @@ def test_another_games_network_is_one_clear_error(tmp_path):
         g.make_agent("valuenet", value_network=other)
 
 
+def test_a_network_of_an_older_feature_set_is_one_clear_error(tmp_path):
+    """A Connect Four network of the cells alone (``connect4-v1``, before the
+    threats) is refused by the engine, one line naming both sets."""
+    import numpy as np
+
+    path = tmp_path / "old.npz"
+    np.savez(path, kind=np.str_("value_network"), version=np.int64(1),
+             game=np.str_("connect4"), features=np.str_("connect4-v1"),
+             w1=np.zeros((85, 8), np.float32), b1=np.zeros(8, np.float32),
+             w2=np.zeros(8, np.float32), b2=np.float32(0), meta=np.str_("{}"))
+    message = r"feature set 'connect4-v1' is not one of Connect Four's \(e.g. connect4-v2\)"
+    with pytest.raises(ValueError, match=message) as e:
+        games.get("connect4").make_agent("valuenet", value_network=str(path))
+    assert "\n" not in str(e.value) and str(path) in str(e.value)
+
+
 def test_the_shipped_tic_tac_toe_network_alone_keeps_the_value():
     """The Tic-Tac-Toe network is fitted to every position's exact value: one
     ply of it (the child the network likes best) keeps the game-theoretic value
