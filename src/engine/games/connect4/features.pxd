@@ -34,12 +34,15 @@ cdef inline int connect4_feature_shape(const Connect4State* s, int* rows, int* c
     return C4F_COUNT
 
 
-cdef inline void connect4_feature_masks(const Connect4State* s, uint64_t* m) noexcept nogil:
-    """``m[0..5]``: X's discs, O's, X's threats, O's, X's threats playable now, O's."""
+cdef inline void connect4_feature_masks(const Connect4State* s, uint64_t* m,
+                                        const uint64_t* lines) noexcept nogil:
+    """``m[0..5]``: X's discs, O's, X's threats, O's, X's threats playable now,
+    O's; from ``lines[p]``, the cells that complete a four of side p's discs
+    (``connect4_winning_cells(s.bb[p], 0)``, empty or not)."""
     cdef uint64_t mask = connect4_mask(s), playable = connect4_playable(s)
     m[0], m[1] = s.bb[0], s.bb[1]
-    m[2] = connect4_winning_cells(s.bb[0], mask)
-    m[3] = connect4_winning_cells(s.bb[1], mask)
+    m[2] = lines[0] & ~mask
+    m[3] = lines[1] & ~mask
     m[4], m[5] = m[2] & playable, m[3] & playable
 
 
@@ -59,10 +62,13 @@ cdef inline int connect4_features(const Connect4State* s, int32_t* out) noexcept
     cdef uint64_t zero[C4F_BLOCKS]
     cdef uint64_t m[C4F_BLOCKS]
     cdef FeatureDiff d
+    cdef uint64_t lines[2]
     cdef int k
     for k in range(C4F_BLOCKS):
         zero[k] = 0
-    connect4_feature_masks(s, m)
+    lines[0] = connect4_winning_cells(s.bb[0], 0)
+    lines[1] = connect4_winning_cells(s.bb[1], 0)
+    connect4_feature_masks(s, m, lines)
     _connect4_diff_masks(&d, zero, m, 0, s.to_move)
     return list_sorted(&d, out)
 
@@ -72,6 +78,14 @@ cdef inline void connect4_feature_diff(const Connect4State* a, const Connect4Sta
     """Features of ``b`` not in ``a`` (``d.add``) and of ``a`` not in ``b`` (``d.rem``)."""
     cdef uint64_t ma[C4F_BLOCKS]
     cdef uint64_t mb[C4F_BLOCKS]
-    connect4_feature_masks(a, ma)
-    connect4_feature_masks(b, mb)
+    cdef uint64_t la[2]
+    cdef uint64_t lb[2]
+    cdef int p
+    for p in range(2):
+        # a side whose discs did not change (the one that did not move) has the
+        # same lines: only the cells now taken leave its threats
+        la[p] = connect4_winning_cells(a.bb[p], 0)
+        lb[p] = la[p] if b.bb[p] == a.bb[p] else connect4_winning_cells(b.bb[p], 0)
+    connect4_feature_masks(a, ma, la)
+    connect4_feature_masks(b, mb, lb)
     _connect4_diff_masks(d, ma, mb, a.to_move, b.to_move)
