@@ -96,7 +96,7 @@ def wall_and_cpu(measure, repeats):
              "cpu": statistics.median(r[1] for r in runs)}, [r[1] for r in runs])
 
 
-AB_CASES = [("connect4", 9, {}, "connect4-v1", 85), ("clobber", 6, {"rows": 6, "cols": 5},
+AB_CASES = [("connect4", 9, {}, "connect4-v2", 183), ("clobber", 6, {"rows": 6, "cols": 5},
                                                       "clobber-6x5-v2", 399)]
 
 

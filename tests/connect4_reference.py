@@ -218,3 +218,46 @@ def brute_score(moves):
         return best
 
     return minimax(pos)
+
+
+def value_features(text):
+    """The value network's ``connect4-v2`` features of a board given as its text
+    (six rows of seven ``X``/``O``/``.`` from the top, joined by ``/``), from the
+    rules: the discs (X on cell ``7*r + c``, r from the top: that index; O: 42 +
+    it), the threats (an empty cell where the side's disc, if it could stand
+    there, would make four in a row through it: X 84 +, O 126 + the cell), the
+    threats playable now (the empty cell resting on a disc or on the floor: X
+    168 + the column, O 175 +) and O to move (182: O has fewer discs than X)."""
+    grid = text.split("/")
+    assert len(grid) == ROWS and all(len(row) == COLS for row in grid)
+
+    def mark(r, c):
+        return grid[r][c] if 0 <= r < ROWS and 0 <= c < COLS else None
+
+    out = []
+    for r in range(ROWS):
+        for c in range(COLS):
+            cell = COLS * r + c
+            if grid[r][c] != ".":
+                out.append(cell + CELLS * (grid[r][c] == "O"))
+                continue
+            resting = r == ROWS - 1 or grid[r + 1][c] != "."
+            for side, me in enumerate("XO"):
+                # the longest run through (r, c) of ``me`` with (r, c) counted as ``me``
+                if any(1 + sum(1 for sign in (1, -1) for _ in _run(mark, r, c, sign * dr,
+                                                                     sign * dc, me)) >= 4
+                       for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))):
+                    out.append(2 * CELLS + side * CELLS + cell)
+                    if resting:
+                        out.append(4 * CELLS + side * COLS + c)
+    if text.count("X") > text.count("O"):
+        out.append(4 * CELLS + 2 * COLS)
+    return sorted(out)
+
+
+def _run(mark, r, c, dr, dc, me):
+    """The cells of ``me`` in a row from (r, c), not counting it, one way."""
+    r, c = r + dr, c + dc
+    while mark(r, c) == me:
+        yield r, c
+        r, c = r + dr, c + dc

@@ -5,6 +5,8 @@ resumable labelling, and training (loss goes down, resume = uninterrupted run)."
 import json
 import os
 import random
+import re
+import sys
 import zipfile
 
 import numpy as np
@@ -15,9 +17,12 @@ from ttt_engine.cli import main
 from ttt_engine.valuenet import ValueNetwork, features, labels, load
 from ttt_engine.valuenet import labels as L
 
+sys.path.insert(0, os.path.dirname(__file__))
+import connect4_reference  # noqa: E402
+
 GAME_KEYS = ["ttt", "uttt", "connect4", "clobber", "quixo"]
 SIZES = {"ttt": ({}, "ttt-v1", 19), "uttt": ({}, "uttt-v1", 199),
-         "connect4": ({}, "connect4-v1", 85), "clobber": ({"rows": 6, "cols": 5},
+        "connect4": ({}, "connect4-v2", 183), "clobber": ({"rows": 6, "cols": 5},
                                                           "clobber-6x5-v2", 399),
          "quixo": ({"size": 5}, "quixo-5x5-v1", 51)}
 
@@ -71,10 +76,9 @@ def ref_ttt(text):
 
 
 def ref_connect4(text):
-    rows = text.split("/")
-    assert len(rows) == 6 and all(len(r) == 7 for r in rows)
-    cells = "".join(rows)
-    return _sides(cells, "X", "O", cells.count("X") > cells.count("O"))
+    """The discs, the threats (and those playable now), the side to move:
+    tests/connect4_reference.py, from the rules."""
+    return connect4_reference.value_features(text)
 
 
 def ref_clobber(text, to_move):
@@ -137,7 +141,7 @@ def test_every_game_declares_its_feature_set(key):
     vf = g.value_features
     assert vf.name(b) == name and vf.count(b) == count
     assert vf.options(name) == options
-    assert vf.options(name[:-1] + str(int(name[-1]) + 1)) is None
+    assert vf.options(re.sub(r"v(\d+)$", lambda m: f"v{int(m.group(1)) + 1}", name)) is None
     assert ValueNetwork.random(key, hidden=8, **options).num_features == count
 
 
@@ -173,6 +177,14 @@ def test_hand_made_positions_of_the_other_games():
     assert list(features(b)) == [0, 10]                       # X to move: no 18
     c4 = games.get("connect4").from_string("......./......./......./......./......./X.....O")
     assert list(features(c4)) == [35, 42 + 41]                # bottom row, X on a, O on g
+    # X's three across the bottom: its threat on d (bottom row, playable now) and
+    # O's three up column g: its threat on g's fourth cell (playable now)
+    c4 = games.get("connect4").from_string("......./......./......./......O/......O/XXX...O")
+    assert list(features(c4)) == [35, 36, 37, 42 + 27, 42 + 34, 42 + 41, 84 + 38,
+                                  126 + 20, 168 + 3, 175 + 6]
+    # X's three on the second row: a threat on a (playable now) and on e (not yet)
+    c4 = games.get("connect4").from_string("......./......./......./......./.XXX.../OOOX...")
+    assert [f for f in features(c4) if f >= 84] == [84 + 28, 84 + 32, 168 + 0, 182]
     cl = games.get("clobber").Board.from_string("B W\nW _", to_move="W")
     # B on 0 with 2 enemies, W on 1 and 2 with one each; B-W on the edges 0-1
     # (horizontal 0) and 0-2 (vertical 2, after the 2 horizontal ones); W to move
@@ -317,8 +329,12 @@ def _write(path, **changes):
     (dict(version=np.int64(2)), r"version 2; this ttt_engine reads version 1"),
     (dict(game=np.str_("chess")), r"game 'chess' is not a game of this ttt_engine"),
     (dict(features=np.str_("uttt-v2")), r"feature set 'uttt-v2' is not one of Ultimate"),
-    (dict(game=np.str_("connect4"), features=np.str_("connect4-v1")),
-     r"w1 has 199 feature rows but the feature set connect4-v1 has 85"),
+    (dict(game=np.str_("connect4"), features=np.str_("connect4-v2")),
+     r"w1 has 199 feature rows but the feature set connect4-v2 has 183"),
+    # a file of the feature set before the threats: refused, both sets named
+    (dict(game=np.str_("connect4"), features=np.str_("connect4-v1"),
+          w1=np.zeros((85, 8), np.float32)),
+     r"feature set 'connect4-v1' is not one of Connect Four's \(e.g. connect4-v2\)"),
     (dict(w1=np.zeros((199, 8))), r"'w1' must be float32, got float64"),
     (dict(b1=np.zeros(9, np.float32)), r"b1 must have shape \(8,\)"),
     (dict(b2=np.zeros(1, np.float32)), r"b2 must have shape \(\)"),
@@ -569,4 +585,8 @@ def test_the_shipped_value_networks_load_and_tell_the_side_to_move(key):
     assert net.features == SIZES[key][1] and net.hidden >= 64
     assert net.meta["positions"] > 4_000 and net.meta["history"]
     b = games.get(key).new_board()
-    assert -0.5 < net.value(b) < 0.5                 # the start is open
+    if key == "connect4":
+        # fitted to exact labels: the start is the first player's win (Allis, 1988)
+        assert net.value(b) > 0.5
+    else:
+        assert -0.5 < net.value(b) < 0.5             # the start is open

@@ -5,6 +5,7 @@ bound), incremental == fresh after long push/pop walks, the refusals at the
 boundary, and MCTS with the network at its leaves."""
 import os
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -14,11 +15,14 @@ from ttt_engine._core.algorithms.valuenet import CompiledValueNet, feature_set_o
 from ttt_engine.agents import MCTSAgent
 from ttt_engine.search import MCTS
 
+sys.path.insert(0, os.path.dirname(__file__))
+import connect4_reference  # noqa: E402
+
 # (registry key, board options, feature-set name, F)
 CASES = [
     ("ttt", {}, "ttt-v1", 19),
     ("uttt", {}, "uttt-v1", 199),
-    ("connect4", {}, "connect4-v1", 85),
+    ("connect4", {}, "connect4-v2", 183),
     ("clobber", {"rows": 6, "cols": 5}, "clobber-6x5-v2", 399),
     ("clobber", {"rows": 4, "cols": 4}, "clobber-4x4-v2", 209),
     ("quixo", {"size": 5}, "quixo-5x5-v1", 51),
@@ -53,6 +57,8 @@ def reference_features(key, board):
             feats.append(189 + int(forced))
         feats += [198] if o_to_move else []
         return sorted(feats)
+    if key == "connect4":       # the discs and the threats (tests/connect4_reference.py)
+        return connect4_reference.value_features(board.to_string())
     if key == "clobber":
         return clobber_reference(board)
     if key == "quixo":
@@ -206,9 +212,9 @@ def test_walk_from_midgame_and_every_hidden_size():
 
 
 def test_pickle_round_trip():
-    w1, b1, w2, b2 = random_weights(85, H=32)
+    w1, b1, w2, b2 = random_weights(183, H=32)
     for q in (False, True):
-        net = CompiledValueNet(w1, b1, w2, b2, "connect4-v1", quantised=q)
+        net = CompiledValueNet(w1, b1, w2, b2, "connect4-v2", quantised=q)
         copy = pickle.loads(pickle.dumps(net))
         board = positions("connect4", {}, 10, seed=5)[-1]
         assert copy.value(board) == net.value(board) and copy.quantised == q
@@ -219,8 +225,13 @@ def test_bad_input_is_one_clear_value_error():
     w1, b1, w2, b2 = random_weights(199, H=32)
     net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1")
     with pytest.raises(ValueError, match="'uttt-v1' cannot evaluate a board of feature set "
-                                         "'connect4-v1'"):
+                                         "'connect4-v2'"):
         net.value(games.get("connect4").new_board())
+    # a network of Connect Four's feature set before the threats
+    old = CompiledValueNet(*random_weights(85, H=16), "connect4-v1")
+    with pytest.raises(ValueError, match="'connect4-v1' cannot evaluate a board of feature set "
+                                         "'connect4-v2'"):
+        old.value(games.get("connect4").new_board())
     with pytest.raises(ValueError, match="must be a ttt_engine game Board"):
         net.value("not a board")
     with pytest.raises(ValueError, match="w1 has shape|w1 must be"):
@@ -382,7 +393,7 @@ def test_alphabeta_with_the_network_is_negamax_over_its_values(key, opts, fs, F,
 
 def test_alphabeta_agent_with_the_network_pickles_and_plays():
     from ttt_engine.agents import AlphaBetaAgent
-    net = CompiledValueNet(*random_weights(85, H=16, seed=2), "connect4-v1", quantised=True)
+    net = CompiledValueNet(*random_weights(183, H=16, seed=2), "connect4-v2", quantised=True)
     agent = AlphaBetaAgent(depth=3, value_network=net)
     board = positions("connect4", {}, 5, seed=4)[-1]
     move = agent.select_move(board)

@@ -187,7 +187,8 @@ GAME = Game(
                "default 12; time for iterative deepening)", engines.alphabeta(12),
                engines.DEPTH),
         # the exact solve first with 90% of a move's time: on the yardstick's critical
-        # positions at 0.1 s it keeps the value in 99.0% (30%: 97.7%; docs/valuenet.md)
+        # positions at 0.1 s it keeps the value in 99.5% (30%: 97.7% with the cells-only
+        # network; docs/valuenet.md)
         network_best=True, value_search=dict(search="alphabeta", depth=8, exact_share=0.9)),
     default_engine="best",
     # the exact solve once 28 cells are empty: 0.59 against the same search
