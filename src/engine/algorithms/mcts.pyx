@@ -237,7 +237,8 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     cdef int32_t node = 0, first, k, end, best, reward = 0
     cdef bint over = False
     cdef int status
-    cdef float bscore, sc, kexp
+    cdef float bscore, sc, kexp, mw = t.minimax_weight
+    cdef const float* mm = t.minimax
     # 1. selection
     while True:
         nd = &nodes[node]
@@ -260,7 +261,7 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
             if ch.visits == 0:
                 best = k
                 break
-            sc = selection_value(t, ch, k) + kexp * ch.isq
+            sc = selection_value(ch, mm, mw, k) + kexp * ch.isq
             # start fetching every candidate's child block while the scan
             # goes on: deep blocks are cold, and the next level needs one
             if ch.first_child >= 0:
@@ -306,7 +307,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     cdef int32_t node = 0, first, k, end, best, reward = 0
     cdef bint over = False
     cdef int status = GAME_ONGOING
-    cdef float bscore, sc, kexp
+    cdef float bscore, sc, kexp, mw = t.minimax_weight
+    cdef const float* mm = t.minimax
     cdef bint proved = False, done = False
     cdef int8_t pr
     # 1. selection
@@ -338,7 +340,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
                 if ch.visits == 0:
                     best = k
                     break
-                sc = selection_value(t, ch, k) + kexp * ch.isq
+                sc = selection_value(ch, mm, mw, k) + kexp * ch.isq
                 if sc > bscore:
                     bscore = sc
                     best = k

@@ -97,12 +97,15 @@ cdef inline void minimax_backup(MTree* t, int32_t node) noexcept nogil:
         t.minimax[node] = minimax_of(t, node)
 
 
-cdef inline float selection_value(const MTree* t, const MNode* ch, int32_t k) noexcept nogil:
+cdef inline float selection_value(const MNode* ch, const float* minimax, float weight,
+                                  int32_t k) noexcept nogil:
     """The value selection ranks child ``k`` by: its mean, mixed with its
-    minimax value under implicit minimax backups."""
-    if t.minimax == NULL:
+    minimax value under implicit minimax backups (``minimax`` not NULL; the
+    caller reads ``t.minimax`` once, so the plain search's loop keeps one
+    predictable branch)."""
+    if minimax == NULL:
         return ch.mean
-    return ch.mean + t.minimax_weight * (t.minimax[k] - ch.mean)
+    return ch.mean + weight * (minimax[k] - ch.mean)
 
 
 cdef inline void minimax_rebuild(MTree* t) noexcept nogil:
