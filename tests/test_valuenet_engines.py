@@ -129,3 +129,26 @@ def test_the_shipped_connect4_network_alone_keeps_the_value_in_nine_critical_pos
     result = yardstick.yardstick(agent, game="connect4")
     share = result.critical_keeps["all"]
     assert share.n > 800 and share.rate >= 0.90          # 916 of them: 91.2%
+
+
+def test_connect4_best_is_the_value_search_on_a_time_budget():
+    """Connect Four's ``best`` (``standard(value_best=True)``): the valuenet
+    engine behind the exact solve on a time budget (its default one too), the
+    network-guided PUCT preset on a simulation budget or with a network."""
+    from ttt_engine.agents import AZAgent
+    g = games.get("connect4")
+    timed = g.make_agent("best", time=0.05, seed=1)
+    assert isinstance(timed, ExactFirstAgent) and timed.name == "best(0.05s)"
+    assert isinstance(g.make_agent("best", seed=1), ExactFirstAgent)
+    board = _midgame("connect4", 8, seed=2)
+    assert timed.select_move(board) in board.legal_moves
+    counted = g.make_agent("best", simulations=50, seed=1)
+    assert isinstance(counted, AZAgent) and counted.name == "best(50 sims)"
+    with pytest.raises(ValueError, match="threads"):
+        g.make_agent("best", time=0.05, threads=0)
+
+
+def test_value_best_needs_the_value_engine():
+    from ttt_engine import engines
+    with pytest.raises(ValueError, match="value_best needs value_search"):
+        engines.standard("connect4", value_best=True)

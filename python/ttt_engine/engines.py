@@ -250,15 +250,46 @@ def perfect_best(seed=None, simulations=None, time=None, threads=None):
     return perfect(seed=seed)
 
 
-def standard(key, *own, best=None, network_best=False, value_search=None):
+_BEST_VALUE_HELP = ("the strongest engine here: on a time budget (default 1 s) the value "
+                    "network's search behind the exact solve (the valuenet engine); on a "
+                    "simulation budget, or with --network PATH, the shipped network guiding "
+                    "PUCT with MCTS-Solver proofs and exact endgames (threads=)")
+
+
+def _value_best(key, value_engine):
+    """``best`` where the value-network engine measured strongest on a time
+    budget (``standard(value_best=True)``): that engine on a time budget, the
+    game's network-guided preset (:func:`_best`) on a simulation budget (its
+    search counts simulations; the value engine's alpha-beta does not) or
+    with another ``network``."""
+    classic = _best(key)
+
+    def build(seed=None, simulations=None, time=None, threads=None, network=None):
+        if simulations is not None or network is not None:
+            return classic(seed=seed, simulations=simulations, time=time, threads=threads,
+                           network=network)
+        _parallel.check_threads(threads if threads is not None else 1)
+        agent = value_engine.factory(seed=seed, time=BEST_TIME if time is None else time)
+        agent.name = f"best({agent.time}s)" if getattr(agent, "time", None) else "best"
+        return agent
+    return build
+
+
+def standard(key, *own, best=None, network_best=False, value_search=None, value_best=False):
     """The engines of the game ``key``: its own (``own``, ``Engine``
     entries), then those every game has -- MCTS, AlphaZero-style PUCT, the
     strongest engine (``best``; default: the one its facts describe, see
     ``_best``, whose help says it is network-guided when ``network_best``)
     and random moves; with ``value_search`` (the keywords of
     :func:`valuenet`), the engine ``valuenet``: the game's shipped value
-    network inside that search."""
+    network inside that search, which ``value_best`` makes ``best`` on a time
+    budget (:func:`_value_best`)."""
     learned = () if value_search is None else (valuenet(key, **value_search),)
+    if value_best:
+        if not learned or not network_best:
+            raise ValueError("value_best needs value_search and network_best")
+        best = Engine("best", _BEST_VALUE_HELP, _value_best(key, learned[0]), SEARCH,
+                      ("threads", "network"))
     specs = (*own,
              Engine("mcts", _MCTS_HELP, _mcts, SEARCH),
              Engine("az", _AZ_HELP, _az(key), SEARCH, _AZ_EXTRA),

@@ -189,7 +189,8 @@ GAME = Game(
         # the exact solve first with 90% of a move's time: on the yardstick's critical
         # positions at 0.1 s it keeps the value in 99.5% (30%: 97.7% with the cells-only
         # network; docs/valuenet.md)
-        network_best=True, value_search=dict(search="alphabeta", depth=8, exact_share=0.9)),
+        network_best=True, value_search=dict(search="alphabeta", depth=8, exact_share=0.9),
+        value_best=True),
     default_engine="best",
     # the exact solve once 28 cells are empty: 0.59 against the same search
     # without it over 200 games at 0.05 s a move (docs/connect4.md)
