@@ -283,7 +283,7 @@ def standard(key, *own, best=None, network_best=False, value_search=None, value_
     and random moves; with ``value_search`` (the keywords of
     :func:`valuenet`), the engine ``valuenet``: the game's shipped value
     network inside that search, which ``value_best`` makes ``best`` on a time
-    budget (:func:`_value_best`)."""
+    budget (``_value_best``)."""
     learned = () if value_search is None else (valuenet(key, **value_search),)
     if value_best:
         if not learned or not network_best:
