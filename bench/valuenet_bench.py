@@ -53,19 +53,25 @@ def eval_ns(quantised, evals=EVALS, depth=8):
     return seconds / n * 1e9, cpu / n * 1e9
 
 
-def mcts_rate(threads, net=None, score_children=True):
+#: the valuenet engines' back-up (engines.NETWORK_MCTS without the solver)
+MINIMAX = {"leaf_from_children": True, "minimax_weight": 0.6}
+
+
+def mcts_rate(threads, net=None, score_children=True, **settings):
     """Simulations per wall-clock second of a fresh UTTT search from the start
     with the network at every new leaf (bench_threads.py's measurement)."""
     if net is None:
         return bench_threads.mcts_rate(threads)
-    return bench_threads.mcts_rate(threads, value_network=net, score_children=score_children)
+    return bench_threads.mcts_rate(threads, value_network=net, score_children=score_children,
+                                   **settings)
 
 
-def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1, score_children=True):
+def mcts_cpu_rate(net=None, sims=bench_threads.SIMS, threads=1, score_children=True,
+                  **settings):
     """Simulations per processor second (the process's processor time, all
     its threads: a loaded machine's wall time counts other programs' turns)."""
     m = MCTS(seed=3, max_nodes=bench_threads.NODES, value_network=net, threads=threads,
-             score_children=score_children)
+             score_children=score_children, **settings)
     b = uttt.Board()
     m.search(b, simulations=sims)
     m.reset()
@@ -117,10 +123,13 @@ def main():
                   f"processor runs {', '.join(f'{c:.1f}' for c in cpus)}", flush=True)
     if "mcts1" in args.part:
         int16 = network(True)
-        for name, net, sc in (("playout", None, True), ("float32", network(False), True),
-                              ("int16", int16, True), ("int16_leaf_only", int16, False)):
-            m, cpus = wall_and_cpu(lambda: (mcts_rate(1, net, score_children=sc),
-                                            mcts_cpu_rate(net, score_children=sc)),
+        for name, net, sc, kw in (("playout", None, True, {}),
+                                  ("float32", network(False), True, {}),
+                                  ("int16", int16, True, {}),
+                                  ("int16_minimax", int16, True, MINIMAX),
+                                  ("int16_leaf_only", int16, False, {})):
+            m, cpus = wall_and_cpu(lambda: (mcts_rate(1, net, score_children=sc, **kw),
+                                            mcts_cpu_rate(net, score_children=sc, **kw)),
                                    args.repeats)
             out[f"mcts1_{name}"] = m
             print(f"MCTS 1 thread, {name}: median {m['cpu']:,.0f} sims per processor s "
