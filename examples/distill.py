@@ -46,12 +46,16 @@ SAMPLED_SHARE = 0.25
 
 
 def preset_agent(game, seconds, seed, network=None):
-    """The game's network-guided preset (its ``best`` engine) on one thread, with
-    ``network`` in the shipped network's place (the shipped one if None)."""
+    """The game's network-guided preset (its ``best`` engine given a network:
+    Connect Four's ``best`` on a time budget is otherwise its value-network
+    alpha-beta, which keeps no visit counts) on one thread, with ``network``
+    in the shipped network's place (the shipped one if None)."""
+    from ttt_engine.agents import shipped_network
     g = games.get(game)
     if g.best_az is None:
         raise ValueError(f"{g.title} has no network-guided preset (best_az) to distil")
-    return g.make_agent("best", time=seconds, seed=seed, threads=1, network=network)
+    return g.make_agent("best", time=seconds, seed=seed, threads=1,
+                        network=shipped_network(game) if network is None else network)
 
 
 def play_game(number, seconds, network=None, game="uttt"):
