@@ -50,7 +50,6 @@ def preset_agent(game, seconds, seed, network=None):
     Connect Four's ``best`` on a time budget is otherwise its value-network
     alpha-beta, which keeps no visit counts) on one thread, with ``network``
     in the shipped network's place (the shipped one if None)."""
-    from ttt_engine.agents import shipped_network
     g = games.get(game)
     if g.best_az is None:
         raise ValueError(f"{g.title} has no network-guided preset (best_az) to distil")
