@@ -251,9 +251,10 @@ def perfect_best(seed=None, simulations=None, time=None, threads=None):
 
 
 _BEST_VALUE_HELP = ("the strongest engine here: on a time budget (default 1 s) the value "
-                    "network's search behind the exact solve (the valuenet engine); on a "
-                    "simulation budget, or with --network PATH, the shipped network guiding "
-                    "PUCT with MCTS-Solver proofs and exact endgames (threads=)")
+                    "network's search behind the exact solve (the valuenet engine, one "
+                    "thread); on a simulation budget, or with --network PATH, the shipped "
+                    "network guiding PUCT with MCTS-Solver proofs and exact endgames (threads= "
+                    "for that search)")
 
 
 def _value_best(key, value_engine):
