@@ -139,6 +139,7 @@ def test_connect4_best_is_the_value_search_on_a_time_budget():
     g = games.get("connect4")
     timed = g.make_agent("best", time=0.05, seed=1)
     assert isinstance(timed, ExactFirstAgent) and timed.name == "best(0.05s)"
+    assert timed.game == "connect4"          # agents name their game by its registry key
     assert isinstance(g.make_agent("best", seed=1), ExactFirstAgent)
     board = _midgame("connect4", 8, seed=2)
     assert timed.select_move(board) in board.legal_moves

@@ -26,7 +26,8 @@ class ExactFirstAgent:
 
     def __init__(self, inner, game, time=None, exact_share=0.3):
         self.inner = inner
-        self.game = games.get(game)
+        self._game = games.get(game)
+        self.game = self._game.key          # agents name their game by its registry key
         self.exact_share = check_real("exact_share", exact_share, low=0, high=1, high_open=True)
         self.time = time
         if time is not None and getattr(inner, "time", None) is not None:
@@ -35,7 +36,7 @@ class ExactFirstAgent:
         self.last_answer = None
 
     def _exact(self, board):
-        solve = self.game.endgame_solve
+        solve = self._game.endgame_solve
         if solve is None or self.exact_share == 0 or board.is_terminal():
             return None
         return solve(board, None if self.time is None else self.time * self.exact_share)
@@ -59,9 +60,9 @@ class ExactFirstAgent:
 
     def __getattr__(self, name):
         # the inner agent's statistics and settings (last_stats, seed, ...)
-        if name == "inner":
+        if name in ("inner", "_game"):
             raise AttributeError(name)
         return getattr(self.inner, name)
 
     def __repr__(self):
-        return f"ExactFirstAgent({self.inner!r}, {self.game.key!r})"
+        return f"ExactFirstAgent({self.inner!r}, {self.game!r})"
