@@ -130,3 +130,21 @@ def test_best_with_a_network_file_is_the_preset_with_that_network(tmp_path):
                      and games.get(k).best_mcts is not None)
     with pytest.raises(ValueError, match="best engine has no option 'network'"):
         games.get(classical).make_agent("best", network=str(path), simulations=40)
+
+
+def test_a_lost_value_network_makes_connect4_best_the_network_guided_search(
+        monkeypatch, tmp_path):
+    """Connect Four's ``best`` on a time budget is its value-network search;
+    with that file lost it warns once and plays the network-guided preset."""
+    from ttt_engine.agents import AZAgent
+    from ttt_engine.valuenet import network as vnet
+    monkeypatch.setattr(engines, "_WARNED", set())
+    monkeypatch.setattr(vnet, "shipped_path", lambda key: str(tmp_path / f"{key}_value.npz"))
+    monkeypatch.setattr(vnet, "_SHIPPED", {})
+    g = games.get("connect4")
+    with pytest.warns(UserWarning, match="value network .*cannot be read.*network-guided"):
+        agent = g.make_agent("best", time=0.05, seed=1)
+    assert isinstance(agent, AZAgent)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(g.make_agent("best", time=0.05, seed=1), AZAgent)

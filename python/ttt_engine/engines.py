@@ -257,22 +257,39 @@ _BEST_VALUE_HELP = ("the strongest engine here: on a time budget (default 1 s) t
                     "for that search)")
 
 
+def _value_readable(key):
+    """Can the game's shipped value network be read?  If not (a damaged
+    install), one warning per game says so and ``best`` plays its
+    network-guided search instead."""
+    from ttt_engine import valuenet as vn
+    try:
+        vn.shipped(key)
+    except ValueError as e:
+        if ("value", key) not in _WARNED:
+            _WARNED.add(("value", key))
+            warnings.warn(f"{e}; 'best' plays the network-guided search until then",
+                          stacklevel=4)
+        return False
+    return True
+
+
 def _value_best(key, value_engine):
     """``best`` where the value-network engine measured strongest on a time
     budget (``standard(value_best=True)``): that engine on a time budget, the
     game's network-guided preset (:func:`_best`) on a simulation budget (its
-    search counts simulations; the value engine's alpha-beta does not) or
-    with another ``network``."""
+    search counts simulations; the value engine's alpha-beta does not), with
+    another ``network``, or where the shipped value network cannot be read (a
+    damaged install: one warning per game)."""
     classic = _best(key)
 
     def build(seed=None, simulations=None, time=None, threads=None, network=None):
-        if simulations is not None or network is not None:
-            return classic(seed=seed, simulations=simulations, time=time, threads=threads,
-                           network=network)
-        _parallel.check_threads(threads if threads is not None else 1)
-        agent = value_engine.factory(seed=seed, time=BEST_TIME if time is None else time)
-        agent.name = f"best({agent.time}s)" if getattr(agent, "time", None) else "best"
-        return agent
+        if simulations is None and network is None and _value_readable(key):
+            _parallel.check_threads(threads if threads is not None else 1)
+            agent = value_engine.factory(seed=seed, time=BEST_TIME if time is None else time)
+            agent.name = f"best({agent.time}s)"
+            return agent
+        return classic(seed=seed, simulations=simulations, time=time, threads=threads,
+                       network=network)
     return build
 
 
