@@ -185,18 +185,28 @@ def _default_threads(timed):
 _WARNED = set()
 
 
-def _shipped_readable(game):
-    """Can the game's shipped network be read?  If not (a damaged install),
-    one warning per game says so and ``best`` plays MCTS-Solver instead."""
-    from ttt_engine.agents import load_shipped
+def _readable(key, load, instead):
+    """Can ``load(key)`` read the game's shipped file?  If not (a damaged
+    install), one warning per game and file says so and ``best`` plays
+    ``instead``."""
     try:
-        load_shipped(game.key)
+        load(key)
     except ValueError as e:
-        if game.key not in _WARNED:
-            _WARNED.add(game.key)
-            warnings.warn(f"{e}; 'best' plays MCTS-Solver until then", stacklevel=4)
+        if (instead, key) not in _WARNED:
+            _WARNED.add((instead, key))
+            warnings.warn(f"{e}; 'best' plays {instead} until then", stacklevel=4)
         return False
     return True
+
+
+def _load_shipped(key):
+    from ttt_engine.agents import load_shipped
+    return load_shipped(key)
+
+
+def _shipped_value_network(key):
+    from ttt_engine import valuenet
+    return valuenet.shipped(key)
 
 
 def _best(key):
@@ -219,7 +229,8 @@ def _best(key):
         game = games.get(key)
         if simulations is None and time is None:
             time = BEST_TIME
-        if game.best_az is not None and (network is not None or _shipped_readable(game)):
+        if game.best_az is not None and (network is not None or
+                                         _readable(key, _load_shipped, "MCTS-Solver")):
             if threads is None:
                 threads = 1 if time is None else _default_threads(True)
             timed = time is not None
@@ -257,22 +268,6 @@ _BEST_VALUE_HELP = ("the strongest engine here: on a time budget (default 1 s) t
                     "for that search)")
 
 
-def _value_readable(key):
-    """Can the game's shipped value network be read?  If not (a damaged
-    install), one warning per game says so and ``best`` plays its
-    network-guided search instead."""
-    from ttt_engine import valuenet as vn
-    try:
-        vn.shipped(key)
-    except ValueError as e:
-        if ("value", key) not in _WARNED:
-            _WARNED.add(("value", key))
-            warnings.warn(f"{e}; 'best' plays the network-guided search until then",
-                          stacklevel=4)
-        return False
-    return True
-
-
 def _value_best(key, value_engine):
     """``best`` where the value-network engine measured strongest on a time
     budget (``standard(value_best=True)``): that engine on a time budget, the
@@ -283,7 +278,8 @@ def _value_best(key, value_engine):
     classic = _best(key)
 
     def build(seed=None, simulations=None, time=None, threads=None, network=None):
-        if simulations is None and network is None and _value_readable(key):
+        if simulations is None and network is None and _readable(
+                key, _shipped_value_network, "the network-guided search"):
             _parallel.check_threads(threads if threads is not None else 1)
             agent = value_engine.factory(seed=seed, time=BEST_TIME if time is None else time)
             agent.name = f"best({agent.time}s)"
