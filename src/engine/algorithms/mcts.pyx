@@ -39,15 +39,11 @@ from ttt_engine._core.algorithms.game cimport game_init_tables
 from ttt_engine._core.algorithms.policy_playout cimport policy_playout
 from ttt_engine._core.algorithms cimport tree_lines
 from ttt_engine._core.algorithms.game_actions cimport game_move_to_action, game_write_planes
-from ttt_engine._core.algorithms.valuenet cimport (
-    CompiledValueNet, vn_refresh_state, vn_value_after,
-)
-from ttt_engine._core.core.features cimport FeatureDiff
+from ttt_engine._core.algorithms.valuenet cimport CompiledValueNet, vn_refresh_state
 from ttt_engine._core.algorithms.mcts_rewards cimport (
-    record, status_reward, score_children, leaf_value, leaf_reward,
+    record, status_reward, score_children, leaf_accumulator, leaf_output, leaf_reward,
     minimax_backup, selection_value, minimax_rebuild,
 )
-from libc.math cimport lrintf
 from libc.math cimport expf
 from libc.stdint cimport uint8_t, uint16_t
 import numpy as np
@@ -154,11 +150,13 @@ cdef inline int32_t network_leaf(const GameState* root, MTree* t, GameState* wor
     the value network: its own value (``t.vn_leaf`` becomes its accumulator,
     from which the expansion scores every child with ``score_children``), the
     leaf expanded, a playout mixed in when ``value_weight`` < 1."""
-    cdef float r = leaf_value(root, t, work)
+    cdef float r
     cdef int32_t best = 2 * t.unit
+    leaf_accumulator(root, t, work)
     expand(work, t, node, &best)
-    if t.leaf_from_children and best != 2 * t.unit:
-        r = <float>best * t.inv_unit
+    # the leaf's own value only where it is the reward (not its best child's)
+    r = (<float>best * t.inv_unit if t.leaf_from_children and best != 2 * t.unit
+         else leaf_output(t, work))
     return leaf_reward(t, work, r)
 
 

@@ -11,7 +11,8 @@ from ttt_engine._core.algorithms.game cimport (
 from ttt_engine._core.algorithms.nodes cimport MNode
 from ttt_engine._core.algorithms.mcts cimport MTree
 from ttt_engine._core.algorithms.policy_playout cimport policy_playout
-from ttt_engine._core.algorithms.valuenet cimport vn_value_after
+from ttt_engine._core.algorithms.valuenet cimport vn_output, vn_update, vn_value_after
+from ttt_engine._core.algorithms.game_features cimport game_feature_diff
 from ttt_engine._core.core.features cimport FeatureDiff
 
 
@@ -34,11 +35,19 @@ cdef inline int32_t status_reward(int status, int32_t unit) noexcept nogil:
     return unit if status == GAME_WIN_FIRST else -unit
 
 
-cdef inline float leaf_value(const GameState* root, MTree* t, const GameState* work) noexcept nogil:
-    """The value network's value of the new leaf ``work`` (game on) for the
-    first player; ``t.vn_leaf`` becomes its accumulator."""
+cdef inline void leaf_accumulator(const GameState* root, MTree* t,
+                                  const GameState* work) noexcept nogil:
+    """``t.vn_leaf`` becomes the new leaf ``work``'s accumulator (from the
+    root's and their feature change)."""
     cdef FeatureDiff d
-    cdef float v = vn_value_after(t.vnet, t.vn_leaf, t.vn_root, root, work, &d)
+    game_feature_diff(root, work, &d)
+    vn_update(t.vnet, t.vn_leaf, t.vn_root, &d)
+
+
+cdef inline float leaf_output(MTree* t, const GameState* work) noexcept nogil:
+    """The network's value of the leaf whose accumulator ``t.vn_leaf`` holds,
+    for the first player."""
+    cdef float v = vn_output(t.vnet, t.vn_leaf)
     return v if game_to_move(work) == 0 else -v
 
 
