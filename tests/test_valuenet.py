@@ -12,6 +12,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from ttt_engine.engines import NETWORK_MCTS
 from ttt_engine import games
 from ttt_engine.cli import main
 from ttt_engine.valuenet import ValueNetwork, features, labels, load
@@ -478,17 +479,17 @@ def test_labelling_with_a_network_is_the_next_round(tmp_path):
     net_file = tmp_path / "ttt_value.npz"
     net_file.write_bytes(open(shipped, "rb").read())
     ident = L.network_identity(net_file, "ttt")
-    moves, values, exact, _ = L.label_game("ttt", {}, 30, 4, 0, search=L.NETWORK_SEARCH,
+    moves, values, exact, _ = L.label_game("ttt", {}, 30, 4, 0, search=NETWORK_MCTS,
                                            network=ident)
     assert abs(values[0]) < 0.1
-    assert L.label_game("ttt", {}, 30, 4, 0, search=L.NETWORK_SEARCH,
+    assert L.label_game("ttt", {}, 30, 4, 0, search=NETWORK_MCTS,
                         network=ident) == (moves, values, exact, [])
     assert abs(L.label_game("ttt", {}, 30, 4, 0)[1][0]) > 0.1      # playouts
     out = tmp_path / "run"
     assert L.label(out, "ttt", 4, 30, seed=1, games_per_chunk=2, progress=False,
                    network=net_file) == 2
     settings = L.read_settings(out)
-    assert settings["network"] == ident and settings["search"] == L.NETWORK_SEARCH
+    assert settings["network"] == ident and settings["search"] == NETWORK_MCTS
     with pytest.raises(ValueError, match="network=.*, not None"):
         L.label(out, "ttt", 6, 30, seed=1, games_per_chunk=2, progress=False)
     net_file.write_bytes(open(shipped, "rb").read() + b"\0")     # another file now

@@ -49,9 +49,6 @@ IDENTITY = ("game", "options", "simulations", "seed", "opening", "games_per_chun
             "search", "features", "branch")
 #: settings a run made before they existed reads with these values
 DEFAULTS = {"branch": 0, "network": None}
-#: the labelling search with a network (an iterated round): the ``valuenet``
-#: engines' MCTS (``engines.NETWORK_MCTS``)
-NETWORK_SEARCH = NETWORK_MCTS
 
 
 def search_settings(game_key):
@@ -302,7 +299,7 @@ def run_settings(game_key, simulations, seed=0, opening=None, games_per_chunk=8,
             "seed": int(_util.resolve_seed(seed)), "opening": opening,
             "games_per_chunk": _util.check_int("games_per_chunk", games_per_chunk, min=1,
                                                max=1 << 20),
-            "search": dict(search or (NETWORK_SEARCH if network is not None
+            "search": dict(search or (NETWORK_MCTS if network is not None
                                       else search_settings(game.key))),
             "features": game.value_features.name(board),
             "branch": _util.check_int("branch", branch, min=0, max=1000),
@@ -321,9 +318,9 @@ def label(out, game_key, games, simulations, *, seed=0, opening=None, games_per_
     ``log(text)``: a line per finished chunk.  ``branch``: also label, from
     each position, one position up to that many random plies off the played
     line (see :func:`label_game`).  ``network``: a value network file of the
-    game whose search (``NETWORK_SEARCH`` unless ``search`` says otherwise)
-    labels the positions: the next round of an iterated training.  Returns
-    the number of chunks on disk."""
+    game whose search (the ``valuenet`` engines', ``engines.NETWORK_MCTS``,
+    unless ``search`` says otherwise) labels the positions: the next round of
+    an iterated training.  Returns the number of chunks on disk."""
     from ttt_engine.tournament._runner import run_tasks
     settings = run_settings(game_key, simulations, seed, opening, games_per_chunk, options,
                             search, branch, network)
