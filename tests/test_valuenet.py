@@ -12,9 +12,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from ttt_engine.engines import NETWORK_MCTS
 from ttt_engine import games
 from ttt_engine.cli import main
+from ttt_engine.engines import NETWORK_MCTS
 from ttt_engine.valuenet import ValueNetwork, features, labels, load
 from ttt_engine.valuenet import labels as L
 
