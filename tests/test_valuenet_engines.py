@@ -64,6 +64,40 @@ def test_exact_first_gives_the_search_the_rest_of_the_time():
         ExactFirstAgent(agent.inner, "connect4", time=0.1, exact_share=1.0)
 
 
+class _TimedInner:
+    """An inner agent that notes the time it was given at each call."""
+    name = "timed"
+
+    def __init__(self):
+        self.time, self.seen = 1.0, []
+
+    def select_move(self, board):
+        self.seen.append(("move", self.time))
+        return board.legal_moves[0]
+
+    def analyse(self, board):
+        self.seen.append(("analyse", self.time))
+        return None
+
+
+def test_the_search_gets_what_the_exact_solve_left_and_the_whole_time_to_analyse():
+    from types import SimpleNamespace
+
+    inner = _TimedInner()
+    agent = ExactFirstAgent(inner, "connect4", time=2.0, exact_share=0.9)
+    assert inner.time == pytest.approx(0.2)
+    gave_up = []
+    agent._game = SimpleNamespace(endgame_solve=lambda b, t: gave_up.append(t))
+    board = games.get("connect4").new_board()
+    agent.select_move(board)
+    agent.analyse(board)
+    assert gave_up == [pytest.approx(1.8)]
+    (kind, t1), (kind2, t2) = inner.seen
+    # a solve that gave up at once left nearly all the time; analysis has all of it
+    assert (kind, kind2) == ("move", "analyse") and 1.9 < t1 <= 2.0 and t2 == 2.0
+    assert inner.time == pytest.approx(0.2)         # the share is back for the next move
+
+
 def test_another_games_network_is_one_clear_error(tmp_path):
     g = games.get("connect4")
     other = valuenet.shipped_path("uttt")
