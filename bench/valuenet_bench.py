@@ -33,8 +33,8 @@ import bench_threads
 import numpy as np
 import pytest
 
-from ttt_engine import uttt
-from ttt_engine._core.algorithms.valuenet import CompiledValueNet
+from ttt_engine import games, uttt
+from ttt_engine._core.algorithms.valuenet import CompiledValueNet, feature_set_of
 from ttt_engine.search import MCTS
 
 HIDDEN = 256
@@ -43,8 +43,11 @@ EVALS = 4_000_000
 
 def network(quantised, hidden=HIDDEN, seed=0):
     rng = np.random.default_rng(seed)
-    return CompiledValueNet(rng.normal(0, 0.1, (199, hidden)), rng.normal(0.3, 0.2, hidden),
-                            rng.normal(0, 0.1, hidden), 0.0, "uttt-v1", quantised=quantised)
+    board = uttt.Board()        # the feature set of this build
+    f = games.get("uttt").value_features.count(board)
+    return CompiledValueNet(rng.normal(0, 0.1, (f, hidden)), rng.normal(0.3, 0.2, hidden),
+                            rng.normal(0, 0.1, hidden), 0.0, feature_set_of(board),
+                            quantised=quantised)
 
 
 def eval_ns(quantised, evals=EVALS, depth=8):

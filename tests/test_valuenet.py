@@ -20,47 +20,20 @@ from ttt_engine.valuenet import labels as L
 
 sys.path.insert(0, os.path.dirname(__file__))
 import connect4_reference  # noqa: E402
+import uttt_reference  # noqa: E402
 
 GAME_KEYS = ["ttt", "uttt", "connect4", "clobber", "quixo"]
-SIZES = {"ttt": ({}, "ttt-v1", 19), "uttt": ({}, "uttt-v1", 199),
+SIZES = {"ttt": ({}, "ttt-v1", 19), "uttt": ({}, "uttt-v2", 379),
         "connect4": ({}, "connect4-v2", 183), "clobber": ({"rows": 6, "cols": 5},
                                                           "clobber-6x5-v2", 399),
          "quixo": ({"size": 5}, "quixo-5x5-v1", 51)}
 
 
 # ------------------------------------------------------------- the reference
-def _lines3():
-    rows = [[(r, c) for c in range(3)] for r in range(3)]
-    cols = [[(r, c) for r in range(3)] for c in range(3)]
-    return rows + cols + [[(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
-
-
-def _local_result(marks):
-    """'X', 'O', 'draw' or None for a 3x3 local board given as {(r, c): mark}."""
-    for line in _lines3():
-        got = {marks.get(p, ".") for p in line}
-        if len(got) == 1 and got != {"."}:
-            return got.pop()
-    return "draw" if all(marks.get((r, c), ".") != "." for r in range(3) for c in range(3)) \
-        else None
-
-
 def ref_uttt(text):
-    cells, forced = text.split(":")
-    xs, os_ = cells.count("X"), cells.count("O")
-    out = [i for i, ch in enumerate(cells) if ch == "X"]
-    out += [81 + i for i, ch in enumerate(cells) if ch == "O"]
-    for b in range(9):
-        br, bc = divmod(b, 3)
-        marks = {(r, c): cells[9 * (3 * br + r) + 3 * bc + c] for r in range(3) for c in range(3)}
-        res = _local_result(marks)
-        if res is not None:
-            out.append({"X": 162, "O": 171, "draw": 180}[res] + b)
-    if forced != "*":
-        out.append(189 + int(forced))
-    if xs > os_:
-        out.append(198)
-    return sorted(out)
+    """The marks, the boards' results, the forced board, the side to move and
+    the threats: tests/uttt_reference.py, from the rules."""
+    return uttt_reference.value_features(text)
 
 
 def _sides(cells, first, second, second_to_move):
@@ -317,7 +290,7 @@ def test_reference_value_and_round_trip(key, tmp_path):
 def _write(path, **changes):
     net = ValueNetwork.random("uttt", hidden=8, seed=1)
     fields = dict(kind=np.str_("value_network"), version=np.int64(1), game=np.str_("uttt"),
-                  features=np.str_("uttt-v1"), w1=net.w1, b1=net.b1, w2=net.w2,
+                  features=np.str_("uttt-v2"), w1=net.w1, b1=net.b1, w2=net.w2,
                   b2=np.float32(0.1), meta=np.str_("{}"))
     fields.update(changes)
     fields = {k: v for k, v in fields.items() if v is not None}
@@ -329,17 +302,20 @@ def _write(path, **changes):
     (dict(kind=np.str_("ttt_engine.Network")), r"is a 'ttt_engine.Network' file, not a value"),
     (dict(version=np.int64(2)), r"version 2; this ttt_engine reads version 1"),
     (dict(game=np.str_("chess")), r"game 'chess' is not a game of this ttt_engine"),
-    (dict(features=np.str_("uttt-v2")), r"feature set 'uttt-v2' is not one of Ultimate"),
+    (dict(features=np.str_("uttt-v3")), r"feature set 'uttt-v3' is not one of Ultimate"),
+    # a file of the feature set before the threats: refused, both sets named
+    (dict(features=np.str_("uttt-v1"), w1=np.zeros((199, 8), np.float32)),
+     r"feature set 'uttt-v1' is not one of Ultimate Tic-Tac-Toe's \(e.g. uttt-v2\)"),
     (dict(game=np.str_("connect4"), features=np.str_("connect4-v2")),
-     r"w1 has 199 feature rows but the feature set connect4-v2 has 183"),
+     r"w1 has 379 feature rows but the feature set connect4-v2 has 183"),
     # a file of the feature set before the threats: refused, both sets named
     (dict(game=np.str_("connect4"), features=np.str_("connect4-v1"),
           w1=np.zeros((85, 8), np.float32)),
      r"feature set 'connect4-v1' is not one of Connect Four's \(e.g. connect4-v2\)"),
-    (dict(w1=np.zeros((199, 8))), r"'w1' must be float32, got float64"),
+    (dict(w1=np.zeros((379, 8))), r"'w1' must be float32, got float64"),
     (dict(b1=np.zeros(9, np.float32)), r"b1 must have shape \(8,\)"),
     (dict(b2=np.zeros(1, np.float32)), r"b2 must have shape \(\)"),
-    (dict(w1=np.full((199, 8), np.nan, np.float32)), r"w1 holds NaN or infinite"),
+    (dict(w1=np.full((379, 8), np.nan, np.float32)), r"w1 holds NaN or infinite"),
     (dict(w2=np.full(8, np.inf, np.float32)), r"w2 holds NaN or infinite"),
     (dict(meta=None), r"without field\(s\) meta"),
     (dict(meta=np.str_("{oops")), r"'meta' is not JSON"),

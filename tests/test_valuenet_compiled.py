@@ -17,11 +17,12 @@ from ttt_engine.search import MCTS
 
 sys.path.insert(0, os.path.dirname(__file__))
 import connect4_reference  # noqa: E402
+import uttt_reference  # noqa: E402
 
 # (registry key, board options, feature-set name, F)
 CASES = [
     ("ttt", {}, "ttt-v1", 19),
-    ("uttt", {}, "uttt-v1", 199),
+    ("uttt", {}, "uttt-v2", 379),
     ("connect4", {}, "connect4-v2", 183),
     ("clobber", {"rows": 6, "cols": 5}, "clobber-6x5-v2", 399),
     ("clobber", {"rows": 4, "cols": 4}, "clobber-4x4-v2", 209),
@@ -32,31 +33,12 @@ IDS = [c[2] for c in CASES]
 
 
 # ------------------------------------------------------------ the reference
-def _local_won(cells, b, mark):
-    r0, c0 = 3 * (b // 3), 3 * (b % 3)
-    g = [[cells[9 * (r0 + r) + c0 + c] == mark for c in range(3)] for r in range(3)]
-    lines = g + [list(col) for col in zip(*g)] + [[g[i][i] for i in range(3)],
-                                                   [g[i][2 - i] for i in range(3)]]
-    return any(all(line) for line in lines)
-
-
 def reference_features(key, board):
     """The active features from the rules, read off the board's text."""
     second = games.get(key).sides[1]
     o_to_move = board.to_move == second
-    if key == "uttt":
-        text, forced = board.to_string().split(":")
-        feats = [c for c in range(81) if text[c] == "X"] + \
-                [81 + c for c in range(81) if text[c] == "O"]
-        for b in range(9):
-            x, o = _local_won(text, b, "X"), _local_won(text, b, "O")
-            full = all(text[9 * (3 * (b // 3) + r) + 3 * (b % 3) + c] != "."
-                       for r in range(3) for c in range(3))
-            feats += [162 + b] if x else [171 + b] if o else [180 + b] if full else []
-        if forced != "*":
-            feats.append(189 + int(forced))
-        feats += [198] if o_to_move else []
-        return sorted(feats)
+    if key == "uttt":           # the marks and the threats (tests/uttt_reference.py)
+        return uttt_reference.value_features(board.to_string())
     if key == "connect4":       # the discs and the threats (tests/connect4_reference.py)
         return connect4_reference.value_features(board.to_string())
     if key == "clobber":
@@ -204,8 +186,8 @@ def test_clobber_contacts_on_the_full_8x8_board(quantised):
 def test_walk_from_midgame_and_every_hidden_size():
     board = positions("uttt", {}, 30, seed=3)[-1]
     for H in (1, 15, 17, 64):
-        w1, b1, w2, b2 = random_weights(199, H=H, seed=H)
-        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1")
+        w1, b1, w2, b2 = random_weights(379, H=H, seed=H)
+        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v2")
         assert net.value(board) == pytest.approx(
             reference_value(w1, b1, w2, b2, reference_features("uttt", board)), abs=1e-5)
         assert net.walk(board, 3000, seed=H)[1] <= 1e-5
@@ -222,9 +204,9 @@ def test_pickle_round_trip():
 
 # ------------------------------------------------------------ bad input
 def test_bad_input_is_one_clear_value_error():
-    w1, b1, w2, b2 = random_weights(199, H=32)
-    net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1")
-    with pytest.raises(ValueError, match="'uttt-v1' cannot evaluate a board of feature set "
+    w1, b1, w2, b2 = random_weights(379, H=32)
+    net = CompiledValueNet(w1, b1, w2, b2, "uttt-v2")
+    with pytest.raises(ValueError, match="'uttt-v2' cannot evaluate a board of feature set "
                                          "'connect4-v2'"):
         net.value(games.get("connect4").new_board())
     # a network of Connect Four's feature set before the threats
@@ -235,18 +217,18 @@ def test_bad_input_is_one_clear_value_error():
     with pytest.raises(ValueError, match="must be a ttt_engine game Board"):
         net.value("not a board")
     with pytest.raises(ValueError, match="w1 has shape|w1 must be"):
-        CompiledValueNet(w1[0], b1, w2, b2, "uttt-v1")
+        CompiledValueNet(w1[0], b1, w2, b2, "uttt-v2")
     with pytest.raises(ValueError, match=r"b1 has shape \(31,\), expected \(32,\)"):
-        CompiledValueNet(w1, b1[:31], w2, b2, "uttt-v1")
+        CompiledValueNet(w1, b1[:31], w2, b2, "uttt-v2")
     with pytest.raises(ValueError, match="feature_set must be a name"):
         CompiledValueNet(w1, b1, w2, b2, "uttt")
     bad = w1.copy()
     bad[3, 4] = np.nan
     with pytest.raises(ValueError, match="NaN or infinite"):
-        CompiledValueNet(bad, b1, w2, b2, "uttt-v1")
+        CompiledValueNet(bad, b1, w2, b2, "uttt-v2")
     # the right name but the wrong number of rows
-    short = CompiledValueNet(w1[:150], b1, w2, b2, "uttt-v1")
-    with pytest.raises(ValueError, match="has 150 input features, its boards have 199"):
+    short = CompiledValueNet(w1[:150], b1, w2, b2, "uttt-v2")
+    with pytest.raises(ValueError, match="has 150 input features, its boards have 379"):
         short.value(games.get("uttt").new_board())
     # a clobber network of another size
     cl = CompiledValueNet(*random_weights(399, H=16), "clobber-6x5-v2")
@@ -255,16 +237,16 @@ def test_bad_input_is_one_clear_value_error():
 
 
 def test_int16_refuses_weights_that_could_overflow():
-    w1, b1, w2, b2 = random_weights(199, H=32)
+    w1, b1, w2, b2 = random_weights(379, H=32)
     with pytest.raises(ValueError, match="too large for the int16 accumulator"):
-        CompiledValueNet(w1 * 100, b1, w2, b2, "uttt-v1", quantised=True)
+        CompiledValueNet(w1 * 100, b1, w2, b2, "uttt-v2", quantised=True)
     # the same weights are fine in float32
-    CompiledValueNet(w1 * 100, b1, w2, b2, "uttt-v1")
+    CompiledValueNet(w1 * 100, b1, w2, b2, "uttt-v2")
 
 
 # ------------------------------------------------------------ MCTS with the network
 def _uttt_net(H=64, seed=0):
-    return CompiledValueNet(*random_weights(199, H=H, seed=seed), "uttt-v1")
+    return CompiledValueNet(*random_weights(379, H=H, seed=seed), "uttt-v2")
 
 
 @pytest.mark.parametrize("weight", [1.0, 0.5])
@@ -331,11 +313,11 @@ def test_mcts_refuses_another_games_board_and_bad_weight():
 
 
 def test_mcts_takes_the_network_as_given_or_int16_when_it_fits():
-    w1, b1, w2, b2 = random_weights(199, H=32)
+    w1, b1, w2, b2 = random_weights(379, H=32)
     for q in (False, True):
-        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v1", quantised=q)
+        net = CompiledValueNet(w1, b1, w2, b2, "uttt-v2", quantised=q)
         assert MCTS(value_network=net).value_network is net
-    arrays = {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "feature_set": "uttt-v1"}
+    arrays = {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "feature_set": "uttt-v2"}
     assert MCTS(value_network=arrays).value_network.quantised
     big = dict(arrays, w1=w1 * 100)          # overflows int16: float32 instead
     assert not MCTS(value_network=big).value_network.quantised
@@ -479,7 +461,7 @@ def test_mcts_leaf_from_children_backs_up_the_best_child(key, opts):
 
 
 def test_leaf_from_children_needs_score_children():
-    net = CompiledValueNet(*random_weights(199, H=16, seed=3), "uttt-v1")
+    net = CompiledValueNet(*random_weights(379, H=16, seed=3), "uttt-v2")
     with pytest.raises(ValueError, match="leaf_from_children=True needs score_children=True"):
         MCTS(value_network=net, score_children=False, leaf_from_children=True)
     with pytest.raises(ValueError, match="leaf_from_children"):
@@ -533,7 +515,7 @@ def test_implicit_minimax_values_equal_the_reference(key, opts):
 
 
 def test_minimax_weight_changes_the_search_and_repeats():
-    net = CompiledValueNet(*random_weights(199, H=32, seed=9), "uttt-v1")
+    net = CompiledValueNet(*random_weights(379, H=32, seed=9), "uttt-v2")
     board = positions("uttt", {}, 10, seed=1)[8]
     runs = {}
     for w in (0.0, 0.7, 0.7):
@@ -549,7 +531,7 @@ def test_minimax_weight_changes_the_search_and_repeats():
 
 
 def test_minimax_weight_bad_input_is_one_clear_value_error():
-    net = CompiledValueNet(*random_weights(199, H=16, seed=3), "uttt-v1")
+    net = CompiledValueNet(*random_weights(379, H=16, seed=3), "uttt-v2")
     for kw, msg in (({"minimax_weight": 1.5}, "minimax_weight"),
                     ({"minimax_weight": 0.5}, "needs a value_network"),
                     ({"minimax_weight": 0.5, "value_network": net, "value_weight": 0.5},

@@ -2,7 +2,7 @@
 
 A game's feature set turns a board into the sorted indices of its active
 binary features (the network's first layer adds the rows of those indices), and
-names itself (``"uttt-v1"``, ``"clobber-6x5-v2"``): the name fixes the number of
+names itself (``"uttt-v2"``, ``"clobber-6x5-v2"``): the name fixes the number of
 features, and a network file records it so that a file of another feature set
 is refused at load.  The game's symmetries (where it has them) act on the
 features as permutations: a position and its image have the same value, which

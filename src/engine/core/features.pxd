@@ -15,7 +15,7 @@ from ttt_engine._core.core.sort cimport sort_ints
 
 cdef enum:
     FEATURES_MAX = 256      # active features of a position, at most (Clobber 8x8: 177)
-    FEATURE_COUNT_MAX = 4096    # features of a feature set, at most (UTTT: 199)
+    FEATURE_COUNT_MAX = 4096    # features of a feature set, at most (UTTT: 379)
 
 
 cdef struct FeatureDiff:

@@ -1,21 +1,21 @@
-"""Connect Four value-network data from an existing labelling run (a folder of
+"""Value-network data from an existing labelling run (a folder of
 ``ttt-engine valuenet label``), in the same run format, for ``ttt-engine
 valuenet train`` (docs/results/valuenet.md):
 
-- ``features SRC DST``: the same positions and labels, every feature row
-  recomputed for the feature set of this build (positions replayed from the
-  chunks' moves);
+- ``features SRC DST [--game G]``: the same positions and labels, every
+  feature row recomputed for the feature set of this build (positions
+  replayed from the chunks' moves; any game, Connect Four by default);
 - ``children SRC DST --time T --seed S``: for every position of SRC, one
   uniformly random legal move (seeded by S and the chunk), the child solved
   exactly by the book and the solver within T seconds; the unfinished children
   solved in time are written, each its own one-position game (replayable from
   its moves; ``game_index`` its parent's), ``exact`` and ``off_line`` set.
   Which children are solved within T depends on the machine's speed; a solved
-  one's label does not.
+  one's label does not.  Connect Four only.
 
 Both resume: the chunks already in DST are kept.
 
-    PYTHONPATH=python taskset -c 1 python bench/valuenet_connect4_data.py children \\
+    PYTHONPATH=python taskset -c 1 python bench/valuenet_data.py children \\
         runs/c4_exact runs/c4_children1 --time 0.3 --seed 1
 """
 import argparse
@@ -51,8 +51,12 @@ def main():
     ap.add_argument("dst")
     ap.add_argument("--time", type=float, default=0.3, help="children: seconds a solve")
     ap.add_argument("--seed", type=int, default=1, help="children: the moves' seed")
+    ap.add_argument("--game", default="connect4", choices=sorted(games.GAMES),
+                    help="features: the run's game")
     args = ap.parse_args()
-    game = games.get("connect4")
+    if args.what == "children" and args.game != "connect4":
+        ap.error("children: Connect Four only (its book and solver label them)")
+    game = games.get(args.game)
     vf = game.value_features
     count = vf.count(game.new_board())
     with open(os.path.join(args.src, "run.json"), encoding="utf-8") as f:
