@@ -27,6 +27,9 @@ net = CompiledValueNet(rng.normal(0, 0.1, (F, 256)), rng.normal(0.3, 0.2, 256),
                        rng.normal(0, 0.1, 256), 0.0, feature_set_of(connect4.Board()),
                        quantised=True)"""
 
+#: the same for Ultimate Tic-Tac-Toe
+UTTT_NET = C4_NET.replace("connect4", "uttt")
+
 WORKLOADS = {
     "perft uttt depth 7 (nodes/s)": """
 from ttt_engine import uttt
@@ -84,6 +87,13 @@ rate = a.last_stats["simulations"] / dt""",
 m = search.MCTS(seed=1, value_network=net)
 t = clock(); m.search(connect4.Board(), simulations=500_000); dt = clock() - t
 rate = 500_000 / dt""",
+    "MCTS uttt int16 value network, every child scored, 300k (sims/s)": UTTT_NET + """
+m = search.MCTS(seed=1, value_network=net, solver=True, max_nodes=6_000_000)
+t = clock(); m.search(uttt.Board(), simulations=300_000); dt = clock() - t
+rate = 300_000 / dt""",
+    "value network walk uttt, int16, 4M evaluations (evals/s)": UTTT_NET + """
+n, seconds, cpu, _ = net.bench_walk(uttt.Board(), 4_000_000, seed=1, depth=8)
+rate = n / cpu""",
     "alpha-beta connect4 depth 9, int16 value network (nodes/s)": C4_NET + """
 t = clock(); r = search.alphabeta(connect4.Board(), 9, value_network=net); dt = clock() - t
 rate = r.nodes / dt""",
