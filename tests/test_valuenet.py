@@ -146,6 +146,26 @@ def test_uttt_hand_made_position_won_drawn_and_forced_boards():
     assert not [f for f in features(free) if 189 <= f < 198]
 
 
+def test_uttt_hand_made_threats_local_and_big():
+    """Threats read by hand: X two in a row in board 1 (its third cell open);
+    in board 4 O's top row is blocked by X, its left column open; X has won
+    boards 0 and 2, so the open board 1 completes X's top big-board line, and
+    no board completes one of O's."""
+    cells = ["."] * 81
+    for c in (0, 1, 2, 6, 7, 8):             # boards 0 and 2: X's top rows
+        cells[c] = "X"
+    cells[3], cells[4] = "X", "X"            # board 1: X on its cells 0 and 1
+    for c in (30, 31, 39, 45, 57, 68, 76, 80):   # O: board 4 cells 0, 1 and 3, ...
+        cells[c] = "O"
+    cells[32] = "X"                          # ... whose cell 2 X has taken
+    b = games.get("uttt").from_string("".join(cells) + ":*")
+    got = set(features(b).tolist())
+    assert {f - 199 for f in got if 199 <= f < 280} == {5}     # board 1's cell 2
+    assert {f - 280 for f in got if 280 <= f < 361} == {48}    # board 4's cell 6
+    assert {f - 361 for f in got if f >= 361} == {1}           # X's big line 0-1-2
+    assert sorted(got) == ref_uttt(b.to_string())
+
+
 def test_hand_made_positions_of_the_other_games():
     b = games.get("ttt").from_string("XO.......")
     assert list(features(b)) == [0, 10]                       # X to move: no 18
