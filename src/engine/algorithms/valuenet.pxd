@@ -91,47 +91,80 @@ cdef inline void _vn_add4_q(int16_t* dst, const int16_t* src, const int16_t* a0,
         dst[j] = <int16_t>(src[j] + a0[j] + a1[j] + a2[j] + a3[j])
 
 
+cdef inline void _vn_pass6_f(float* dst, const float* src, const float* a0, const float* a1,
+                             const float* a2, const float* a3, const float* r0,
+                             const float* r1, int hp) noexcept nogil:
+    cdef int j
+    for j in range(hp):
+        dst[j] = src[j] + a0[j] + a1[j] + a2[j] + a3[j] - r0[j] - r1[j]
+
+
+cdef inline void _vn_pass6_q(int16_t* dst, const int16_t* src, const int16_t* a0,
+                             const int16_t* a1, const int16_t* a2, const int16_t* a3,
+                             const int16_t* r0, const int16_t* r1, int hp) noexcept nogil:
+    cdef int j
+    for j in range(hp):
+        dst[j] = <int16_t>(src[j] + a0[j] + a1[j] + a2[j] + a3[j] - r0[j] - r1[j])
+
+
 cdef inline void vn_apply(const VNet* net, void* dst, const void* src, const int32_t* add,
                           int nadd, const int32_t* rem, int nrem) noexcept nogil:
     """``dst`` = ``src`` + the rows of ``add`` - the rows of ``rem`` (``dst``
     may be ``src``).  One pass over the H values takes two rows added and two
-    removed at once, or four added (row ``nfeatures``, all zeros, fills the
-    gaps): a move's change (a UTTT move: its mark, the forced board out and
-    in, the side to move) is one pass.  Integer accumulators wrap modulo 2**16 on the way and
+    removed at once, four added, or four added and two removed where that is
+    the whole change (row ``nfeatures``, all zeros, fills the gaps): most
+    moves' change is one pass (a UTTT move: its mark, the forced board out and
+    in, the side to move, the threats of its board).  Integer accumulators wrap modulo 2**16 on the way and
     land exactly (the loader made sure every position's sum fits)."""
-    cdef int ia = 0, ir = 0, k
-    cdef int32_t rows[4]
+    cdef int ia = 0, ir = 0, k, nadds, nrems
+    cdef int32_t rows[6]
     cdef size_t hp = net.hp
-    cdef bint adds_only
     while True:
-        # two rows each way, or four added once nothing is left to remove
-        adds_only = ir >= nrem and nadd - ia > 2
-        for k in range(4):
+        # four added once nothing is left to remove; four and two where that
+        # ends the change (a UTTT move with its threats); else two each way
+        # (a pass of seven rows that leaves work is slower than two of five)
+        if nadd - ia > 2 and ir >= nrem:
+            nadds, nrems = 4, 0
+        elif 2 < nadd - ia <= 4 and nrem - ir <= 2:
+            nadds, nrems = 4, 2
+        else:
+            nadds, nrems = 2, 2
+        for k in range(6):
             rows[k] = net.nfeatures
-        for k in range(4 if adds_only else 2):
+        for k in range(nadds):
             if ia < nadd:
                 rows[k] = add[ia]
                 ia += 1
-        if not adds_only:
-            for k in range(2, 4):
-                if ir < nrem:
-                    rows[k] = rem[ir]
-                    ir += 1
-        if net.quantised and adds_only:
-            _vn_add4_q(<int16_t*>dst, <const int16_t*>src, net.w1q + rows[0] * hp,
-                       net.w1q + rows[1] * hp, net.w1q + rows[2] * hp, net.w1q + rows[3] * hp,
-                       net.hp)
+        for k in range(4, 4 + nrems):
+            if ir < nrem:
+                rows[k] = rem[ir]
+                ir += 1
+        if nadds == 4 and nrems == 0:
+            if net.quantised:
+                _vn_add4_q(<int16_t*>dst, <const int16_t*>src, net.w1q + rows[0] * hp,
+                           net.w1q + rows[1] * hp, net.w1q + rows[2] * hp,
+                           net.w1q + rows[3] * hp, net.hp)
+            else:
+                _vn_add4_f(<float*>dst, <const float*>src, net.w1 + rows[0] * hp,
+                           net.w1 + rows[1] * hp, net.w1 + rows[2] * hp, net.w1 + rows[3] * hp,
+                           net.hp)
+        elif nadds == 4:
+            if net.quantised:
+                _vn_pass6_q(<int16_t*>dst, <const int16_t*>src, net.w1q + rows[0] * hp,
+                            net.w1q + rows[1] * hp, net.w1q + rows[2] * hp,
+                            net.w1q + rows[3] * hp, net.w1q + rows[4] * hp,
+                            net.w1q + rows[5] * hp, net.hp)
+            else:
+                _vn_pass6_f(<float*>dst, <const float*>src, net.w1 + rows[0] * hp,
+                            net.w1 + rows[1] * hp, net.w1 + rows[2] * hp, net.w1 + rows[3] * hp,
+                            net.w1 + rows[4] * hp, net.w1 + rows[5] * hp, net.hp)
         elif net.quantised:
             _vn_pass_q(<int16_t*>dst, <const int16_t*>src, net.w1q + rows[0] * hp,
-                       net.w1q + rows[1] * hp, net.w1q + rows[2] * hp, net.w1q + rows[3] * hp,
-                       net.hp)
-        elif adds_only:
-            _vn_add4_f(<float*>dst, <const float*>src, net.w1 + rows[0] * hp,
-                       net.w1 + rows[1] * hp, net.w1 + rows[2] * hp, net.w1 + rows[3] * hp,
+                       net.w1q + rows[1] * hp, net.w1q + rows[4] * hp, net.w1q + rows[5] * hp,
                        net.hp)
         else:
             _vn_pass_f(<float*>dst, <const float*>src, net.w1 + rows[0] * hp,
-                       net.w1 + rows[1] * hp, net.w1 + rows[2] * hp, net.w1 + rows[3] * hp,
+                       net.w1 + rows[1] * hp, net.w1 + rows[4] * hp, net.w1 + rows[5] * hp,
                        net.hp)
         src = dst
         if ia >= nadd and ir >= nrem:
