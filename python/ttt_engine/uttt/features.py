@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ttt_engine.uttt.geometry import CELLS, LINES
 from ttt_engine.valuenet._featureset import ValueFeatures, cell_symmetries
 
 NAME = "uttt-v2"
@@ -30,18 +31,12 @@ COUNT = 379
 _LOCAL = {"X": 162, "O": 171, "draw": 180}
 _THREATS = (199, 280)
 _BIG = (361, 370)
-_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
 def _completing(own, empty):
     """The cells of ``empty`` (0-8) that complete a line with two of ``own``."""
-    return {c for line in _LINES for c in line
+    return {c for line in LINES for c in line
             if c in empty and sum(x in own for x in line) == 2}
-
-
-def _cell(b, c):
-    """The grid cell of cell ``c`` of local board ``b``."""
-    return 9 * (3 * (b // 3) + c // 3) + 3 * (b % 3) + c % 3
 
 
 def features(board):
@@ -58,10 +53,10 @@ def features(board):
     open_boards = {b for b in range(9) if winners[b] is None}
     for p, mark in enumerate((1, 2)):
         for b in open_boards:
-            local = [cells[_cell(b, c)] for c in range(9)]
+            local = [cells[m] for m in CELLS[b]]
             own = {c for c in range(9) if local[c] == mark}
             empty = {c for c in range(9) if local[c] == 0}
-            out += [_THREATS[p] + _cell(b, c) for c in _completing(own, empty)]
+            out += [_THREATS[p] + CELLS[b][c] for c in _completing(own, empty)]
         won = {b for b in range(9) if winners[b] == "XO"[p]}
         out += [_BIG[p] + b for b in _completing(won, open_boards)]
     return np.array(sorted(out), dtype=np.int32)
@@ -70,7 +65,7 @@ def features(board):
 def _symmetries(board):
     cells = cell_symmetries(board)
     # a local board goes where its centre cell goes
-    centres = np.array([9 * (3 * (b // 3) + 1) + 3 * (b % 3) + 1 for b in range(9)])
+    centres = np.array([CELLS[b][4] for b in range(9)])
     rows = []
     for p in cells:
         image = p[centres]

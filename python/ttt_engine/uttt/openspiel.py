@@ -14,6 +14,7 @@ without a history from the start is reached by a move order found backwards
 (:func:`move_order`).
 """
 from ttt_engine.uttt import Board
+from ttt_engine.uttt.geometry import CELLS as _CELLS, LINES as _LINES
 
 NAME = "ultimate_tic_tac_toe"
 #: the Kaggle Game Arena's environment of the game
@@ -21,10 +22,6 @@ ARENA = "open_spiel_ultimate_tic_tac_toe"
 DIFFERENCES = ("the same rules with tiebreak=False (OpenSpiel has no tiebreak: a game with "
                "no line of local boards is a draw); a free move is two actions (the local "
                "board, then the cell), a forced one the cell")
-_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
-#: the grid cells of local board b, cell order
-_CELLS = tuple(tuple((b // 3 * 3 + k // 3) * 9 + b % 3 * 3 + k % 3 for k in range(9))
-               for b in range(9))
 #: positions a move-order search visits at most
 ORDER_NODES = 5_000
 
