@@ -544,3 +544,69 @@ def test_minimax_weight_bad_input_is_one_clear_value_error():
     m.search(positions("uttt", {}, 4, seed=1)[3], simulations=10)
     with pytest.raises(ValueError, match="keeps no minimax values"):
         m._trees[0].children_of([], minimax=True)
+
+
+@pytest.mark.parametrize("key,opts,minimax", [("uttt", {}, 0.0), ("uttt", {}, 0.6),
+                                              ("connect4", {}, 0.6), ("quixo", {"size": 5}, 0.0)])
+def test_value_priors_select_by_puct_over_the_children_values(key, opts, minimax):
+    """With ``prior_temp`` T the root's children, each scored once, get the
+    priors softmax(value / T), and every later simulation enters the child
+    maximising ``q + c_puct * P * sqrt(N) / (1 + n)`` (q: the mean, mixed with
+    the minimax value under ``minimax_weight``): checked simulation by
+    simulation against that formula, the priors computed here from the
+    children's first values."""
+    g = games.get(key)
+    board = positions(key, opts, 12, seed=4)[7]
+    F = g.value_features.count(board)
+    net = CompiledValueNet(*random_weights(F, H=32, seed=F + 5), feature_set_of(board))
+    T, C = 0.3, 1.7
+    m = MCTS(seed=2, value_network=net, prior_temp=T, c_puct=C, minimax_weight=minimax,
+             leaf_from_children=minimax > 0)
+    m.search(board, simulations=1)
+    tree = m._trees[0]
+    first = {mv: q for mv, _n, q, _p in tree.children_of([])}
+    assert len(first) == len(board.legal_moves)
+    top = max(first.values())
+    weights = {mv: np.exp((q - top) / T) for mv, q in first.items()}
+    prior = {mv: w / sum(weights.values()) for mv, w in weights.items()}
+    checked = 0
+    for _ in range(40):
+        rows = tree.children_of([], minimax=minimax > 0)
+        N = m.stats["root_visits"]
+        score = {}
+        for row in rows:
+            mv, n, q = row[0], row[1], row[2]
+            if minimax > 0:
+                q = q + minimax * (row[4] - q)
+            score[mv] = q + C * prior[mv] * np.sqrt(N) / (1 + n)
+        before = {row[0]: row[1] for row in rows}
+        m.search(board, simulations=1)
+        (entered,) = [mv for mv, n, _q, _p in tree.children_of([]) if n > before[mv]]
+        assert score[entered] >= max(score.values()) - 1e-4
+        checked += 1
+    assert checked == 40
+    # the plain value search (prior_temp 0) enters children by UCB1 instead
+    plain = MCTS(seed=2, value_network=net, minimax_weight=minimax,
+                 leaf_from_children=minimax > 0)
+    plain.search(board, simulations=41)
+    assert ([c["visits"] for c in plain.stats["children"]]
+            != [c["visits"] for c in m.stats["children"]])
+
+
+def test_prior_temp_repeats_pickles_and_bad_input_is_one_clear_value_error():
+    net = CompiledValueNet(*random_weights(379, H=16, seed=3), "uttt-v2")
+    board = positions("uttt", {}, 10, seed=1)[8]
+    agent = MCTSAgent(simulations=300, seed=1, value_network=net, prior_temp=0.5,
+                      solver=True, leaf_from_children=True, minimax_weight=0.6)
+    move = agent.select_move(board)
+    assert agent._config()["prior_temp"] == 0.5
+    assert pickle.loads(pickle.dumps(agent)).select_move(board) == move
+    for kw, msg in (({"prior_temp": -1}, "prior_temp"),
+                    ({"prior_temp": "hot"}, "prior_temp"),
+                    ({"prior_temp": 0.5}, "needs a value_network"),
+                    ({"prior_temp": 0.5, "value_network": net, "score_children": False},
+                     "score_children=True"),
+                    ({"prior_temp": 0.5, "value_network": net, "prior": lambda o, m: None},
+                     "two sources")):
+        with pytest.raises(ValueError, match=msg):
+            MCTS(**kw)

@@ -237,7 +237,7 @@ class MCTSAgent(Agent):
     the share of a timed move that solve may take (default 0.3); prior: a network (``Network``, a path to a saved
     one, ``"shipped"`` for the one that ships for the game, or any evaluator)
     whose policy guides the most visited nodes, with ``prior_visits``,
-    ``prior_batch`` and ``c_puct``; ``value_network`` / ``value_weight`` / ``score_children`` / ``leaf_from_children`` / ``minimax_weight``: a value network at the
+    ``prior_batch`` and ``c_puct``; ``value_network`` / ``value_weight`` / ``score_children`` / ``leaf_from_children`` / ``minimax_weight`` / ``prior_temp``: a value network at the
     new leaves, mixed with playouts (see :class:`ttt_engine.search.MCTS`).  One move at a time: a second thread
     calling ``select_move`` meanwhile gets a ``RuntimeError``.  ``depth`` does
     not apply (None).  ``last_stats``: the last search's statistics
@@ -264,7 +264,7 @@ class MCTSAgent(Agent):
                  *, depth=None, playout="random", endgame=0, endgame_share=0.3, prior=None,
                  prior_visits=16, prior_batch=16, c_puct=1.25, value_network=None,
                  value_weight=1.0, score_children=True, leaf_from_children=False,
-                 minimax_weight=0.0, tablebase=False):
+                 minimax_weight=0.0, tablebase=False, prior_temp=0.0):
         no_budget("MCTSAgent", depth=depth)
         self.tablebase = check_bool("tablebase", tablebase)
         self.last_answer = None
@@ -284,7 +284,7 @@ class MCTSAgent(Agent):
                                   c_puct=c_puct, value_network=value_network,
                                   value_weight=value_weight, score_children=score_children,
                                   leaf_from_children=leaf_from_children,
-                                  minimax_weight=minimax_weight)
+                                  minimax_weight=minimax_weight, prior_temp=prior_temp)
         self.c = self._mcts.c
         self.name = (f"mcts({self.simulations} sims)" if self.time is None
                      else f"mcts({self.time}s)")
@@ -351,7 +351,8 @@ class MCTSAgent(Agent):
                 "c_puct": m.c_puct, "value_network": m.value_network,
                 "value_weight": m.value_weight, "score_children": m.score_children,
                 "leaf_from_children": m.leaf_from_children,
-                "minimax_weight": m.minimax_weight, "tablebase": self.tablebase}
+                "minimax_weight": m.minimax_weight, "prior_temp": m.prior_temp,
+                "tablebase": self.tablebase}
 
     def _prior_config(self):
         if self.prior is None or isinstance(self.prior, str):

@@ -103,6 +103,12 @@ class MCTS(_KeptTree):
       implicit minimax backups (Lanctot et al. 2014): every node keeps the
       minimax value of the network's values at its subtree's frontier, and
       selection ranks a child by ``(1 - w) * mean + w * minimax``.
+      ``prior_temp`` T > 0 (with ``score_children``): value priors: an
+      expansion also gives its children the priors softmax(value / T) of
+      their first values, and the node then selects by PUCT with
+      ``c_puct``, ``q + c_puct * P * sqrt(N) / (1 + n)`` (q as above), not
+      UCB1: the search spends its visits on the children the network likes
+      and goes deeper (docs/valuenet.md).
       Finished games and the solver's proofs keep their exact results.  A
       board of another feature set is a ``ValueError`` at the search.
 
@@ -129,7 +135,8 @@ class MCTS(_KeptTree):
                  reuse_depth=4, expand_after=0, solver=False, threads=1, playout="random",
                  endgame=0, endgame_share=0.3, prior=None, prior_visits=16,
                  prior_batch=16, c_puct=1.25, value_network=None, value_weight=1.0,
-                 score_children=True, leaf_from_children=False, minimax_weight=0.0):
+                 score_children=True, leaf_from_children=False, minimax_weight=0.0,
+                 prior_temp=0.0):
         self.c = check_real("c", c, low=0)
         self.value_weight = check_real("value_weight", value_weight, low=0, high=1)
         self.score_children = check_bool("score_children", score_children)
@@ -142,11 +149,18 @@ class MCTS(_KeptTree):
                                         or self.value_weight != 1):
             raise ValueError("minimax_weight > 0 needs a value_network with score_children=True "
                              "and value_weight=1 (the minimax values are the network's)")
+        self.prior_temp = check_real("prior_temp", prior_temp, low=0, high=1e6)
+        if self.prior_temp > 0 and (value_network is None or not self.score_children):
+            raise ValueError("prior_temp > 0 needs a value_network with score_children=True "
+                             "(the priors are the scored children's values)")
         self.value_network = _compiled_value_net(value_network)
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be an evaluator callable as evaluate(observations, "
                             f"legal_mask), got {type(prior).__name__}")
         self.prior = prior
+        if prior is not None and self.prior_temp > 0:
+            raise ValueError("prior_temp > 0 and prior are two sources of the children's "
+                             "priors: give one")
         self.prior_visits = check_int("prior_visits", prior_visits, min=0, max=(1 << 31) - 1)
         self.prior_batch = check_int("prior_batch", prior_batch, min=1, max=4096)
         self.c_puct = check_real("c_puct", c_puct, low=0, high=1e6)
@@ -169,7 +183,9 @@ class MCTS(_KeptTree):
         if self.value_network is not None:
             for tree in self._trees:
                 tree.set_value_net(self.value_network, self.value_weight, self.score_children,
-                                   self.leaf_from_children, self.minimax_weight)
+                                   self.leaf_from_children, self.minimax_weight,
+                                   self.prior_temp)
+                tree.c_puct = self.c_puct
         self._tree = self._trees[0]
         self._root = None
         self._stats = {}
@@ -184,7 +200,7 @@ class MCTS(_KeptTree):
             prior_batch=self.prior_batch, c_puct=self.c_puct,
             value_network=self.value_network, value_weight=self.value_weight,
             score_children=self.score_children, leaf_from_children=self.leaf_from_children,
-            minimax_weight=self.minimax_weight),))
+            minimax_weight=self.minimax_weight, prior_temp=self.prior_temp),))
 
     def reset(self, seed=None):
         """Drop the tree; with ``seed``, restart the random stream from it."""

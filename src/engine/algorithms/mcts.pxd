@@ -54,6 +54,10 @@ cdef struct MTree:
     # (1 - minimax_weight) * mean + minimax_weight * minimax.
     float* minimax
     float minimax_weight
+    # Value priors (off while 0): an expansion with every child scored also
+    # gives the children priors softmax(value / prior_temp) and the node
+    # selects by PUCT with ``c_puct`` over the children's values.
+    float prior_temp
     int32_t unit
     float inv_unit
     int32_t max_visits

@@ -109,6 +109,35 @@ cdef inline void node_init(MNode* nd, int32_t parent, int move, int mover) noexc
     nd.guide = PRIOR_NONE
 
 
+cdef void softmax_priors(MTree* t, int32_t node, float* e) noexcept nogil:
+    """The children of expanded ``node`` get the priors softmax(``e``) (``e``:
+    one logit a child, in child order, overwritten), in units of 1/65535, at
+    least 1 so that every move keeps a chance; the node then selects by PUCT."""
+    cdef int32_t k, first = t.nodes[node].first_child, nch = t.nodes[node].nchildren
+    cdef float mx = -1e30, total = 0.0
+    for k in range(nch):
+        if e[k] > mx:
+            mx = e[k]
+    for k in range(nch):
+        e[k] = expf(e[k] - mx)
+        total += e[k]
+    for k in range(nch):
+        t.nodes[first + k].prior = <uint16_t>max(1.0, e[k] / total * 65535.0 + 0.5)
+    t.nodes[node].guide = PRIOR_READY
+
+
+cdef void value_priors(MTree* t, int32_t leaf) noexcept nogil:
+    """Value priors: the new children of ``leaf``, each with its first visit
+    (its value, for the leaf's mover), get the priors softmax(value /
+    ``prior_temp``) (not inlined: once an expansion, and only with them)."""
+    cdef int32_t k, first = t.nodes[leaf].first_child
+    cdef float scale = t.inv_unit / t.prior_temp
+    cdef float e[MAX_MOVES]
+    for k in range(t.nodes[leaf].nchildren):
+        e[k] = <float>t.nodes[first + k].wsum * scale
+    softmax_priors(t, leaf, e)
+
+
 cdef inline int32_t expand(GameState* work, MTree* t, int32_t node,
                            int32_t* best_child=NULL) noexcept nogil:
     """Expansion: create every child of leaf ``node`` (position ``work``) in
@@ -138,6 +167,8 @@ cdef inline int32_t expand(GameState* work, MTree* t, int32_t node,
             k = score_children(t, work, first, n)
             if best_child != NULL:
                 best_child[0] = k
+            if t.prior_temp > 0.0:
+                value_priors(t, node)
         return node
     r = rng_below(&t.rng, n)
     game_make(work, moves[r])
@@ -182,13 +213,14 @@ cdef inline int leaf_outcome(const GameState* root, MTree* t, GameState* work, i
     return status
 
 
-cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct,
-                                 bint solver) noexcept nogil:
+cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct, bint solver,
+                                 const float* mm, float mw) noexcept nogil:
     """PUCT at a node whose children carry priors: the child maximising
-    ``mean + c_puct * P * sqrt(N) / (1 + n)`` (an unvisited child's mean is 0,
-    a draw); ties go to the first in move order.  With the solver a proven win
-    is taken at once and proven losses are skipped; -1 when every child is a
-    proven loss."""
+    ``q + c_puct * P * sqrt(N) / (1 + n)``, q its mean (an unvisited child's
+    is 0, a draw), or with ``mm`` (not NULL) its mean mixed with its minimax value
+    (``selection_value``); ties go to the first in move order.  With the
+    solver a proven win is taken at once and proven losses are skipped; -1
+    when every child is a proven loss."""
     cdef int32_t k, best = -1
     cdef MNode* ch
     cdef float sc, bscore = -1e30
@@ -200,7 +232,7 @@ cdef inline int32_t select_prior(MNode* nodes, MNode* nd, float c_puct,
                 return k
             if ch.proven < 0:
                 continue
-        sc = ch.mean + scale * <float>ch.prior / <float>(1 + ch.visits)
+        sc = selection_value(ch, mm, mw, k) + scale * <float>ch.prior / <float>(1 + ch.visits)
         if sc > bscore:
             bscore = sc
             best = k
@@ -237,6 +269,7 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
     cdef int status
     cdef float bscore, sc, kexp, mw = t.minimax_weight
     cdef const float* mm = t.minimax
+    cdef bint mm_dirty = mm != NULL
     # 1. selection
     while True:
         nd = &nodes[node]
@@ -245,11 +278,15 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
             break
         if guided:
             if nd.guide == PRIOR_READY:
-                node = select_prior(nodes, nd, t.c_puct, False)
+                node = select_prior(nodes, nd, t.c_puct, False, NULL, 0.0)
                 game_make(&work, nodes[node].move)
                 continue
             if prior_wanted(t, nd, node):
                 prior_enqueue(t, node, &work)
+        elif nd.guide == PRIOR_READY:
+            node = select_prior(nodes, nd, t.c_puct, False, mm, mw)
+            game_make(&work, nodes[node].move)
+            continue
         end = first + nd.nchildren
         kexp = t.cf * sqrt_log(nd.visits)
         best = first
@@ -277,10 +314,12 @@ cdef inline void mcts_iterate(GameState* root, MTree* t, bint guided) noexcept n
         status = leaf_outcome(root, t, &work, &node, &reward, &over)
     if status >= 0:
         reward = status_reward(status, t.unit)
-    # 4. back-propagation (negamax: each node from its mover's side)
+    # 4. back-propagation (negamax: each node from its mover's side; the
+    #    minimax values up to the first that stands)
     while node >= 0:
         record(&nodes[node], reward, t.inv_unit)
-        minimax_backup(t, node)
+        if mm_dirty:
+            mm_dirty = minimax_backup(t, node)
         node = nodes[node].parent
 
 
@@ -307,6 +346,7 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     cdef int status = GAME_ONGOING
     cdef float bscore, sc, kexp, mw = t.minimax_weight
     cdef const float* mm = t.minimax
+    cdef bint mm_dirty = mm != NULL
     cdef bint proved = False, done = False
     cdef int8_t pr
     # 1. selection
@@ -320,7 +360,9 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
         if first < 0:
             break
         if guided and nd.guide == PRIOR_READY:
-            best = select_prior(nodes, nd, t.c_puct, True)
+            best = select_prior(nodes, nd, t.c_puct, True, NULL, 0.0)
+        elif not guided and nd.guide == PRIOR_READY:
+            best = select_prior(nodes, nd, t.c_puct, True, mm, mw)
         else:
             if guided and prior_wanted(t, nd, node):
                 prior_enqueue(t, node, &work)
@@ -370,6 +412,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
     while node >= 0:
         nd = &nodes[node]
         record(nd, reward, t.inv_unit)
+        # a child proven on the way up changes this node's minimax value too
+        mm_dirty = mm_dirty or (proved and mm != NULL)
         if proved and nd.proven == 0 and nd.first_child >= 0:
             pr = 1
             for k in range(nd.first_child, nd.first_child + nd.nchildren):
@@ -382,7 +426,8 @@ cdef inline void mcts_iterate_solver(GameState* root, MTree* t, bint guided) noe
             proved = pr != 0
         elif proved and nd.proven == 0:
             proved = False
-        minimax_backup(t, node)
+        if mm_dirty:
+            mm_dirty = minimax_backup(t, node)
         node = nd.parent
 
 
@@ -580,7 +625,8 @@ cdef class MCTSTree(TreeArena):
 
     # ------------------------------------------------ value network at the leaves
     def set_value_net(self, CompiledValueNet net, float weight=1.0, bint score_children=True,
-                      bint leaf_from_children=False, float minimax_weight=0.0):
+                      bint leaf_from_children=False, float minimax_weight=0.0,
+                      float prior_temp=0.0):
         """Score new leaves with ``net`` (``weight`` of the network's value,
         ``1 - weight`` of a playout's result), or by playouts alone with
         ``net=None``; ``score_children``: an expansion gives every child its
@@ -621,6 +667,9 @@ cdef class MCTSTree(TreeArena):
             self.t.minimax = NULL
             self._minimax_buf = None
         self.t.minimax_weight = minimax_weight
+        if prior_temp != self.t.prior_temp:
+            self.t.used = 0
+        self.t.prior_temp = prior_temp if score_children else 0.0
         if net is None:
             self.t.vnet = NULL
             self._vnet = self._vn_buf = None
@@ -737,31 +786,19 @@ cdef class MCTSTree(TreeArena):
 
 cdef void install_priors(GameState* s, MTree* t, const float* logits) noexcept nogil:
     """Softmax of each queued node's logits over its children's actions,
-    stored in the children (units of 1/65535, at least 1 so that every move
-    keeps a chance); the node then selects by PUCT."""
-    cdef int32_t i, k, node, first, nch
+    stored in the children (:func:`softmax_priors`)."""
+    cdef int32_t i, k, node, first
     cdef const float* row
-    cdef float mx, total
-    cdef float e[256]
+    cdef float e[MAX_MOVES]
     for i in range(t.queue_len):
         node = t.queue[i]
         if node >= t.used or t.nodes[node].guide != PRIOR_QUEUED:
             continue
         first = t.nodes[node].first_child
-        nch = t.nodes[node].nchildren
         row = logits + <size_t>i * t.num_actions
-        mx = -1e30
-        for k in range(nch):
+        for k in range(t.nodes[node].nchildren):
             e[k] = row[game_move_to_action(s, t.nodes[first + k].move)]
-            if e[k] > mx:
-                mx = e[k]
-        total = 0.0
-        for k in range(nch):
-            e[k] = expf(e[k] - mx)
-            total += e[k]
-        for k in range(nch):
-            t.nodes[first + k].prior = <uint16_t>max(1.0, e[k] / total * 65535.0 + 0.5)
-        t.nodes[node].guide = PRIOR_READY
+        softmax_priors(t, node, e)
     t.queue_len = 0
 
 

@@ -66,7 +66,6 @@ cdef inline int32_t score_children(MTree* t, const GameState* leaf, int32_t firs
     cdef float v
     cdef int32_t reward, best = -2 * t.unit
     cdef int mover = game_to_move(leaf)
-    cdef int32_t parent = t.nodes[first].parent
     for k in range(n):
         child = leaf[0]
         game_make(&child, t.nodes[first + k].move)
@@ -81,8 +80,8 @@ cdef inline int32_t score_children(MTree* t, const GameState* leaf, int32_t firs
             best = reward if mover == 0 else -reward
         if t.minimax != NULL:
             t.minimax[first + k] = <float>(reward if mover == 0 else -reward) * t.inv_unit
-    if t.minimax != NULL:
-        t.minimax[parent] = -<float>best * t.inv_unit
+    # the leaf's own minimax value (its best child's) is the back-propagation's
+    # to set: it compares it with the one the leaf's parent last read
     return best if mover == 0 else -best
 
 
@@ -99,11 +98,23 @@ cdef inline float minimax_of(const MTree* t, int32_t node) noexcept nogil:
     return -best
 
 
-cdef inline void minimax_backup(MTree* t, int32_t node) noexcept nogil:
+cdef inline bint minimax_backup(MTree* t, int32_t node) noexcept nogil:
     """Back-propagation of the minimax value at one node on the way up (the
-    children below it on the path are already updated)."""
-    if t.minimax != NULL and t.nodes[node].first_child >= 0:
-        t.minimax[node] = minimax_of(t, node)
+    children below it on the path are already updated).  Returns whether the
+    node's parent may need its own again: False once a node's value stands,
+    for then no ancestor's changes (each ancestor's value is a function of its
+    children's, and only this path changed); the proofs ask on their own
+    (the back-propagation's ``proved``)."""
+    cdef float v
+    if t.minimax == NULL:
+        return False
+    if t.nodes[node].first_child < 0:
+        return True         # a frontier node: its proof or value may be new
+    v = minimax_of(t, node)
+    if v == t.minimax[node]:
+        return False
+    t.minimax[node] = v
+    return True
 
 
 cdef inline float selection_value(const MNode* ch, const float* minimax, float weight,
